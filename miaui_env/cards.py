@@ -1,0 +1,90 @@
+"""Fish cards and the default 37-card deck (R2), kept as data."""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+class DeckError(ValueError):
+    """A card or deck description that does not fit the game."""
+
+
+class FishKind(enum.StrEnum):
+    """The six kinds of fish card, by their canonical names (R2)."""
+
+    KITTENFISH = "kittenfish"
+    TIGERFISH = "tigerfish"
+    EMPEROR_TUNA = "emperor_tuna"
+    LANTERN = "lantern"
+    JELLYFISH = "jellyfish"
+    SEAGULL = "seagull"
+
+
+FISH_KINDS: tuple[FishKind, ...] = tuple(FishKind)
+
+
+@dataclass(frozen=True, slots=True)
+class FishCard:
+    """One fish card: its kind and its printed value (points it scores in a pile)."""
+
+    kind: FishKind
+    value: int
+
+    def __str__(self) -> str:
+        return f"{self.kind.value}:{self.value}"
+
+    @classmethod
+    def parse(cls, text: str) -> FishCard:
+        """Read a card written `kind:value`, e.g. `emperor_tuna:15` (R2)."""
+        kind_name, sep, value_text = str(text).partition(":")
+        if not sep:
+            raise DeckError(f"card {text!r} is not written kind:value (e.g. 'tigerfish:7')")
+        try:
+            kind = FishKind(kind_name.strip())
+        except ValueError:
+            allowed = ", ".join(k.value for k in FishKind)
+            raise DeckError(f"card {text!r} has unknown kind {kind_name!r}; kinds are {allowed}") from None
+        try:
+            value = int(value_text)
+        except ValueError:
+            raise DeckError(f"card {text!r} has a value that is not an integer") from None
+        return cls(kind, value)
+
+
+def _cards(kind: FishKind, values: Iterable[int]) -> tuple[FishCard, ...]:
+    return tuple(FishCard(kind, v) for v in values)
+
+
+# R2: the project's default deck. The printed values are not public, so they are data, not code.
+DEFAULT_DECK: tuple[FishCard, ...] = (
+    _cards(FishKind.KITTENFISH, (1, 2, 2, 3, 4, 4, 5))
+    + _cards(FishKind.TIGERFISH, (6, 6, 7, 7, 8, 8, 9, 9))
+    + _cards(FishKind.EMPEROR_TUNA, (10, 11, 12, 12, 13, 13, 14, 15))
+    + _cards(FishKind.LANTERN, (1, 3, 5, 7))
+    + _cards(FishKind.JELLYFISH, (-10, -10, -15, -15))
+    + _cards(FishKind.SEAGULL, (0, 0, 0, 0, 0, 0))
+)
+
+
+def parse_deck_order(cards: Iterable[str | FishCard], deck: tuple[FishCard, ...] = DEFAULT_DECK) -> list[int]:
+    """Turn an ordering of `deck` (cards or `kind:value` strings, top first) into deck indices.
+
+    Equal cards are interchangeable, so the k-th copy named takes the k-th copy's index.
+    Raises DeckError unless the ordering is a permutation of `deck`.
+    """
+    named = [c if isinstance(c, FishCard) else FishCard.parse(c) for c in cards]
+    wanted, given = Counter(deck), Counter(named)
+    if wanted != given:
+        missing = sorted(str(c) for c in (wanted - given).elements())
+        extra = sorted(str(c) for c in (given - wanted).elements())
+        raise DeckError(
+            f"deck order must name each of the {len(deck)} cards exactly once; "
+            f"got {len(named)} cards, missing {missing or 'none'}, unexpected {extra or 'none'}"
+        )
+    free: dict[FishCard, list[int]] = {}
+    for index in reversed(range(len(deck))):
+        free.setdefault(deck[index], []).append(index)
+    return [free[card].pop() for card in named]

@@ -1,0 +1,376 @@
+"""Miaui as a PettingZoo environment (`miaui_v0`): AEC (`env`, `raw_env`) and Parallel (`parallel_env`).
+
+Miaui is a 3-6 player game of simultaneous hidden bids over 12 rounds. Each round every player
+secretly plays a diver card 1-12; the highest card catches the bottom fish, the next highest the
+middle one, the lowest the top one; Kiti breaks ties; Lanterns, Jellyfish and Seagulls twist the
+score. The rules are `miaui_env.rules` (R1-R11 of `shared/spec/rulings.md`); this module only
+turns agents into seats and game results into rewards.
+
+| | |
+|---|---|
+| Import | `from miaui_env import env, raw_env, parallel_env` |
+| Agents | `player_0 ... player_{n-1}`, clockwise (R1); `player_0` is the youngest |
+| Actions | `Discrete(12)`: action `a` plays diver card `a + 1` |
+| Observations | `Dict(observation=Box(-64, 64, (1214,), float32), action_mask=Box(0, 1, (12,), int8))` |
+| State | `Box(-64, 64, (1290,), float32)`: the whole game, every hidden card included |
+| Episode | 11 decisions per agent: the forced last card of round 12 is played by the engine (R6) |
+| Version | `miaui_v0`, observation layout `OBSERVATION_VERSION` = 1 |
+
+## Arguments
+- `num_players` (3-6, default 4).
+- `open_baskets`, `no_fighting` (bool): the rulebook's variants, alone or together.
+- `view`: `"table"` (default) shows what R11 lets a player see; `"recall"` adds everything that
+  was ever public (every revealed diver card, every caught fish, every Seagull theft and Jellyfish
+  triple), as a perfect-memory player would know it. Open Baskets shows opponents' whole piles and
+  played cards in either view.
+- `reward`: `"win"` (default; tied winners share 1, others 0), `"score"` (the final score), or
+  `"margin"` (own final score minus the best opponent's).
+- `render_mode`: `None`, `"ansi"` (`render()` returns the table as text) or `"human"` (prints it).
+  The picture shows every card, face-down ones included: it is a spectator's view, not a seat's.
+
+`reset(seed=..., options={"deck": [...]})` stacks the deck: all 37 cards written `kind:value`
+(R2), top first; the first is put back unseen. Anything else raises `DeckError` (a ValueError).
+Round-1 Seagulls are reinserted at a seeded random position, the rest keeping its order (R4).
+
+## Rewards and infos
+Rewards are 0 until the game ends, then as `reward` says. After every reveal each agent's info
+holds `"round_results"`: the `RoundRecord`s just revealed (one; two after round 11, when the forced
+round 12 follows), all public. At the end each info also holds `"score"` (int) and `"winner"` (bool).
+
+## Errors
+`raw_env` raises `IllegalActionError` (a ValueError) for an action that is not a card in the
+acting agent's hand, naming the legal actions; nothing changes. `env()` adds PettingZoo's
+`OrderEnforcingWrapper` (it leaves out `AssertOutOfBoundsWrapper`, whose bare assertion the
+env's own check replaces with that clearer error).
+
+## Observation
+One float32 vector from named pieces, seat-relative: in per-seat pieces entry 0 is you and entry
+k the k-th seat to your left; seats beyond the table are zero, so every table size has the same
+layout. Cards are 8 features: one-hot kind (kittenfish, tigerfish, emperor_tuna, lantern,
+jellyfish, seagull), value / 15, and a flag for a face-down card you may not see.
+`miaui_env.observation.OBSERVATION_LAYOUT.view(obs, name)` cuts a piece out by name.
+
+| piece | indices | shape | meaning |
+|---|---|---|---|
+| `num_players` | 0-3 | 4 | one-hot table size 3, 4, 5, 6 |
+| `variant` | 4-5 | 2 | Open Baskets, No Fighting flags |
+| `round` | 6-17 | 12 | one-hot round about to be played (1-12) |
+| `kiti` | 18-23 | 6 | one-hot k: Kiti sits between seat k and seat k+1 (zeros in No Fighting) |
+| `deep_priority` | 24-29 | 6 | per seat 1 - rank/n in the deepest/deep tie order (0: no Kiti or no seat) |
+| `shallow_priority` | 30-35 | 6 | per seat 1 - rank/n in the shallow tie order |
+| `seat_present` | 36-41 | 6 | 1 for each seat at the table |
+| `hand` | 42-53 | 12 | 1 for each diver card still in hand (equals the action mask) |
+| `lagoon` | 54-341 | 3x12x8 | bottom, middle, top space, oldest card first; a face-down card is 'hidden' unless you peeked it |
+| `pile_summary` | 342-359 | 6x3 | per seat: pile height/12, value sum/60, Jellyfish/2 (opponents: height only in the table view) |
+| `pile` | 360-935 | 6x12x8 | per seat, fish pile top first (opponents: top card only in the table view) |
+| `played` | 936-1007 | 6x12 | per seat, diver cards played so far (opponents: Open Baskets or recall only) |
+| `last_round` | 1008-1205 | 6x33 | per seat, the last reveal: card played, depth caught, fish caught, Seagull losses, thefts, triples |
+| `box` | 1206-1213 | 8 | feature sum of the cards Seagulls and Jellyfish sent to the box (recall view only) |
+
+A `last_round` row is: played card one-hot (12), depth caught one-hot (3), feature sum of the fish
+caught (8), feature sum of the fish Seagulls took from this pile (8), thefts, Jellyfish triples.
+A pile longer than 12 (possible only in No Fighting) shows its top 12; the summary covers all of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+from miaui_env.cards import parse_deck_order
+from miaui_env.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT, VIEWS, Encoder
+from miaui_env.render import render_table, seat_name
+from miaui_env.rules import (
+    NUM_DIVER_CARDS,
+    GameConfig,
+    GameState,
+    IllegalActionError,
+    RoundRecord,
+    new_game,
+    play_round,
+    scores,
+    winners,
+)
+
+REWARDS = ("win", "score", "margin")
+RENDER_MODES = ("human", "ansi")
+VECTOR_BOUND = 64.0  # every entry of an observation or state vector lies in [-64, 64]
+
+METADATA = {
+    "name": "miaui_v0",
+    "render_modes": list(RENDER_MODES),
+    "is_parallelizable": True,
+    "render_fps": 1,
+}
+
+
+def final_rewards(totals: tuple[int, ...], winning: tuple[int, ...], reward: str) -> list[float]:
+    """End-of-game reward of every seat under reward mode `reward`."""
+    if reward == "win":
+        return [1.0 / len(winning) if seat in winning else 0.0 for seat in range(len(totals))]
+    if reward == "score":
+        return [float(t) for t in totals]
+    return [float(t - max(o for j, o in enumerate(totals) if j != seat)) for seat, t in enumerate(totals)]
+
+
+class _Table:
+    """What both APIs share: settings, the game, its encoder and its random generator."""
+
+    def __init__(self, num_players: int, open_baskets: bool, no_fighting: bool, view: str, reward: str, render_mode: str | None):
+        if reward not in REWARDS:
+            raise ValueError(f"reward={reward!r} is not allowed; rewards are {', '.join(map(repr, REWARDS))}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode={render_mode!r} is not allowed; use None, 'human' or 'ansi'")
+        self.config = GameConfig(num_players, open_baskets, no_fighting)
+        self.encoder = Encoder(self.config, view)  # checks view
+        self.reward, self.render_mode = reward, render_mode
+        self.agents = [seat_name(s) for s in range(num_players)]
+        self.seat_of = {agent: s for s, agent in enumerate(self.agents)}
+        obs_box = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
+        mask_box = gymnasium.spaces.Box(0, 1, (NUM_DIVER_CARDS,), np.int8)
+        self.observation_spaces = {a: gymnasium.spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.agents}
+        self.action_spaces = {a: gymnasium.spaces.Discrete(NUM_DIVER_CARDS) for a in self.agents}
+        self.state_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (STATE_LAYOUT.size,), np.float32)
+        self.np_random, self.np_random_seed = seeding.np_random(None)
+        self.game: GameState | None = None
+
+    def reset(self, seed: int | None, options: dict[str, Any] | None) -> None:
+        deck_order = None
+        if options and options.get("deck") is not None:
+            deck_order = parse_deck_order(options["deck"], self.config.deck)  # refuses before any change
+        if seed is not None:
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
+        self.game = new_game(self.config, self.np_random, deck_order)
+        self.encoder.refresh(self.game)
+
+    def observe(self, seat: int) -> dict[str, np.ndarray]:
+        assert self.game is not None
+        return {"observation": self.encoder.observe(seat), "action_mask": self.game.hands[seat].copy()}
+
+    def card_for(self, agent: str, action: Any) -> int:
+        """The diver card behind `action`, or IllegalActionError naming the legal actions."""
+        assert self.game is not None
+        seat = self.seat_of[agent]
+        hand = self.game.hands[seat]
+        legal = [int(a) for a in np.flatnonzero(hand)]
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action.item()
+        if isinstance(action, bool) or not isinstance(action, int | np.integer) or not 0 <= action < NUM_DIVER_CARDS:
+            raise IllegalActionError(f"{agent}: action {action!r} is not one of 0-11; legal actions: {legal}")
+        if not hand[action]:
+            raise IllegalActionError(
+                f"{agent}: action {action} (diver card {action + 1}) is not in hand; "
+                f"legal actions: {legal} (diver cards {[a + 1 for a in legal]})"
+            )
+        return int(action) + 1
+
+    def reveal(self, cards: list[int]) -> tuple[tuple[RoundRecord, ...], list[float] | None]:
+        """Play the joint action; returns the records and, if the game ended, the rewards."""
+        assert self.game is not None
+        records = play_round(self.game, cards)
+        self.encoder.refresh(self.game)
+        if not self.game.is_over:
+            return records, None
+        return records, final_rewards(scores(self.game), winners(self.game), self.reward)
+
+    def infos(self, records: tuple[RoundRecord, ...]) -> list[dict[str, Any]]:
+        assert self.game is not None
+        if not self.game.is_over:
+            return [{"round_results": records} for _ in self.agents]
+        totals, winning = scores(self.game), winners(self.game)
+        return [{"round_results": records, "score": totals[s], "winner": s in winning} for s in range(len(self.agents))]
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
+        text = render_table(self.game)
+        if self.render_mode == "human":
+            print(text, end="\n\n")
+            return None
+        return text
+
+
+class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
+    """Miaui as a PettingZoo AEC env; the module docstring is its documentation."""
+
+    metadata = METADATA
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        open_baskets: bool = False,
+        no_fighting: bool = False,
+        view: str = "table",
+        reward: str = "win",
+        render_mode: str | None = None,
+    ):
+        super().__init__()
+        self._table = _Table(num_players, open_baskets, no_fighting, view, reward, render_mode)
+        self.render_mode = render_mode
+        self.possible_agents = list(self._table.agents)
+        self.observation_spaces = self._table.observation_spaces
+        self.action_spaces = self._table.action_spaces
+        self.state_space = self._table.state_space
+        self.observation_version = OBSERVATION_VERSION
+        self._pending: list[int] = []
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The observation space of `agent` (the same for every agent)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The action space of `agent`: Discrete(12)."""
+        return self.action_spaces[agent]
+
+    @property
+    def game(self) -> GameState:
+        """The engine state (omniscient; for tools and tests, not for agents)."""
+        assert self._table.game is not None, "call reset() first"
+        return self._table.game
+
+    @property
+    def np_random(self) -> np.random.Generator:  # type: ignore[override]
+        """The generator that deals; reseeded only by reset(seed=...)."""
+        return self._table.np_random
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game, optionally seeded and with a stacked deck (`options={"deck": [...]}`)."""
+        self._table.reset(seed, options)
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._pending = []
+        self.agent_selection = self.agents[0]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """What `agent` sees now: nothing of this round's choices until all are revealed (R6, R11)."""
+        return self._table.observe(self._table.seat_of[agent])
+
+    def state(self) -> np.ndarray:
+        """The global state vector (see `STATE_LAYOUT`): everything, hidden cards included."""
+        return self._table.encoder.state_vector(self.game)
+
+    def step(self, action: Any) -> None:
+        """Take the acting agent's card; the round is revealed once every seat has chosen."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        card = self._table.card_for(agent, action)
+        self._cumulative_rewards[agent] = 0.0
+        self._pending.append(card)
+        seat = self._table.seat_of[agent]
+        if len(self._pending) == self.num_agents:
+            records, final = self._table.reveal(self._pending)
+            self._pending = []
+            for a, info in zip(self.agents, self._table.infos(records), strict=True):
+                self.infos[a] = info
+            if final is not None:
+                self.rewards = dict(zip(self.agents, final, strict=True))
+                self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            self._clear_rewards()
+        self.agent_selection = self.agents[(seat + 1) % self.num_agents]
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        """The table as text (`ansi`) or printed (`human`); see the module docstring."""
+        return self._table.render()
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class MiauiParallelEnv(ParallelEnv):
+    """Miaui with the Parallel API: every agent's card in one `step`, as the rules take them."""
+
+    metadata = METADATA
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        open_baskets: bool = False,
+        no_fighting: bool = False,
+        view: str = "table",
+        reward: str = "win",
+        render_mode: str | None = None,
+    ):
+        self._table = _Table(num_players, open_baskets, no_fighting, view, reward, render_mode)
+        self.render_mode = render_mode
+        self.possible_agents = list(self._table.agents)
+        self.agents: list[str] = []
+        self.observation_spaces = self._table.observation_spaces
+        self.action_spaces = self._table.action_spaces
+        self.state_space = self._table.state_space
+        self.observation_version = OBSERVATION_VERSION
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The observation space of `agent` (the same for every agent)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The action space of `agent`: Discrete(12)."""
+        return self.action_spaces[agent]
+
+    @property
+    def game(self) -> GameState:
+        """The engine state (omniscient; for tools and tests, not for agents)."""
+        assert self._table.game is not None, "call reset() first"
+        return self._table.game
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        """Start a new game; returns observations and (empty) infos."""
+        self._table.reset(seed, options)
+        self.agents = list(self.possible_agents)
+        return self._observations(), {a: {} for a in self.agents}
+
+    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
+        return {a: self._table.observe(s) for s, a in enumerate(self.agents)}
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """Reveal one round from every agent's action; IllegalActionError (nothing changes) if any is bad."""
+        if set(actions) != set(self.agents):
+            raise IllegalActionError(f"step() needs one action for each of {self.agents}, got {sorted(actions)}")
+        cards = [self._table.card_for(a, actions[a]) for a in self.agents]
+        records, final = self._table.reveal(cards)
+        observations = self._observations()
+        infos = dict(zip(self.agents, self._table.infos(records), strict=True))
+        done = final is not None
+        rewards = dict(zip(self.agents, final if final is not None else [0.0] * len(self.agents), strict=True))
+        terminations = dict.fromkeys(self.agents, done)
+        truncations = dict.fromkeys(self.agents, False)
+        if done:
+            self.agents = []
+        return observations, rewards, terminations, truncations, infos
+
+    def state(self) -> np.ndarray:
+        """The global state vector (see `STATE_LAYOUT`): everything, hidden cards included."""
+        return self._table.encoder.state_vector(self.game)
+
+    def render(self) -> str | None:
+        """The table as text (`ansi`) or printed (`human`); see the module docstring."""
+        return self._table.render()
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def env(**kwargs: Any) -> OrderEnforcingWrapper:
+    """The AEC env with PettingZoo's order-enforcing wrapper (arguments as `raw_env`)."""
+    return OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+def parallel_env(**kwargs: Any) -> MiauiParallelEnv:
+    """The Parallel API env (arguments as `raw_env`)."""
+    return MiauiParallelEnv(**kwargs)

@@ -1,0 +1,363 @@
+"""The Miaui rules engine: pure game logic, no RL library (rules R1-R11 of shared/spec/rulings.md).
+
+A game is a mutable `GameState` driven by two functions:
+
+    state = new_game(GameConfig(num_players=4), rng)        # R3 setup, R4 round-1 restock
+    records = play_round(state, [9, 9, 9, 7])               # the joint action: one diver card a seat
+
+`play_round` takes every seat's card at once (the choices are simultaneous, R6), resolves the three
+depths (R7/R8), lands the fish with their effects (R9), moves Kiti and restocks (R4/R5). When only
+the forced last card is left (round 12) it plays that round too, so a game is 11 decisions a seat.
+Each resolved round comes back as a frozen `RoundRecord`: who played what, who caught what at each
+depth, which tie-break decided, and every Seagull theft and Jellyfish triple.
+
+Cards inside the state are indices into `config.deck`, so equal-looking cards stay distinct and the
+batched engine can mirror the state as integer arrays. Records speak in `FishCard`s.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from miaui_env.cards import DEFAULT_DECK, DeckError, FishCard, FishKind
+
+MIN_PLAYERS = 3
+MAX_PLAYERS = 6
+NUM_ROUNDS = 12
+NUM_DIVER_CARDS = 12  # diver cards 1..12; the env's action a plays card a + 1
+NUM_SPACES = 3
+DECK_SIZE = NUM_ROUNDS * NUM_SPACES + 1  # R3: 36 dealt + 1 put back unseen
+
+
+class IllegalActionError(ValueError):
+    """A diver card that the seat may not play now (not in hand, or not a card at all)."""
+
+
+class InvalidConfigError(ValueError):
+    """Game settings outside what the rules allow."""
+
+
+class Depth(enum.IntEnum):
+    """The three lagoon spaces, in the order they are resolved (R7)."""
+
+    DEEPEST = 0  # bottom space: the highest card
+    DEEP = 1  # middle space: the highest remaining card
+    SHALLOW = 2  # top space: the lowest remaining card
+
+
+class Decision(enum.StrEnum):
+    """How a depth was decided."""
+
+    SOLE_BEST = "sole_best"  # one player held the best card
+    KITI = "kiti"  # tied best cards; Kiti's priority chose (R1)
+    NO_FIGHTING = "no_fighting"  # tied best cards in No Fighting: nobody catches, the tied are out (R8)
+    NOBODY_LEFT = "nobody_left"  # No Fighting: no player was still in the round (R8)
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """The settings of one game."""
+
+    num_players: int = 4
+    open_baskets: bool = False
+    no_fighting: bool = False
+    deck: tuple[FishCard, ...] = DEFAULT_DECK
+
+    def __post_init__(self) -> None:
+        if isinstance(self.num_players, bool) or not isinstance(self.num_players, int | np.integer):
+            raise InvalidConfigError(f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, got {self.num_players!r}")
+        if not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
+            raise InvalidConfigError(
+                f"num_players={self.num_players} is not allowed; Miaui is played by "
+                f"{', '.join(map(str, range(MIN_PLAYERS, MAX_PLAYERS + 1)))} players"
+            )
+        for name in ("open_baskets", "no_fighting"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidConfigError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if len(self.deck) != DECK_SIZE:
+            raise InvalidConfigError(f"a deck must hold {DECK_SIZE} cards (R3), got {len(self.deck)}")
+        if sum(c.kind is not FishKind.SEAGULL for c in self.deck) <= NUM_SPACES:
+            # Round 1 replaces Seagulls (R4): even after the put-back, 3 other fish must remain.
+            raise InvalidConfigError(f"the deck needs at least {NUM_SPACES + 1} cards that are not Seagulls (R4)")
+
+
+@dataclass(frozen=True)
+class SeagullTheft:
+    """R9: a Seagull landed; it and the pile's top card (if any) went to the box."""
+
+    seat: int
+    stolen: FishCard | None
+
+
+@dataclass(frozen=True)
+class JellyfishTriple:
+    """R9: a pile reached three Jellyfish; all three went to the box."""
+
+    seat: int
+    cards: tuple[FishCard, FishCard, FishCard]
+
+
+FishEvent = SeagullTheft | JellyfishTriple
+
+
+@dataclass(frozen=True)
+class DepthResult:
+    """The resolution of one depth: the best card, who held it, and who caught what."""
+
+    depth: Depth
+    best_card: int | None  # the winning (or tied) diver card; None if nobody was left
+    contenders: tuple[int, ...]  # seats still in the round that held best_card
+    winner: int | None
+    decision: Decision
+    fish: tuple[FishCard, ...]  # what the winner caught, oldest first; empty if nobody caught
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """Everything that became public when a round was revealed and resolved."""
+
+    round: int
+    plays: tuple[int, ...]  # the diver card each seat played
+    depths: tuple[DepthResult, DepthResult, DepthResult]
+    events: tuple[FishEvent, ...]  # in the order they happened
+    deep_priority: tuple[int, ...]  # R1 tie order this round (empty in No Fighting)
+    shallow_priority: tuple[int, ...]
+
+    def catcher_of(self, depth: Depth) -> int | None:
+        """The seat that caught at `depth`, or None."""
+        return self.depths[depth].winner
+
+
+@dataclass(frozen=True, slots=True)
+class LagoonCard:
+    """A fish in a lagoon space; `peeker` is the seat allowed to see it face-down (R5), else None."""
+
+    card: int
+    peeker: int | None = None
+
+
+@dataclass
+class GameState:
+    """The full (omniscient) state of one game. Mutated only by `play_round`."""
+
+    config: GameConfig
+    round: int  # the round to be played next, 1-based; NUM_ROUNDS + 1 once the game is over
+    deck: list[int]  # undealt cards, top first
+    put_back: int  # R3: the card returned to the box unseen
+    lagoon: list[list[LagoonCard]]  # per Depth, oldest card first
+    hands: np.ndarray  # (num_players, 12) int8: 1 where the diver card is still in hand
+    piles: list[list[int]]  # per seat, bottom first (the last card is the visible top)
+    played: list[list[int]]  # per seat, diver cards played so far in order
+    box: list[int] = field(default_factory=list)  # cards sent to the box by Seagulls and Jellyfish
+    history: list[RoundRecord] = field(default_factory=list)
+
+    @property
+    def num_players(self) -> int:
+        """Seats at the table."""
+        return self.config.num_players
+
+    @property
+    def is_over(self) -> bool:
+        """True once round 12 has been resolved."""
+        return self.round > NUM_ROUNDS
+
+    def card(self, index: int) -> FishCard:
+        """The FishCard behind a deck index."""
+        return self.config.deck[index]
+
+    def legal_cards(self, seat: int) -> list[int]:
+        """The diver cards (1-12) `seat` may play now."""
+        return [c + 1 for c in np.flatnonzero(self.hands[seat])]
+
+
+def kiti_seat(round_number: int, num_players: int) -> int:
+    """R1: Kiti sits between seat `a` (returned) and seat `a + 1` in round `round_number`."""
+    return (round_number - 1) % num_players
+
+
+def deep_priority(round_number: int, num_players: int) -> tuple[int, ...]:
+    """R1: deepest/deep ties go to the tied seat closest to Kiti counterclockwise: a, a-1, ..."""
+    a = kiti_seat(round_number, num_players)
+    return tuple((a - k) % num_players for k in range(num_players))
+
+
+def shallow_priority(round_number: int, num_players: int) -> tuple[int, ...]:
+    """R1: shallow ties go to the tied seat closest to Kiti clockwise: a+1, a+2, ..."""
+    a = kiti_seat(round_number, num_players)
+    return tuple((a + 1 + k) % num_players for k in range(num_players))
+
+
+def new_game(
+    config: GameConfig,
+    rng: np.random.Generator,
+    deck_order: Sequence[int] | None = None,
+) -> GameState:
+    """Set up a game (R3) and stock the lagoon for round 1 (R4).
+
+    `deck_order` stacks the deck: deck indices, top first; the first is put back unseen. Without it
+    the deck is shuffled with `rng`. `rng` also places round-1 Seagulls back into the deck.
+    """
+    n_cards = len(config.deck)
+    if deck_order is None:
+        order = [int(i) for i in rng.permutation(n_cards)]
+    else:
+        order = [int(i) for i in deck_order]
+        if sorted(order) != list(range(n_cards)):
+            raise DeckError(f"deck_order must be a permutation of the deck indices 0..{n_cards - 1}")
+    n = config.num_players
+    state = GameState(
+        config=config,
+        round=1,
+        deck=order[1:],
+        put_back=order[0],
+        lagoon=[[] for _ in Depth],
+        hands=np.ones((n, NUM_DIVER_CARDS), dtype=np.int8),
+        piles=[[] for _ in range(n)],
+        played=[[] for _ in range(n)],
+    )
+    _restock(state, lantern_peekers={}, rng=rng)
+    return state
+
+
+def _restock(state: GameState, lantern_peekers: dict[Depth, int], rng: np.random.Generator | None) -> None:
+    """R4/R5: one card to each space, bottom first; round-1 Seagulls are replaced and reinserted."""
+    deck, seagull = state.deck, FishKind.SEAGULL
+    for depth in Depth:
+        card = deck.pop(0)
+        if state.round == 1:
+            while state.config.deck[card].kind is seagull:
+                replacement = deck.pop(0)
+                # "Shuffled back" = inserted at a uniform position of what remains; the rest keeps
+                # its order, so a stacked deck stays predictable apart from that one card.
+                assert rng is not None
+                deck.insert(int(rng.integers(len(deck) + 1)), card)
+                card = replacement
+        state.lagoon[depth].append(LagoonCard(card, lantern_peekers.get(depth)))
+
+
+def check_plays(state: GameState, plays: Sequence[int]) -> tuple[int, ...]:
+    """Validate a joint action (one diver card 1-12 a seat) and return it as ints; changes nothing."""
+    n = state.num_players
+    if state.is_over:
+        raise IllegalActionError("the game is over; no card can be played")
+    if len(plays) != n:
+        raise IllegalActionError(f"expected one diver card for each of the {n} seats, got {len(plays)}")
+    cards = []
+    for seat, card in enumerate(plays):
+        if isinstance(card, bool) or not isinstance(card, int | np.integer) or not 1 <= card <= NUM_DIVER_CARDS:
+            raise IllegalActionError(
+                f"seat {seat} played {card!r}, which is not a diver card; legal cards: {state.legal_cards(seat)}"
+            )
+        if not state.hands[seat, card - 1]:
+            raise IllegalActionError(
+                f"seat {seat} played diver card {card}, which is not in hand; legal cards: {state.legal_cards(seat)}"
+            )
+        cards.append(int(card))
+    return tuple(cards)
+
+
+def forced_plays(state: GameState) -> tuple[int, ...]:
+    """R6: the last card of each hand, which round 12 forces."""
+    return tuple(int(np.flatnonzero(hand)[0]) + 1 for hand in state.hands)
+
+
+def play_round(state: GameState, plays: Sequence[int]) -> tuple[RoundRecord, ...]:
+    """Reveal and resolve one round, then the forced last round if it is next.
+
+    `plays[seat]` is the diver card (1-12) that seat plays. Raises IllegalActionError, leaving the
+    state untouched, if any card is not in its seat's hand. Returns the records of the rounds played.
+    """
+    cards = check_plays(state, plays)
+    records = [_resolve_round(state, cards)]
+    if state.round == NUM_ROUNDS:
+        records.append(_resolve_round(state, forced_plays(state)))
+    return tuple(records)
+
+
+def _resolve_round(state: GameState, plays: tuple[int, ...]) -> RoundRecord:
+    config, n, r = state.config, state.num_players, state.round
+    for seat, card in enumerate(plays):
+        state.hands[seat, card - 1] = 0
+        state.played[seat].append(card)
+
+    deep_order = () if config.no_fighting else deep_priority(r, n)
+    shallow_order = () if config.no_fighting else shallow_priority(r, n)
+    still_in = list(range(n))
+    events: list[FishEvent] = []
+    lantern_peekers: dict[Depth, int] = {}
+    results = []
+    for depth in Depth:
+        if not still_in:
+            results.append(DepthResult(depth, None, (), None, Decision.NOBODY_LEFT, ()))
+            continue
+        pick = min if depth is Depth.SHALLOW else max
+        best = pick(plays[s] for s in still_in)
+        contenders = tuple(s for s in still_in if plays[s] == best)
+        if len(contenders) == 1:
+            winner, decision = contenders[0], Decision.SOLE_BEST
+        elif config.no_fighting:
+            winner, decision = None, Decision.NO_FIGHTING
+        else:
+            priority = shallow_order if depth is Depth.SHALLOW else deep_order
+            winner, decision = next(s for s in priority if s in contenders), Decision.KITI
+
+        caught: tuple[int, ...] = ()
+        if winner is None:
+            still_in = [s for s in still_in if s not in contenders]
+        else:
+            still_in.remove(winner)
+            caught = tuple(lc.card for lc in state.lagoon[depth])
+            state.lagoon[depth].clear()
+            for card in caught:
+                _land(state, winner, card, events)
+                if state.card(card).kind is FishKind.LANTERN and r < NUM_ROUNDS:
+                    lantern_peekers[depth] = winner  # R5: next card in this space is face-down
+        results.append(DepthResult(depth, best, contenders, winner, decision, tuple(state.card(c) for c in caught)))
+
+    record = RoundRecord(r, plays, (results[0], results[1], results[2]), tuple(events), deep_order, shallow_order)
+    state.history.append(record)
+    state.round += 1
+    if state.round <= NUM_ROUNDS:
+        _restock(state, lantern_peekers, rng=None)
+    return record
+
+
+def _land(state: GameState, seat: int, card: int, events: list[FishEvent]) -> None:
+    """R9: put a caught card on a pile and apply its effect at once."""
+    pile, kind = state.piles[seat], state.card(card).kind
+    if kind is FishKind.SEAGULL:
+        state.box.append(card)
+        stolen = pile.pop() if pile else None
+        if stolen is not None:
+            state.box.append(stolen)
+        events.append(SeagullTheft(seat, None if stolen is None else state.card(stolen)))
+        return
+    pile.append(card)
+    if kind is FishKind.JELLYFISH:
+        jellies = [c for c in pile if state.card(c).kind is FishKind.JELLYFISH]
+        if len(jellies) == 3:
+            pile[:] = [c for c in pile if c not in jellies]
+            state.box.extend(jellies)
+            j0, j1, j2 = (state.card(c) for c in jellies)
+            events.append(JellyfishTriple(seat, (j0, j1, j2)))
+
+
+def score(state: GameState, seat: int) -> int:
+    """R10: the sum of the values in the seat's fish pile."""
+    return sum(state.card(c).value for c in state.piles[seat])
+
+
+def scores(state: GameState) -> tuple[int, ...]:
+    """R10: every seat's score."""
+    return tuple(score(state, seat) for seat in range(state.num_players))
+
+
+def winners(state: GameState) -> tuple[int, ...]:
+    """R10: every seat with the highest score (tied winners share the victory)."""
+    totals = scores(state)
+    best = max(totals)
+    return tuple(seat for seat, total in enumerate(totals) if total == best)
