@@ -155,14 +155,14 @@ class _Table:
     def card_for(self, agent: str, action: Any) -> int:
         """The diver card behind `action`, or IllegalActionError naming the legal actions."""
         assert self.game is not None
-        seat = self.seat_of[agent]
-        hand = self.game.hands[seat]
-        legal = [int(a) for a in np.flatnonzero(hand)]
+        hand = self.game.hands[self.seat_of[agent]]
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action.item()
         if isinstance(action, bool) or not isinstance(action, int | np.integer) or not 0 <= action < NUM_DIVER_CARDS:
+            legal = [int(a) for a in np.flatnonzero(hand)]
             raise IllegalActionError(f"{agent}: action {action!r} is not one of 0-11; legal actions: {legal}")
         if not hand[action]:
+            legal = [int(a) for a in np.flatnonzero(hand)]
             raise IllegalActionError(
                 f"{agent}: action {action} (diver card {action + 1}) is not in hand; "
                 f"legal actions: {legal} (diver cards {[a + 1 for a in legal]})"

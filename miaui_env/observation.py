@@ -49,6 +49,10 @@ _VALUE, _HIDDEN = len(FISH_KINDS), len(FISH_KINDS) + 1
 # Per-seat summary of the last reveal: diver card played, depth caught at, what was caught (feature
 # sum), what Seagulls took from this seat (feature sum), thefts and Jellyfish triples suffered.
 LAST_ROUND_DIM = NUM_DIVER_CARDS + NUM_SPACES + CARD_DIM + CARD_DIM + 2
+_CAUGHT_AT = NUM_DIVER_CARDS  # offsets inside a last_round row
+_CAUGHT = slice(_CAUGHT_AT + NUM_SPACES, _CAUGHT_AT + NUM_SPACES + CARD_DIM)
+_STOLEN = slice(_CAUGHT.stop, _CAUGHT.stop + CARD_DIM)
+_THEFTS, _TRIPLES = _STOLEN.stop, _STOLEN.stop + 1
 PILE_SUMMARY_DIM = 3  # height / 12, value sum / 60, Jellyfish held / 2
 
 
@@ -72,21 +76,22 @@ class Layout:
     def __init__(self, pieces: list[Piece]):
         self.pieces = pieces
         self.offsets: dict[str, int] = {}
+        self._spans: dict[str, tuple[slice, tuple[int, ...]]] = {}
         offset = 0
         for piece in pieces:
             self.offsets[piece.name] = offset
+            self._spans[piece.name] = (slice(offset, offset + piece.size), piece.shape)
             offset += piece.size
         self.size = offset
-        self._by_name = {p.name: p for p in pieces}
 
     def span(self, name: str) -> slice:
         """The flat slice holding piece `name`."""
-        start = self.offsets[name]
-        return slice(start, start + self._by_name[name].size)
+        return self._spans[name][0]
 
     def view(self, vector: np.ndarray, name: str) -> np.ndarray:
-        """Piece `name` of `vector` (last axis), reshaped to the piece's shape."""
-        return vector[..., self.span(name)].reshape(*vector.shape[:-1], *self._by_name[name].shape)
+        """Piece `name` of `vector` (last axis), reshaped to the piece's shape; a view, not a copy."""
+        span, shape = self._spans[name]
+        return vector[..., span].reshape(*vector.shape[:-1], *shape)
 
     def index_table(self) -> str:
         """Markdown table of the layout: piece, indices, shape, meaning."""
@@ -193,6 +198,18 @@ class Encoder:
         self._feature_of = {card: card_features(card) for card in deck}
 
         self.canvas = np.zeros(_CANVAS.size, dtype=np.float32)
+        # Views into the canvas, bound once: refresh() writes through them in place.
+        self._hands, self._played = _CANVAS.view(self.canvas, "hand")[:n], _CANVAS.view(self.canvas, "played")[:n]
+        self._lagoon_public, self._lagoon_true = (_CANVAS.view(self.canvas, name) for name in ("lagoon_public", "lagoon_true"))
+        self._pile, self._pile_summary = _CANVAS.view(self.canvas, "pile"), _CANVAS.view(self.canvas, "pile_summary")
+        self._last_round, self._box = _CANVAS.view(self.canvas, "last_round"), _CANVAS.view(self.canvas, "box")
+        self._pile_ids = np.full((MAX_PLAYERS, SLOTS), self.empty, dtype=np.intp)
+        self._lagoon_ids = np.full((NUM_SPACES, SLOTS), self.empty, dtype=np.intp)
+        self._summary_rows = [(0.0, 0.0, 0.0)] * MAX_PLAYERS
+        self._records_seen = self._box_seen = -1
+        # A last_round row before catches: the one-hot of the diver card played (index = card).
+        self._play_rows = np.zeros((NUM_DIVER_CARDS + 1, LAST_ROUND_DIM), dtype=np.float32)
+        self._play_rows[np.arange(1, NUM_DIVER_CARDS + 1), np.arange(NUM_DIVER_CARDS)] = 1.0
         self._write_static()
         self._round_rows = self._round_blocks()
         full_piles = view == "recall" or config.open_baskets
@@ -259,59 +276,71 @@ class Encoder:
     # -- per reveal ---------------------------------------------------------------------------
     def refresh(self, state: GameState) -> None:
         """Write the game into the canvas; call after new_game and after every play_round."""
-        canvas, n, feats = self.canvas, state.num_players, self.features
-        canvas[self._round_span] = self._round_rows[state.round]
-        _CANVAS.view(canvas, "hand")[:n] = state.hands
+        if not state.history:
+            self._records_seen = -1  # a new game: every pile and the box are rewritten
+        feats = self.features
+        self.canvas[self._round_span] = self._round_rows[state.round]
+        self._hands[:] = state.hands
+        np.subtract(1, state.hands, out=self._played, casting="unsafe")
 
-        public = np.full((NUM_SPACES, SLOTS), self.empty, dtype=np.intp)
-        true = public.copy()
+        public = self._lagoon_ids
+        public.fill(self.empty)
         self._peeked = {}
         for depth, space in enumerate(state.lagoon):
             for slot, lc in enumerate(space):
-                true[depth, slot] = lc.card
                 if lc.peeker is None:
                     public[depth, slot] = lc.card
                 else:
                     public[depth, slot] = self.hidden
                     self._peeked.setdefault(lc.peeker, []).append((depth * SLOTS + slot, lc.card))
-        _CANVAS.view(canvas, "lagoon_public")[:] = feats[public]
-        _CANVAS.view(canvas, "lagoon_true")[:] = feats[true]
+        np.take(feats, public, axis=0, out=self._lagoon_public)
 
-        tops = np.full((MAX_PLAYERS, SLOTS), self.empty, dtype=np.intp)
-        summary = _CANVAS.view(canvas, "pile_summary")
-        values, jelly = self._values, self._jelly
-        for seat, pile in enumerate(state.piles):
-            shown = pile[: -SLOTS - 1 : -1]
-            tops[seat, : len(shown)] = shown
-            summary[seat] = (len(pile) / NUM_ROUNDS, sum(values[c] for c in pile) / 60.0, sum(jelly[c] for c in pile) / 2.0)
-        _CANVAS.view(canvas, "pile")[:] = feats[tops]
-        _CANVAS.view(canvas, "played")[:n] = 1 - state.hands
+        # Piles and the box change only through catches, so only catchers' piles are rewritten.
+        if self._records_seen < 0:
+            changed = list(range(state.num_players))
+            self._box_seen = -1
+        else:
+            changed = list(
+                {d.winner for record in state.history[self._records_seen :] for d in record.depths if d.winner is not None}
+            )
+        self._records_seen = len(state.history)
+        if changed:
+            values, jelly, pile_ids, summary = self._values, self._jelly, self._pile_ids, self._summary_rows
+            for seat in changed:
+                pile = state.piles[seat]
+                shown = pile[: -SLOTS - 1 : -1]
+                pile_ids[seat] = self.empty
+                pile_ids[seat, : len(shown)] = shown
+                summary[seat] = (len(pile) / NUM_ROUNDS, sum(map(values.__getitem__, pile)) / 60.0, sum(map(jelly.__getitem__, pile)) / 2.0)
+            np.take(feats, pile_ids, axis=0, out=self._pile)
+            self._pile_summary[:] = summary
+        if len(state.box) != self._box_seen:
+            self._box[:] = feats[state.box].sum(axis=0) if state.box else 0.0
+            self._box_seen = len(state.box)
         self._write_last_round(state)
-        _CANVAS.view(canvas, "box")[:] = feats[state.box].sum(axis=0) if state.box else 0.0
 
     def _write_last_round(self, state: GameState) -> None:
-        block = _CANVAS.view(self.canvas, "last_round")
-        block[:] = 0.0
+        block = self._last_round
         if not state.history:
+            block.fill(0.0)
             return
         record = state.history[-1]
-        n = state.num_players
-        block[np.arange(n), np.asarray(record.plays) - 1] = 1.0
-        caught_at = NUM_DIVER_CARDS
-        caught, stolen = caught_at + NUM_SPACES, caught_at + NUM_SPACES + CARD_DIM
-        thefts, triples = stolen + CARD_DIM, stolen + CARD_DIM + 1
+        np.take(self._play_rows, record.plays, axis=0, out=block[: state.num_players])
+        feature_of = self._feature_of
         for result in record.depths:
             if result.winner is not None:
-                block[result.winner, caught_at + result.depth] = 1.0
+                row = block[result.winner]
+                row[_CAUGHT_AT + result.depth] = 1.0
                 for card in result.fish:
-                    block[result.winner, caught : caught + CARD_DIM] += self._feature_of[card]
+                    row[_CAUGHT] += feature_of[card]
         for event in record.events:
+            row = block[event.seat]
             if isinstance(event, SeagullTheft):
-                block[event.seat, thefts] += 1.0
+                row[_THEFTS] += 1.0
                 if event.stolen is not None:
-                    block[event.seat, stolen : stolen + CARD_DIM] += self._feature_of[event.stolen]
-            elif isinstance(event, JellyfishTriple):
-                block[event.seat, triples] += 1.0
+                    row[_STOLEN] += feature_of[event.stolen]
+            else:
+                row[_TRIPLES] += 1.0
 
     def observe(self, seat: int) -> np.ndarray:
         """The observation vector of `seat` (a new array)."""
@@ -324,6 +353,10 @@ class Encoder:
     def state_vector(self, state: GameState) -> np.ndarray:
         """The omniscient global state (absolute seats, seat 0 first), for centralized critics."""
         canvas = self.canvas
+        true = np.full((NUM_SPACES, SLOTS), self.empty, dtype=np.intp)
+        for depth, space in enumerate(state.lagoon):
+            true[depth, : len(space)] = [lc.card for lc in space]
+        self._lagoon_true[:] = self.features[true]
         undealt = state.deck
         _CANVAS.view(canvas, "deck")[:] = self.features[undealt].sum(axis=0) if undealt else 0.0
         _CANVAS.view(canvas, "put_back")[:] = self.features[state.put_back]

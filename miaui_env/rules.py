@@ -18,8 +18,10 @@ batched engine can mirror the state as integer arrays. Records speak in `FishCar
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -47,6 +49,9 @@ class Depth(enum.IntEnum):
     DEEPEST = 0  # bottom space: the highest card
     DEEP = 1  # middle space: the highest remaining card
     SHALLOW = 2  # top space: the lowest remaining card
+
+
+_DEPTHS = tuple(Depth)  # iterating the tuple is much cheaper than iterating the enum
 
 
 class Decision(enum.StrEnum):
@@ -85,16 +90,16 @@ class GameConfig:
             raise InvalidConfigError(f"the deck needs at least {NUM_SPACES + 1} cards that are not Seagulls (R4)")
 
 
-@dataclass(frozen=True)
-class SeagullTheft:
+# Records are NamedTuples: immutable and typed like frozen dataclasses, and cheap enough to build
+# several per round on the AEC hot path.
+class SeagullTheft(NamedTuple):
     """R9: a Seagull landed; it and the pile's top card (if any) went to the box."""
 
     seat: int
     stolen: FishCard | None
 
 
-@dataclass(frozen=True)
-class JellyfishTriple:
+class JellyfishTriple(NamedTuple):
     """R9: a pile reached three Jellyfish; all three went to the box."""
 
     seat: int
@@ -104,8 +109,7 @@ class JellyfishTriple:
 FishEvent = SeagullTheft | JellyfishTriple
 
 
-@dataclass(frozen=True)
-class DepthResult:
+class DepthResult(NamedTuple):
     """The resolution of one depth: the best card, who held it, and who caught what."""
 
     depth: Depth
@@ -116,8 +120,7 @@ class DepthResult:
     fish: tuple[FishCard, ...]  # what the winner caught, oldest first; empty if nobody caught
 
 
-@dataclass(frozen=True)
-class RoundRecord:
+class RoundRecord(NamedTuple):
     """Everything that became public when a round was revealed and resolved."""
 
     round: int
@@ -132,8 +135,7 @@ class RoundRecord:
         return self.depths[depth].winner
 
 
-@dataclass(frozen=True, slots=True)
-class LagoonCard:
+class LagoonCard(NamedTuple):
     """A fish in a lagoon space; `peeker` is the seat allowed to see it face-down (R5), else None."""
 
     card: int
@@ -171,7 +173,7 @@ class GameState:
 
     def legal_cards(self, seat: int) -> list[int]:
         """The diver cards (1-12) `seat` may play now."""
-        return [c + 1 for c in np.flatnonzero(self.hands[seat])]
+        return [int(c) + 1 for c in np.flatnonzero(self.hands[seat])]
 
 
 def kiti_seat(round_number: int, num_players: int) -> int:
@@ -179,12 +181,14 @@ def kiti_seat(round_number: int, num_players: int) -> int:
     return (round_number - 1) % num_players
 
 
+@functools.cache
 def deep_priority(round_number: int, num_players: int) -> tuple[int, ...]:
     """R1: deepest/deep ties go to the tied seat closest to Kiti counterclockwise: a, a-1, ..."""
     a = kiti_seat(round_number, num_players)
     return tuple((a - k) % num_players for k in range(num_players))
 
 
+@functools.cache
 def shallow_priority(round_number: int, num_players: int) -> tuple[int, ...]:
     """R1: shallow ties go to the tied seat closest to Kiti clockwise: a+1, a+2, ..."""
     a = kiti_seat(round_number, num_players)
@@ -226,7 +230,7 @@ def new_game(
 def _restock(state: GameState, lantern_peekers: dict[Depth, int], rng: np.random.Generator | None) -> None:
     """R4/R5: one card to each space, bottom first; round-1 Seagulls are replaced and reinserted."""
     deck, seagull = state.deck, FishKind.SEAGULL
-    for depth in Depth:
+    for depth in _DEPTHS:
         card = deck.pop(0)
         if state.round == 1:
             while state.config.deck[card].kind is seagull:
@@ -280,6 +284,7 @@ def play_round(state: GameState, plays: Sequence[int]) -> tuple[RoundRecord, ...
 
 def _resolve_round(state: GameState, plays: tuple[int, ...]) -> RoundRecord:
     config, n, r = state.config, state.num_players, state.round
+    deck = config.deck
     for seat, card in enumerate(plays):
         state.hands[seat, card - 1] = 0
         state.played[seat].append(card)
@@ -290,11 +295,12 @@ def _resolve_round(state: GameState, plays: tuple[int, ...]) -> RoundRecord:
     events: list[FishEvent] = []
     lantern_peekers: dict[Depth, int] = {}
     results = []
-    for depth in Depth:
+    for depth in _DEPTHS:
         if not still_in:
             results.append(DepthResult(depth, None, (), None, Decision.NOBODY_LEFT, ()))
             continue
-        pick = min if depth is Depth.SHALLOW else max
+        shallow = depth == Depth.SHALLOW
+        pick = min if shallow else max
         best = pick(plays[s] for s in still_in)
         contenders = tuple(s for s in still_in if plays[s] == best)
         if len(contenders) == 1:
@@ -302,7 +308,7 @@ def _resolve_round(state: GameState, plays: tuple[int, ...]) -> RoundRecord:
         elif config.no_fighting:
             winner, decision = None, Decision.NO_FIGHTING
         else:
-            priority = shallow_order if depth is Depth.SHALLOW else deep_order
+            priority = shallow_order if shallow else deep_order
             winner, decision = next(s for s in priority if s in contenders), Decision.KITI
 
         caught: tuple[int, ...] = ()
@@ -314,9 +320,9 @@ def _resolve_round(state: GameState, plays: tuple[int, ...]) -> RoundRecord:
             state.lagoon[depth].clear()
             for card in caught:
                 _land(state, winner, card, events)
-                if state.card(card).kind is FishKind.LANTERN and r < NUM_ROUNDS:
+                if deck[card].kind is FishKind.LANTERN and r < NUM_ROUNDS:
                     lantern_peekers[depth] = winner  # R5: next card in this space is face-down
-        results.append(DepthResult(depth, best, contenders, winner, decision, tuple(state.card(c) for c in caught)))
+        results.append(DepthResult(depth, best, contenders, winner, decision, tuple(deck[c] for c in caught)))
 
     record = RoundRecord(r, plays, (results[0], results[1], results[2]), tuple(events), deep_order, shallow_order)
     state.history.append(record)
@@ -328,21 +334,22 @@ def _resolve_round(state: GameState, plays: tuple[int, ...]) -> RoundRecord:
 
 def _land(state: GameState, seat: int, card: int, events: list[FishEvent]) -> None:
     """R9: put a caught card on a pile and apply its effect at once."""
-    pile, kind = state.piles[seat], state.card(card).kind
+    deck = state.config.deck
+    pile, kind = state.piles[seat], deck[card].kind
     if kind is FishKind.SEAGULL:
         state.box.append(card)
         stolen = pile.pop() if pile else None
         if stolen is not None:
             state.box.append(stolen)
-        events.append(SeagullTheft(seat, None if stolen is None else state.card(stolen)))
+        events.append(SeagullTheft(seat, None if stolen is None else deck[stolen]))
         return
     pile.append(card)
     if kind is FishKind.JELLYFISH:
-        jellies = [c for c in pile if state.card(c).kind is FishKind.JELLYFISH]
+        jellies = [c for c in pile if deck[c].kind is FishKind.JELLYFISH]
         if len(jellies) == 3:
             pile[:] = [c for c in pile if c not in jellies]
             state.box.extend(jellies)
-            j0, j1, j2 = (state.card(c) for c in jellies)
+            j0, j1, j2 = (deck[c] for c in jellies)
             events.append(JellyfishTriple(seat, (j0, j1, j2)))
 
 
