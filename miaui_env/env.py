@@ -83,7 +83,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from miaui_env.cards import parse_deck_order
-from miaui_env.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT, VIEWS, Encoder
+from miaui_env.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT, Encoder
 from miaui_env.render import render_table, seat_name
 from miaui_env.rules import (
     NUM_DIVER_CARDS,
@@ -237,7 +237,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         return self._table.game
 
     @property
-    def np_random(self) -> np.random.Generator:  # type: ignore[override]
+    def np_random(self) -> np.random.Generator:
         """The generator that deals; reseeded only by reset(seed=...)."""
         return self._table.np_random
 

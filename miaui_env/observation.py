@@ -29,7 +29,6 @@ from miaui_env.rules import (
     Depth,
     GameConfig,
     GameState,
-    JellyfishTriple,
     SeagullTheft,
     deep_priority,
     kiti_seat,
@@ -114,30 +113,40 @@ _SHARED_HEAD = [
     Piece("seat_present", (S,), "1 for each seat at the table"),
 ]
 _SHARED_TAIL = [
-    Piece("pile_summary", (S, PILE_SUMMARY_DIM), "per seat: pile height/12, value sum/60, Jellyfish/2 (opponents: height only in the table view)"),
+    Piece(
+        "pile_summary",
+        (S, PILE_SUMMARY_DIM),
+        "per seat: pile height/12, value sum/60, Jellyfish/2 (opponents: height only in the table view)",
+    ),
     Piece("pile", (S, K, CARD_DIM), "per seat, fish pile top first (opponents: top card only in the table view)"),
     Piece("played", (S, NUM_DIVER_CARDS), "per seat, diver cards played so far (opponents: Open Baskets or recall only)"),
-    Piece("last_round", (S, LAST_ROUND_DIM), "per seat, the last reveal: card played, depth caught, fish caught, Seagull losses, thefts, triples"),
+    Piece(
+        "last_round",
+        (S, LAST_ROUND_DIM),
+        "per seat, the last reveal: card played, depth caught, fish caught, Seagull losses, thefts, triples",
+    ),
     Piece("box", (CARD_DIM,), "feature sum of the cards Seagulls and Jellyfish sent to the box (recall view only)"),
 ]
 
 OBSERVATION_LAYOUT = Layout(
-    _SHARED_HEAD
-    + [
+    [
+        *_SHARED_HEAD,
         Piece("hand", (NUM_DIVER_CARDS,), "1 for each diver card still in hand (equals the action mask)"),
-        Piece("lagoon", (NUM_SPACES, K, CARD_DIM), "bottom, middle, top space, oldest card first; a face-down card is 'hidden' unless you peeked it"),
+        Piece(
+            "lagoon",
+            (NUM_SPACES, K, CARD_DIM),
+            "bottom, middle, top space, oldest card first; a face-down card is 'hidden' unless you peeked it",
+        ),
+        *_SHARED_TAIL,
     ]
-    + _SHARED_TAIL
 )
 
 STATE_LAYOUT = Layout(
-    _SHARED_HEAD
-    + [
+    [
+        *_SHARED_HEAD,
         Piece("hand", (S, NUM_DIVER_CARDS), "every seat's hand"),
         Piece("lagoon", (NUM_SPACES, K, CARD_DIM), "the lagoon with face-down cards shown"),
-    ]
-    + _SHARED_TAIL
-    + [
+        *_SHARED_TAIL,
         Piece("deck", (CARD_DIM,), "feature sum of the undealt deck"),
         Piece("put_back", (CARD_DIM,), "the card put back unseen at setup"),
     ]
@@ -300,9 +309,7 @@ class Encoder:
             changed = list(range(state.num_players))
             self._box_seen = -1
         else:
-            changed = list(
-                {d.winner for record in state.history[self._records_seen :] for d in record.depths if d.winner is not None}
-            )
+            changed = list({d.winner for record in state.history[self._records_seen :] for d in record.depths if d.winner is not None})
         self._records_seen = len(state.history)
         if changed:
             values, jelly, pile_ids, summary = self._values, self._jelly, self._pile_ids, self._summary_rows
@@ -311,7 +318,11 @@ class Encoder:
                 shown = pile[: -SLOTS - 1 : -1]
                 pile_ids[seat] = self.empty
                 pile_ids[seat, : len(shown)] = shown
-                summary[seat] = (len(pile) / NUM_ROUNDS, sum(map(values.__getitem__, pile)) / 60.0, sum(map(jelly.__getitem__, pile)) / 2.0)
+                summary[seat] = (
+                    len(pile) / NUM_ROUNDS,
+                    sum(map(values.__getitem__, pile)) / 60.0,
+                    sum(map(jelly.__getitem__, pile)) / 2.0,
+                )
             np.take(feats, pile_ids, axis=0, out=self._pile)
             self._pile_summary[:] = summary
         if len(state.box) != self._box_seen:

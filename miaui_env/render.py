@@ -28,8 +28,10 @@ def describe_round(record: RoundRecord) -> list[str]:
     for result in record.depths:
         where = DEPTH_NAMES[result.depth]
         if result.winner is None:
-            why = "nobody was left" if result.decision is Decision.NOBODY_LEFT else (
-                f"{', '.join(map(seat_name, result.contenders))} tied on {result.best_card}: nobody catches"
+            why = (
+                "nobody was left"
+                if result.decision is Decision.NOBODY_LEFT
+                else (f"{', '.join(map(seat_name, result.contenders))} tied on {result.best_card}: nobody catches")
             )
             lines.append(f"  {where}: {why}")
             continue
@@ -59,8 +61,7 @@ def render_table(state: GameState) -> str:
             lines.append(f"Kiti sits between {seat_name(a)} and {seat_name((a + 1) % n)}")
         for depth, space in zip(DEPTH_NAMES, state.lagoon, strict=True):
             cards = [
-                str(state.card(lc.card)) + ("" if lc.peeker is None else f" (face-down, {seat_name(lc.peeker)} peeked)")
-                for lc in space
+                str(state.card(lc.card)) + ("" if lc.peeker is None else f" (face-down, {seat_name(lc.peeker)} peeked)") for lc in space
             ]
             lines.append(f"  lagoon {depth:<6}: {', '.join(cards) or '-'}")
     if state.history:

@@ -253,13 +253,9 @@ def check_plays(state: GameState, plays: Sequence[int]) -> tuple[int, ...]:
     cards = []
     for seat, card in enumerate(plays):
         if isinstance(card, bool) or not isinstance(card, int | np.integer) or not 1 <= card <= NUM_DIVER_CARDS:
-            raise IllegalActionError(
-                f"seat {seat} played {card!r}, which is not a diver card; legal cards: {state.legal_cards(seat)}"
-            )
+            raise IllegalActionError(f"seat {seat} played {card!r}, which is not a diver card; legal cards: {state.legal_cards(seat)}")
         if not state.hands[seat, card - 1]:
-            raise IllegalActionError(
-                f"seat {seat} played diver card {card}, which is not in hand; legal cards: {state.legal_cards(seat)}"
-            )
+            raise IllegalActionError(f"seat {seat} played diver card {card}, which is not in hand; legal cards: {state.legal_cards(seat)}")
         cards.append(int(card))
     return tuple(cards)
 
