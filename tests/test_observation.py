@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -237,7 +238,9 @@ def test_observation_length_is_the_same_for_every_table():
     assert sizes == {(OBSERVATION_LAYOUT.size,)}
 
 
-def test_env_card_documents_the_current_layout():
+def test_env_card_and_readme_document_the_current_layout():
     env_module = importlib.import_module("miaui_env.env")
     assert OBSERVATION_LAYOUT.index_table() in env_module.__doc__
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    assert OBSERVATION_LAYOUT.index_table() in readme
     assert f"({OBSERVATION_LAYOUT.size},)" in env_module.__doc__ and f"({STATE_LAYOUT.size},)" in env_module.__doc__
