@@ -11,8 +11,8 @@ turns agents into seats and game results into rewards.
 | Import | `from miaui_env import env, raw_env, parallel_env` |
 | Agents | `player_0 ... player_{n-1}`, clockwise (R1); `player_0` is the youngest |
 | Actions | `Discrete(12)`: action `a` plays diver card `a + 1` |
-| Observations | `Dict(observation=Box(-64, 64, (1214,), float32), action_mask=Box(0, 1, (12,), int8))` |
-| State | `Box(-64, 64, (1290,), float32)`: the whole game, every hidden card included |
+| Observations | `Dict(observation=Box(-64, 64, (620,), float32), action_mask=Box(0, 1, (12,), int8))` |
+| State | `Box(-64, 64, (696,), float32)`: the whole game, every hidden card included |
 | Episode | 11 decisions per agent: the forced last card of round 12 is played by the engine (R6) |
 | Version | `miaui_v0`, observation layout `OBSERVATION_VERSION` = 1 |
 
@@ -44,32 +44,40 @@ acting agent's hand, naming the legal actions; nothing changes. `env()` adds Pet
 env's own check replaces with that clearer error).
 
 ## Observation
-One float32 vector from named pieces, seat-relative: in per-seat pieces entry 0 is you and entry
-k the k-th seat to your left; seats beyond the table are zero, so every table size has the same
-layout. Cards are 8 features: one-hot kind (kittenfish, tigerfish, emperor_tuna, lantern,
-jellyfish, seagull), value / 15, and a flag for a face-down card you may not see.
-`miaui_env.observation.OBSERVATION_LAYOUT.view(obs, name)` cuts a piece out by name.
+One float32 vector from named pieces: table-wide pieces, then one row per seat, seat-relative (row
+0 is you, row k the k-th seat to your left; rows beyond the table are zero), so every table size,
+variant and view has the same layout. A card is 8 features: one-hot kind (kittenfish, tigerfish,
+emperor_tuna, lantern, jellyfish, seagull), value / 15, and a flag for a face-down card you may not
+see; empty slots are zero, and sums of features are kind counts and value sums.
+`miaui_env.OBSERVATION_LAYOUT.view(obs, name)` cuts out any piece by name, seat-row pieces
+included (e.g. `view(obs, "pile")` has shape (6, 3, 8)).
 
 | piece | indices | shape | meaning |
 |---|---|---|---|
 | `num_players` | 0-3 | 4 | one-hot table size 3, 4, 5, 6 |
 | `variant` | 4-5 | 2 | Open Baskets, No Fighting flags |
 | `round` | 6-17 | 12 | one-hot round about to be played (1-12) |
-| `kiti` | 18-23 | 6 | one-hot k: Kiti sits between seat k and seat k+1 (zeros in No Fighting) |
-| `deep_priority` | 24-29 | 6 | per seat 1 - rank/n in the deepest/deep tie order (0: no Kiti or no seat) |
-| `shallow_priority` | 30-35 | 6 | per seat 1 - rank/n in the shallow tie order |
-| `seat_present` | 36-41 | 6 | 1 for each seat at the table |
-| `hand` | 42-53 | 12 | 1 for each diver card still in hand (equals the action mask) |
-| `lagoon` | 54-341 | 3x12x8 | bottom, middle, top space, oldest card first; a face-down card is 'hidden' unless you peeked it |
-| `pile_summary` | 342-359 | 6x3 | per seat: pile height/12, value sum/60, Jellyfish/2 (opponents: height only in the table view) |
-| `pile` | 360-935 | 6x12x8 | per seat, fish pile top first (opponents: top card only in the table view) |
-| `played` | 936-1007 | 6x12 | per seat, diver cards played so far (opponents: Open Baskets or recall only) |
-| `last_round` | 1008-1205 | 6x33 | per seat, the last reveal: card played, depth caught, fish caught, Seagull losses, thefts, triples |
-| `box` | 1206-1213 | 8 | feature sum of the cards Seagulls and Jellyfish sent to the box (recall view only) |
+| `hand` | 18-29 | 12 | 1 for each diver card in your hand (equals the action mask) |
+| `lagoon` | 30-101 | 3x3x8 | bottom, middle, top space: oldest 3 cards; a face-down card is 'hidden' unless you peeked it |
+| `lagoon_rest` | 102-125 | 3x8 | feature sum of any further cards in each space (No Fighting stacks) |
+| `box` | 126-133 | 8 | feature sum of the cards Seagulls and Jellyfish sent to the box (recall view only) |
+| `seats` | 134-619 | 6x81 | one row per seat (below): you, then each seat to your left; rows past the table are 0 |
 
-A `last_round` row is: played card one-hot (12), depth caught one-hot (3), feature sum of the fish
-caught (8), feature sum of the fish Seagulls took from this pile (8), thefts, Jellyfish triples.
-A pile longer than 12 (possible only in No Fighting) shows its top 12; the summary covers all of it.
+Each row of `seats`:
+
+| piece | indices | shape | meaning |
+|---|---|---|---|
+| `present` | 0-0 | 1 | 1 if the seat is at the table |
+| `kiti` | 1-1 | 1 | 1 if Kiti sits between this seat and the next one to its left (0 in No Fighting) |
+| `deep_priority` | 2-2 | 1 | 1 - rank/n in this round's deepest/deep tie order (0 in No Fighting) |
+| `shallow_priority` | 3-3 | 1 | 1 - rank/n in the shallow tie order (0 in No Fighting) |
+| `pile_summary` | 4-11 | 8 | pile height/12, count of each kind/4, value sum/60 (opponents, table view: height only) |
+| `pile` | 12-35 | 3x8 | the top 3 fish of the pile, top first (opponents, table view: top only) |
+| `played` | 36-47 | 12 | 1 for each diver card played so far (opponents: Open Baskets or recall view only) |
+| `last_round` | 48-80 | 33 | last reveal: card played (12), depth caught (3), fish caught (8), fish lost to Seagulls (8), thefts, triples |
+
+A pile shows its top 3 cards one by one; its summary counts every card in it. A lagoon space
+shows its oldest 3 cards one by one (outside No Fighting it only ever holds one) and sums the rest.
 """
 
 from __future__ import annotations

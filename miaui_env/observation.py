@@ -1,16 +1,17 @@
 """What one seat may see (R11), encoded as one float32 vector from named pieces.
 
-How it works, and why it cannot leak: after every reveal `Encoder.refresh` writes the whole game
-into one flat *canvas* (absolute seat order, everything including hidden information). A seat's
-observation is `canvas.take(index[seat])`, where `index` is a static integer map built once per
-(player count, seat, view) that points every observation entry either at a canvas entry that seat
-may see or at a constant zero. What a view reveals is therefore decided in exactly one place,
-`_visible_source`, and no pending choice can show because the canvas changes only at a reveal.
-The single dynamic exception is a face-down lagoon card (R5), copied in for its peeker alone.
+The vector is a few table-wide pieces followed by `seats`: one row per seat, seat-relative (row 0
+is the observer, row k the k-th seat to her left, clockwise, R1; rows beyond the table are zero).
+The layout is the same for every player count, variant and view, so one network can play them all.
 
-Every piece is seat-relative: entry 0 of a per-seat piece is the observer, entry k the k-th seat to
-her left (clockwise, R1); seats beyond the table size are zero. The layout is the same for every
-player count, variant and view, so one network can play them all (`OBSERVATION_LAYOUT` lists it).
+How it works, and why it cannot leak: after every reveal `Encoder.refresh` writes the whole game
+into one flat *canvas* (absolute seats, hidden information included). A seat's observation is
+`canvas.take(index[seat])`, where `index` is a static integer map built once per (player count,
+seat, view) that points every entry either at a canvas entry the seat may see or at a constant
+zero. What an opponent's row shows is `opponent_row_mask(full)`, a mask over a seat row: R11 is
+decided there and nowhere else (the batched engine applies the same mask). No pending choice can
+show, because the canvas changes only at a reveal. The one dynamic exception is a face-down lagoon
+card (R5): its peeker alone gets the card's true features added in.
 """
 
 from __future__ import annotations
@@ -19,14 +20,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from miaui_env.cards import FISH_KINDS, FishCard, FishKind
+from miaui_env.cards import FISH_KINDS, FishCard
 from miaui_env.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
     NUM_SPACES,
-    Depth,
     GameConfig,
     GameState,
     SeagullTheft,
@@ -35,29 +35,29 @@ from miaui_env.rules import (
     shallow_priority,
 )
 
-OBSERVATION_VERSION = 1  # bump whenever the layout below changes; checkpoints record it
+OBSERVATION_VERSION = 1  # bump whenever a layout below changes; checkpoints record it
 VIEWS = ("table", "recall")
 
-SLOTS = 12  # cards shown per lagoon space and per fish pile (top first); a space can stack 12 (R8)
-VALUE_SCALE = 15.0  # the largest printed value, so card values land in [-1, 1]
+VALUE_SCALE = 15.0  # the largest printed value, so a card's value lands in [-1, 1]
+LAGOON_SLOTS = 3  # cards shown one by one per lagoon space (a space holds one outside No Fighting)
+PILE_SLOTS = 3  # top cards shown one by one per fish pile (what Seagulls can reach first)
 
-# Card features: one-hot kind, value / VALUE_SCALE, face-down-and-unknown flag. Empty = all zeros.
+# A card is 8 features: one-hot kind, value / VALUE_SCALE, and a flag for a face-down card the
+# observer may not see. An empty slot is all zeros, so features add up to kind counts and values.
 CARD_DIM = len(FISH_KINDS) + 2
-_VALUE, _HIDDEN = len(FISH_KINDS), len(FISH_KINDS) + 1
-
-# Per-seat summary of the last reveal: diver card played, depth caught at, what was caught (feature
-# sum), what Seagulls took from this seat (feature sum), thefts and Jellyfish triples suffered.
-LAST_ROUND_DIM = NUM_DIVER_CARDS + NUM_SPACES + CARD_DIM + CARD_DIM + 2
-_CAUGHT_AT = NUM_DIVER_CARDS  # offsets inside a last_round row
+HIDDEN_FEATURE = CARD_DIM - 1
+# last_round row: diver card played (12), depth caught at (3), fish caught (feature sum), fish that
+# Seagulls took from this pile (feature sum), Seagull thefts suffered, Jellyfish triples.
+LAST_ROUND_DIM = NUM_DIVER_CARDS + NUM_SPACES + 2 * CARD_DIM + 2
+_CAUGHT_AT = NUM_DIVER_CARDS
 _CAUGHT = slice(_CAUGHT_AT + NUM_SPACES, _CAUGHT_AT + NUM_SPACES + CARD_DIM)
 _STOLEN = slice(_CAUGHT.stop, _CAUGHT.stop + CARD_DIM)
 _THEFTS, _TRIPLES = _STOLEN.stop, _STOLEN.stop + 1
-PILE_SUMMARY_DIM = 3  # height / 12, value sum / 60, Jellyfish held / 2
 
 
 @dataclass(frozen=True)
 class Piece:
-    """One named block of a vector; `doc` is its line in the env's index table."""
+    """One named block of a vector; `doc` is its line in the documentation's index table."""
 
     name: str
     shape: tuple[int, ...]
@@ -70,10 +70,15 @@ class Piece:
 
 
 class Layout:
-    """Pieces laid end to end in one flat vector, addressable by name."""
+    """Pieces laid end to end in one flat vector, addressable by name.
 
-    def __init__(self, pieces: list[Piece]):
+    `rows` names a piece made of rows with a layout of their own (the seat rows); their pieces can
+    be viewed by name too, across all rows at once.
+    """
+
+    def __init__(self, pieces: list[Piece], rows: dict[str, Layout] | None = None):
         self.pieces = pieces
+        self.rows = rows or {}
         self.offsets: dict[str, int] = {}
         self._spans: dict[str, tuple[slice, tuple[int, ...]]] = {}
         offset = 0
@@ -89,6 +94,11 @@ class Layout:
 
     def view(self, vector: np.ndarray, name: str) -> np.ndarray:
         """Piece `name` of `vector` (last axis), reshaped to the piece's shape; a view, not a copy."""
+        if name not in self._spans:
+            for rows_name, row_layout in self.rows.items():
+                if name in row_layout._spans:
+                    return row_layout.view(self.view(vector, rows_name), name)
+            raise KeyError(f"no piece {name!r}; pieces are {[p.name for p in self.pieces]}")
         span, shape = self._spans[name]
         return vector[..., span].reshape(*vector.shape[:-1], *shape)
 
@@ -102,89 +112,138 @@ class Layout:
         return "\n".join(rows)
 
 
-S, K = MAX_PLAYERS, SLOTS
-_SHARED_HEAD = [
+SEAT_LAYOUT = Layout(
+    [
+        Piece("present", (1,), "1 if the seat is at the table"),
+        Piece("kiti", (1,), "1 if Kiti sits between this seat and the next one to its left (0 in No Fighting)"),
+        Piece("deep_priority", (1,), "1 - rank/n in this round's deepest/deep tie order (0 in No Fighting)"),
+        Piece("shallow_priority", (1,), "1 - rank/n in the shallow tie order (0 in No Fighting)"),
+        Piece("pile_summary", (CARD_DIM,), "pile height/12, count of each kind/4, value sum/60 (opponents, table view: height only)"),
+        Piece("pile", (PILE_SLOTS, CARD_DIM), "the top 3 fish of the pile, top first (opponents, table view: top only)"),
+        Piece("played", (NUM_DIVER_CARDS,), "1 for each diver card played so far (opponents: Open Baskets or recall view only)"),
+        Piece(
+            "last_round",
+            (LAST_ROUND_DIM,),
+            "last reveal: card played (12), depth caught (3), fish caught (8), fish lost to Seagulls (8), thefts, triples",
+        ),
+    ]
+)
+SEAT_DIM = SEAT_LAYOUT.size
+
+_HEAD = [
     Piece("num_players", (MAX_PLAYERS - MIN_PLAYERS + 1,), "one-hot table size 3, 4, 5, 6"),
     Piece("variant", (2,), "Open Baskets, No Fighting flags"),
     Piece("round", (NUM_ROUNDS,), "one-hot round about to be played (1-12)"),
-    Piece("kiti", (S,), "one-hot k: Kiti sits between seat k and seat k+1 (zeros in No Fighting)"),
-    Piece("deep_priority", (S,), "per seat 1 - rank/n in the deepest/deep tie order (0: no Kiti or no seat)"),
-    Piece("shallow_priority", (S,), "per seat 1 - rank/n in the shallow tie order"),
-    Piece("seat_present", (S,), "1 for each seat at the table"),
 ]
-_SHARED_TAIL = [
-    Piece(
-        "pile_summary",
-        (S, PILE_SUMMARY_DIM),
-        "per seat: pile height/12, value sum/60, Jellyfish/2 (opponents: height only in the table view)",
-    ),
-    Piece("pile", (S, K, CARD_DIM), "per seat, fish pile top first (opponents: top card only in the table view)"),
-    Piece("played", (S, NUM_DIVER_CARDS), "per seat, diver cards played so far (opponents: Open Baskets or recall only)"),
-    Piece(
-        "last_round",
-        (S, LAST_ROUND_DIM),
-        "per seat, the last reveal: card played, depth caught, fish caught, Seagull losses, thefts, triples",
-    ),
-    Piece("box", (CARD_DIM,), "feature sum of the cards Seagulls and Jellyfish sent to the box (recall view only)"),
-]
+_SEATS_DOC = "one row per seat (below): you, then each seat to your left; rows past the table are 0"
 
 OBSERVATION_LAYOUT = Layout(
     [
-        *_SHARED_HEAD,
-        Piece("hand", (NUM_DIVER_CARDS,), "1 for each diver card still in hand (equals the action mask)"),
+        *_HEAD,
+        Piece("hand", (NUM_DIVER_CARDS,), "1 for each diver card in your hand (equals the action mask)"),
         Piece(
             "lagoon",
-            (NUM_SPACES, K, CARD_DIM),
-            "bottom, middle, top space, oldest card first; a face-down card is 'hidden' unless you peeked it",
+            (NUM_SPACES, LAGOON_SLOTS, CARD_DIM),
+            "bottom, middle, top space: oldest 3 cards; a face-down card is 'hidden' unless you peeked it",
         ),
-        *_SHARED_TAIL,
-    ]
+        Piece("lagoon_rest", (NUM_SPACES, CARD_DIM), "feature sum of any further cards in each space (No Fighting stacks)"),
+        Piece("box", (CARD_DIM,), "feature sum of the cards Seagulls and Jellyfish sent to the box (recall view only)"),
+        Piece("seats", (MAX_PLAYERS, SEAT_DIM), _SEATS_DOC),
+    ],
+    rows={"seats": SEAT_LAYOUT},
 )
 
 STATE_LAYOUT = Layout(
     [
-        *_SHARED_HEAD,
-        Piece("hand", (S, NUM_DIVER_CARDS), "every seat's hand"),
-        Piece("lagoon", (NUM_SPACES, K, CARD_DIM), "the lagoon with face-down cards shown"),
-        *_SHARED_TAIL,
+        *_HEAD,
+        Piece("hand", (MAX_PLAYERS, NUM_DIVER_CARDS), "every seat's hand"),
+        Piece("lagoon", (NUM_SPACES, LAGOON_SLOTS, CARD_DIM), "the lagoon, face-down cards shown"),
+        Piece("lagoon_rest", (NUM_SPACES, CARD_DIM), "feature sum of further cards in each space, face-down ones shown"),
+        Piece("box", (CARD_DIM,), "feature sum of the cards in the box"),
         Piece("deck", (CARD_DIM,), "feature sum of the undealt deck"),
         Piece("put_back", (CARD_DIM,), "the card put back unseen at setup"),
-    ]
+        Piece("seats", (MAX_PLAYERS, SEAT_DIM), "one row per seat, player_0 first, everything shown"),
+    ],
+    rows={"seats": SEAT_LAYOUT},
 )
 
-# The canvas: the omniscient game in absolute seat order. Observation and state indices point here.
+# The canvas: the omniscient game, absolute seats. Observation and state indices point into it.
 _CANVAS = Layout(
-    [Piece("zero", (1,), "constant 0 for entries a view hides")]
-    + [p for p in STATE_LAYOUT.pieces if p.name != "lagoon"]
-    + [
-        Piece("lagoon_public", (NUM_SPACES, K, CARD_DIM), "face-down cards as hidden"),
-        Piece("lagoon_true", (NUM_SPACES, K, CARD_DIM), "face-down cards shown"),
-    ]
+    [
+        Piece("zero", (1,), "constant 0 for entries a view hides"),
+        *_HEAD,
+        Piece("hand", (MAX_PLAYERS, NUM_DIVER_CARDS), ""),
+        Piece("lagoon_public", (NUM_SPACES, LAGOON_SLOTS, CARD_DIM), "face-down cards as hidden"),
+        Piece("lagoon_rest_public", (NUM_SPACES, CARD_DIM), ""),
+        Piece("lagoon_true", (NUM_SPACES, LAGOON_SLOTS, CARD_DIM), "face-down cards shown"),
+        Piece("lagoon_rest_true", (NUM_SPACES, CARD_DIM), ""),
+        Piece("box", (CARD_DIM,), ""),
+        Piece("deck", (CARD_DIM,), ""),
+        Piece("put_back", (CARD_DIM,), ""),
+        Piece("seats", (MAX_PLAYERS, SEAT_DIM), ""),
+    ],
+    rows={"seats": SEAT_LAYOUT},
 )
-_ROUND_BLOCK = ("round", "kiti", "deep_priority", "shallow_priority")  # contiguous in the canvas
+_CANVAS_IDS = np.arange(_CANVAS.size)
+
+
+def layout_tables() -> str:
+    """The observation layout as documentation: the vector's pieces, then a seat row's pieces."""
+    return OBSERVATION_LAYOUT.index_table() + "\n\nEach row of `seats`:\n\n" + SEAT_LAYOUT.index_table()
+
+
+def opponent_row_mask(full: bool) -> np.ndarray:
+    """R11: which entries of an opponent's seat row a player sees (bool, SEAT_DIM).
+
+    `full` is the Open Baskets or recall knowledge (whole piles, every diver card played);
+    otherwise the table view: pile height and top card, the tie priorities and the last reveal.
+    """
+    mask = np.ones(SEAT_DIM, dtype=bool)
+    if not full:
+        SEAT_LAYOUT.view(mask, "pile_summary")[1:] = False
+        SEAT_LAYOUT.view(mask, "pile")[1:] = False
+        SEAT_LAYOUT.view(mask, "played")[:] = False
+    return mask
 
 
 def card_features(card: FishCard) -> np.ndarray:
     """The CARD_DIM features of a face-up card."""
     features = np.zeros(CARD_DIM, dtype=np.float32)
     features[FISH_KINDS.index(card.kind)] = 1.0
-    features[_VALUE] = card.value / VALUE_SCALE
+    features[len(FISH_KINDS)] = card.value / VALUE_SCALE
     return features
 
 
-def _visible_source(piece: str, seat: int, rel: int, n: int, full_piles: bool) -> tuple[str, int] | None:
-    """R11 in one place: where observation entry (`piece`, relative seat `rel`) comes from.
+def feature_table(config: GameConfig) -> np.ndarray:
+    """Card features by deck index, then two extra rows: EMPTY (zeros) and HIDDEN (the flag)."""
+    features = np.zeros((len(config.deck) + 2, CARD_DIM), dtype=np.float32)
+    for i, card in enumerate(config.deck):
+        features[i] = card_features(card)
+    features[len(config.deck) + 1, HIDDEN_FEATURE] = 1.0
+    return features
 
-    Returns (canvas piece, absolute seat), or None where the view hides the entry.
-    """
-    if rel >= n:
-        return None
-    owner = (seat + rel) % n
-    if piece in ("kiti", "deep_priority", "shallow_priority", "seat_present", "last_round"):
-        return piece, owner
-    if piece in ("pile", "pile_summary", "played"):
-        return (piece, owner) if rel == 0 or full_piles else None
-    raise KeyError(piece)
+
+def round_columns(config: GameConfig) -> np.ndarray:
+    """Per round (index 1-13): the kiti, deep_priority and shallow_priority columns of each seat row."""
+    n = config.num_players
+    columns = np.zeros((NUM_ROUNDS + 2, MAX_PLAYERS, 3), dtype=np.float32)
+    if config.no_fighting:
+        return columns
+    for r in range(1, NUM_ROUNDS + 2):
+        columns[r, kiti_seat(r, n), 0] = 1.0
+        for rank, seat in enumerate(deep_priority(r, n)):
+            columns[r, seat, 1] = 1.0 - rank / n
+        for rank, seat in enumerate(shallow_priority(r, n)):
+            columns[r, seat, 2] = 1.0 - rank / n
+    return columns
+
+
+def pile_summary(features_sum: np.ndarray, height: np.ndarray | int) -> np.ndarray:
+    """A pile_summary from the pile's feature sum: height/12, kind counts/4, value sum/60."""
+    summary = np.empty((*np.shape(features_sum)[:-1], CARD_DIM), dtype=np.float32)
+    summary[..., 0] = np.asarray(height) / NUM_ROUNDS
+    summary[..., 1:] = features_sum[..., : CARD_DIM - 1] / 4.0  # value/15/4 = value/60
+    return summary
 
 
 class Encoder:
@@ -195,91 +254,50 @@ class Encoder:
             raise ValueError(f"view={view!r} is not allowed; views are {', '.join(map(repr, VIEWS))}")
         self.config, self.view = config, view
         n = config.num_players
-        deck = config.deck
-        # Feature rows: one per deck index, then EMPTY, then HIDDEN.
-        self.features = np.zeros((len(deck) + 2, CARD_DIM), dtype=np.float32)
-        for i, card in enumerate(deck):
-            self.features[i] = card_features(card)
-        self.empty, self.hidden = len(deck), len(deck) + 1
-        self.features[self.hidden, _HIDDEN] = 1.0
-        self._values = [c.value for c in deck]
-        self._jelly = [c.kind is FishKind.JELLYFISH for c in deck]
-        self._feature_of = {card: card_features(card) for card in deck}
+        self.features = feature_table(config)
+        self.empty, self.hidden = len(config.deck), len(config.deck) + 1
+        self._feature_of = {card: card_features(card) for card in config.deck}
+        self._peek_delta = self.features[: len(config.deck)] - self.features[self.hidden]
 
         self.canvas = np.zeros(_CANVAS.size, dtype=np.float32)
+        view_of = lambda name: _CANVAS.view(self.canvas, name)  # noqa: E731
         # Views into the canvas, bound once: refresh() writes through them in place.
-        self._hands, self._played = _CANVAS.view(self.canvas, "hand")[:n], _CANVAS.view(self.canvas, "played")[:n]
-        self._lagoon_public, self._lagoon_true = (_CANVAS.view(self.canvas, name) for name in ("lagoon_public", "lagoon_true"))
-        self._pile, self._pile_summary = _CANVAS.view(self.canvas, "pile"), _CANVAS.view(self.canvas, "pile_summary")
-        self._last_round, self._box = _CANVAS.view(self.canvas, "last_round"), _CANVAS.view(self.canvas, "box")
-        self._pile_ids = np.full((MAX_PLAYERS, SLOTS), self.empty, dtype=np.intp)
-        self._lagoon_ids = np.full((NUM_SPACES, SLOTS), self.empty, dtype=np.intp)
-        self._summary_rows = [(0.0, 0.0, 0.0)] * MAX_PLAYERS
-        self._records_seen = self._box_seen = -1
-        # A last_round row before catches: the one-hot of the diver card played (index = card).
-        self._play_rows = np.zeros((NUM_DIVER_CARDS + 1, LAST_ROUND_DIM), dtype=np.float32)
-        self._play_rows[np.arange(1, NUM_DIVER_CARDS + 1), np.arange(NUM_DIVER_CARDS)] = 1.0
-        self._write_static()
-        self._round_rows = self._round_blocks()
-        full_piles = view == "recall" or config.open_baskets
-        self.obs_index = np.stack(
-            [self._index(OBSERVATION_LAYOUT, seat, full_piles, view == "recall", omniscient=False) for seat in range(n)]
-        )
+        self._round, self._hands, self._seats = view_of("round"), view_of("hand")[:n], view_of("seats")
+        self._lagoon, self._lagoon_rest = view_of("lagoon_public"), view_of("lagoon_rest_public")
+        self._round_columns_view = self._seats[:, 1:4]
+        self._played, self._last_round = view_of("played")[:n], view_of("last_round")[:n]
+        self._pile, self._pile_summary = view_of("pile"), view_of("pile_summary")
+        view_of("num_players")[n - MIN_PLAYERS] = 1.0
+        view_of("variant")[:] = (config.open_baskets, config.no_fighting)
+        view_of("present")[:n] = 1.0
+        self._round_columns = round_columns(config)
+
+        full = view == "recall" or config.open_baskets
+        self.obs_index = np.stack([self._index(OBSERVATION_LAYOUT, seat, full, view == "recall") for seat in range(n)])
         self.state_index = self._index(STATE_LAYOUT, 0, True, True, omniscient=True)
-        self._lagoon_obs = OBSERVATION_LAYOUT.offsets["lagoon"]
         self._peeked: dict[int, list[tuple[int, int]]] = {}
+        self._records_seen = -1
 
-    # -- static parts -------------------------------------------------------------------------
-    def _write_static(self) -> None:
-        c, n = self.config, self.config.num_players
-        _CANVAS.view(self.canvas, "num_players")[n - MIN_PLAYERS] = 1.0
-        _CANVAS.view(self.canvas, "variant")[:] = (c.open_baskets, c.no_fighting)
-        _CANVAS.view(self.canvas, "seat_present")[:n] = 1.0
-
-    def _round_blocks(self) -> np.ndarray:
-        """Per round: the round one-hot, Kiti's gap and both tie priorities, as one canvas block."""
-        n = self.config.num_players
-        start = _CANVAS.offsets[_ROUND_BLOCK[0]]
-        stop = _CANVAS.span(_ROUND_BLOCK[-1]).stop
-        rows = np.zeros((NUM_ROUNDS + 2, stop - start), dtype=np.float32)
-        for r in range(1, NUM_ROUNDS + 2):
-            row = np.zeros(_CANVAS.size, dtype=np.float32)
-            if r <= NUM_ROUNDS:
-                _CANVAS.view(row, "round")[r - 1] = 1.0
-            if not self.config.no_fighting:
-                _CANVAS.view(row, "kiti")[kiti_seat(r, n)] = 1.0
-                for name, order in (("deep_priority", deep_priority(r, n)), ("shallow_priority", shallow_priority(r, n))):
-                    for rank, s in enumerate(order):
-                        _CANVAS.view(row, name)[s] = 1.0 - rank / n
-            rows[r] = row[start:stop]
-        self._round_span = slice(start, stop)
-        return rows
-
-    def _index(self, layout: Layout, seat: int, full_piles: bool, recall: bool, omniscient: bool) -> np.ndarray:
+    def _index(self, layout: Layout, seat: int, full: bool, recall: bool, omniscient: bool = False) -> np.ndarray:
         """Static map: layout entry -> canvas entry (0, the constant zero, where hidden)."""
         n = self.config.num_players
         index = np.zeros(layout.size, dtype=np.intp)
+        hidden_in_opponent_rows = ~opponent_row_mask(full)
         for piece in layout.pieces:
             dst = layout.view(index, piece.name)
-            if piece.name in ("num_players", "variant", "round", "deck", "put_back") or (piece.name == "box" and recall):
-                dst[...] = _CANVAS.view(np.arange(_CANVAS.size), piece.name)
-            elif piece.name == "box":
-                continue
-            elif piece.name == "lagoon":
-                dst[...] = _CANVAS.view(np.arange(_CANVAS.size), "lagoon_true" if omniscient else "lagoon_public")
+            if piece.name == "seats":
+                src = _CANVAS.view(_CANVAS_IDS, "seats")
+                for rel in range(n):
+                    dst[rel] = src[(seat + rel) % n]
+                    if rel and not omniscient:
+                        dst[rel, hidden_in_opponent_rows] = 0
             elif piece.name == "hand":
-                src = _CANVAS.view(np.arange(_CANVAS.size), "hand")
+                src = _CANVAS.view(_CANVAS_IDS, "hand")
                 dst[...] = src if omniscient else src[seat]
-            else:
-                src = _CANVAS.view(np.arange(_CANVAS.size), piece.name)
-                for rel in range(MAX_PLAYERS):
-                    found = _visible_source(piece.name, seat, rel, n, full_piles)
-                    if found is not None:
-                        dst[rel] = src[found[1]]
-                    elif piece.name == "pile_summary" and rel < n:
-                        dst[rel, 0] = src[(seat + rel) % n, 0]  # R11: an opponent's pile height is public
-                    elif piece.name == "pile" and rel < n:
-                        dst[rel, 0] = src[(seat + rel) % n, 0]  # R11: and so is its top card
+            elif piece.name in ("lagoon", "lagoon_rest"):
+                dst[...] = _CANVAS.view(_CANVAS_IDS, f"{piece.name}_{'true' if omniscient else 'public'}")
+            elif piece.name != "box" or recall:
+                dst[...] = _CANVAS.view(_CANVAS_IDS, piece.name)
         return index
 
     # -- per reveal ---------------------------------------------------------------------------
@@ -288,55 +306,51 @@ class Encoder:
         if not state.history:
             self._records_seen = -1  # a new game: every pile and the box are rewritten
         feats = self.features
-        self.canvas[self._round_span] = self._round_rows[state.round]
+        self._round.fill(0.0)
+        if state.round <= NUM_ROUNDS:
+            self._round[state.round - 1] = 1.0
+        self._round_columns_view[:] = self._round_columns[state.round]
         self._hands[:] = state.hands
         np.subtract(1, state.hands, out=self._played, casting="unsafe")
-
-        public = self._lagoon_ids
-        public.fill(self.empty)
-        self._peeked = {}
-        for depth, space in enumerate(state.lagoon):
-            for slot, lc in enumerate(space):
-                if lc.peeker is None:
-                    public[depth, slot] = lc.card
-                else:
-                    public[depth, slot] = self.hidden
-                    self._peeked.setdefault(lc.peeker, []).append((depth * SLOTS + slot, lc.card))
-        np.take(feats, public, axis=0, out=self._lagoon_public)
+        self._refresh_lagoon(state)
 
         # Piles and the box change only through catches, so only catchers' piles are rewritten.
         if self._records_seen < 0:
             changed = list(range(state.num_players))
-            self._box_seen = -1
         else:
-            changed = list({d.winner for record in state.history[self._records_seen :] for d in record.depths if d.winner is not None})
+            changed = list({d.winner for r in state.history[self._records_seen :] for d in r.depths if d.winner is not None})
         self._records_seen = len(state.history)
+        for seat in changed:
+            pile = state.piles[seat]
+            top = [*pile[: -PILE_SLOTS - 1 : -1], *[self.empty] * PILE_SLOTS][:PILE_SLOTS]
+            self._pile[seat] = feats[top]
+            self._pile_summary[seat] = pile_summary(feats[pile].sum(axis=0), len(pile))
         if changed:
-            values, jelly, pile_ids, summary = self._values, self._jelly, self._pile_ids, self._summary_rows
-            for seat in changed:
-                pile = state.piles[seat]
-                shown = pile[: -SLOTS - 1 : -1]
-                pile_ids[seat] = self.empty
-                pile_ids[seat, : len(shown)] = shown
-                summary[seat] = (
-                    len(pile) / NUM_ROUNDS,
-                    sum(map(values.__getitem__, pile)) / 60.0,
-                    sum(map(jelly.__getitem__, pile)) / 2.0,
-                )
-            np.take(feats, pile_ids, axis=0, out=self._pile)
-            self._pile_summary[:] = summary
-        if len(state.box) != self._box_seen:
-            self._box[:] = feats[state.box].sum(axis=0) if state.box else 0.0
-            self._box_seen = len(state.box)
+            _CANVAS.view(self.canvas, "box")[:] = feats[state.box].sum(axis=0)
         self._write_last_round(state)
+
+    def _refresh_lagoon(self, state: GameState) -> None:
+        feats, ids, rest = self.features, np.full((NUM_SPACES, LAGOON_SLOTS), self.empty), np.zeros((NUM_SPACES, CARD_DIM))
+        self._peeked = {}
+        for depth, space in enumerate(state.lagoon):
+            for slot, lc in enumerate(space):
+                shown = lc.card if lc.peeker is None else self.hidden
+                if lc.peeker is not None:
+                    self._peeked.setdefault(lc.peeker, []).append((self._peek_offset(depth, slot), lc.card))
+                if slot < LAGOON_SLOTS:
+                    ids[depth, slot] = shown
+                else:
+                    rest[depth] += feats[shown]
+        self._lagoon[:] = feats[ids]
+        self._lagoon_rest[:] = rest
 
     def _write_last_round(self, state: GameState) -> None:
         block = self._last_round
+        block.fill(0.0)
         if not state.history:
-            block.fill(0.0)
             return
         record = state.history[-1]
-        np.take(self._play_rows, record.plays, axis=0, out=block[: state.num_players])
+        block[np.arange(state.num_players), np.asarray(record.plays) - 1] = 1.0
         feature_of = self._feature_of
         for result in record.depths:
             if result.winner is not None:
@@ -353,27 +367,32 @@ class Encoder:
             else:
                 row[_TRIPLES] += 1.0
 
+    @staticmethod
+    def _peek_offset(depth: int, slot: int) -> int:
+        """Where a lagoon card's features start in an observation: its slot, or its space's rest sum."""
+        if slot < LAGOON_SLOTS:
+            return OBSERVATION_LAYOUT.offsets["lagoon"] + (depth * LAGOON_SLOTS + slot) * CARD_DIM
+        return OBSERVATION_LAYOUT.offsets["lagoon_rest"] + depth * CARD_DIM
+
     def observe(self, seat: int) -> np.ndarray:
         """The observation vector of `seat` (a new array)."""
         obs = self.canvas.take(self.obs_index[seat])
-        for slot, card in self._peeked.get(seat, ()):
-            start = self._lagoon_obs + slot * CARD_DIM
-            obs[start : start + CARD_DIM] = self.features[card]
+        for start, card in self._peeked.get(seat, ()):
+            obs[start : start + CARD_DIM] += self._peek_delta[card]  # the peeker sees the card itself
         return obs
 
     def state_vector(self, state: GameState) -> np.ndarray:
-        """The omniscient global state (absolute seats, seat 0 first), for centralized critics."""
-        canvas = self.canvas
-        true = np.full((NUM_SPACES, SLOTS), self.empty, dtype=np.intp)
+        """The omniscient global state (absolute seats, player_0 first), for centralized critics."""
+        feats = self.features
+        ids, rest = np.full((NUM_SPACES, LAGOON_SLOTS), self.empty), np.zeros((NUM_SPACES, CARD_DIM))
         for depth, space in enumerate(state.lagoon):
-            true[depth, : len(space)] = [lc.card for lc in space]
-        self._lagoon_true[:] = self.features[true]
-        undealt = state.deck
-        _CANVAS.view(canvas, "deck")[:] = self.features[undealt].sum(axis=0) if undealt else 0.0
-        _CANVAS.view(canvas, "put_back")[:] = self.features[state.put_back]
-        return canvas.take(self.state_index)
-
-
-def depth_name(depth: Depth) -> str:
-    """Human name of a lagoon space."""
-    return ("bottom (deepest)", "middle (deep)", "top (shallow)")[depth]
+            for slot, lc in enumerate(space):
+                if slot < LAGOON_SLOTS:
+                    ids[depth, slot] = lc.card
+                else:
+                    rest[depth] += feats[lc.card]
+        _CANVAS.view(self.canvas, "lagoon_true")[:] = feats[ids]
+        _CANVAS.view(self.canvas, "lagoon_rest_true")[:] = rest
+        _CANVAS.view(self.canvas, "deck")[:] = feats[state.deck].sum(axis=0)
+        _CANVAS.view(self.canvas, "put_back")[:] = feats[state.put_back]
+        return self.canvas.take(self.state_index)

@@ -195,15 +195,13 @@ def shallow_priority(round_number: int, num_players: int) -> tuple[int, ...]:
     return tuple((a + 1 + k) % num_players for k in range(num_players))
 
 
-def new_game(
-    config: GameConfig,
-    rng: np.random.Generator,
-    deck_order: Sequence[int] | None = None,
-) -> GameState:
-    """Set up a game (R3) and stock the lagoon for round 1 (R4).
+def deal(config: GameConfig, rng: np.random.Generator, deck_order: Sequence[int] | None = None) -> tuple[int, list[int]]:
+    """R3/R4 setup: the card put back unseen, and the 36 others in the order they reach the lagoon.
 
-    `deck_order` stacks the deck: deck indices, top first; the first is put back unseen. Without it
-    the deck is shuffled with `rng`. `rng` also places round-1 Seagulls back into the deck.
+    `deck_order` stacks the deck (deck indices, top first; the first is put back); without it the
+    deck is shuffled with `rng`. Round 1's three cards come first, its Seagulls already replaced:
+    each is inserted at a uniform position of what remains (drawn from `rng`), the rest keeping
+    its order, so a stacked deck stays predictable apart from that one card.
     """
     n_cards = len(config.deck)
     if deck_order is None:
@@ -212,35 +210,38 @@ def new_game(
         order = [int(i) for i in deck_order]
         if sorted(order) != list(range(n_cards)):
             raise DeckError(f"deck_order must be a permutation of the deck indices 0..{n_cards - 1}")
+    put_back, deck = order[0], order[1:]
+    first_round = []
+    for _ in range(NUM_SPACES):
+        card = deck.pop(0)
+        while config.deck[card].kind is FishKind.SEAGULL:
+            replacement = deck.pop(0)
+            deck.insert(int(rng.integers(len(deck) + 1)), card)
+            card = replacement
+        first_round.append(card)
+    return put_back, first_round + deck
+
+
+def new_game(config: GameConfig, rng: np.random.Generator, deck_order: Sequence[int] | None = None) -> GameState:
+    """Set up a game (R3) with round 1's lagoon stocked (R4); see `deal` for the arguments."""
+    put_back, placement = deal(config, rng, deck_order)
     n = config.num_players
-    state = GameState(
+    return GameState(
         config=config,
         round=1,
-        deck=order[1:],
-        put_back=order[0],
-        lagoon=[[] for _ in Depth],
+        deck=placement[NUM_SPACES:],
+        put_back=put_back,
+        lagoon=[[LagoonCard(card)] for card in placement[:NUM_SPACES]],
         hands=np.ones((n, NUM_DIVER_CARDS), dtype=np.int8),
         piles=[[] for _ in range(n)],
         played=[[] for _ in range(n)],
     )
-    _restock(state, lantern_peekers={}, rng=rng)
-    return state
 
 
-def _restock(state: GameState, lantern_peekers: dict[Depth, int], rng: np.random.Generator | None) -> None:
-    """R4/R5: one card to each space, bottom first; round-1 Seagulls are replaced and reinserted."""
-    deck, seagull = state.deck, FishKind.SEAGULL
+def _restock(state: GameState, lantern_peekers: dict[Depth, int]) -> None:
+    """R4/R5, rounds 2-12: one card to each space, bottom first, face-down after a Lantern."""
     for depth in _DEPTHS:
-        card = deck.pop(0)
-        if state.round == 1:
-            while state.config.deck[card].kind is seagull:
-                replacement = deck.pop(0)
-                # "Shuffled back" = inserted at a uniform position of what remains; the rest keeps
-                # its order, so a stacked deck stays predictable apart from that one card.
-                assert rng is not None
-                deck.insert(int(rng.integers(len(deck) + 1)), card)
-                card = replacement
-        state.lagoon[depth].append(LagoonCard(card, lantern_peekers.get(depth)))
+        state.lagoon[depth].append(LagoonCard(state.deck.pop(0), lantern_peekers.get(depth)))
 
 
 def check_plays(state: GameState, plays: Sequence[int]) -> tuple[int, ...]:
@@ -324,7 +325,7 @@ def _resolve_round(state: GameState, plays: tuple[int, ...]) -> RoundRecord:
     state.history.append(record)
     state.round += 1
     if state.round <= NUM_ROUNDS:
-        _restock(state, lantern_peekers, rng=None)
+        _restock(state, lantern_peekers)
     return record
 
 
