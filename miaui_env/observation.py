@@ -206,21 +206,40 @@ def opponent_row_mask(full: bool) -> np.ndarray:
     return mask
 
 
+def card_stats(card: FishCard) -> np.ndarray:
+    """A card as integer stats: one-hot kind, printed value, hidden flag (0). Sums of stats are exact."""
+    stats = np.zeros(CARD_DIM, dtype=np.int64)
+    stats[FISH_KINDS.index(card.kind)] = 1
+    stats[len(FISH_KINDS)] = card.value
+    return stats
+
+
+def stats_table(config: GameConfig) -> np.ndarray:
+    """Card stats by deck index, then two extra rows: EMPTY (zeros) and HIDDEN (the flag)."""
+    table = np.zeros((len(config.deck) + 2, CARD_DIM), dtype=np.int64)
+    for i, card in enumerate(config.deck):
+        table[i] = card_stats(card)
+    table[len(config.deck) + 1, HIDDEN_FEATURE] = 1
+    return table
+
+
+_STATS_DIVISOR = np.ones(CARD_DIM)
+_STATS_DIVISOR[len(FISH_KINDS)] = VALUE_SCALE
+
+
+def features(stats: np.ndarray) -> np.ndarray:
+    """Card features from (sums of) card stats. Both engines go through here, so they agree exactly."""
+    return (np.asarray(stats) / _STATS_DIVISOR).astype(np.float32)
+
+
 def card_features(card: FishCard) -> np.ndarray:
     """The CARD_DIM features of a face-up card."""
-    features = np.zeros(CARD_DIM, dtype=np.float32)
-    features[FISH_KINDS.index(card.kind)] = 1.0
-    features[len(FISH_KINDS)] = card.value / VALUE_SCALE
-    return features
+    return features(card_stats(card))
 
 
 def feature_table(config: GameConfig) -> np.ndarray:
-    """Card features by deck index, then two extra rows: EMPTY (zeros) and HIDDEN (the flag)."""
-    features = np.zeros((len(config.deck) + 2, CARD_DIM), dtype=np.float32)
-    for i, card in enumerate(config.deck):
-        features[i] = card_features(card)
-    features[len(config.deck) + 1, HIDDEN_FEATURE] = 1.0
-    return features
+    """Card features by deck index, then the EMPTY and HIDDEN rows (see `stats_table`)."""
+    return features(stats_table(config))
 
 
 def round_columns(config: GameConfig) -> np.ndarray:
@@ -238,12 +257,13 @@ def round_columns(config: GameConfig) -> np.ndarray:
     return columns
 
 
-def pile_summary(features_sum: np.ndarray, height: np.ndarray | int) -> np.ndarray:
-    """A pile_summary from the pile's feature sum: height/12, kind counts/4, value sum/60."""
-    summary = np.empty((*np.shape(features_sum)[:-1], CARD_DIM), dtype=np.float32)
+def pile_summary(stats: np.ndarray, height: np.ndarray | int) -> np.ndarray:
+    """A pile_summary from the pile's summed card stats: height/12, kind counts/4, value sum/60."""
+    summary = np.empty((*np.shape(stats)[:-1], CARD_DIM), dtype=np.float64)
     summary[..., 0] = np.asarray(height) / NUM_ROUNDS
-    summary[..., 1:] = features_sum[..., : CARD_DIM - 1] / 4.0  # value/15/4 = value/60
-    return summary
+    summary[..., 1:] = np.asarray(stats)[..., : CARD_DIM - 1] / 4.0
+    summary[..., CARD_DIM - 1] /= VALUE_SCALE
+    return summary.astype(np.float32)
 
 
 class Encoder:
@@ -254,9 +274,10 @@ class Encoder:
             raise ValueError(f"view={view!r} is not allowed; views are {', '.join(map(repr, VIEWS))}")
         self.config, self.view = config, view
         n = config.num_players
-        self.features = feature_table(config)
+        self.stats = stats_table(config)
+        self.features = features(self.stats)
         self.empty, self.hidden = len(config.deck), len(config.deck) + 1
-        self._feature_of = {card: card_features(card) for card in config.deck}
+        self._stats_of = {card: card_stats(card) for card in config.deck}
         self._peek_delta = self.features[: len(config.deck)] - self.features[self.hidden]
 
         self.canvas = np.zeros(_CANVAS.size, dtype=np.float32)
@@ -324,13 +345,14 @@ class Encoder:
             pile = state.piles[seat]
             top = [*pile[: -PILE_SLOTS - 1 : -1], *[self.empty] * PILE_SLOTS][:PILE_SLOTS]
             self._pile[seat] = feats[top]
-            self._pile_summary[seat] = pile_summary(feats[pile].sum(axis=0), len(pile))
+            self._pile_summary[seat] = pile_summary(self.stats[pile].sum(axis=0), len(pile))
         if changed:
-            _CANVAS.view(self.canvas, "box")[:] = feats[state.box].sum(axis=0)
+            _CANVAS.view(self.canvas, "box")[:] = features(self.stats[state.box].sum(axis=0))
         self._write_last_round(state)
 
     def _refresh_lagoon(self, state: GameState) -> None:
-        feats, ids, rest = self.features, np.full((NUM_SPACES, LAGOON_SLOTS), self.empty), np.zeros((NUM_SPACES, CARD_DIM))
+        ids = np.full((NUM_SPACES, LAGOON_SLOTS), self.empty)
+        rest = np.zeros((NUM_SPACES, CARD_DIM), dtype=np.int64)
         self._peeked = {}
         for depth, space in enumerate(state.lagoon):
             for slot, lc in enumerate(space):
@@ -340,32 +362,33 @@ class Encoder:
                 if slot < LAGOON_SLOTS:
                     ids[depth, slot] = shown
                 else:
-                    rest[depth] += feats[shown]
-        self._lagoon[:] = feats[ids]
-        self._lagoon_rest[:] = rest
+                    rest[depth] += self.stats[shown]
+        self._lagoon[:] = self.features[ids]
+        self._lagoon_rest[:] = features(rest)
 
     def _write_last_round(self, state: GameState) -> None:
         block = self._last_round
         block.fill(0.0)
         if not state.history:
             return
-        record = state.history[-1]
-        block[np.arange(state.num_players), np.asarray(record.plays) - 1] = 1.0
-        feature_of = self._feature_of
+        record, n = state.history[-1], state.num_players
+        block[np.arange(n), np.asarray(record.plays) - 1] = 1.0
+        stats_of = self._stats_of
+        caught, stolen = np.zeros((n, CARD_DIM), dtype=np.int64), np.zeros((n, CARD_DIM), dtype=np.int64)
         for result in record.depths:
             if result.winner is not None:
-                row = block[result.winner]
-                row[_CAUGHT_AT + result.depth] = 1.0
+                block[result.winner, _CAUGHT_AT + result.depth] = 1.0
                 for card in result.fish:
-                    row[_CAUGHT] += feature_of[card]
+                    caught[result.winner] += stats_of[card]
         for event in record.events:
-            row = block[event.seat]
             if isinstance(event, SeagullTheft):
-                row[_THEFTS] += 1.0
+                block[event.seat, _THEFTS] += 1.0
                 if event.stolen is not None:
-                    row[_STOLEN] += feature_of[event.stolen]
+                    stolen[event.seat] += stats_of[event.stolen]
             else:
-                row[_TRIPLES] += 1.0
+                block[event.seat, _TRIPLES] += 1.0
+        block[:, _CAUGHT] = features(caught)
+        block[:, _STOLEN] = features(stolen)
 
     @staticmethod
     def _peek_offset(depth: int, slot: int) -> int:
@@ -383,16 +406,16 @@ class Encoder:
 
     def state_vector(self, state: GameState) -> np.ndarray:
         """The omniscient global state (absolute seats, player_0 first), for centralized critics."""
-        feats = self.features
-        ids, rest = np.full((NUM_SPACES, LAGOON_SLOTS), self.empty), np.zeros((NUM_SPACES, CARD_DIM))
+        ids = np.full((NUM_SPACES, LAGOON_SLOTS), self.empty)
+        rest = np.zeros((NUM_SPACES, CARD_DIM), dtype=np.int64)
         for depth, space in enumerate(state.lagoon):
             for slot, lc in enumerate(space):
                 if slot < LAGOON_SLOTS:
                     ids[depth, slot] = lc.card
                 else:
-                    rest[depth] += feats[lc.card]
-        _CANVAS.view(self.canvas, "lagoon_true")[:] = feats[ids]
-        _CANVAS.view(self.canvas, "lagoon_rest_true")[:] = rest
-        _CANVAS.view(self.canvas, "deck")[:] = feats[state.deck].sum(axis=0)
-        _CANVAS.view(self.canvas, "put_back")[:] = feats[state.put_back]
+                    rest[depth] += self.stats[lc.card]
+        _CANVAS.view(self.canvas, "lagoon_true")[:] = self.features[ids]
+        _CANVAS.view(self.canvas, "lagoon_rest_true")[:] = features(rest)
+        _CANVAS.view(self.canvas, "deck")[:] = features(self.stats[state.deck].sum(axis=0))
+        _CANVAS.view(self.canvas, "put_back")[:] = self.features[state.put_back]
         return self.canvas.take(self.state_index)

@@ -1,0 +1,418 @@
+"""The batched engine: many games of Miaui as arrays, every seat's card taken at once.
+
+    engine = VectorMiaui(num_envs=4096, num_players=4, seed=0)
+    obs, masks = engine.reset()                         # (B, n, 620) float32, (B, n, 12) int8
+    obs, masks, rewards, dones, infos = engine.step(actions)   # actions: (B, n) card indices 0-11
+
+It plays B games with the rules of `miaui_env.rules` and returns observations in exactly the env's
+encoding (`miaui_env.observation`), for every variant, view and reward mode of the env. State is a
+struct of arrays written in place; each depth is resolved for all games with a few numpy
+operations. Rare events (Jellyfish triples, No Fighting stacks) touch only the games they concern.
+
+**Lockstep.** Every game lasts 11 decisions (round 12's card is forced), so the B games of a batch
+move in lockstep: one round number for all, and all end together. The step that ends them returns
+`dones` all True, rewards, and in `infos` the final observations, masks, scores and winners (SB3's
+`terminal_observation` convention); the games have already been replaced by new ones, whose first
+observations are what the step returns.
+
+**Seeding.** Slot i of a batch seeded s deals exactly what the reference env deals after
+`reset(seed=s + i)` and then, game after game, plain `reset()`: each slot owns a generator, and
+dealing is `rules.deal` itself. `reset(decks=...)` stacks the next deal per slot as the env's
+`options={"deck": ...}` does. A test plays thousands of games through both and requires identical
+observations, masks, rewards, scores and winners at every step.
+
+**Buffers.** The observation array returned is the engine's own buffer, overwritten by the next
+step: copy it to keep it. Masks, rewards and infos are fresh arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+from gymnasium.utils import seeding
+
+from miaui_env.cards import FISH_KINDS, FishCard, FishKind, parse_deck_order
+from miaui_env.env import REWARDS
+from miaui_env.observation import (
+    _CAUGHT,
+    _CAUGHT_AT,
+    _STOLEN,
+    _THEFTS,
+    _TRIPLES,
+    CARD_DIM,
+    LAGOON_SLOTS,
+    MIN_PLAYERS,
+    OBSERVATION_LAYOUT,
+    PILE_SLOTS,
+    SEAT_DIM,
+    SEAT_LAYOUT,
+    VIEWS,
+    features,
+    opponent_row_mask,
+    pile_summary,
+    round_columns,
+    stats_table,
+)
+from miaui_env.rules import (
+    NUM_DIVER_CARDS,
+    NUM_ROUNDS,
+    NUM_SPACES,
+    Decision,
+    GameConfig,
+    IllegalActionError,
+    deal,
+    deep_priority,
+    shallow_priority,
+)
+
+DECISIONS: tuple[Decision, ...] = tuple(Decision)  # RoundArrays.decisions holds indices into this
+_SOLE, _KITI, _NO_FIGHTING, _NOBODY_LEFT = (DECISIONS.index(d) for d in Decision)
+_KIND_OF = {kind: i for i, kind in enumerate(FISH_KINDS)}
+_SEAGULL, _JELLYFISH, _LANTERN = _KIND_OF[FishKind.SEAGULL], _KIND_OF[FishKind.JELLYFISH], _KIND_OF[FishKind.LANTERN]
+_MAX_STACK = NUM_ROUNDS  # a No Fighting space gains one card a round
+_MAX_PILE = NUM_ROUNDS * NUM_SPACES
+
+
+class RoundArrays(NamedTuple):
+    """One resolved round of every game: the batched form of `rules.RoundRecord`."""
+
+    round: int
+    plays: np.ndarray  # (B, n) diver card each seat played
+    catchers: np.ndarray  # (B, 3) seat that caught at each depth, -1 for nobody
+    best_cards: np.ndarray  # (B, 3) the best card at each depth, 0 where nobody was left
+    decisions: np.ndarray  # (B, 3) index into DECISIONS
+
+
+class VectorMiaui:
+    """B games of Miaui stepped together; see the module docstring."""
+
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 4,
+        open_baskets: bool = False,
+        no_fighting: bool = False,
+        view: str = "table",
+        reward: str = "win",
+        seed: int | None = None,
+    ):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if view not in VIEWS:
+            raise ValueError(f"view={view!r} is not allowed; views are {', '.join(map(repr, VIEWS))}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward={reward!r} is not allowed; rewards are {', '.join(map(repr, REWARDS))}")
+        self.config = GameConfig(num_players, open_baskets, no_fighting)
+        self.num_envs, self.num_players, self.view, self.reward = int(num_envs), num_players, view, reward
+        batch, n = self.num_envs, num_players
+
+        self._stats = stats_table(self.config)  # by deck index, then EMPTY, HIDDEN
+        self._features = features(self._stats)
+        self._empty, self._hidden = len(self.config.deck), len(self.config.deck) + 1
+        self._kind = np.where(self._stats[:, : len(FISH_KINDS)].any(axis=1), self._stats[:, : len(FISH_KINDS)].argmax(axis=1), -1)
+        self._peek_delta = self._features - self._features[self._hidden]
+        self._round_columns = round_columns(self.config)[:, :n]
+        rounds = range(NUM_ROUNDS + 1)
+        self._deep_rank = np.array([[0] * n] + [np.argsort(deep_priority(r, n)).tolist() for r in rounds[1:]])
+        self._shallow_rank = np.array([[0] * n] + [np.argsort(shallow_priority(r, n)).tolist() for r in rounds[1:]])
+        full = view == "recall" or open_baskets
+        self._opponent_mask = None if full else opponent_row_mask(False).astype(np.float32)
+
+        self._rngs = [seeding.np_random(None if seed is None else seed + i)[0] for i in range(batch)]
+        self._games, self._seats = np.arange(batch)[:, None], np.arange(n)[None, :]
+        self._all_games = np.arange(batch)
+
+        # The state, struct of arrays. Cards are deck indices (EMPTY where there is none).
+        self.round = 1
+        self._placement = np.zeros((batch, NUM_ROUNDS * NUM_SPACES), dtype=np.int16)  # deal order, rules.deal
+        self._put_back = np.zeros(batch, dtype=np.int16)
+        self._hands = np.ones((batch, n, NUM_DIVER_CARDS), dtype=np.int8)
+        self._lagoon = np.full((batch, NUM_SPACES, _MAX_STACK), self._empty, dtype=np.int16)
+        self._lagoon_len = np.zeros((batch, NUM_SPACES), dtype=np.int64)
+        self._peeker = np.full((batch, NUM_SPACES, _MAX_STACK), -1, dtype=np.int8)  # R5: who saw it face-down
+        self._piles = np.full((batch, n, _MAX_PILE), self._empty, dtype=np.int16)  # bottom first
+        self._pile_len = np.zeros((batch, n), dtype=np.int64)
+        self._pile_stats = np.zeros((batch, n, CARD_DIM), dtype=np.int64)
+        self._box_stats = np.zeros((batch, CARD_DIM), dtype=np.int64)
+        self._lantern_peeker = np.full((batch, NUM_SPACES), -1, dtype=np.int8)
+        # The last reveal, per seat.
+        self._last_plays = np.zeros((batch, n), dtype=np.int64)
+        self._caught_depth = np.zeros((batch, n, NUM_SPACES), dtype=np.float32)
+        self._caught_stats = np.zeros((batch, n, CARD_DIM), dtype=np.int64)
+        self._stolen_stats = np.zeros((batch, n, CARD_DIM), dtype=np.int64)
+        self._thefts = np.zeros((batch, n), dtype=np.float32)
+        self._triples = np.zeros((batch, n), dtype=np.float32)
+
+        # Output buffers. Pieces no step writes (table size, variant, absent seats) are set here once.
+        self._obs = np.zeros((batch, n, OBSERVATION_LAYOUT.size), dtype=np.float32)
+        OBSERVATION_LAYOUT.view(self._obs, "num_players")[:, :, n - MIN_PLAYERS] = 1.0
+        OBSERVATION_LAYOUT.view(self._obs, "variant")[:] = (open_baskets, no_fighting)
+        self._rows = np.zeros((batch, n, SEAT_DIM), dtype=np.float32)
+        SEAT_LAYOUT.view(self._rows, "present")[:] = 1.0
+        self._spans = {name: OBSERVATION_LAYOUT.span(name) for name in ("round", "hand", "lagoon", "lagoon_rest", "box")}
+        self._row_spans = {p.name: SEAT_LAYOUT.span(p.name) for p in SEAT_LAYOUT.pieces}
+        self._seats_at = OBSERVATION_LAYOUT.offsets["seats"]
+        self._pending_decks: list[list[int] | None] = [None] * batch
+        self._new_games()
+        self._encode()
+
+    # -- public API ---------------------------------------------------------------------------
+    @property
+    def observation_dim(self) -> int:
+        """Length of one observation vector."""
+        return OBSERVATION_LAYOUT.size
+
+    def reset(
+        self, seed: int | None = None, decks: Sequence[Sequence[str | FishCard] | None] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Deal new games in every slot; `seed` reseeds slot i with seed + i, `decks` stacks them."""
+        if decks is not None:
+            self.set_decks(decks)
+        if seed is not None:
+            self._rngs = [seeding.np_random(seed + i)[0] for i in range(self.num_envs)]
+        self._new_games()
+        self._encode()
+        return self._obs, self.action_masks()
+
+    def set_decks(self, decks: Sequence[Sequence[str | FishCard] | None]) -> None:
+        """Stack the next deal of each slot (None: shuffle as usual); checked before anything changes."""
+        if len(decks) != self.num_envs:
+            raise ValueError(f"decks must give one deck (or None) for each of the {self.num_envs} games, got {len(decks)}")
+        self._pending_decks = [None if d is None else parse_deck_order(d, self.config.deck) for d in decks]
+
+    def action_masks(self) -> np.ndarray:
+        """(B, n, 12) int8: 1 for each diver card still in hand."""
+        return self._hands.copy()
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Play one round of every game from `actions` (B, n); see the module docstring."""
+        plays = self._checked(actions) + 1
+        records = [self._resolve(plays)]
+        if self.round == NUM_ROUNDS:  # R6: the last card is forced
+            records.append(self._resolve(self._hands.argmax(axis=2) + 1))
+        self._encode()
+        masks = self.action_masks()
+        done = self.round > NUM_ROUNDS
+        rewards = np.zeros((self.num_envs, self.num_players), dtype=np.float32)
+        infos: dict[str, Any] = {"rounds": records}
+        if done:
+            scores = self._pile_stats[:, :, len(FISH_KINDS)].copy()
+            winners = scores == scores.max(axis=1, keepdims=True)
+            rewards[:] = self._final_rewards(scores, winners)
+            infos.update(final_observation=self._obs.copy(), final_action_mask=masks, scores=scores, winners=winners)
+            self._new_games()
+            self._encode()
+            masks = self.action_masks()
+        return self._obs, masks, rewards, np.full(self.num_envs, done), infos
+
+    # -- rules --------------------------------------------------------------------------------
+    def _checked(self, actions: np.ndarray) -> np.ndarray:
+        """The actions as int64 card indices, or IllegalActionError naming the game and seat."""
+        a = np.asarray(actions)
+        shape = (self.num_envs, self.num_players)
+        if a.shape != shape:
+            raise IllegalActionError(f"actions must have shape (num_envs, num_players) = {shape}, got {a.shape}")
+        if not np.issubdtype(a.dtype, np.integer):
+            raise IllegalActionError(f"actions must be integer card indices 0-11, got dtype {a.dtype}")
+        bad = (a < 0) | (a >= NUM_DIVER_CARDS)
+        if not bad.any():
+            bad = self._hands[self._games, self._seats, a] == 0
+        if bad.any():
+            g, s = (int(i) for i in np.argwhere(bad)[0])
+            legal = np.flatnonzero(self._hands[g, s]).tolist()
+            raise IllegalActionError(
+                f"game {g}, player_{s}: action {a[g, s]} is not a card in hand; legal actions: {legal} "
+                f"(diver cards {[c + 1 for c in legal]})"
+            )
+        return a.astype(np.int64)
+
+    def _new_games(self) -> None:
+        """Deal a new game in every slot (R3/R4) and clear everything else."""
+        dealt = [deal(self.config, rng, deck) for rng, deck in zip(self._rngs, self._pending_decks, strict=True)]
+        self._pending_decks = [None] * self.num_envs
+        self._put_back[:] = [put_back for put_back, _ in dealt]
+        self._placement[:] = [placement for _, placement in dealt]
+        self.round = 1
+        self._hands.fill(1)
+        self._lagoon.fill(self._empty)
+        self._lagoon[:, :, 0] = self._placement[:, :NUM_SPACES]
+        self._lagoon_len.fill(1)
+        self._peeker.fill(-1)
+        self._pile_len.fill(0)
+        self._pile_stats.fill(0)
+        self._box_stats.fill(0)
+        self._last_plays.fill(0)
+        self._clear_last_round()
+
+    def _clear_last_round(self) -> None:
+        for array in (self._caught_depth, self._caught_stats, self._stolen_stats, self._thefts, self._triples):
+            array.fill(0)
+
+    def _resolve(self, plays: np.ndarray) -> RoundArrays:
+        """R7/R8: resolve the three depths of every game, then restock (R4/R5)."""
+        batch, r = self.num_envs, self.round
+        self._hands[self._games, self._seats, plays - 1] = 0
+        self._last_plays[:] = plays
+        self._clear_last_round()
+        self._lantern_peeker.fill(-1)
+        still_in = np.ones(plays.shape, dtype=bool)
+        catchers = np.full((batch, NUM_SPACES), -1, dtype=np.int64)
+        best_cards = np.zeros((batch, NUM_SPACES), dtype=np.int64)
+        decisions = np.zeros((batch, NUM_SPACES), dtype=np.int64)
+        for depth in range(NUM_SPACES):
+            shallow = depth == NUM_SPACES - 1
+            # Seats already out get a card that can never be best: 13 for the lowest, 0 for the highest.
+            best = np.where(still_in, plays, NUM_DIVER_CARDS + 1).min(axis=1) if shallow else np.where(still_in, plays, 0).max(axis=1)
+            contenders = still_in & (plays == best[:, None])
+            count = contenders.sum(axis=1)
+            if self.config.no_fighting:  # R8: a tie catches nothing and puts the tied players out
+                won = count == 1
+                winner = contenders.argmax(axis=1)
+                still_in &= ~contenders
+                decisions[:, depth] = np.where(count == 0, _NOBODY_LEFT, np.where(won, _SOLE, _NO_FIGHTING))
+                best = np.where(count == 0, 0, best)
+            else:  # R1: Kiti's priority decides among the contenders
+                rank = (self._shallow_rank if shallow else self._deep_rank)[r]
+                winner = np.where(contenders, rank, self.num_players).argmin(axis=1)
+                won = np.ones(batch, dtype=bool)
+                still_in[self._all_games, winner] = False
+                decisions[:, depth] = np.where(count == 1, _SOLE, _KITI)
+            catchers[:, depth] = np.where(won, winner, -1)
+            best_cards[:, depth] = best
+            games = self._all_games if won.all() else np.flatnonzero(won)
+            self._catch(games, winner[games], depth)
+        self.round += 1
+        if self.round <= NUM_ROUNDS:
+            self._restock()
+        return RoundArrays(r, plays, catchers, best_cards, decisions)
+
+    def _catch(self, games: np.ndarray, seats: np.ndarray, depth: int) -> None:
+        """The winners take every card of the space, oldest first, each resolved as it lands (R8/R9)."""
+        if games.size == 0:
+            return
+        self._caught_depth[games, seats, depth] = 1.0
+        lengths = self._lagoon_len[games, depth]
+        for k in range(int(lengths.max())):
+            now = games if k == 0 else games[lengths > k]
+            who = seats if k == 0 else seats[lengths > k]
+            self._land(now, who, self._lagoon[now, depth, k].astype(np.int64), depth)
+        self._lagoon[games, depth] = self._empty
+        self._lagoon_len[games, depth] = 0
+        self._peeker[games, depth] = -1
+
+    def _land(self, games: np.ndarray, seats: np.ndarray, cards: np.ndarray, depth: int) -> None:
+        """R9 for one card per (game, seat): Seagull theft, Jellyfish triple, Lantern mark (R5)."""
+        stats = self._stats
+        self._caught_stats[games, seats] += stats[cards]
+        kinds = self._kind[cards]
+        gull = kinds == _SEAGULL
+        if gull.any():
+            g, s = games[gull], seats[gull]
+            self._box_stats[g] += stats[cards[gull]]
+            self._thefts[g, s] += 1.0
+            robbed = self._pile_len[g, s] > 0
+            g, s = g[robbed], s[robbed]
+            top = self._piles[g, s, self._pile_len[g, s] - 1].astype(np.int64)
+            self._pile_len[g, s] -= 1
+            self._pile_stats[g, s] -= stats[top]
+            self._box_stats[g] += stats[top]
+            self._stolen_stats[g, s] += stats[top]
+            games, seats, cards, kinds = games[~gull], seats[~gull], cards[~gull], kinds[~gull]
+        self._piles[games, seats, self._pile_len[games, seats]] = cards
+        self._pile_len[games, seats] += 1
+        self._pile_stats[games, seats] += stats[cards]
+        triple = (kinds == _JELLYFISH) & (self._pile_stats[games, seats, _JELLYFISH] == 3)
+        for g, s in zip(games[triple].tolist(), seats[triple].tolist(), strict=True):  # rare
+            pile = self._piles[g, s, : self._pile_len[g, s]]
+            jelly = self._kind[pile] == _JELLYFISH
+            kept = pile[~jelly]
+            removed = stats[pile[jelly]].sum(axis=0)
+            self._piles[g, s, : kept.size] = kept
+            self._pile_len[g, s] = kept.size
+            self._pile_stats[g, s] -= removed
+            self._box_stats[g] += removed
+            self._triples[g, s] += 1.0
+        if self.round < NUM_ROUNDS:
+            lantern = kinds == _LANTERN
+            self._lantern_peeker[games[lantern], depth] = seats[lantern]
+
+    def _restock(self) -> None:
+        """R4/R5: the round's three cards join their spaces, face-down for a Lantern's catcher."""
+        g = self._all_games
+        for depth in range(NUM_SPACES):
+            slot = self._lagoon_len[:, depth]
+            self._lagoon[g, depth, slot] = self._placement[:, NUM_SPACES * (self.round - 1) + depth]
+            self._peeker[g, depth, slot] = self._lantern_peeker[:, depth]
+            self._lagoon_len[:, depth] += 1
+
+    def _final_rewards(self, scores: np.ndarray, winners: np.ndarray) -> np.ndarray:
+        """R10 and the env's reward modes, for every game at once."""
+        if self.reward == "win":
+            return winners / winners.sum(axis=1, keepdims=True)
+        if self.reward == "score":
+            return scores
+        others = np.where(np.eye(self.num_players, dtype=bool), np.iinfo(np.int64).min, scores[:, None, :])
+        return scores - others.max(axis=2)
+
+    # -- observations -------------------------------------------------------------------------
+    def _encode(self) -> None:
+        """Write every seat's observation into the buffer, exactly as `observation.Encoder` does."""
+        batch, n, obs, rows, spans = self.num_envs, self.num_players, self._obs, self._rows, self._spans
+        obs[:, :, spans["round"]] = 0.0
+        if self.round <= NUM_ROUNDS:
+            obs[:, :, spans["round"].start + self.round - 1] = 1.0
+        obs[:, :, spans["hand"]] = self._hands
+
+        face_down = self._peeker >= 0
+        any_face_down = bool(face_down.any())
+        shown = np.where(face_down, self._hidden, self._lagoon) if any_face_down else self._lagoon
+        obs[:, :, spans["lagoon"]] = self._features[shown[:, :, :LAGOON_SLOTS]].reshape(batch, 1, -1)
+        if self.config.no_fighting:
+            rest = self._stats[shown[:, :, LAGOON_SLOTS:]].sum(axis=2)
+            obs[:, :, spans["lagoon_rest"]] = features(rest).reshape(batch, 1, -1)
+        if self.view == "recall":
+            obs[:, :, spans["box"]] = features(self._box_stats)[:, None, :]
+
+        row = self._row_spans
+        rows[:, :, row["kiti"].start : row["shallow_priority"].stop] = self._round_columns[self.round]
+        rows[:, :, row["pile_summary"]] = pile_summary(self._pile_stats, self._pile_len)
+        depth_below_top = self._pile_len[:, :, None] - 1 - np.arange(PILE_SLOTS)
+        top = np.take_along_axis(self._piles, np.maximum(depth_below_top, 0), axis=2)
+        top = np.where(depth_below_top >= 0, top, self._empty)
+        rows[:, :, row["pile"]] = self._features[top].reshape(batch, n, -1)
+        rows[:, :, row["played"]] = 1 - self._hands
+        last = rows[:, :, row["last_round"]]
+        last.fill(0.0)
+        if self._last_plays.any():
+            last[self._games, self._seats, self._last_plays - 1] = 1.0
+            last[:, :, _CAUGHT_AT : _CAUGHT_AT + NUM_SPACES] = self._caught_depth
+            last[:, :, _CAUGHT] = features(self._caught_stats)
+            last[:, :, _STOLEN] = features(self._stolen_stats)
+            last[:, :, _THEFTS] = self._thefts
+            last[:, :, _TRIPLES] = self._triples
+
+        # Seat rows, rotated so each observer comes first; opponents' rows pass R11's mask.
+        public = rows if self._opponent_mask is None else rows * self._opponent_mask
+        at, width = self._seats_at, SEAT_DIM
+        for seat in range(n):
+            obs[:, seat, at : at + width] = rows[:, seat]
+            obs[:, seat, at + width : at + width * (n - seat)] = public[:, seat + 1 :].reshape(batch, -1)
+            obs[:, seat, at + width * (n - seat) : at + width * n] = public[:, :seat].reshape(batch, -1)
+
+        if any_face_down:  # R5: each peeker alone sees her face-down cards
+            g, depth, slot = np.nonzero(face_down)
+            peeker = self._peeker[g, depth, slot].astype(np.int64)
+            start = np.where(
+                slot < LAGOON_SLOTS,
+                spans["lagoon"].start + (depth * LAGOON_SLOTS + slot) * CARD_DIM,
+                spans["lagoon_rest"].start + depth * CARD_DIM,
+            )
+            cols = start[:, None] + np.arange(CARD_DIM)
+            np.add.at(obs, (g[:, None], peeker[:, None], cols), self._peek_delta[self._lagoon[g, depth, slot]])
+
+    # -- inspection ---------------------------------------------------------------------------
+    def scores(self) -> np.ndarray:
+        """(B, n) current scores (R10): the value sum of every pile."""
+        return self._pile_stats[:, :, len(FISH_KINDS)].copy()

@@ -1,0 +1,139 @@
+"""The batched engine against the reference env: identical games, step by step."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from helpers import stacked_deck
+
+import miaui_env
+from miaui_env import IllegalActionError
+from miaui_env.vector import DECISIONS, VectorMiaui
+
+CONFIGS = list(itertools.product(range(3, 7), (False, True), (False, True)))
+GAMES, EPISODES = 64, 4  # 256 games per configuration and view, 8192 in all
+
+
+def reference_step(envs, actions):
+    """Step every reference env with one game's joint action; stack what they return."""
+    out = [env.step({f"player_{s}": int(a) for s, a in enumerate(row)}) for env, row in zip(envs, actions, strict=True)]
+    return out
+
+
+def stacked(per_env: list[dict], key: str) -> np.ndarray:
+    return np.stack([np.stack([o[a][key] for a in sorted(o, key=lambda a: int(a.split("_")[1]))]) for o in per_env])
+
+
+@pytest.mark.parametrize("view", ["table", "recall"])
+@pytest.mark.parametrize(("n", "open_baskets", "no_fighting"), CONFIGS)
+def test_batched_engine_plays_the_reference_games(n, open_baskets, no_fighting, view):
+    reward = ("win", "score", "margin")[(n + open_baskets + 2 * no_fighting) % 3]
+    kwargs = dict(num_players=n, open_baskets=open_baskets, no_fighting=no_fighting, view=view, reward=reward)
+    seed = 1000 * n + 10 * open_baskets + no_fighting
+    engine = VectorMiaui(GAMES, seed=seed, **kwargs)
+    refs = [miaui_env.parallel_env(**kwargs) for _ in range(GAMES)]
+    first = [env.reset(seed=seed + i)[0] for i, env in enumerate(refs)]
+    obs, masks = engine.reset(seed=seed)
+    np.testing.assert_array_equal(obs, stacked(first, "observation"))
+    np.testing.assert_array_equal(masks, stacked(first, "action_mask"))
+    rng = np.random.default_rng(seed)
+    for _ in range(EPISODES):
+        for step in range(11):
+            legal = masks.astype(bool)
+            actions = np.argmax(rng.random(legal.shape) * legal, axis=2)
+            obs, masks, rewards, dones, infos = engine.step(actions)
+            results = [env.step({f"player_{s}": int(a) for s, a in enumerate(row)}) for env, row in zip(refs, actions, strict=True)]
+            ref_obs = [r[0] for r in results]
+            ref_rewards = np.array([[r[1][f"player_{s}"] for s in range(n)] for r in results], dtype=np.float32)
+            np.testing.assert_array_equal(rewards, ref_rewards)
+            assert dones.all() == (step == 10) and dones.any() == (step == 10)
+            for rounds, ref_rounds in zip(
+                infos["rounds"], zip(*(r[4]["player_0"]["round_results"] for r in results), strict=True), strict=True
+            ):
+                assert [rec.round for rec in ref_rounds] == [rounds.round] * GAMES
+                np.testing.assert_array_equal(rounds.plays, [rec.plays for rec in ref_rounds])
+                np.testing.assert_array_equal(
+                    rounds.catchers, [[-1 if d.winner is None else d.winner for d in rec.depths] for rec in ref_rounds]
+                )
+                np.testing.assert_array_equal(rounds.best_cards, [[d.best_card or 0 for d in rec.depths] for rec in ref_rounds])
+                assert [[DECISIONS[i] for i in row] for row in rounds.decisions.tolist()] == [
+                    [d.decision for d in rec.depths] for rec in ref_rounds
+                ]
+            if step < 10:
+                np.testing.assert_array_equal(obs, stacked(ref_obs, "observation"))
+                np.testing.assert_array_equal(masks, stacked(ref_obs, "action_mask"))
+                continue
+            np.testing.assert_array_equal(infos["final_observation"], stacked(ref_obs, "observation"))
+            np.testing.assert_array_equal(infos["final_action_mask"], stacked(ref_obs, "action_mask"))
+            np.testing.assert_array_equal(infos["scores"], [[r[4][f"player_{s}"]["score"] for s in range(n)] for r in results])
+            np.testing.assert_array_equal(infos["winners"], [[r[4][f"player_{s}"]["winner"] for s in range(n)] for r in results])
+            restarted = [env.reset()[0] for env in refs]  # the next game of each slot: no seed, same stream
+            np.testing.assert_array_equal(obs, stacked(restarted, "observation"))
+            np.testing.assert_array_equal(masks, stacked(restarted, "action_mask"))
+
+
+def test_stacked_decks_per_game_match_the_reference():
+    decks = [
+        stacked_deck([("tigerfish:7", "emperor_tuna:15", "lantern:5")]),
+        None,
+        stacked_deck([("seagull:0", "jellyfish:-15", "kittenfish:1", "tigerfish:6")]),
+    ]
+    engine = VectorMiaui(3, num_players=4, seed=5)
+    obs, _ = engine.reset(seed=5, decks=decks)
+    for i, deck in enumerate(decks):
+        ref = miaui_env.parallel_env(num_players=4)
+        ref_obs, _ = ref.reset(seed=5 + i, options={"deck": deck} if deck else None)
+        np.testing.assert_array_equal(obs[i], stacked([ref_obs], "observation")[0])
+
+
+def engine_snapshot(engine: VectorMiaui) -> tuple:
+    return (engine._obs.tobytes(), engine._hands.tobytes(), engine._pile_stats.tobytes(), engine.round)
+
+
+@pytest.mark.parametrize(
+    ("actions", "message"),
+    [
+        (np.zeros((4, 3), dtype=np.int64), r"shape \(num_envs, num_players\) = \(4, 4\), got \(4, 3\)"),
+        (np.zeros((4, 4)), "integer card indices"),
+        (np.full((4, 4), 12), "game 0, player_0: action 12 is not a card in hand"),
+        (np.array([[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]]), "game 0, player_1: action 1"),
+    ],
+)
+def test_bad_actions_name_game_and_seat_and_change_nothing(actions, message):
+    engine = VectorMiaui(4, num_players=4, seed=0)
+    engine.step(np.ones((4, 4), dtype=np.int64))  # everyone plays diver card 2
+    before = engine_snapshot(engine)
+    with pytest.raises(IllegalActionError, match=message):
+        engine.step(actions if message != "game 0, player_1: action 1" else np.where(np.arange(4) == 1, 1, 0)[None].repeat(4, 0))
+    assert engine_snapshot(engine) == before
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"num_envs": 0}, "num_envs"),
+        ({"num_envs": 2, "num_players": 7}, "num_players=7"),
+        ({"num_envs": 2, "view": "x"}, "view"),
+        ({"num_envs": 2, "reward": "x"}, "reward"),
+    ],
+)
+def test_bad_settings_are_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        VectorMiaui(**kwargs)
+
+
+def test_same_seed_same_games():
+    def play(seed: int) -> list[np.ndarray]:
+        engine = VectorMiaui(8, num_players=5, no_fighting=True, seed=seed)
+        rng = np.random.default_rng(0)
+        masks, seen = engine.action_masks(), []
+        for _ in range(22):
+            obs, masks, rewards, _, _ = engine.step(np.argmax(rng.random(masks.shape) * masks, axis=2))
+            seen += [obs.copy(), rewards]
+        return seen
+
+    a, b, c = play(3), play(3), play(4)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
