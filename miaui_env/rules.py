@@ -195,31 +195,50 @@ def shallow_priority(round_number: int, num_players: int) -> tuple[int, ...]:
     return tuple((a + 1 + k) % num_players for k in range(num_players))
 
 
+# Every deal consumes exactly this many uniforms from the game's generator: 37 whose argsort is the
+# shuffle, then one for each time round 1 puts a Seagull back. A reinserted Seagull can be drawn
+# again, so 16 are kept: measured, a deal needs more than 6 about once in 25,000 and each further
+# one about 5 times more rarely, so 16 run out about once in 10^11 deals. A fixed amount lets the
+# batched engine draw many games' randomness at once and still deal exactly the same games.
+SEAGULL_UNIFORMS = 16
+DEAL_UNIFORMS = DECK_SIZE + SEAGULL_UNIFORMS
+
+
 def deal(config: GameConfig, rng: np.random.Generator, deck_order: Sequence[int] | None = None) -> tuple[int, list[int]]:
     """R3/R4 setup: the card put back unseen, and the 36 others in the order they reach the lagoon.
 
     `deck_order` stacks the deck (deck indices, top first; the first is put back); without it the
-    deck is shuffled with `rng`. Round 1's three cards come first, its Seagulls already replaced:
-    each is inserted at a uniform position of what remains (drawn from `rng`), the rest keeping
-    its order, so a stacked deck stays predictable apart from that one card.
+    deck is shuffled. Either way DEAL_UNIFORMS numbers are drawn from `rng` (see `deal_from`).
     """
-    n_cards = len(config.deck)
-    if deck_order is None:
-        order = [int(i) for i in rng.permutation(n_cards)]
-    else:
-        order = [int(i) for i in deck_order]
-        if sorted(order) != list(range(n_cards)):
-            raise DeckError(f"deck_order must be a permutation of the deck indices 0..{n_cards - 1}")
-    put_back, deck = order[0], order[1:]
-    first_round = []
+    if deck_order is not None:
+        deck_order = [int(i) for i in deck_order]
+        if sorted(deck_order) != list(range(len(config.deck))):
+            raise DeckError(f"deck_order must be a permutation of the deck indices 0..{len(config.deck) - 1}")
+    return deal_from(config, rng.random(DEAL_UNIFORMS), deck_order)
+
+
+def deal_from(config: GameConfig, uniforms: np.ndarray, deck_order: Sequence[int] | None = None) -> tuple[int, list[int]]:
+    """`deal` from its DEAL_UNIFORMS numbers: the shuffle is their argsort, the rest reinsert Seagulls."""
+    order = list(deck_order) if deck_order is not None else np.argsort(uniforms[:DECK_SIZE], kind="stable").tolist()
+    return order[0], first_round_order(config, order[1:], uniforms[DECK_SIZE:])
+
+
+def first_round_order(config: GameConfig, deck: list[int], uniforms: np.ndarray) -> list[int]:
+    """R4 round 1: draw three cards; a Seagull is replaced by the next card, then inserted at a
+    uniform position of what remains (the rest keeps its order, so stacked decks stay predictable).
+    Returns the deck in lagoon order: round 1's three cards first. Should the uniforms run out
+    (see SEAGULL_UNIFORMS), a further Seagull goes to the bottom.
+    """
+    deck, first_round, put_backs = list(deck), [], iter(uniforms)
     for _ in range(NUM_SPACES):
         card = deck.pop(0)
         while config.deck[card].kind is FishKind.SEAGULL:
             replacement = deck.pop(0)
-            deck.insert(int(rng.integers(len(deck) + 1)), card)
+            position = min(int(next(put_backs, 1.0) * (len(deck) + 1)), len(deck))
+            deck.insert(position, card)
             card = replacement
         first_round.append(card)
-    return put_back, first_round + deck
+    return first_round + deck
 
 
 def new_game(config: GameConfig, rng: np.random.Generator, deck_order: Sequence[int] | None = None) -> GameState:

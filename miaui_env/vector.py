@@ -21,8 +21,9 @@ dealing is `rules.deal` itself. `reset(decks=...)` stacks the next deal per slot
 `options={"deck": ...}` does. A test plays thousands of games through both and requires identical
 observations, masks, rewards, scores and winners at every step.
 
-**Buffers.** The observation array returned is the engine's own buffer, overwritten by the next
-step: copy it to keep it. Masks, rewards and infos are fresh arrays.
+**Buffers.** The observation array returned is one of the engine's two buffers, overwritten by a
+later step (`final_observation` by the step that ends the next episode): copy it to keep it. Masks,
+rewards and the other infos are fresh arrays.
 """
 
 from __future__ import annotations
@@ -56,14 +57,16 @@ from miaui_env.observation import (
     stats_table,
 )
 from miaui_env.rules import (
+    DEAL_UNIFORMS,
+    DECK_SIZE,
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
     NUM_SPACES,
     Decision,
     GameConfig,
     IllegalActionError,
-    deal,
     deep_priority,
+    first_round_order,
     shallow_priority,
 )
 
@@ -73,6 +76,7 @@ _KIND_OF = {kind: i for i, kind in enumerate(FISH_KINDS)}
 _SEAGULL, _JELLYFISH, _LANTERN = _KIND_OF[FishKind.SEAGULL], _KIND_OF[FishKind.JELLYFISH], _KIND_OF[FishKind.LANTERN]
 _MAX_STACK = NUM_ROUNDS  # a No Fighting space gains one card a round
 _MAX_PILE = NUM_ROUNDS * NUM_SPACES
+_DEALS_AHEAD = 4  # deals' worth of uniforms drawn per slot at once (one generator call, not four)
 
 
 class RoundArrays(NamedTuple):
@@ -108,7 +112,7 @@ class VectorMiaui:
         self.num_envs, self.num_players, self.view, self.reward = int(num_envs), num_players, view, reward
         batch, n = self.num_envs, num_players
 
-        self._stats = stats_table(self.config)  # by deck index, then EMPTY, HIDDEN
+        self._stats = stats_table(self.config).astype(np.int32)  # by deck index, then EMPTY, HIDDEN
         self._features = features(self._stats)
         self._empty, self._hidden = len(self.config.deck), len(self.config.deck) + 1
         self._kind = np.where(self._stats[:, : len(FISH_KINDS)].any(axis=1), self._stats[:, : len(FISH_KINDS)].argmax(axis=1), -1)
@@ -121,6 +125,9 @@ class VectorMiaui:
         self._opponent_mask = None if full else opponent_row_mask(False).astype(np.float32)
 
         self._rngs = [seeding.np_random(None if seed is None else seed + i)[0] for i in range(batch)]
+        self._uniforms = np.zeros((batch, _DEALS_AHEAD, DEAL_UNIFORMS))
+        self._deals_left = 0
+        self._first_round_gull = self._kind == _SEAGULL
         self._games, self._seats = np.arange(batch)[:, None], np.arange(n)[None, :]
         self._all_games = np.arange(batch)
 
@@ -134,21 +141,26 @@ class VectorMiaui:
         self._peeker = np.full((batch, NUM_SPACES, _MAX_STACK), -1, dtype=np.int8)  # R5: who saw it face-down
         self._piles = np.full((batch, n, _MAX_PILE), self._empty, dtype=np.int16)  # bottom first
         self._pile_len = np.zeros((batch, n), dtype=np.int64)
-        self._pile_stats = np.zeros((batch, n, CARD_DIM), dtype=np.int64)
-        self._box_stats = np.zeros((batch, CARD_DIM), dtype=np.int64)
+        self._pile_stats = np.zeros((batch, n, CARD_DIM), dtype=np.int32)
+        self._box_stats = np.zeros((batch, CARD_DIM), dtype=np.int32)
         self._lantern_peeker = np.full((batch, NUM_SPACES), -1, dtype=np.int8)
         # The last reveal, per seat.
         self._last_plays = np.zeros((batch, n), dtype=np.int64)
         self._caught_depth = np.zeros((batch, n, NUM_SPACES), dtype=np.float32)
-        self._caught_stats = np.zeros((batch, n, CARD_DIM), dtype=np.int64)
-        self._stolen_stats = np.zeros((batch, n, CARD_DIM), dtype=np.int64)
+        self._caught_stats = np.zeros((batch, n, CARD_DIM), dtype=np.int32)
+        self._stolen_stats = np.zeros((batch, n, CARD_DIM), dtype=np.int32)
         self._thefts = np.zeros((batch, n), dtype=np.float32)
         self._triples = np.zeros((batch, n), dtype=np.float32)
 
-        # Output buffers. Pieces no step writes (table size, variant, absent seats) are set here once.
-        self._obs = np.zeros((batch, n, OBSERVATION_LAYOUT.size), dtype=np.float32)
-        OBSERVATION_LAYOUT.view(self._obs, "num_players")[:, :, n - MIN_PLAYERS] = 1.0
-        OBSERVATION_LAYOUT.view(self._obs, "variant")[:] = (open_baskets, no_fighting)
+        # Two observation buffers: at an episode's end the filled one becomes `final_observation` and
+        # the new games are written into the other, so no 40 MB copy is made. Pieces no step writes
+        # (table size, variant, absent seats' rows) are set here once, in both.
+        self._buffers = [np.zeros((batch, n, OBSERVATION_LAYOUT.size), dtype=np.float32) for _ in range(2)]
+        for buffer in self._buffers:
+            OBSERVATION_LAYOUT.view(buffer, "num_players")[:, :, n - MIN_PLAYERS] = 1.0
+            OBSERVATION_LAYOUT.view(buffer, "variant")[:] = (open_baskets, no_fighting)
+        self._obs = self._buffers[0]
+        self._round_one_hot = np.eye(NUM_ROUNDS + 1, NUM_ROUNDS, k=-1, dtype=np.float32)  # row r: round r; 0, 13: none
         self._rows = np.zeros((batch, n, SEAT_DIM), dtype=np.float32)
         SEAT_LAYOUT.view(self._rows, "present")[:] = 1.0
         self._spans = {name: OBSERVATION_LAYOUT.span(name) for name in ("round", "hand", "lagoon", "lagoon_rest", "box")}
@@ -172,6 +184,7 @@ class VectorMiaui:
             self.set_decks(decks)
         if seed is not None:
             self._rngs = [seeding.np_random(seed + i)[0] for i in range(self.num_envs)]
+            self._deals_left = 0
         self._new_games()
         self._encode()
         return self._obs, self.action_masks()
@@ -201,7 +214,8 @@ class VectorMiaui:
             scores = self._pile_stats[:, :, len(FISH_KINDS)].copy()
             winners = scores == scores.max(axis=1, keepdims=True)
             rewards[:] = self._final_rewards(scores, winners)
-            infos.update(final_observation=self._obs.copy(), final_action_mask=masks, scores=scores, winners=winners)
+            infos.update(final_observation=self._obs, final_action_mask=masks, scores=scores, winners=winners)
+            self._obs = self._buffers[self._obs is self._buffers[0]]
             self._new_games()
             self._encode()
             masks = self.action_masks()
@@ -230,10 +244,7 @@ class VectorMiaui:
 
     def _new_games(self) -> None:
         """Deal a new game in every slot (R3/R4) and clear everything else."""
-        dealt = [deal(self.config, rng, deck) for rng, deck in zip(self._rngs, self._pending_decks, strict=True)]
-        self._pending_decks = [None] * self.num_envs
-        self._put_back[:] = [put_back for put_back, _ in dealt]
-        self._placement[:] = [placement for _, placement in dealt]
+        self._deal()
         self.round = 1
         self._hands.fill(1)
         self._lagoon.fill(self._empty)
@@ -245,6 +256,26 @@ class VectorMiaui:
         self._box_stats.fill(0)
         self._last_plays.fill(0)
         self._clear_last_round()
+
+    def _deal(self) -> None:
+        """R3/R4 for every slot, consuming exactly the uniforms `rules.deal` would (so slot i deals
+        what the reference env seeded s + i deals): one argsort shuffles all games, and only games
+        that meet a Seagull in round 1 go through `rules.first_round_order`."""
+        if self._deals_left == 0:
+            self._uniforms = np.stack([rng.random((_DEALS_AHEAD, DEAL_UNIFORMS)) for rng in self._rngs])
+            self._deals_left = _DEALS_AHEAD
+        uniforms = self._uniforms[:, _DEALS_AHEAD - self._deals_left]
+        self._deals_left -= 1
+        order = np.argsort(uniforms[:, :DECK_SIZE], axis=1, kind="stable")
+        for slot, stacked in enumerate(self._pending_decks):
+            if stacked is not None:
+                order[slot] = stacked
+        self._pending_decks = [None] * self.num_envs
+        self._put_back[:] = order[:, 0]
+        self._placement[:] = order[:, 1:]
+        # A Seagull among the first three cards sets off R4's replacement; the others deal as they lie.
+        for slot in np.flatnonzero(self._first_round_gull[order[:, 1 : 1 + NUM_SPACES]].any(axis=1)).tolist():
+            self._placement[slot] = first_round_order(self.config, order[slot, 1:].tolist(), uniforms[slot, DECK_SIZE:])
 
     def _clear_last_round(self) -> None:
         for array in (self._caught_depth, self._caught_stats, self._stolen_stats, self._thefts, self._triples):
@@ -297,15 +328,18 @@ class VectorMiaui:
         for k in range(int(lengths.max())):
             now = games if k == 0 else games[lengths > k]
             who = seats if k == 0 else seats[lengths > k]
-            self._land(now, who, self._lagoon[now, depth, k].astype(np.int64), depth)
+            self._land(now, who, self._lagoon[now, depth, k].astype(np.int64), depth, first=k == 0)
         self._lagoon[games, depth] = self._empty
         self._lagoon_len[games, depth] = 0
         self._peeker[games, depth] = -1
 
-    def _land(self, games: np.ndarray, seats: np.ndarray, cards: np.ndarray, depth: int) -> None:
+    def _land(self, games: np.ndarray, seats: np.ndarray, cards: np.ndarray, depth: int, first: bool) -> None:
         """R9 for one card per (game, seat): Seagull theft, Jellyfish triple, Lantern mark (R5)."""
         stats = self._stats
-        self._caught_stats[games, seats] += stats[cards]
+        if first:  # a seat catches once a round, so its first card starts the round's tally
+            self._caught_stats[games, seats] = stats[cards]
+        else:
+            self._caught_stats[games, seats] += stats[cards]
         kinds = self._kind[cards]
         gull = kinds == _SEAGULL
         if gull.any():
@@ -324,13 +358,14 @@ class VectorMiaui:
         self._pile_len[games, seats] += 1
         self._pile_stats[games, seats] += stats[cards]
         triple = (kinds == _JELLYFISH) & (self._pile_stats[games, seats, _JELLYFISH] == 3)
-        for g, s in zip(games[triple].tolist(), seats[triple].tolist(), strict=True):  # rare
-            pile = self._piles[g, s, : self._pile_len[g, s]]
-            jelly = self._kind[pile] == _JELLYFISH
-            kept = pile[~jelly]
-            removed = stats[pile[jelly]].sum(axis=0)
-            self._piles[g, s, : kept.size] = kept
-            self._pile_len[g, s] = kept.size
+        if triple.any():  # the three Jellyfish leave; the other fish close up in order
+            g, s = games[triple], seats[triple]
+            piles = self._piles[g, s]
+            in_pile = np.arange(_MAX_PILE) < self._pile_len[g, s, None]  # past the top lie stale ids
+            jelly = (self._kind[piles] == _JELLYFISH) & in_pile
+            removed = np.where(jelly[..., None], stats[piles], 0).sum(axis=1, dtype=np.int32)
+            self._piles[g, s] = np.take_along_axis(piles, np.argsort(jelly, axis=1, kind="stable"), axis=1)
+            self._pile_len[g, s] -= 3
             self._pile_stats[g, s] -= removed
             self._box_stats[g] += removed
             self._triples[g, s] += 1.0
@@ -360,18 +395,18 @@ class VectorMiaui:
     def _encode(self) -> None:
         """Write every seat's observation into the buffer, exactly as `observation.Encoder` does."""
         batch, n, obs, rows, spans = self.num_envs, self.num_players, self._obs, self._rows, self._spans
-        obs[:, :, spans["round"]] = 0.0
-        if self.round <= NUM_ROUNDS:
-            obs[:, :, spans["round"].start + self.round - 1] = 1.0
+        obs[:, :, spans["round"]] = self._round_one_hot[self.round % (NUM_ROUNDS + 1)]
         obs[:, :, spans["hand"]] = self._hands
 
         face_down = self._peeker >= 0
         any_face_down = bool(face_down.any())
         shown = np.where(face_down, self._hidden, self._lagoon) if any_face_down else self._lagoon
-        obs[:, :, spans["lagoon"]] = self._features[shown[:, :, :LAGOON_SLOTS]].reshape(batch, 1, -1)
         if self.config.no_fighting:
+            obs[:, :, spans["lagoon"]] = self._features[shown[:, :, :LAGOON_SLOTS]].reshape(batch, 1, -1)
             rest = self._stats[shown[:, :, LAGOON_SLOTS:]].sum(axis=2)
             obs[:, :, spans["lagoon_rest"]] = features(rest).reshape(batch, 1, -1)
+        else:  # a space holds exactly one card: slots 1-2 and the rest stay zero
+            OBSERVATION_LAYOUT.view(obs, "lagoon")[:, :, :, 0] = self._features[shown[:, :, 0]][:, None]
         if self.view == "recall":
             obs[:, :, spans["box"]] = features(self._box_stats)[:, None, :]
 
