@@ -346,6 +346,10 @@ class MiauiParallelEnv(ParallelEnv):
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
         return {a: self._table.observe(s) for s, a in enumerate(self.agents)}
 
+    def check_action(self, agent: str, action: Any) -> None:
+        """Raise IllegalActionError, naming the legal actions, unless `action` is a card in `agent`'s hand."""
+        self._table.card_for(agent, action)
+
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Reveal one round from every agent's action; IllegalActionError (nothing changes) if any is bad."""
         if set(actions) != set(self.agents):

@@ -1,0 +1,99 @@
+"""One seat of Miaui against fixed opponents, as a Gymnasium env (`miaui_env/Miaui-v0`).
+
+    env = gymnasium.make("miaui_env/Miaui-v0", num_players=4, opponents=None)
+
+The agent plays one seat (`seat=None` draws it anew each reset from the env's generator, so every
+position at the table is learned); the other seats are played by `opponents`: None (uniformly
+random legal cards), one agent or batched callable for every opponent seat, or a list with one per
+opponent seat in clockwise order from the agent's left. Observations are the env's 620-float vector
+(`miaui_env.env` documents it) as a Box; `action_masks()` gives the legal cards, which is what
+sb3-contrib's MaskablePPO looks for. Rewards, views, variants and errors are the env's: an action
+that is not a card in hand raises IllegalActionError and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from miaui_env.agents import Agent, Policy, RandomAgent, as_policy, reset_agent
+from miaui_env.env import RENDER_MODES, VECTOR_BOUND, MiauiParallelEnv
+from miaui_env.observation import OBSERVATION_LAYOUT
+from miaui_env.rules import NUM_DIVER_CARDS
+
+ENV_ID = "miaui_env/Miaui-v0"
+
+
+class MiauiSingleAgentEnv(gymnasium.Env):
+    """One seat against fixed opponents; see the module docstring."""
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}  # noqa: RUF012 (Gymnasium's convention)
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        opponents: Agent | Policy | Sequence[Agent | Policy] | None = None,
+        seat: int | None = None,
+        open_baskets: bool = False,
+        no_fighting: bool = False,
+        view: str = "table",
+        reward: str = "win",
+        render_mode: str | None = None,
+    ):
+        self._game = MiauiParallelEnv(num_players, open_baskets, no_fighting, view, reward, render_mode)
+        if seat is not None and seat not in range(num_players):
+            raise ValueError(f"seat={seat!r} is not allowed; use None (a random seat each game) or 0-{num_players - 1}")
+        if opponents is None:
+            opponents = RandomAgent()
+        if isinstance(opponents, Sequence):
+            if len(opponents) != num_players - 1:
+                raise ValueError(f"opponents must give one agent for each of the {num_players - 1} other seats, got {len(opponents)}")
+            self._opponents = list(opponents)
+        else:
+            self._opponents = [opponents] * (num_players - 1)
+        self.fixed_seat, self.seat = seat, seat or 0
+        self.num_players, self.render_mode = num_players, render_mode
+        self.observation_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
+        self.action_space = gymnasium.spaces.Discrete(NUM_DIVER_CARDS)
+        self._obs: dict[str, dict[str, np.ndarray]] = {}
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """A new game (deck from this env's generator, or `options={"deck": [...]}`); the agent's seat."""
+        super().reset(seed=seed)
+        game_seed = int(self.np_random.integers(2**31))
+        self.seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(self.num_players))
+        for opponent in self._opponents:
+            if isinstance(opponent, RandomAgent):
+                opponent.rng = np.random.default_rng(self.np_random.integers(2**31))
+            reset_agent(opponent)
+        self._obs, _ = self._game.reset(seed=game_seed, options=options)
+        return self._own_observation(), {"seat": self.seat}
+
+    def _own_observation(self) -> np.ndarray:
+        return self._obs[f"player_{self.seat}"]["observation"]
+
+    def action_masks(self) -> np.ndarray:
+        """Legal cards of the agent's seat (bool, 12)."""
+        return self._obs[f"player_{self.seat}"]["action_mask"].astype(bool)
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Play the agent's card; the opponents choose theirs from their own observations."""
+        me = f"player_{self.seat}"
+        self._game.check_action(me, action)  # refuse a bad card before the opponents move
+        actions = {me: action}
+        for k, opponent in enumerate(self._opponents, start=1):
+            agent = f"player_{(self.seat + k) % self.num_players}"
+            seen = self._obs[agent]
+            chosen = as_policy(opponent)(seen["observation"][None], seen["action_mask"][None])
+            actions[agent] = int(np.asarray(chosen).reshape(-1)[0])
+        self._obs, rewards, terminations, _, infos = self._game.step(actions)
+        info = dict(infos[me])
+        info["seat"] = self.seat
+        return self._own_observation(), float(rewards[me]), bool(terminations[me]), False, info
+
+    def render(self) -> str | None:
+        """The table as text; see `miaui_env.env`."""
+        return self._game.render()

@@ -1,0 +1,160 @@
+"""The SB3 self-play VecEnv and the Gymnasium single-agent env."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from sb3_contrib import MaskablePPO
+
+import miaui_env
+from miaui_env import IllegalActionError
+from miaui_env.agents import RandomAgent
+from miaui_env.sb3 import MiauiSelfPlayVecEnv
+
+
+def lowest_card(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """An opponent that always plays its lowest card."""
+    return np.argmax(masks, axis=1)
+
+
+def play_episode(venv: MiauiSelfPlayVecEnv, rng: np.random.Generator) -> tuple[np.ndarray, list[dict]]:
+    """Random legal learner actions until the episode ends; returns summed rewards and final infos."""
+    total = np.zeros(venv.num_envs)
+    while True:
+        actions = np.argmax(rng.random((venv.num_envs, 12)) * venv.action_masks(), axis=1)
+        _, rewards, dones, infos = venv.step(actions)
+        total += rewards
+        if dones.all():
+            return total, infos
+        assert not dones.any()
+
+
+def test_each_index_gets_its_own_seats_reward_and_seats_rotate():
+    venv = MiauiSelfPlayVecEnv(num_games=8, num_players=5, learner_seats=[0, 3], opponent=lowest_card, reward="score", seed=1)
+    venv.reset()
+    rng = np.random.default_rng(0)
+    for episode in range(3):
+        total, infos = play_episode(venv, rng)
+        seats = [info["seat"] for info in infos]
+        assert seats == [(s + episode) % 5 for s in (0, 3)] * 8
+        assert total.tolist() == [info["score"] for info in infos]  # its own seat's score, nobody else's
+        assert [info["episode"]["r"] for info in infos] == total.tolist()
+        for info in infos:
+            assert info["terminal_observation"].shape == (620,)
+
+
+def test_opponents_move_only_on_their_seats_and_swap_between_episodes():
+    calls = []
+
+    def counting(observations, masks):
+        calls.append(len(masks))
+        return np.argmax(masks, axis=1)
+
+    venv = MiauiSelfPlayVecEnv(num_games=4, num_players=4, learner_seats=[1], opponent=counting, rotate_seats=False, seed=2)
+    venv.reset()
+    rng = np.random.default_rng(1)
+    venv.step(np.argmax(rng.random((4, 12)) * venv.action_masks(), axis=1))
+    assert calls == [4 * 3]
+    venv.set_opponent(RandomAgent(0))
+    play_episode(venv, rng)
+    assert len(calls) == 11 and venv.opponent is not counting  # swapped only once the episode ended
+
+
+def test_masks_are_the_learner_seats_hands():
+    venv = MiauiSelfPlayVecEnv(num_games=3, num_players=3, learner_seats=[2], seed=3)
+    venv.reset()
+    np.testing.assert_array_equal(venv.action_masks(), venv.engine.action_masks()[:, 2].astype(bool))
+    masks = np.stack(venv.env_method("action_masks"))  # how sb3-contrib asks for them
+    assert masks.shape == (3, 12) and masks.all()
+    venv.step(np.full(3, 4))
+    assert not venv.action_masks()[:, 4].any()
+    with pytest.raises(IllegalActionError, match="player_2"):
+        venv.step(np.full(3, 4))
+
+
+def test_same_seed_same_experience():
+    def experience(seed: int) -> list[np.ndarray]:
+        venv = MiauiSelfPlayVecEnv(num_games=4, num_players=4, learner_seats=[0], seed=seed)
+        venv.seed(seed)
+        seen = [venv.reset()]
+        rng = np.random.default_rng(0)
+        for _ in range(15):
+            obs, rewards, _, _ = venv.step(np.argmax(rng.random((4, 12)) * venv.action_masks(), axis=1))
+            seen += [obs.copy(), rewards]
+        return seen
+
+    assert all(np.array_equal(a, b) for a, b in zip(experience(7), experience(7), strict=True))
+    assert not all(np.array_equal(a, b) for a, b in zip(experience(7), experience(8), strict=True))
+
+
+def test_bad_learner_seats_are_refused():
+    with pytest.raises(ValueError, match="learner_seats"):
+        MiauiSelfPlayVecEnv(num_games=2, num_players=3, learner_seats=[3])
+
+
+def test_maskable_ppo_trains_on_the_vec_env():
+    venv = MiauiSelfPlayVecEnv(num_games=16, num_players=4, learner_seats=[0, 2], seed=0)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=44, batch_size=128, n_epochs=2, seed=0, verbose=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.learn(3000)
+    assert model.num_timesteps >= 3000
+    obs = venv.reset()
+    actions, _ = model.predict(obs, action_masks=venv.action_masks(), deterministic=True)
+    assert venv.action_masks()[np.arange(venv.num_envs), actions].all()
+
+
+def test_gymnasium_env_is_registered_and_passes_the_checker():
+    env = gymnasium.make("miaui_env/Miaui-v0", num_players=5, opponents=lowest_card)
+    check_env(env.unwrapped)
+    obs, info = env.reset(seed=0)
+    assert obs.shape == (620,) and info["seat"] in range(5)
+
+
+def test_single_agent_reward_is_its_seats_and_opponents_play_their_policy():
+    env = miaui_env.single_agent.MiauiSingleAgentEnv(num_players=4, opponents=lowest_card, seat=2, reward="margin")
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    total, steps = 0.0, 0
+    while True:
+        action = int(rng.choice(np.flatnonzero(env.action_masks())))
+        _, reward, terminated, truncated, info = env.step(action)
+        total += reward
+        steps += 1
+        assert not truncated and info["seat"] == 2
+        if terminated:
+            break
+    game = env._game.game
+    scores = [sum(game.card(c).value for c in pile) for pile in game.piles]
+    assert steps == 11 and total == scores[2] - max(s for i, s in enumerate(scores) if i != 2)
+    assert all(p[:-1] == sorted(p[:-1]) for i, p in enumerate(game.played) if i != 2)  # lowest card each round
+
+
+def test_single_agent_refuses_a_bad_card_before_anyone_moves():
+    env = miaui_env.single_agent.MiauiSingleAgentEnv(num_players=3, seat=0)
+    env.reset(seed=1)
+    env.step(0)
+    with pytest.raises(IllegalActionError, match=r"player_0: action 0 \(diver card 1\) is not in hand"):
+        env.step(0)
+    assert env._game.game.round == 2
+
+
+def test_single_agent_seeding_and_seat_draw():
+    def run(seed: int) -> tuple[int, list]:
+        env = miaui_env.single_agent.MiauiSingleAgentEnv(num_players=6)
+        obs, info = env.reset(seed=seed)
+        return info["seat"], obs.tolist()
+
+    assert run(3) == run(3)
+    assert {run(s)[0] for s in range(30)} == set(range(6))
+
+
+def test_single_agent_bad_settings():
+    with pytest.raises(ValueError, match="seat=4"):
+        miaui_env.single_agent.MiauiSingleAgentEnv(num_players=4, seat=4)
+    with pytest.raises(ValueError, match="one agent for each of the 3 other seats"):
+        miaui_env.single_agent.MiauiSingleAgentEnv(num_players=4, opponents=[lowest_card])
