@@ -55,11 +55,12 @@ def miaui_steps_per_second(batch: int, players: int, seconds: float, seed: int =
     engine = VectorMiaui(batch, num_players=players, seed=seed)
     rng = np.random.default_rng(seed)
     masks = engine.action_masks()
-    noise = np.empty(masks.shape)
+    noise = np.empty(masks.shape, dtype=np.float32)
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        rng.random(out=noise)
-        _, masks, _, _, _ = engine.step(np.argmax(noise * masks, axis=2))
+        rng.random(dtype=np.float32, out=noise)
+        noise *= masks  # a random legal card: the largest noise among the legal ones
+        _, masks, _, _, _ = engine.step(np.argmax(noise, axis=2))
         steps += batch * players
     return steps / (time.perf_counter() - start), engine_bytes(engine) / batch
 

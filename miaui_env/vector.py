@@ -6,8 +6,9 @@
 
 It plays B games with the rules of `miaui_env.rules` and returns observations in exactly the env's
 encoding (`miaui_env.observation`), for every variant, view and reward mode of the env. State is a
-struct of arrays written in place; each depth is resolved for all games with a few numpy
-operations. Rare events (Jellyfish triples, No Fighting stacks) touch only the games they concern.
+struct of arrays written in place. The branchy per-game work (resolving a round, building each
+game's observation pieces) runs in numba kernels (`miaui_env._kernels`); numpy deals and copies
+the pieces into the observation buffer in bulk, which it does faster than numba here.
 
 **Lockstep.** Every game lasts 11 decisions (round 12's card is forced), so the B games of a batch
 move in lockstep: one round number for all, and all end together. The step that ends them returns
@@ -34,25 +35,19 @@ from typing import Any, NamedTuple
 import numpy as np
 from gymnasium.utils import seeding
 
+from miaui_env import _kernels
 from miaui_env.cards import FISH_KINDS, FishCard, FishKind, parse_deck_order
 from miaui_env.env import REWARDS
 from miaui_env.observation import (
-    _CAUGHT,
-    _CAUGHT_AT,
-    _STOLEN,
-    _THEFTS,
-    _TRIPLES,
+    _STATS_DIVISOR,
     CARD_DIM,
     LAGOON_SLOTS,
     MIN_PLAYERS,
     OBSERVATION_LAYOUT,
-    PILE_SLOTS,
     SEAT_DIM,
-    SEAT_LAYOUT,
     VIEWS,
     features,
     opponent_row_mask,
-    pile_summary,
     round_columns,
     stats_table,
 )
@@ -66,7 +61,6 @@ from miaui_env.rules import (
     GameConfig,
     IllegalActionError,
     deep_priority,
-    first_round_order,
     shallow_priority,
 )
 
@@ -119,10 +113,12 @@ class VectorMiaui:
         self._peek_delta = self._features - self._features[self._hidden]
         self._round_columns = round_columns(self.config)[:, :n]
         rounds = range(NUM_ROUNDS + 1)
-        self._deep_rank = np.array([[0] * n] + [np.argsort(deep_priority(r, n)).tolist() for r in rounds[1:]])
-        self._shallow_rank = np.array([[0] * n] + [np.argsort(shallow_priority(r, n)).tolist() for r in rounds[1:]])
-        full = view == "recall" or open_baskets
-        self._opponent_mask = None if full else opponent_row_mask(False).astype(np.float32)
+        # R1 as ranks: self._ranks[0 deep / 1 shallow, round, seat] is the seat's place in the tie order.
+        self._ranks = np.array(
+            [[[0] * n] + [np.argsort(priority(r, n)).tolist() for r in rounds[1:]] for priority in (deep_priority, shallow_priority)]
+        )
+        self._opponent_mask = opponent_row_mask(view == "recall" or open_baskets).astype(np.float32)
+        self._kinds = (_SEAGULL, _JELLYFISH, _LANTERN)
 
         self._rngs = [seeding.np_random(None if seed is None else seed + i)[0] for i in range(batch)]
         self._uniforms = np.zeros((batch, _DEALS_AHEAD, DEAL_UNIFORMS))
@@ -137,13 +133,12 @@ class VectorMiaui:
         self._put_back = np.zeros(batch, dtype=np.int16)
         self._hands = np.ones((batch, n, NUM_DIVER_CARDS), dtype=np.int8)
         self._lagoon = np.full((batch, NUM_SPACES, _MAX_STACK), self._empty, dtype=np.int16)
-        self._lagoon_len = np.zeros((batch, NUM_SPACES), dtype=np.int64)
+        self._lagoon_len = np.zeros((batch, NUM_SPACES), dtype=np.int64)  # cards in each space
         self._peeker = np.full((batch, NUM_SPACES, _MAX_STACK), -1, dtype=np.int8)  # R5: who saw it face-down
         self._piles = np.full((batch, n, _MAX_PILE), self._empty, dtype=np.int16)  # bottom first
         self._pile_len = np.zeros((batch, n), dtype=np.int64)
         self._pile_stats = np.zeros((batch, n, CARD_DIM), dtype=np.int32)
         self._box_stats = np.zeros((batch, CARD_DIM), dtype=np.int32)
-        self._lantern_peeker = np.full((batch, NUM_SPACES), -1, dtype=np.int8)
         # The last reveal, per seat.
         self._last_plays = np.zeros((batch, n), dtype=np.int64)
         self._caught_depth = np.zeros((batch, n, NUM_SPACES), dtype=np.float32)
@@ -161,11 +156,15 @@ class VectorMiaui:
             OBSERVATION_LAYOUT.view(buffer, "variant")[:] = (open_baskets, no_fighting)
         self._obs = self._buffers[0]
         self._round_one_hot = np.eye(NUM_ROUNDS + 1, NUM_ROUNDS, k=-1, dtype=np.float32)  # row r: round r; 0, 13: none
+        # Per-game observation pieces (seat rows as their owner and as the others see them, the
+        # lagoon), computed by _kernels.encode_pieces and copied into the buffer in bulk.
         self._rows = np.zeros((batch, n, SEAT_DIM), dtype=np.float32)
-        SEAT_LAYOUT.view(self._rows, "present")[:] = 1.0
+        self._public_rows = np.zeros((batch, n, SEAT_DIM), dtype=np.float32)
+        self._lagoon_features = np.zeros((batch, OBSERVATION_LAYOUT.view(self._obs[0, 0], "lagoon").size), dtype=np.float32)
+        self._rest_features = np.zeros((batch, OBSERVATION_LAYOUT.view(self._obs[0, 0], "lagoon_rest").size), dtype=np.float32)
         self._spans = {name: OBSERVATION_LAYOUT.span(name) for name in ("round", "hand", "lagoon", "lagoon_rest", "box")}
-        self._row_spans = {p.name: SEAT_LAYOUT.span(p.name) for p in SEAT_LAYOUT.pieces}
-        self._seats_at = OBSERVATION_LAYOUT.offsets["seats"]
+        pieces = ("round", "hand", "lagoon", "lagoon_rest", "box", "seats")
+        self._offsets = (*(OBSERVATION_LAYOUT.offsets[name] for name in pieces), SEAT_DIM)
         self._pending_decks: list[list[int] | None] = [None] * batch
         self._new_games()
         self._encode()
@@ -260,7 +259,7 @@ class VectorMiaui:
     def _deal(self) -> None:
         """R3/R4 for every slot, consuming exactly the uniforms `rules.deal` would (so slot i deals
         what the reference env seeded s + i deals): one argsort shuffles all games, and only games
-        that meet a Seagull in round 1 go through `rules.first_round_order`."""
+        that meet a Seagull in round 1 go through round 1's replacement (`_kernels.first_round_orders`)."""
         if self._deals_left == 0:
             self._uniforms = np.stack([rng.random((_DEALS_AHEAD, DEAL_UNIFORMS)) for rng in self._rngs])
             self._deals_left = _DEALS_AHEAD
@@ -274,113 +273,29 @@ class VectorMiaui:
         self._put_back[:] = order[:, 0]
         self._placement[:] = order[:, 1:]
         # A Seagull among the first three cards sets off R4's replacement; the others deal as they lie.
-        for slot in np.flatnonzero(self._first_round_gull[order[:, 1 : 1 + NUM_SPACES]].any(axis=1)).tolist():
-            self._placement[slot] = first_round_order(self.config, order[slot, 1:].tolist(), uniforms[slot, DECK_SIZE:])
+        replaced = np.flatnonzero(self._first_round_gull[order[:, 1 : 1 + NUM_SPACES]].any(axis=1))
+        _kernels.first_round_orders(self._placement, uniforms[:, DECK_SIZE:], replaced, self._kind, _SEAGULL)
 
     def _clear_last_round(self) -> None:
         for array in (self._caught_depth, self._caught_stats, self._stolen_stats, self._thefts, self._triples):
             array.fill(0)
 
     def _resolve(self, plays: np.ndarray) -> RoundArrays:
-        """R7/R8: resolve the three depths of every game, then restock (R4/R5)."""
+        """R7/R8 for every game, then restock (R4/R5); the work is `_kernels.resolve_round`."""
         batch, r = self.num_envs, self.round
-        self._hands[self._games, self._seats, plays - 1] = 0
+        catchers = np.empty((batch, NUM_SPACES), dtype=np.int64)
+        best_cards = np.empty((batch, NUM_SPACES), dtype=np.int64)
+        decisions = np.empty((batch, NUM_SPACES), dtype=np.int64)
         self._last_plays[:] = plays
         self._clear_last_round()
-        self._lantern_peeker.fill(-1)
-        still_in = np.ones(plays.shape, dtype=bool)
-        catchers = np.full((batch, NUM_SPACES), -1, dtype=np.int64)
-        best_cards = np.zeros((batch, NUM_SPACES), dtype=np.int64)
-        decisions = np.zeros((batch, NUM_SPACES), dtype=np.int64)
-        for depth in range(NUM_SPACES):
-            shallow = depth == NUM_SPACES - 1
-            # Seats already out get a card that can never be best: 13 for the lowest, 0 for the highest.
-            best = np.where(still_in, plays, NUM_DIVER_CARDS + 1).min(axis=1) if shallow else np.where(still_in, plays, 0).max(axis=1)
-            contenders = still_in & (plays == best[:, None])
-            count = contenders.sum(axis=1)
-            if self.config.no_fighting:  # R8: a tie catches nothing and puts the tied players out
-                won = count == 1
-                winner = contenders.argmax(axis=1)
-                still_in &= ~contenders
-                decisions[:, depth] = np.where(count == 0, _NOBODY_LEFT, np.where(won, _SOLE, _NO_FIGHTING))
-                best = np.where(count == 0, 0, best)
-            else:  # R1: Kiti's priority decides among the contenders
-                rank = (self._shallow_rank if shallow else self._deep_rank)[r]
-                winner = np.where(contenders, rank, self.num_players).argmin(axis=1)
-                won = np.ones(batch, dtype=bool)
-                still_in[self._all_games, winner] = False
-                decisions[:, depth] = np.where(count == 1, _SOLE, _KITI)
-            catchers[:, depth] = np.where(won, winner, -1)
-            best_cards[:, depth] = best
-            games = self._all_games if won.all() else np.flatnonzero(won)
-            self._catch(games, winner[games], depth)
+        _kernels.resolve_round(
+            plays, r, self.config.no_fighting, self._ranks, self._stats, self._kind, self._kinds,
+            self._empty, self._hands, self._lagoon, self._lagoon_len, self._peeker, self._piles, self._pile_len,
+            self._pile_stats, self._box_stats, self._placement, self._caught_depth, self._caught_stats, self._stolen_stats,
+            self._thefts, self._triples, catchers, best_cards, decisions,
+        )  # fmt: skip
         self.round += 1
-        if self.round <= NUM_ROUNDS:
-            self._restock()
         return RoundArrays(r, plays, catchers, best_cards, decisions)
-
-    def _catch(self, games: np.ndarray, seats: np.ndarray, depth: int) -> None:
-        """The winners take every card of the space, oldest first, each resolved as it lands (R8/R9)."""
-        if games.size == 0:
-            return
-        self._caught_depth[games, seats, depth] = 1.0
-        lengths = self._lagoon_len[games, depth]
-        for k in range(int(lengths.max())):
-            now = games if k == 0 else games[lengths > k]
-            who = seats if k == 0 else seats[lengths > k]
-            self._land(now, who, self._lagoon[now, depth, k].astype(np.int64), depth, first=k == 0)
-        self._lagoon[games, depth] = self._empty
-        self._lagoon_len[games, depth] = 0
-        self._peeker[games, depth] = -1
-
-    def _land(self, games: np.ndarray, seats: np.ndarray, cards: np.ndarray, depth: int, first: bool) -> None:
-        """R9 for one card per (game, seat): Seagull theft, Jellyfish triple, Lantern mark (R5)."""
-        stats = self._stats
-        if first:  # a seat catches once a round, so its first card starts the round's tally
-            self._caught_stats[games, seats] = stats[cards]
-        else:
-            self._caught_stats[games, seats] += stats[cards]
-        kinds = self._kind[cards]
-        gull = kinds == _SEAGULL
-        if gull.any():
-            g, s = games[gull], seats[gull]
-            self._box_stats[g] += stats[cards[gull]]
-            self._thefts[g, s] += 1.0
-            robbed = self._pile_len[g, s] > 0
-            g, s = g[robbed], s[robbed]
-            top = self._piles[g, s, self._pile_len[g, s] - 1].astype(np.int64)
-            self._pile_len[g, s] -= 1
-            self._pile_stats[g, s] -= stats[top]
-            self._box_stats[g] += stats[top]
-            self._stolen_stats[g, s] += stats[top]
-            games, seats, cards, kinds = games[~gull], seats[~gull], cards[~gull], kinds[~gull]
-        self._piles[games, seats, self._pile_len[games, seats]] = cards
-        self._pile_len[games, seats] += 1
-        self._pile_stats[games, seats] += stats[cards]
-        triple = (kinds == _JELLYFISH) & (self._pile_stats[games, seats, _JELLYFISH] == 3)
-        if triple.any():  # the three Jellyfish leave; the other fish close up in order
-            g, s = games[triple], seats[triple]
-            piles = self._piles[g, s]
-            in_pile = np.arange(_MAX_PILE) < self._pile_len[g, s, None]  # past the top lie stale ids
-            jelly = (self._kind[piles] == _JELLYFISH) & in_pile
-            removed = np.where(jelly[..., None], stats[piles], 0).sum(axis=1, dtype=np.int32)
-            self._piles[g, s] = np.take_along_axis(piles, np.argsort(jelly, axis=1, kind="stable"), axis=1)
-            self._pile_len[g, s] -= 3
-            self._pile_stats[g, s] -= removed
-            self._box_stats[g] += removed
-            self._triples[g, s] += 1.0
-        if self.round < NUM_ROUNDS:
-            lantern = kinds == _LANTERN
-            self._lantern_peeker[games[lantern], depth] = seats[lantern]
-
-    def _restock(self) -> None:
-        """R4/R5: the round's three cards join their spaces, face-down for a Lantern's catcher."""
-        g = self._all_games
-        for depth in range(NUM_SPACES):
-            slot = self._lagoon_len[:, depth]
-            self._lagoon[g, depth, slot] = self._placement[:, NUM_SPACES * (self.round - 1) + depth]
-            self._peeker[g, depth, slot] = self._lantern_peeker[:, depth]
-            self._lagoon_len[:, depth] += 1
 
     def _final_rewards(self, scores: np.ndarray, winners: np.ndarray) -> np.ndarray:
         """R10 and the env's reward modes, for every game at once."""
@@ -393,59 +308,34 @@ class VectorMiaui:
 
     # -- observations -------------------------------------------------------------------------
     def _encode(self) -> None:
-        """Write every seat's observation into the buffer, exactly as `observation.Encoder` does."""
-        batch, n, obs, rows, spans = self.num_envs, self.num_players, self._obs, self._rows, self._spans
-        obs[:, :, spans["round"]] = self._round_one_hot[self.round % (NUM_ROUNDS + 1)]
-        obs[:, :, spans["hand"]] = self._hands
-
-        face_down = self._peeker >= 0
-        any_face_down = bool(face_down.any())
-        shown = np.where(face_down, self._hidden, self._lagoon) if any_face_down else self._lagoon
+        """Write every seat's observation into the buffer, exactly as `observation.Encoder` does:
+        `_kernels.encode_pieces` computes each game's pieces, numpy copies them into place in bulk."""
+        batch, n, obs, at = self.num_envs, self.num_players, self._obs, self._offsets
+        _kernels.encode_pieces(
+            self._rows, self._public_rows, self._lagoon_features, self._rest_features, self.config.no_fighting,
+            self._opponent_mask, self._round_columns[self.round], self._features, self._stats, _STATS_DIVISOR, self._empty,
+            self._hidden, self._hands, self._lagoon, self._lagoon_len, self._peeker, self._piles, self._pile_len,
+            self._pile_stats, self._last_plays, self._caught_depth, self._caught_stats, self._stolen_stats, self._thefts,
+            self._triples,
+        )  # fmt: skip
+        obs[:, :, self._spans["round"]] = self._round_one_hot[self.round % (NUM_ROUNDS + 1)]
+        obs[:, :, self._spans["hand"]] = self._hands
         if self.config.no_fighting:
-            obs[:, :, spans["lagoon"]] = self._features[shown[:, :, :LAGOON_SLOTS]].reshape(batch, 1, -1)
-            rest = self._stats[shown[:, :, LAGOON_SLOTS:]].sum(axis=2)
-            obs[:, :, spans["lagoon_rest"]] = features(rest).reshape(batch, 1, -1)
-        else:  # a space holds exactly one card: slots 1-2 and the rest stay zero
-            OBSERVATION_LAYOUT.view(obs, "lagoon")[:, :, :, 0] = self._features[shown[:, :, 0]][:, None]
+            obs[:, :, self._spans["lagoon"]] = self._lagoon_features[:, None]
+            obs[:, :, self._spans["lagoon_rest"]] = self._rest_features[:, None]
+        else:  # a space holds exactly one card: slots 1-2 stay zero
+            slot0 = self._lagoon_features.reshape(batch, NUM_SPACES, LAGOON_SLOTS, -1)[:, :, 0]
+            OBSERVATION_LAYOUT.view(obs, "lagoon")[:, :, :, 0] = slot0[:, None]
         if self.view == "recall":
-            obs[:, :, spans["box"]] = features(self._box_stats)[:, None, :]
-
-        row = self._row_spans
-        rows[:, :, row["kiti"].start : row["shallow_priority"].stop] = self._round_columns[self.round]
-        rows[:, :, row["pile_summary"]] = pile_summary(self._pile_stats, self._pile_len)
-        depth_below_top = self._pile_len[:, :, None] - 1 - np.arange(PILE_SLOTS)
-        top = np.take_along_axis(self._piles, np.maximum(depth_below_top, 0), axis=2)
-        top = np.where(depth_below_top >= 0, top, self._empty)
-        rows[:, :, row["pile"]] = self._features[top].reshape(batch, n, -1)
-        rows[:, :, row["played"]] = 1 - self._hands
-        last = rows[:, :, row["last_round"]]
-        last.fill(0.0)
-        if self._last_plays.any():
-            last[self._games, self._seats, self._last_plays - 1] = 1.0
-            last[:, :, _CAUGHT_AT : _CAUGHT_AT + NUM_SPACES] = self._caught_depth
-            last[:, :, _CAUGHT] = features(self._caught_stats)
-            last[:, :, _STOLEN] = features(self._stolen_stats)
-            last[:, :, _THEFTS] = self._thefts
-            last[:, :, _TRIPLES] = self._triples
-
-        # Seat rows, rotated so each observer comes first; opponents' rows pass R11's mask.
-        public = rows if self._opponent_mask is None else rows * self._opponent_mask
-        at, width = self._seats_at, SEAT_DIM
+            obs[:, :, self._spans["box"]] = features(self._box_stats)[:, None]
+        # Seat rows, rotated so that each observer comes first; the others' rows as R11 shows them.
+        seats, width = self._offsets[-2], SEAT_DIM
         for seat in range(n):
-            obs[:, seat, at : at + width] = rows[:, seat]
-            obs[:, seat, at + width : at + width * (n - seat)] = public[:, seat + 1 :].reshape(batch, -1)
-            obs[:, seat, at + width * (n - seat) : at + width * n] = public[:, :seat].reshape(batch, -1)
-
-        if any_face_down:  # R5: each peeker alone sees her face-down cards
-            g, depth, slot = np.nonzero(face_down)
-            peeker = self._peeker[g, depth, slot].astype(np.int64)
-            start = np.where(
-                slot < LAGOON_SLOTS,
-                spans["lagoon"].start + (depth * LAGOON_SLOTS + slot) * CARD_DIM,
-                spans["lagoon_rest"].start + depth * CARD_DIM,
-            )
-            cols = start[:, None] + np.arange(CARD_DIM)
-            np.add.at(obs, (g[:, None], peeker[:, None], cols), self._peek_delta[self._lagoon[g, depth, slot]])
+            obs[:, seat, seats : seats + width] = self._rows[:, seat]
+            obs[:, seat, seats + width : seats + width * (n - seat)] = self._public_rows[:, seat + 1 :].reshape(batch, -1)
+            obs[:, seat, seats + width * (n - seat) : seats + width * n] = self._public_rows[:, :seat].reshape(batch, -1)
+        if self._peeker.max() >= 0:
+            _kernels.add_peeks(obs, at[2], at[3], self._peek_delta, self._lagoon, self._lagoon_len, self._peeker)
 
     # -- inspection ---------------------------------------------------------------------------
     def scores(self) -> np.ndarray:

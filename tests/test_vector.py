@@ -9,7 +9,9 @@ import pytest
 from helpers import stacked_deck
 
 import miaui_env
-from miaui_env import IllegalActionError
+from miaui_env import IllegalActionError, _kernels
+from miaui_env.cards import FISH_KINDS, FishKind
+from miaui_env.rules import DEAL_UNIFORMS, DECK_SIZE, GameConfig, first_round_order
 from miaui_env.vector import DECISIONS, VectorMiaui
 
 CONFIGS = list(itertools.product(range(3, 7), (False, True), (False, True)))
@@ -137,3 +139,21 @@ def test_same_seed_same_games():
     a, b, c = play(3), play(3), play(4)
     assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
     assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
+
+
+def test_round_one_seagull_kernel_matches_the_rules():
+    config = GameConfig()
+    kind = np.array([FISH_KINDS.index(c.kind) for c in config.deck])
+    seagulls = np.flatnonzero(kind == FISH_KINDS.index(FishKind.SEAGULL))
+    rng = np.random.default_rng(0)
+    orders = np.stack([rng.permutation(DECK_SIZE) for _ in range(3000)])
+    for row in orders[:1000]:  # Seagulls right on top: long chains of replacements
+        for top, gull in enumerate(seagulls[:3], start=1):
+            where = np.flatnonzero(row == gull)[0]
+            row[top], row[where] = row[where], row[top]
+    uniforms = rng.random((3000, DEAL_UNIFORMS - DECK_SIZE))
+    uniforms[::7, :3] = 0.0  # put back on top: drawn again at once
+    placement = orders[:, 1:].astype(np.int16)
+    _kernels.first_round_orders(placement, uniforms, np.arange(3000), kind, FISH_KINDS.index(FishKind.SEAGULL))
+    for g in range(3000):
+        assert placement[g].tolist() == first_round_order(config, orders[g, 1:].tolist(), uniforms[g])
