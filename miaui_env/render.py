@@ -1,8 +1,14 @@
-"""Plain-text pictures of a game: the whole table for `render()`, and round summaries."""
+"""Plain-text pictures of a game: the whole table for `render()`, round summaries, and one seat's
+view read back from its observation (what human play shows)."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from miaui_env.cards import FISH_KINDS
+from miaui_env.observation import HIDDEN_FEATURE, OBSERVATION_LAYOUT, VALUE_SCALE
 from miaui_env.rules import (
+    NUM_DIVER_CARDS,
     NUM_ROUNDS,
     Decision,
     GameState,
@@ -72,4 +78,65 @@ def render_table(state: GameState) -> str:
         hand = " ".join(str(c) for c in state.legal_cards(seat))
         pile = ", ".join(str(state.card(c)) for c in reversed(state.piles[seat])) or "-"
         lines.append(f"{seat_name(seat):<9} {hand:<{width}} {score(state, seat):>5}  {pile}")
+    return "\n".join(lines)
+
+
+def _fish_in_words(features: np.ndarray) -> str:
+    """A card, or a feature sum of several, in words."""
+    counts = np.rint(features[: len(FISH_KINDS)]).astype(int)
+    hidden = round(float(features[HIDDEN_FEATURE]))
+    value = round(float(features[len(FISH_KINDS)]) * VALUE_SCALE)
+    if counts.sum() == 1 and not hidden:
+        return f"{FISH_KINDS[int(counts.argmax())].value}:{value}"
+    if counts.sum() == 0:
+        return "a face-down card" if hidden == 1 else (f"{hidden} face-down cards" if hidden else "nothing")
+    kinds = ", ".join(f"{c} {kind.value}" for kind, c in zip(FISH_KINDS, counts, strict=True) if c)
+    return f"{kinds}{f' and {hidden} face-down' if hidden else ''} (worth {value}{' face-up' if hidden else ''})"
+
+
+def describe_view(observation: np.ndarray, seat: int, num_players: int) -> str:
+    """One seat's observation in words: exactly what the vector holds, nothing from the game itself."""
+    view = OBSERVATION_LAYOUT.view
+    name = [f"{seat_name((seat + k) % num_players)}{' (you)' if k == 0 else ''}" for k in range(num_players)]
+    round_number = int(view(observation, "round").argmax()) + 1 if view(observation, "round").any() else None
+    lines = [f"Round {round_number} of {NUM_ROUNDS}" if round_number else "The game is over"]
+    kiti = np.flatnonzero(view(observation, "kiti")[:num_players, 0])
+    if kiti.size:
+        k = int(kiti[0])
+        deep = sorted(range(num_players), key=lambda r: -view(observation, "deep_priority")[r, 0])
+        shallow = sorted(range(num_players), key=lambda r: -view(observation, "shallow_priority")[r, 0])
+        lines.append(f"Kiti sits between {name[k]} and {name[(k + 1) % num_players]}")
+        lines.append(f"  ties at the bottom and middle go to: {', '.join(name[r] for r in deep)}")
+        lines.append(f"  ties at the top go to: {', '.join(name[r] for r in shallow)}")
+    for depth, where in enumerate(DEPTH_NAMES):
+        shown = [_fish_in_words(card) for card in view(observation, "lagoon")[depth] if card.any()]
+        rest = view(observation, "lagoon_rest")[depth]
+        if rest.any():
+            shown.append(f"then {_fish_in_words(rest)}")
+        lines.append(f"  lagoon {where:<6}: {', '.join(shown) or '-'}")
+    hand = np.flatnonzero(view(observation, "hand")) + 1
+    lines.append(f"Your hand: {' '.join(map(str, hand)) or '-'}")
+    summary, piles, played = view(observation, "pile_summary"), view(observation, "pile"), view(observation, "played")
+    last = view(observation, "last_round")
+    for k in range(num_players):
+        height = round(float(summary[k, 0]) * NUM_ROUNDS)
+        top = [_fish_in_words(card) for card in piles[k] if card.any()]
+        words = f"{name[k]}: {height} fish" + (f", top first: {', '.join(top)}" if top else "")
+        if height > len(top) and summary[k, 1:].any():
+            words += f"; all of them: {_fish_in_words(np.append(summary[k, 1:] * 4, 0.0))}"
+        if played[k].any():
+            words += f"; has played {' '.join(map(str, np.flatnonzero(played[k]) + 1))}"
+        lines.append("  " + words)
+        if last[k, :NUM_DIVER_CARDS].any():
+            card = int(last[k, :NUM_DIVER_CARDS].argmax()) + 1
+            caught = last[k, NUM_DIVER_CARDS : NUM_DIVER_CARDS + 3]
+            note = f"    last round: played {card}"
+            if caught.any():
+                fish = _fish_in_words(last[k, NUM_DIVER_CARDS + 3 : NUM_DIVER_CARDS + 11])
+                note += f", caught {fish} at the {DEPTH_NAMES[int(caught.argmax())]}"
+            if last[k, -2] > 0:
+                note += f", a Seagull took {_fish_in_words(last[k, NUM_DIVER_CARDS + 11 : NUM_DIVER_CARDS + 19])}"
+            if last[k, -1] > 0:
+                note += ", three Jellyfish went to the box"
+            lines.append(note)
     return "\n".join(lines)

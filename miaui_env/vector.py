@@ -176,13 +176,21 @@ class VectorMiaui:
         return OBSERVATION_LAYOUT.size
 
     def reset(
-        self, seed: int | None = None, decks: Sequence[Sequence[str | FishCard] | None] | None = None
+        self,
+        seed: int | None = None,
+        decks: Sequence[Sequence[str | FishCard] | None] | None = None,
+        seeds: Sequence[int] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Deal new games in every slot; `seed` reseeds slot i with seed + i, `decks` stacks them."""
+        """Deal new games in every slot: `seed` reseeds slot i with seed + i, `seeds` gives each slot
+        its own (equal seeds deal equal games: duplicate deals), `decks` stacks them."""
+        if seeds is not None and len(seeds) != self.num_envs:
+            raise ValueError(f"seeds must give one seed for each of the {self.num_envs} games, got {len(seeds)}")
         if decks is not None:
             self.set_decks(decks)
-        if seed is not None:
-            self._rngs = [seeding.np_random(seed + i)[0] for i in range(self.num_envs)]
+        if seeds is None and seed is not None:
+            seeds = [seed + i for i in range(self.num_envs)]
+        if seeds is not None:
+            self._rngs = [seeding.np_random(int(s))[0] for s in seeds]
             self._deals_left = 0
         self._new_games()
         self._encode()

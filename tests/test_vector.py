@@ -157,3 +157,13 @@ def test_round_one_seagull_kernel_matches_the_rules():
     _kernels.first_round_orders(placement, uniforms, np.arange(3000), kind, FISH_KINDS.index(FishKind.SEAGULL))
     for g in range(3000):
         assert placement[g].tolist() == first_round_order(config, orders[g, 1:].tolist(), uniforms[g])
+
+
+def test_equal_slot_seeds_deal_equal_games():
+    engine = VectorMiaui(4, num_players=3)
+    obs, _ = engine.reset(seeds=[9, 9, 10, 9])
+    np.testing.assert_array_equal(obs[0], obs[1])
+    np.testing.assert_array_equal(obs[0], obs[3])
+    assert not np.array_equal(obs[0], obs[2])
+    with pytest.raises(ValueError, match="one seed for each of the 4"):
+        engine.reset(seeds=[1, 2])

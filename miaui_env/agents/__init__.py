@@ -58,3 +58,10 @@ def reset_agent(agent: Agent | Policy) -> None:
     reset = getattr(agent, "reset", None)
     if callable(reset):
         reset()
+
+
+def builtin_agents() -> dict[str, type]:
+    """The agents shipped with the env, by name: random, greedy, counter."""
+    from miaui_env.agents.heuristics import CountingAgent, GreedyAgent
+
+    return {cls.name: cls for cls in (RandomAgent, GreedyAgent, CountingAgent)}

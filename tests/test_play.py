@@ -1,0 +1,42 @@
+"""Human play in the terminal, driven through stdin."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parent.parent
+
+
+def run_play(lines: list[str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "training.play", *args],
+        cwd=ROOT, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_a_whole_game_with_bad_input_asked_again():
+    # Card r in round r; the bad answers first, then card 1 once more after it has been played.
+    done = run_play(["hello", "0", "13", "1", "1", *map(str, range(2, 12))], "--players", "3", "--seed", "4", "--opponents", "greedy")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "'hello' is not a diver card" in out and "'0' is not a diver card" in out and "'13' is not a diver card" in out
+    assert "You have already played 1" in out
+    assert out.count("Your hand:") == 11 and "Round 11 of 12" in out
+    assert "round 12 reveal" in out and "Final scores:" in out
+    assert "player_1 (greedy)" in out and "player_2 (greedy)" in out
+    assert ("You win!" in out) != ("Better luck next time." in out)
+
+
+def test_quitting_and_closed_input_end_quietly():
+    assert "Game abandoned." in run_play(["q"], "--seed", "1").stdout
+    ended = run_play([], "--seed", "1")
+    assert ended.returncode == 0 and "Game abandoned." in ended.stdout and "Traceback" not in ended.stderr
+
+
+def test_the_view_shows_what_the_seat_may_know_only():
+    done = run_play(["q"], "--players", "5", "--seat", "2", "--seed", "9", "--opponents", "random")
+    out = done.stdout
+    assert "Round 1 of 12" in out and "Your hand: 1 2 3 4 5 6 7 8 9 10 11 12" in out
+    assert "player_2 (you): 0 fish" in out and "Kiti sits between player_0 and player_1" in out

@@ -1,0 +1,208 @@
+"""A fair multiplayer arena: duplicate deals, rotating seats, confidence intervals, ratings.
+
+Fairness by construction. Games come in *duplicate sets*: one deal (one seed, so the same deck and
+the same round-1 Seagull draws) is played n times, the lineup rotated one seat each time, so every
+agent of the lineup plays every seat of that deal: luck of the deal and of Kiti's seat cancels.
+The statistics treat each duplicate set as one observation (its games are not independent).
+
+Modes:
+- gauntlet: a candidate against a fixed field; the other n-1 seats cycle through the field.
+- pool: mixed tables over a pool; with at least n agents every n-subset meets in turn, otherwise
+  the pool cycles around the table, so every agent meets every other.
+
+Per agent: win share (ties split), mean score and mean rank (ties share the average place), with
+95% confidence intervals over duplicate sets, and an OpenSkill Plackett-Luce rating (mu, sigma and
+the conservative ordinal mu - 3 sigma). An agent with several copies at one table is rated once
+for that game, at its copies' mean place. The gauntlet adds a one-sided z-test of the candidate's
+win share against the fair share 1/n.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from miaui_env.agents import Agent
+from miaui_env.rules import NUM_ROUNDS
+from miaui_env.vector import VectorMiaui
+
+MODES = ("gauntlet", "pool")
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    """Everything that decides an arena run; the same config gives the same games and numbers."""
+
+    players: int = 4
+    games: int = 10_000  # rounded up to whole duplicate sets of `players` games
+    open_baskets: bool = False
+    no_fighting: bool = False
+    view: str = "table"
+    seed: int = 0
+    batch_games: int = 4096  # games played at once by the batched engine
+
+
+@dataclass
+class AgentResult:
+    """One agent's numbers over an arena run."""
+
+    name: str
+    games: int
+    win_share: float
+    win_share_ci: float  # half-width of the 95% confidence interval
+    mean_score: float
+    mean_score_ci: float
+    mean_rank: float
+    mean_rank_ci: float
+    rating_mu: float
+    rating_sigma: float
+    rating_ordinal: float
+
+
+@dataclass
+class ArenaResult:
+    """What an arena run reports."""
+
+    config: ArenaConfig
+    mode: str
+    agents: list[AgentResult]
+    significance: str | None = None
+    duplicate_sets: int = 0
+    seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        """A JSON-ready dictionary."""
+        return asdict(self)
+
+
+def lineups(mode: str, num_agents: int, players: int, sets: int) -> np.ndarray:
+    """(sets, players) agent index per seat for each duplicate set, before rotation."""
+    if mode == "gauntlet":  # agent 0 is the candidate, agents 1.. the field
+        field_size = num_agents - 1
+        return np.array([[0] + [1 + (s + j) % field_size for j in range(players - 1)] for s in range(sets)])
+    if num_agents >= players:
+        tables = list(itertools.combinations(range(num_agents), players))
+        return np.array([tables[s % len(tables)] for s in range(sets)])
+    return np.array([[(s + j) % num_agents for j in range(players)] for s in range(sets)])
+
+
+def play(
+    agents: Sequence[Agent],
+    mode: str,
+    config: ArenaConfig,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Play the schedule; returns seats' agent indices, scores and winners, each (games, players).
+
+    Games are ordered by duplicate set, and within a set by rotation.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode={mode!r} is not allowed; modes are {', '.join(MODES)}")
+    n = config.players
+    sets = math.ceil(config.games / n)
+    base = lineups(mode, len(agents), n, sets)
+    seats = np.concatenate([np.roll(base, r, axis=1)[:, None] for r in range(n)], axis=1).reshape(sets * n, n)
+    set_seeds = np.random.SeedSequence(config.seed).generate_state(sets, dtype=np.uint32)
+    game_seeds = np.repeat(set_seeds, n)
+    per_pass = max(1, config.batch_games // n) * n
+    engine = VectorMiaui(min(per_pass, sets * n), n, config.open_baskets, config.no_fighting, config.view, reward="win", seed=config.seed)
+    scores = np.zeros((sets * n, n), dtype=np.int64)
+    winners = np.zeros((sets * n, n), dtype=bool)
+    for start in range(0, sets * n, per_pass):
+        stop = min(start + per_pass, sets * n)
+        if stop - start != engine.num_envs:
+            engine = VectorMiaui(stop - start, n, config.open_baskets, config.no_fighting, config.view, reward="win")
+        obs, masks = engine.reset(seeds=game_seeds[start:stop].tolist())
+        lineup = seats[start:stop]
+        sits = [lineup == a for a in range(len(agents))]
+        for agent in agents:
+            agent.reset()
+        for _ in range(NUM_ROUNDS - 1):
+            actions = np.zeros(lineup.shape, dtype=np.int64)
+            for agent, where in zip(agents, sits, strict=True):
+                if where.any():
+                    actions[where] = agent.act(obs[where], masks[where])
+            obs, masks, _, _, infos = engine.step(actions)
+        scores[start:stop], winners[start:stop] = infos["scores"], infos["winners"]
+        if progress is not None:
+            progress(stop - start)
+    return seats, scores, winners
+
+
+def _mean_ci(per_set: np.ndarray) -> tuple[float, float]:
+    """Mean and 95% half-width over duplicate sets (NaN where the agent did not play)."""
+    values = per_set[~np.isnan(per_set)]
+    if values.size < 2:
+        return float(values.mean()) if values.size else float("nan"), float("nan")
+    return float(values.mean()), float(1.96 * values.std(ddof=1) / math.sqrt(values.size))
+
+
+def summarize(agent_names: Sequence[str], seats: np.ndarray, scores: np.ndarray, winners: np.ndarray, players: int) -> list[AgentResult]:
+    """Per-agent statistics (see the module docstring) from played games."""
+    from openskill.models import PlackettLuce
+
+    games = scores.shape[0]
+    sets = games // players
+    share = np.where(winners, 1.0 / winners.sum(axis=1, keepdims=True), 0.0)
+    higher = (scores[:, None, :] > scores[:, :, None]).sum(axis=2)
+    equal = (scores[:, None, :] == scores[:, :, None]).sum(axis=2)
+    rank = 1.0 + higher + (equal - 1) / 2.0  # ties share the average place
+
+    model = PlackettLuce()
+    ratings = [model.rating(name=name) for name in agent_names]
+    for game in range(games):
+        present = np.unique(seats[game])
+        if present.size < 2:
+            continue
+        places = [float(rank[game][seats[game] == a].mean()) for a in present]
+        updated = model.rate([[ratings[a]] for a in present], ranks=places)
+        for a, team in zip(present, updated, strict=True):
+            ratings[a] = team[0]
+
+    results = []
+    for a, name in enumerate(agent_names):
+        sits = seats == a
+        per_game_count = sits.sum(axis=1)
+        counted = per_game_count.reshape(sets, players).sum(axis=1).astype(float)
+        stats = []
+        for table in (share, scores.astype(float), rank):
+            totals = np.where(sits, table, 0.0).sum(axis=1).reshape(sets, players).sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                stats.append(_mean_ci(totals / counted))
+        (win, win_ci), (score, score_ci), (place, place_ci) = stats
+        results.append(
+            AgentResult(
+                name,
+                int(per_game_count.sum()),
+                win,
+                win_ci,
+                score,
+                score_ci,
+                place,
+                place_ci,
+                ratings[a].mu,
+                ratings[a].sigma,
+                ratings[a].ordinal(),
+            )  # fmt: skip
+        )
+    return results
+
+
+def gauntlet_significance(seats: np.ndarray, winners: np.ndarray, players: int, candidate: str) -> str:
+    """One-sided z-test over duplicate sets: is the candidate's win share above the fair 1/n?"""
+    share = np.where(winners, 1.0 / winners.sum(axis=1, keepdims=True), 0.0)
+    per_set = np.where(seats == 0, share, 0.0).sum(axis=1).reshape(-1, players).mean(axis=1)
+    fair = 1.0 / players
+    spread = per_set.std(ddof=1) / math.sqrt(per_set.size)
+    z = (per_set.mean() - fair) / spread if spread > 0 else float("inf")
+    p = 0.5 * math.erfc(z / math.sqrt(2))
+    verdict = "above" if p < 0.01 and z > 0 else "not significantly above"
+    return (
+        f"{candidate}: win share {per_set.mean():.3f} vs fair share {fair:.3f} over {per_set.size} duplicate sets: "
+        f"z = {z:.2f}, one-sided p = {p:.2g} ({verdict} fair share at the 1% level)"
+    )
