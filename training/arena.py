@@ -188,7 +188,7 @@ def summarize(agent_names: Sequence[str], seats: np.ndarray, scores: np.ndarray,
                 ratings[a].mu,
                 ratings[a].sigma,
                 ratings[a].ordinal(),
-            )  # fmt: skip
+            )
         )
     return results
 
