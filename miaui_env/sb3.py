@@ -35,7 +35,38 @@ from miaui_env.rules import NUM_DIVER_CARDS, NUM_ROUNDS
 from miaui_env.vector import VectorMiaui
 
 
-class MiauiSelfPlayVecEnv(VecEnv):
+class _OneEnvVecEnv(VecEnv):
+    """A VecEnv whose indices are slots of one engine: attributes and methods are shared."""
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, 12) bool: the legal cards of each index."""
+        raise NotImplementedError
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        """The attribute, once per index (every index shares this one env)."""
+        return [getattr(self, attr_name)] * len(list(self._get_indices(indices)))
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """Set an attribute of the (shared) env."""
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any) -> list[Any]:
+        """`action_masks` per index (what sb3-contrib calls); other methods once, result repeated."""
+        chosen = list(self._get_indices(indices))
+        if method_name == "action_masks":
+            return list(self.action_masks()[chosen])
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [result] * len(chosen)
+
+    def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
+        """No index is wrapped."""
+        return [False] * len(list(self._get_indices(indices)))
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
     """Learner seats of many games as one SB3 VecEnv; see the module docstring."""
 
     def __init__(
@@ -146,25 +177,39 @@ class MiauiSelfPlayVecEnv(VecEnv):
         """(num_envs, 12) bool: the legal cards of each index's seat."""
         return self._learner_view(self._masks).astype(bool)
 
-    def close(self) -> None:
-        """Nothing to release."""
 
-    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        """The attribute, once per index (every index shares this one env)."""
-        return [getattr(self, attr_name)] * len(list(self._get_indices(indices)))
+class MultiTableVecEnv(_OneEnvVecEnv):
+    """Several self-play VecEnvs (say 3-, 4- and 6-player tables, or variants) as one, so one
+    network learns them all. Indices run through the tables in order; all tables share the
+    observation layout, and their episodes all last 11 steps."""
 
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        """Set an attribute of the (shared) env."""
-        setattr(self, attr_name, value)
+    def __init__(self, tables: Sequence[MiauiSelfPlayVecEnv]):
+        if not tables:
+            raise ValueError("MultiTableVecEnv needs at least one table")
+        self.tables = list(tables)
+        self._bounds = np.cumsum([0] + [t.num_envs for t in self.tables])
+        self.render_mode = None
+        super().__init__(int(self._bounds[-1]), self.tables[0].observation_space, self.tables[0].action_space)
 
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any) -> list[Any]:
-        """`action_masks` per index (what sb3-contrib calls); other methods once, result repeated."""
-        chosen = list(self._get_indices(indices))
-        if method_name == "action_masks":
-            return list(self.action_masks()[chosen])
-        result = getattr(self, method_name)(*method_args, **method_kwargs)
-        return [result] * len(chosen)
+    def reset(self) -> np.ndarray:
+        """Reset every table (seeded by `seed()` if it was called: table i gets seed + 1000 i)."""
+        if self._seeds[0] is not None:
+            for i, table in enumerate(self.tables):
+                table.seed(int(self._seeds[0]) + 1000 * i)
+        self._reset_seeds()
+        return np.concatenate([table.reset() for table in self.tables])
 
-    def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
-        """No index is wrapped."""
-        return [False] * len(list(self._get_indices(indices)))
+    def step_async(self, actions: np.ndarray) -> None:
+        """Hand each table its share of the actions."""
+        for table, start, stop in zip(self.tables, self._bounds[:-1], self._bounds[1:], strict=True):
+            table.step_async(np.asarray(actions)[start:stop])
+
+    def step_wait(self) -> VecEnvStepReturn:
+        """Step every table; concatenate what they return."""
+        results = [table.step_wait() for table in self.tables]
+        obs, rewards, dones, infos = zip(*results, strict=True)
+        return np.concatenate(obs), np.concatenate(rewards), np.concatenate(dones), [i for table in infos for i in table]
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, 12) bool legal cards, table after table."""
+        return np.concatenate([table.action_masks() for table in self.tables])

@@ -1,0 +1,290 @@
+"""Self-play PPO for Miaui: `python -m training.selfplay` trains configs/default.yaml.
+
+    python -m training.selfplay                                   # the default run
+    python -m training.selfplay --config configs/smoke.yaml       # any config
+    python -m training.selfplay --set ppo.learning_rate=1e-4 --set seed=3
+    python -m training.selfplay --resume checkpoints/miaui-ppo    # continue a stopped or killed run
+
+One sb3-contrib MaskablePPO policy plays every learner seat of every table in the config (table
+sizes and variants at once, one network), on the batched engine. Opponent seats are dealt each
+episode among snapshots of the learner and the baselines (training/opponents.py). Every
+`evaluation.every` steps the learner plays arena gauntlets against each baseline (duplicate deals)
+and a checkpoint is written. A run lives in checkpoints/<run_name>/:
+
+    model.zip          the policy (and optimizer), loadable by the arena and human play
+    config.yaml        the resolved config
+    metadata.json      observation layout version, tables, steps, every evaluation so far
+    evaluations.csv    step, baseline, win share and its 95% CI, mean score
+    win_share.png      win share against each baseline over training steps
+    pool/              the opponent snapshots
+    tensorboard/       SB3's training curves and the evaluations (tensorboard --logdir ...)
+
+Files are written atomically (written aside, then renamed), so a killed run leaves its last
+checkpoint whole; --resume continues from it. Same config and seed, same run on the same machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from miaui_env.observation import OBSERVATION_VERSION
+from training.agents import CheckpointVersionError, load_agent
+from training.arena import ArenaConfig, play, summarize
+from training.config import dump_config, load_config
+from training.opponents import LearnerAgent, OpponentMixture, SnapshotPool
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write `text` to `path` so that a reader never sees half a file."""
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+class Run:
+    """One training run: its directory, config, tables, learner, opponents and evaluations."""
+
+    def __init__(self, config: dict[str, Any], directory: Path, resume: bool):
+        from sb3_contrib import MaskablePPO
+
+        from miaui_env.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
+
+        self.config, self.directory = config, directory
+        self.rng = np.random.default_rng(config["seed"])
+        self.tables = [
+            MiauiSelfPlayVecEnv(
+                num_games=t["num_games"],
+                num_players=t["num_players"],
+                learner_seats=t.get("learner_seats"),
+                open_baskets=t.get("open_baskets", False),
+                no_fighting=t.get("no_fighting", False),
+                view=config["view"],
+                reward=config["reward"],
+                seed=config["seed"] + 1000 * i,
+            )
+            for i, t in enumerate(config["tables"])
+        ]
+        self.venv = MultiTableVecEnv(self.tables)
+        self.venv.seed(config["seed"])
+        self.pool = SnapshotPool(directory / "pool", config["opponents"]["pool_size"])
+        self.baselines = {name: load_agent(name, seed=config["seed"] + i) for i, name in enumerate(builtin_names(config))}
+        model_file = directory / "model.zip"
+        if resume:
+            self.model = MaskablePPO.load(model_file, env=self.venv, device="cpu", tensorboard_log=str(directory / "tensorboard"))
+            self.metadata = json.loads((directory / "metadata.json").read_text())
+        else:
+            self.model = MaskablePPO(
+                "MlpPolicy", self.venv, seed=config["seed"], device="cpu", verbose=0,
+                tensorboard_log=str(directory / "tensorboard"), **config["ppo"],
+            )  # fmt: skip
+            self.metadata = {
+                "observation_version": OBSERVATION_VERSION,
+                "tables": config["tables"],
+                "player_counts": sorted({t["num_players"] for t in config["tables"]}),
+                "variants": sorted({(bool(t.get("open_baskets")), bool(t.get("no_fighting"))) for t in config["tables"]}),
+                "view": config["view"],
+                "steps": 0,
+                "evaluations": [],
+            }
+        self.refresh_opponents()
+
+    def refresh_opponents(self) -> None:
+        """Deal opponent seats among the pool and the baselines, by weight, from the next episode."""
+        weights = self.config["opponents"]["weights"]
+        snapshots = self.pool.agents(self.model)
+        agents: list[Any] = []
+        shares: list[float] = []
+        if weights.get("pool", 0) > 0:
+            # Until the first snapshot, the pool's share goes to the learner itself (pure self-play).
+            members = snapshots or [LearnerAgent(self.model)]
+            agents += members
+            shares += [weights["pool"] / len(members)] * len(members)
+        for name, weight in weights.items():
+            if name != "pool" and weight > 0:
+                agents.append(self.baselines[name])
+                shares.append(weight)
+        for table in self.tables:
+            seats = table.num_players - len(table.learner_seats)
+            table.set_opponent(OpponentMixture(agents, shares, np.random.default_rng(self.rng.integers(2**31)), seats_per_game=seats))
+
+    def evaluate(self, step: int) -> list[dict[str, Any]]:
+        """Arena gauntlets of the learner against each baseline; returns one row per baseline."""
+        evaluation = self.config["evaluation"]
+        rows = []
+        for i, name in enumerate(evaluation["baselines"]):
+            arena = ArenaConfig(
+                players=evaluation["players"], games=evaluation["games_per_baseline"], view=self.config["view"],
+                seed=self.config["seed"] + 7919 * (i + 1), batch_games=4096,
+            )  # fmt: skip
+            seats, scores, winners = play([LearnerAgent(self.model), load_agent(name, seed=i)], "gauntlet", arena)
+            learner = summarize(["learner", name], seats, scores, winners, arena.players)[0]
+            rows.append(
+                {"step": step, "baseline": name, "win_share": round(learner.win_share, 4), "win_share_ci": round(learner.win_share_ci, 4),
+                 "mean_score": round(learner.mean_score, 2), "games": learner.games}
+            )  # fmt: skip
+        return rows
+
+    def checkpoint(self, step: int, rows: list[dict[str, Any]]) -> None:
+        """Write model, metadata, config, evaluations and the chart, each atomically."""
+        temporary = self.directory / "model.tmp.zip"
+        # The last observations belong to games that a resumed run will not continue: leave them out.
+        self.model.save(temporary, exclude=["_last_obs", "_last_original_obs", "_last_episode_starts"])
+        os.replace(temporary, self.directory / "model.zip")
+        self.metadata["steps"] = step
+        self.metadata["evaluations"] += rows
+        atomic_write(self.directory / "metadata.json", json.dumps(self.metadata, indent=2) + "\n")
+        atomic_write(self.directory / "config.yaml", dump_config(self.config))
+        history = self.metadata["evaluations"]
+        lines = [",".join(history[0])] + [",".join(str(row[k]) for k in history[0]) for row in history] if history else []
+        atomic_write(self.directory / "evaluations.csv", "\n".join(lines) + "\n")
+        plot_win_shares(history, self.directory / "win_share.png", self.config["evaluation"]["players"])
+
+
+def builtin_names(config: dict[str, Any]) -> list[str]:
+    """Baselines named in the opponent weights (every name but `pool`)."""
+    return [name for name in config["opponents"]["weights"] if name != "pool"]
+
+
+def plot_win_shares(history: list[dict[str, Any]], path: Path, players: int) -> None:
+    """Win share against each baseline over training steps, with 95% intervals, as a PNG."""
+    if not history:
+        return
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4))
+    for baseline in dict.fromkeys(row["baseline"] for row in history):
+        rows = [row for row in history if row["baseline"] == baseline]
+        steps = [row["step"] for row in rows]
+        share = np.array([row["win_share"] for row in rows])
+        ci = np.array([row["win_share_ci"] for row in rows])
+        axes.plot(steps, share, marker="o", label=f"vs {players - 1} x {baseline}")
+        axes.fill_between(steps, share - ci, share + ci, alpha=0.2)
+    axes.axhline(1 / players, color="grey", linestyle="--", label="fair share")
+    axes.set_xlabel("training steps")
+    axes.set_ylabel("learner's win share")
+    axes.set_ylim(0, 1)
+    axes.legend()
+    axes.set_title(f"Self-play PPO: arena evaluations, {players} players")
+    figure.tight_layout()
+    temporary = path.with_name(path.stem + ".tmp.png")
+    figure.savefig(temporary, dpi=110)
+    plt.close(figure)
+    os.replace(temporary, path)
+
+
+def train(config: dict[str, Any], directory: Path, resume: bool = False, show_progress: bool = True) -> dict[str, Any]:
+    """Train (or continue) a run; returns its metadata."""
+    from stable_baselines3.common.callbacks import BaseCallback
+    from tqdm import tqdm
+
+    directory.mkdir(parents=True, exist_ok=True)
+    run = Run(config, directory, resume)
+    total = int(config["total_timesteps"])
+    start = int(run.model.num_timesteps)
+    every_eval, every_snapshot = int(config["evaluation"]["every"]), int(config["opponents"]["snapshot_every"])
+    bar = tqdm(total=total, initial=start, unit="step", desc="self-play", disable=not show_progress, smoothing=0.05)
+    atomic_write(directory / "config.yaml", dump_config(config))
+
+    class SelfPlay(BaseCallback):
+        """Snapshots into the pool, evaluations and checkpoints, progress."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.next_eval = (start // every_eval + 1) * every_eval
+            self.next_snapshot = (start // every_snapshot + 1) * every_snapshot
+
+        def _on_step(self) -> bool:
+            step = self.num_timesteps
+            bar.total = max(bar.total, step)  # PPO finishes its last rollout past the total
+            bar.update(step - bar.n)
+            if step >= self.next_snapshot:
+                self.next_snapshot += every_snapshot
+                run.pool.add(run.model, step)
+                run.refresh_opponents()
+            if step >= self.next_eval:
+                self.next_eval += every_eval
+                self.evaluate(step)
+            return True
+
+        def evaluate(self, step: int) -> None:
+            rows = run.evaluate(step)
+            for row in rows:
+                self.logger.record(f"eval/win_share_vs_{row['baseline']}", row["win_share"])
+                self.logger.record(f"eval/mean_score_vs_{row['baseline']}", row["mean_score"])
+            self.logger.dump(step)
+            run.checkpoint(step, rows)
+            bar.set_postfix({row["baseline"]: f"{row['win_share']:.2f}" for row in rows})
+
+    callback = SelfPlay()
+    started = time.perf_counter()
+    try:
+        if total > start:
+            run.model.learn(total - start, callback=callback, reset_num_timesteps=not resume, tb_log_name="ppo")
+    except KeyboardInterrupt:
+        print("\ninterrupted: checkpointing what was learned ...")
+        callback.evaluate(int(run.model.num_timesteps))
+    finally:
+        bar.close()
+    if run.metadata["steps"] < run.model.num_timesteps:
+        callback.evaluate(int(run.model.num_timesteps))
+    run.metadata["seconds_this_session"] = round(time.perf_counter() - started, 1)
+    atomic_write(directory / "metadata.json", json.dumps(run.metadata, indent=2) + "\n")
+    return run.metadata
+
+
+def summary(metadata: dict[str, Any], directory: Path) -> str:
+    """What the run reached, for the terminal."""
+    latest: dict[str, dict[str, Any]] = {}
+    for row in metadata["evaluations"]:
+        latest[row["baseline"]] = row
+    lines = [f"trained {metadata['steps']:,} steps; last arena evaluation:"]
+    for name, row in latest.items():
+        lines.append(f"  vs {name:<8} win share {row['win_share']:.3f} +- {row['win_share_ci']:.3f}, mean score {row['mean_score']:.1f}")
+    lines.append(f"run written to {directory}/ (model.zip, metadata.json, evaluations.csv, win_share.png, tensorboard/)")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line and train."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", type=Path, default=None, help="a YAML config (default: configs/default.yaml)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
+    parser.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR", help="continue the run in RUN_DIR")
+    parser.add_argument("--out", type=Path, default=None, help="run directory (default: checkpoints/<run_name>)")
+    args = parser.parse_args(argv)
+
+    if args.resume is not None:
+        metadata_file = args.resume / "metadata.json"
+        if not (args.resume / "model.zip").exists() or not metadata_file.exists():
+            parser.error(f"{args.resume} holds no checkpoint (model.zip and metadata.json) to resume")
+        version = json.loads(metadata_file.read_text()).get("observation_version")
+        if version != OBSERVATION_VERSION:
+            raise CheckpointVersionError(
+                f"{args.resume} was trained on observation layout version {version}, "
+                f"but this library builds version {OBSERVATION_VERSION}; it cannot be resumed"
+            )
+        config = load_config(args.resume / "config.yaml", args.overrides)
+        directory = args.resume
+    else:
+        config = load_config(args.config, args.overrides)
+        directory = args.out or ROOT / "checkpoints" / config["run_name"]
+        if (directory / "model.zip").exists():
+            parser.error(f"{directory} already holds a run: --resume it, or choose another --set run_name=... or --out")
+    metadata = train(config, directory, resume=args.resume is not None)
+    print(summary(metadata, directory))
+
+
+if __name__ == "__main__":
+    main()
