@@ -1,4 +1,5 @@
-"""Numba kernels of the batched engine: one round's resolution, and every seat's observation.
+"""Numba kernels of the batched engine: a round's resolution, round 1's Seagull replacement, each
+game's observation pieces, and the peeks at face-down cards.
 
 Each kernel loops over the games of a batch and works on `vector.VectorMiaui`'s arrays in place.
 They follow the rulings (R4-R9) and the observation layout directly; `tests/test_vector.py` proves
@@ -12,9 +13,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# Decision codes: indices into vector.DECISIONS (the order of rules.Decision).
-SOLE_BEST, KITI, NO_FIGHTING, NOBODY_LEFT = 0, 1, 2, 3
-NUM_ROUNDS, NUM_SPACES, CARDS, CARD_DIM, PILE_SLOTS, LAGOON_SLOTS = 12, 3, 12, 8, 3, 3
+from miaui_env.observation import CARD_DIM, LAGOON_SLOTS, PILE_SLOTS, SEAT_LAYOUT
+from miaui_env.rules import NUM_DIVER_CARDS as CARDS
+from miaui_env.rules import NUM_ROUNDS, NUM_SPACES, Decision
+
+# Module globals are compile-time constants to numba: the layout costs nothing to look up.
+SOLE_BEST, KITI, NO_FIGHTING, NOBODY_LEFT = (list(Decision).index(d) for d in Decision)
+_PRESENT, _KITI, _SUMMARY, _PILE, _PLAYED, _LAST = (
+    SEAT_LAYOUT.offsets[name] for name in ("present", "kiti", "pile_summary", "pile", "played", "last_round")
+)
+_CAUGHT_AT = _LAST + CARDS  # inside last_round: card played, depth caught, fish caught, fish stolen, counts
+_CAUGHT, _STOLEN = _CAUGHT_AT + NUM_SPACES, _CAUGHT_AT + NUM_SPACES + CARD_DIM
+_THEFTS, _TRIPLES = _STOLEN + CARD_DIM, _STOLEN + CARD_DIM + 1
 
 
 @njit(cache=True, inline="always")
@@ -197,32 +207,32 @@ def encode_pieces(
     games, n, seat_dim = rows.shape
     for g in range(games):
         for s in range(n):
-            rows[g, s, 0] = 1.0
-            for k in range(3):
-                rows[g, s, 1 + k] = round_cols[s, k]
-            rows[g, s, 4] = np.float32(pile_len[g, s] / NUM_ROUNDS)
-            for k in range(CARD_DIM - 1):
+            rows[g, s, _PRESENT] = 1.0
+            for k in range(3):  # kiti, deep_priority, shallow_priority: contiguous in the row
+                rows[g, s, _KITI + k] = round_cols[s, k]
+            rows[g, s, _SUMMARY] = np.float32(pile_len[g, s] / NUM_ROUNDS)
+            for k in range(CARD_DIM - 1):  # as observation.pile_summary: kind counts / 4, value / 60
                 value = pile_stats[g, s, k] / 4.0
                 if k == CARD_DIM - 2:
                     value /= divisor[k]
-                rows[g, s, 5 + k] = np.float32(value)
+                rows[g, s, _SUMMARY + 1 + k] = np.float32(value)
             for j in range(PILE_SLOTS):
                 below = pile_len[g, s] - 1 - j
                 card = piles[g, s, below] if below >= 0 else empty
                 for k in range(CARD_DIM):
-                    rows[g, s, 12 + CARD_DIM * j + k] = features[card, k]
+                    rows[g, s, _PILE + CARD_DIM * j + k] = features[card, k]
             for c in range(CARDS):
-                rows[g, s, 36 + c] = 1.0 - hands[g, s, c]
-            for k in range(48, seat_dim):
+                rows[g, s, _PLAYED + c] = 1.0 - hands[g, s, c]
+            for k in range(_LAST, seat_dim):
                 rows[g, s, k] = 0.0
             if last_plays[g, s] > 0:
-                rows[g, s, 48 + last_plays[g, s] - 1] = 1.0
+                rows[g, s, _LAST + last_plays[g, s] - 1] = 1.0
                 for d in range(NUM_SPACES):
-                    rows[g, s, 60 + d] = caught_depth[g, s, d]
-                _features_of_stats(rows, g, s, 63, caught_stats, divisor)
-                _features_of_stats(rows, g, s, 71, stolen_stats, divisor)
-                rows[g, s, 79] = thefts[g, s]
-                rows[g, s, 80] = triples[g, s]
+                    rows[g, s, _CAUGHT_AT + d] = caught_depth[g, s, d]
+                _features_of_stats(rows, g, s, _CAUGHT, caught_stats, divisor)
+                _features_of_stats(rows, g, s, _STOLEN, stolen_stats, divisor)
+                rows[g, s, _THEFTS] = thefts[g, s]
+                rows[g, s, _TRIPLES] = triples[g, s]
             for k in range(seat_dim):
                 public[g, s, k] = rows[g, s, k] * opponent_mask[k]
         for depth in range(NUM_SPACES):

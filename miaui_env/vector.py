@@ -125,12 +125,10 @@ class VectorMiaui:
         self._deals_left = 0
         self._first_round_gull = self._kind == _SEAGULL
         self._games, self._seats = np.arange(batch)[:, None], np.arange(n)[None, :]
-        self._all_games = np.arange(batch)
 
         # The state, struct of arrays. Cards are deck indices (EMPTY where there is none).
         self.round = 1
         self._placement = np.zeros((batch, NUM_ROUNDS * NUM_SPACES), dtype=np.int16)  # deal order, rules.deal
-        self._put_back = np.zeros(batch, dtype=np.int16)
         self._hands = np.ones((batch, n, NUM_DIVER_CARDS), dtype=np.int8)
         self._lagoon = np.full((batch, NUM_SPACES, _MAX_STACK), self._empty, dtype=np.int16)
         self._lagoon_len = np.zeros((batch, NUM_SPACES), dtype=np.int64)  # cards in each space
@@ -162,9 +160,7 @@ class VectorMiaui:
         self._public_rows = np.zeros((batch, n, SEAT_DIM), dtype=np.float32)
         self._lagoon_features = np.zeros((batch, OBSERVATION_LAYOUT.view(self._obs[0, 0], "lagoon").size), dtype=np.float32)
         self._rest_features = np.zeros((batch, OBSERVATION_LAYOUT.view(self._obs[0, 0], "lagoon_rest").size), dtype=np.float32)
-        self._spans = {name: OBSERVATION_LAYOUT.span(name) for name in ("round", "hand", "lagoon", "lagoon_rest", "box")}
-        pieces = ("round", "hand", "lagoon", "lagoon_rest", "box", "seats")
-        self._offsets = (*(OBSERVATION_LAYOUT.offsets[name] for name in pieces), SEAT_DIM)
+        self._spans = {name: OBSERVATION_LAYOUT.span(name) for name in ("round", "hand", "lagoon", "lagoon_rest", "box", "seats")}
         self._pending_decks: list[list[int] | None] = [None] * batch
         self._new_games()
         self._encode()
@@ -278,7 +274,6 @@ class VectorMiaui:
             if stacked is not None:
                 order[slot] = stacked
         self._pending_decks = [None] * self.num_envs
-        self._put_back[:] = order[:, 0]
         self._placement[:] = order[:, 1:]
         # A Seagull among the first three cards sets off R4's replacement; the others deal as they lie.
         replaced = np.flatnonzero(self._first_round_gull[order[:, 1 : 1 + NUM_SPACES]].any(axis=1))
@@ -318,7 +313,7 @@ class VectorMiaui:
     def _encode(self) -> None:
         """Write every seat's observation into the buffer, exactly as `observation.Encoder` does:
         `_kernels.encode_pieces` computes each game's pieces, numpy copies them into place in bulk."""
-        batch, n, obs, at = self.num_envs, self.num_players, self._obs, self._offsets
+        batch, n, obs, spans = self.num_envs, self.num_players, self._obs, self._spans
         _kernels.encode_pieces(
             self._rows, self._public_rows, self._lagoon_features, self._rest_features, self.config.no_fighting,
             self._opponent_mask, self._round_columns[self.round], self._features, self._stats, _STATS_DIVISOR, self._empty,
@@ -326,24 +321,26 @@ class VectorMiaui:
             self._pile_stats, self._last_plays, self._caught_depth, self._caught_stats, self._stolen_stats, self._thefts,
             self._triples,
         )  # fmt: skip
-        obs[:, :, self._spans["round"]] = self._round_one_hot[self.round % (NUM_ROUNDS + 1)]
-        obs[:, :, self._spans["hand"]] = self._hands
+        obs[:, :, spans["round"]] = self._round_one_hot[self.round % (NUM_ROUNDS + 1)]
+        obs[:, :, spans["hand"]] = self._hands
         if self.config.no_fighting:
-            obs[:, :, self._spans["lagoon"]] = self._lagoon_features[:, None]
-            obs[:, :, self._spans["lagoon_rest"]] = self._rest_features[:, None]
+            obs[:, :, spans["lagoon"]] = self._lagoon_features[:, None]
+            obs[:, :, spans["lagoon_rest"]] = self._rest_features[:, None]
         else:  # a space holds exactly one card: slots 1-2 stay zero
             slot0 = self._lagoon_features.reshape(batch, NUM_SPACES, LAGOON_SLOTS, -1)[:, :, 0]
             OBSERVATION_LAYOUT.view(obs, "lagoon")[:, :, :, 0] = slot0[:, None]
         if self.view == "recall":
-            obs[:, :, self._spans["box"]] = features(self._box_stats)[:, None]
+            obs[:, :, spans["box"]] = features(self._box_stats)[:, None]
         # Seat rows, rotated so that each observer comes first; the others' rows as R11 shows them.
-        seats, width = self._offsets[-2], SEAT_DIM
+        seats, width = spans["seats"].start, SEAT_DIM
         for seat in range(n):
             obs[:, seat, seats : seats + width] = self._rows[:, seat]
             obs[:, seat, seats + width : seats + width * (n - seat)] = self._public_rows[:, seat + 1 :].reshape(batch, -1)
             obs[:, seat, seats + width * (n - seat) : seats + width * n] = self._public_rows[:, :seat].reshape(batch, -1)
         if self._peeker.max() >= 0:
-            _kernels.add_peeks(obs, at[2], at[3], self._peek_delta, self._lagoon, self._lagoon_len, self._peeker)
+            _kernels.add_peeks(
+                obs, spans["lagoon"].start, spans["lagoon_rest"].start, self._peek_delta, self._lagoon, self._lagoon_len, self._peeker
+            )
 
     # -- inspection ---------------------------------------------------------------------------
     def scores(self) -> np.ndarray:
