@@ -2,6 +2,7 @@
 
     load_agent("counter", seed=0)                      # random, greedy, counter
     load_agent("checkpoints/miaui-ppo-v0", seed=0)     # a trained policy (directory or model.zip)
+    load_agent("checkpoints/miaui-rllib", seed=0)      # an RLlib run (its exported policy/)
     load_agent("my_package.bots:make_bot", seed=0)     # called with seed= if it accepts it
 
 A callable that returns an object with `act` is an agent factory; any other callable is used as a
@@ -77,6 +78,10 @@ def load_agent(spec: str, seed: int | None = None) -> Agent:
     if spec in builtins:
         return builtins[spec](seed)
     path = Path(spec)
+    if (path / "policy" / "class_and_ctor_args.pkl").exists():  # an RLlib run (needs the [rllib] extra)
+        from training.rllib_selfplay import RLlibPolicyAgent
+
+        return RLlibPolicyAgent(path / "policy")
     if path.suffix == ".zip" or (path.is_dir() and (path / "model.zip").exists()):
         if not (path.exists()):
             raise AgentSpecError(f"checkpoint {spec!r} does not exist")

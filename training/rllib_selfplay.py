@@ -1,0 +1,255 @@
+"""Distributed self-play on Ray RLlib: PPO on the new API stack, one policy for every seat.
+
+    python -m training.rllib_selfplay                             # configs/rllib.yaml, local Ray
+    python -m training.rllib_selfplay --address auto              # join a running Ray cluster
+    python -m training.rllib_selfplay --resume checkpoints/miaui-rllib
+
+RLlib samples the PettingZoo parallel env (`miaui_env.parallel_env`) with its env runners; a
+`policy_mapping_fn` sends every agent to the one module "shared", an action-masking PPO module of
+ours (training/rllib_module.py). Env runners, envs per runner, fragment length and learners are
+config settings. Without --address a local Ray starts with its temp folder in the run directory;
+with it, the run joins the cluster. A run lives in checkpoints/<run_name>/ like the SB3 runs:
+
+    algorithm/        RLlib's full checkpoint (what --resume continues from)
+    policy/           the exported module: the arena and human play load the run directory by path
+    config.yaml       the resolved config
+    metadata.json     observation layout version, iterations, env steps, timing, evaluations
+    evaluations.csv   arena win share against each baseline, per evaluation
+
+Every `evaluation.every` iterations the exported policy plays duplicate-dealt arena gauntlets
+against the baselines, and the checkpoint is rewritten (each part written aside, then renamed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from miaui_env.observation import OBSERVATION_VERSION
+from training.agents import CheckpointVersionError, load_agent
+from training.arena import ArenaConfig, play, summarize
+from training.selfplay import ROOT, atomic_write
+
+ENV_NAME = "miaui_parallel"
+MODULE_ID = "shared"
+DEFAULT_CONFIG = ROOT / "configs" / "rllib.yaml"
+
+
+def make_env(env_config: dict[str, Any]) -> Any:
+    """The PettingZoo parallel env as an RLlib MultiAgentEnv (called on every env runner)."""
+    from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv
+
+    import miaui_env
+
+    return ParallelPettingZooEnv(miaui_env.parallel_env(**env_config))
+
+
+def algorithm_config(config: dict[str, Any]) -> Any:
+    """The RLlib PPOConfig for a run config."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from training.rllib_module import MaskedPPOTorchRLModule
+
+    env_config = {k: config[k] for k in ("num_players", "open_baskets", "no_fighting", "view", "reward")}
+    return (
+        PPOConfig()
+        .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
+        .environment(ENV_NAME, env_config=env_config)
+        .framework("torch")
+        .env_runners(**config["env_runners"])
+        .learners(**config["learners"])
+        .training(**config["training"])
+        .multi_agent(policies={MODULE_ID}, policy_mapping_fn=lambda agent_id, episode, **kwargs: MODULE_ID)
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(
+                rl_module_specs={MODULE_ID: RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=config["model"])}
+            )
+        )
+        .debugging(seed=config["seed"])
+    )
+
+
+class RLlibPolicyAgent:
+    """An exported RLlib policy (a run's policy/ folder) playing its most likely legal card."""
+
+    def __init__(self, path: Path, name: str | None = None):
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        self.module = RLModule.from_checkpoint(str(path))
+        self.name = name or path.parent.name
+
+    def act(self, observations: Any, masks: Any) -> Any:
+        """The module's best legal card for every row."""
+        import numpy as np
+        import torch
+        from ray.rllib.core.columns import Columns
+
+        batch = {Columns.OBS: {"observation": torch.as_tensor(observations), "action_mask": torch.as_tensor(masks)}}
+        with torch.no_grad():
+            logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
+        return np.asarray(logits.argmax(dim=-1))
+
+    def reset(self) -> None:
+        """The policy remembers nothing."""
+
+
+def evaluate(policy_dir: Path, config: dict[str, Any], step: int) -> list[dict[str, Any]]:
+    """Arena gauntlets of the exported policy against each baseline."""
+    evaluation, rows = config["evaluation"], []
+    agent = RLlibPolicyAgent(policy_dir)
+    for i, name in enumerate(evaluation["baselines"]):
+        arena = ArenaConfig(
+            players=evaluation["players"], games=evaluation["games_per_baseline"], view=config["view"], seed=config["seed"] + i
+        )
+        seats, scores, winners = play([agent, load_agent(name, seed=i)], "gauntlet", arena)
+        result = summarize(["rllib", name], seats, scores, winners, arena.players)[0]
+        rows.append({"iteration": step, "baseline": name, "win_share": round(result.win_share, 4),
+                     "win_share_ci": round(result.win_share_ci, 4), "mean_score": round(result.mean_score, 2)})  # fmt: skip
+    return rows
+
+
+def checkpoint(algo: Any, directory: Path, config: dict[str, Any], metadata: dict[str, Any]) -> None:
+    """Algorithm, exported policy, metadata and evaluations, each written aside then renamed."""
+    for name, save in (("algorithm", algo.save_to_path), ("policy", algo.get_module(MODULE_ID).save_to_path)):
+        staging = directory / f"{name}.tmp"
+        shutil.rmtree(staging, ignore_errors=True)
+        save(str(staging))
+        old = directory / f"{name}.old"
+        if (directory / name).exists():
+            os.replace(directory / name, old)
+        os.replace(staging, directory / name)
+        shutil.rmtree(old, ignore_errors=True)
+    atomic_write(directory / "config.yaml", yaml.safe_dump(config, sort_keys=False))
+    atomic_write(directory / "metadata.json", json.dumps(metadata, indent=2) + "\n")
+    rows = metadata["evaluations"]
+    if rows:
+        lines = [",".join(rows[0])] + [",".join(str(row[k]) for k in rows[0]) for row in rows]
+        atomic_write(directory / "evaluations.csv", "\n".join(lines) + "\n")
+
+
+def runner_memory(algo: Any) -> list[float]:
+    """Resident memory (MB) of every env runner process, the driver's local one first."""
+
+    def rss(_: Any) -> float:
+        import psutil
+
+        return round(psutil.Process().memory_info().rss / 2**20, 1)
+
+    return [float(mb) for mb in algo.env_runner_group.foreach_env_runner(rss)]
+
+
+def train(config: dict[str, Any], directory: Path, address: str | None, resume: bool) -> dict[str, Any]:
+    """Run (or continue) RLlib self-play; returns the metadata."""
+    import ray
+    import ray.tune.trainable.trainable as trainable
+    from ray.rllib.algorithms.algorithm import Algorithm
+    from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_UPDATE_TIMER, NUM_ENV_STEPS_SAMPLED_LIFETIME, TIMERS
+    from ray.tune.registry import register_env
+    from tqdm import tqdm
+
+    directory.mkdir(parents=True, exist_ok=True)
+    # RLlib's result folder defaults to ~/ray_results; a run keeps everything in its own directory.
+    trainable.DEFAULT_STORAGE_PATH = str(directory / "ray_results")
+    if address:
+        ray.init(address=address, log_to_driver=False)
+    else:
+        # A local Ray listens on loopback only, so it needs no token (which Ray would otherwise
+        # write to ~/.ray); its temp folder goes under the run directory.
+        os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+        ray.init(include_dashboard=False, log_to_driver=False, _temp_dir=str(directory / "ray"), _node_ip_address="127.0.0.1")
+    register_env(ENV_NAME, make_env)
+    try:
+        if resume:
+            algo = Algorithm.from_checkpoint(str(directory / "algorithm"))
+            metadata = json.loads((directory / "metadata.json").read_text())
+        else:
+            algo = algorithm_config(config).build_algo()
+            metadata = {"framework": "rllib", "observation_version": OBSERVATION_VERSION, "num_players": config["num_players"],
+                        "variants": [config["open_baskets"], config["no_fighting"]], "view": config["view"],
+                        "iterations": 0, "env_steps": 0, "evaluations": [], "timing": []}  # fmt: skip
+        start, total = metadata["iterations"], config["iterations"]
+        every = config["evaluation"]["every"]
+        with tqdm(total=total, initial=start, unit="iter", desc="rllib self-play") as bar:
+            for iteration in range(start + 1, total + 1):
+                began = time.perf_counter()
+                result = algo.train()
+                seconds = time.perf_counter() - began
+                steps = int(result[ENV_RUNNER_RESULTS][NUM_ENV_STEPS_SAMPLED_LIFETIME])
+                sampled = steps - metadata["env_steps"]
+                timing = {
+                    "iteration": iteration,
+                    "seconds": round(seconds, 3),
+                    "env_steps": sampled,
+                    "env_steps_per_second": round(sampled / seconds, 1),
+                    "learner_seconds": round(float(result[TIMERS][LEARNER_UPDATE_TIMER]), 3),
+                }
+                metadata["timing"].append(timing)
+                metadata["iterations"], metadata["env_steps"] = iteration, steps
+                bar.set_postfix(env_steps_per_s=f"{timing['env_steps_per_second']:.0f}")
+                bar.update(1)
+                if iteration % every == 0 or iteration == total:
+                    metadata["env_runner_memory_mb"] = runner_memory(algo)
+                    checkpoint(algo, directory, config, metadata)
+                    metadata["evaluations"] += evaluate(directory / "policy", config, iteration)
+                    checkpoint(algo, directory, config, metadata)
+                    latest = {
+                        row["baseline"]: row["win_share"] for row in metadata["evaluations"][-len(config["evaluation"]["baselines"]) :]
+                    }
+                    bar.set_postfix(latest)
+        algo.stop()
+    finally:
+        ray.shutdown()
+    return metadata
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line and train."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG)
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--address", default=None, help="a Ray cluster to join (e.g. auto, or 10.0.0.1:6379)")
+    parser.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR")
+    parser.add_argument("--out", type=Path, default=None, help="run directory (default: checkpoints/<run_name>)")
+    args = parser.parse_args(argv)
+    source = args.resume / "config.yaml" if args.resume else args.config
+    config = yaml.safe_load(Path(source).read_text())
+    for override in args.overrides:
+        key, _, value = override.partition("=")
+        *parents, last = key.split(".")
+        target = config
+        for part in parents:
+            target = target[part]
+        if last not in target:
+            parser.error(f"--set {key}: unknown key; known keys here: {', '.join(sorted(target))}")
+        target[last] = yaml.safe_load(value)
+    if args.resume:
+        version = json.loads((args.resume / "metadata.json").read_text()).get("observation_version")
+        if version != OBSERVATION_VERSION:
+            raise CheckpointVersionError(
+                f"{args.resume} was trained on observation layout version {version}, this library builds version {OBSERVATION_VERSION}"
+            )
+        directory = args.resume
+    else:
+        directory = args.out or ROOT / "checkpoints" / config["run_name"]
+        if (directory / "algorithm").exists():
+            parser.error(f"{directory} already holds a run: --resume it, or choose another --out")
+    metadata = train(config, directory, args.address, resume=args.resume is not None)
+    last = metadata["timing"][-1] if metadata["timing"] else {}
+    rate = last.get("env_steps_per_second")
+    print(f"{metadata['iterations']} iterations, {metadata['env_steps']:,} env steps; last iteration {rate} env steps/s")
+    for row in metadata["evaluations"][-len(config["evaluation"]["baselines"]) :]:
+        print(f"  vs {row['baseline']:<8} win share {row['win_share']:.3f} +- {row['win_share_ci']:.3f}")
+    print(f"run written to {directory}/ (algorithm/, policy/, metadata.json, evaluations.csv)")
+
+
+if __name__ == "__main__":
+    main()
