@@ -142,7 +142,7 @@ class _Table:
         obs_box = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
         mask_box = gymnasium.spaces.Box(0, 1, (NUM_DIVER_CARDS,), np.int8)
         self.observation_spaces = {a: gymnasium.spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.agents}
-        self.action_spaces = {a: gymnasium.spaces.Discrete(NUM_DIVER_CARDS) for a in self.agents}
+        self.action_spaces: dict[str, gymnasium.spaces.Space] = {a: gymnasium.spaces.Discrete(NUM_DIVER_CARDS) for a in self.agents}
         self.state_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (STATE_LAYOUT.size,), np.float32)
         self.np_random, self.np_random_seed = seeding.np_random(None)
         self.game: GameState | None = None

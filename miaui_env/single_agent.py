@@ -94,6 +94,6 @@ class MiauiSingleAgentEnv(gymnasium.Env):
         info["seat"] = self.seat
         return self._own_observation(), float(rewards[me]), bool(terminations[me]), False, info
 
-    def render(self) -> str | None:
+    def render(self) -> Any:  # gymnasium 1.2 and 1.4 type this differently: text, or None printed
         """The table as text; see `miaui_env.env`."""
         return self._game.render()
