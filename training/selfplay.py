@@ -113,7 +113,7 @@ class Run:
                 agents.append(self.baselines[name])
                 shares.append(weight)
         for table in self.tables:
-            seats = table.num_players - len(table.learner_seats)
+            seats = max(table.num_players - len(table.learner_seats), 1)  # all-learner tables never ask
             table.set_opponent(OpponentMixture(agents, shares, np.random.default_rng(self.rng.integers(2**31)), seats_per_game=seats))
 
     def evaluate(self, step: int) -> list[dict[str, Any]]:
