@@ -278,6 +278,7 @@ class Encoder:
         self.features = features(self.stats)
         self.empty, self.hidden = len(config.deck), len(config.deck) + 1
         self._stats_of = {card: card_stats(card) for card in config.deck}
+        self._feature_of = {card: card_features(card) for card in config.deck}
         self._peek_delta = self.features[: len(config.deck)] - self.features[self.hidden]
 
         self.canvas = np.zeros(_CANVAS.size, dtype=np.float32)
@@ -297,7 +298,7 @@ class Encoder:
         self.obs_index = np.stack([self._index(OBSERVATION_LAYOUT, seat, full, view == "recall") for seat in range(n)])
         self.state_index = self._index(STATE_LAYOUT, 0, True, True, omniscient=True)
         self._peeked: dict[int, list[tuple[int, int]]] = {}
-        self._records_seen = -1
+        self._records_seen = self._box_seen = -1
 
     def _index(self, layout: Layout, seat: int, full: bool, recall: bool, omniscient: bool = False) -> np.ndarray:
         """Static map: layout entry -> canvas entry (0, the constant zero, where hidden)."""
@@ -325,7 +326,7 @@ class Encoder:
     def refresh(self, state: GameState) -> None:
         """Write the game into the canvas; call after new_game and after every play_round."""
         if not state.history:
-            self._records_seen = -1  # a new game: every pile and the box are rewritten
+            self._records_seen = self._box_seen = -1  # a new game: every pile and the box are rewritten
         feats = self.features
         self._round.fill(0.0)
         if state.round <= NUM_ROUNDS:
@@ -341,13 +342,17 @@ class Encoder:
         else:
             changed = list({d.winner for r in state.history[self._records_seen :] for d in r.depths if d.winner is not None})
         self._records_seen = len(state.history)
-        for seat in changed:
-            pile = state.piles[seat]
-            top = [*pile[: -PILE_SLOTS - 1 : -1], *[self.empty] * PILE_SLOTS][:PILE_SLOTS]
-            self._pile[seat] = feats[top]
-            self._pile_summary[seat] = pile_summary(self.stats[pile].sum(axis=0), len(pile))
         if changed:
-            _CANVAS.view(self.canvas, "box")[:] = features(self.stats[state.box].sum(axis=0))
+            # One gather for every changed pile: its top cards, and all its cards for the summary.
+            tops = [[*state.piles[seat][: -PILE_SLOTS - 1 : -1], *[self.empty] * PILE_SLOTS][:PILE_SLOTS] for seat in changed]
+            longest = max(len(state.piles[seat]) for seat in changed)
+            every_card = [[*state.piles[seat], *[self.empty] * (longest - len(state.piles[seat]))] for seat in changed]
+            self._pile[changed] = feats[tops]
+            heights = [len(state.piles[seat]) for seat in changed]
+            self._pile_summary[changed] = pile_summary(self.stats[every_card].sum(axis=1), np.array(heights))
+            if len(state.box) != self._box_seen:
+                _CANVAS.view(self.canvas, "box")[:] = features(self.stats[state.box].sum(axis=0))
+                self._box_seen = len(state.box)
         self._write_last_round(state)
 
     def _refresh_lagoon(self, state: GameState) -> None:
@@ -364,7 +369,8 @@ class Encoder:
                 else:
                     rest[depth] += self.stats[shown]
         self._lagoon[:] = self.features[ids]
-        self._lagoon_rest[:] = features(rest)
+        if self.config.no_fighting:  # elsewhere a space holds one card and the rest stays zero
+            self._lagoon_rest[:] = features(rest)
 
     def _write_last_round(self, state: GameState) -> None:
         block = self._last_round
@@ -373,22 +379,26 @@ class Encoder:
             return
         record, n = state.history[-1], state.num_players
         block[np.arange(n), np.asarray(record.plays) - 1] = 1.0
-        stats_of = self._stats_of
-        caught, stolen = np.zeros((n, CARD_DIM), dtype=np.int64), np.zeros((n, CARD_DIM), dtype=np.int64)
+        # A seat catches once a round and a theft takes one card, so these are single cards unless a
+        # No Fighting stack or several Seagulls add up: then the summed stats go through features().
+        stats_of, feature_of = self._stats_of, self._feature_of
         for result in record.depths:
             if result.winner is not None:
                 block[result.winner, _CAUGHT_AT + result.depth] = 1.0
-                for card in result.fish:
-                    caught[result.winner] += stats_of[card]
+                fish = result.fish
+                block[result.winner, _CAUGHT] = (
+                    feature_of[fish[0]] if len(fish) == 1 else features(np.sum([stats_of[c] for c in fish], axis=0))
+                )
+        stolen: dict[int, list[FishCard]] = {}
         for event in record.events:
             if isinstance(event, SeagullTheft):
                 block[event.seat, _THEFTS] += 1.0
                 if event.stolen is not None:
-                    stolen[event.seat] += stats_of[event.stolen]
+                    stolen.setdefault(event.seat, []).append(event.stolen)
             else:
                 block[event.seat, _TRIPLES] += 1.0
-        block[:, _CAUGHT] = features(caught)
-        block[:, _STOLEN] = features(stolen)
+        for seat, cards in stolen.items():
+            block[seat, _STOLEN] = feature_of[cards[0]] if len(cards) == 1 else features(np.sum([stats_of[c] for c in cards], axis=0))
 
     @staticmethod
     def _peek_offset(depth: int, slot: int) -> int:
