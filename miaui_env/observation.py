@@ -237,11 +237,6 @@ def card_features(card: FishCard) -> np.ndarray:
     return features(card_stats(card))
 
 
-def feature_table(config: GameConfig) -> np.ndarray:
-    """Card features by deck index, then the EMPTY and HIDDEN rows (see `stats_table`)."""
-    return features(stats_table(config))
-
-
 def round_columns(config: GameConfig) -> np.ndarray:
     """Per round (index 1-13): the kiti, deep_priority and shallow_priority columns of each seat row."""
     n = config.num_players

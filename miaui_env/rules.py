@@ -130,10 +130,6 @@ class RoundRecord(NamedTuple):
     deep_priority: tuple[int, ...]  # R1 tie order this round (empty in No Fighting)
     shallow_priority: tuple[int, ...]
 
-    def catcher_of(self, depth: Depth) -> int | None:
-        """The seat that caught at `depth`, or None."""
-        return self.depths[depth].winner
-
 
 class LagoonCard(NamedTuple):
     """A fish in a lagoon space; `peeker` is the seat allowed to see it face-down (R5), else None."""

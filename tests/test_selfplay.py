@@ -80,6 +80,16 @@ def test_a_checkpoint_for_another_layout_is_refused(tmp_path):
     assert "observation layout version 0, but this library builds version 1" in done.stderr
 
 
+def test_any_maskable_ppo_argument_is_allowed_in_the_ppo_section(tmp_path):
+    config_file = tmp_path / "kl.yaml"
+    config_file.write_text("ppo:\n  target_kl: 0.02\n")
+    config = load_config(config_file)
+    assert config["ppo"]["target_kl"] == 0.02 and config["ppo"]["n_steps"] == 22  # merged with the defaults
+    config_file.write_text("opponents:\n  snapshot_evry: 5\n")
+    with pytest.raises(ConfigError, match=r"unknown config key 'opponents\.snapshot_evry'"):
+        load_config(config_file)
+
+
 def test_config_overrides():
     config = load_config(ROOT / "configs" / "smoke.yaml", ["ppo.learning_rate=1e-4", "opponents.weights={random: 1}"])
     assert config["ppo"]["learning_rate"] == 1e-4 and config["ppo"]["gae_lambda"] == 0.95  # merged with default.yaml

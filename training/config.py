@@ -21,27 +21,39 @@ class ConfigError(ValueError):
     """A config file or override that does not fit the schema of configs/default.yaml."""
 
 
-def load_config(path: Path | str | None = None, overrides: list[str] | None = None) -> dict[str, Any]:
-    """The config at `path` (default.yaml if None), on top of default.yaml's keys, with overrides."""
-    defaults = yaml.safe_load(DEFAULT_CONFIG.read_text())
+# Sections whose keys are another library's keyword arguments: any key is allowed there.
+SB3_KWARG_SECTIONS = ("ppo",)
+
+
+def load_config(
+    path: Path | str | None = None,
+    overrides: list[str] | None = None,
+    defaults_file: Path = DEFAULT_CONFIG,
+    kwarg_sections: tuple[str, ...] = SB3_KWARG_SECTIONS,
+) -> dict[str, Any]:
+    """The config at `path` merged onto `defaults_file`'s keys, then the `--set` overrides.
+
+    Unknown keys are refused, listing the known ones, except inside `kwarg_sections` (passed to a
+    library as keyword arguments). Sections merge key by key; a `weights` mapping is replaced
+    whole, so that leaving an opponent out leaves it out.
+    """
+    defaults = yaml.safe_load(defaults_file.read_text())
     config = copy.deepcopy(defaults)
     if path is not None:
-        given = yaml.safe_load(Path(path).read_text()) or {}
-        _merge(config, given, defaults, "")
+        _merge(config, yaml.safe_load(Path(path).read_text()) or {}, defaults, [], kwarg_sections)
     for override in overrides or []:
         key, sep, text = override.partition("=")
         if not sep:
             raise ConfigError(f"--set {override!r} is not key=value (e.g. --set ppo.learning_rate=1e-4)")
-        value = _parse_value(text)
-        target, allowed = config, defaults
         *parents, last = key.split(".")
+        target, allowed = config, defaults
         for part in parents:
             if not isinstance(allowed, dict) or part not in allowed:
                 raise ConfigError(f"--set {key}: no such section {part!r}")
             target, allowed = target[part], allowed[part]
-        if last not in allowed and not _open_section(parents):
+        if last not in allowed and not _free(parents, kwarg_sections):
             raise ConfigError(f"--set {key}: unknown key {last!r}; known keys here: {', '.join(sorted(allowed))}")
-        target[last] = value
+        target[last] = _parse_value(text)
     return config
 
 
@@ -56,19 +68,17 @@ def _parse_value(text: str) -> Any:
     return value
 
 
-def _open_section(path: list[str]) -> bool:
-    """Sections whose keys are free: MaskablePPO's kwargs and the opponent weights."""
-    return bool(path) and path[0] in ("ppo", "opponents") and (path[0] == "ppo" or path[-1] == "weights")
+def _free(path: list[str], kwarg_sections: tuple[str, ...]) -> bool:
+    """Whether any key is allowed in the section at `path` (a kwargs section, or opponent weights)."""
+    return path[:1] in [[name] for name in kwarg_sections] or path[-1:] == ["weights"]
 
 
-def _merge(config: dict, given: dict, defaults: dict, where: str) -> None:
+def _merge(config: dict, given: dict, defaults: dict, path: list[str], kwarg_sections: tuple[str, ...]) -> None:
     for key, value in given.items():
-        if key not in defaults and not _open_section(where.split(".")[1:] if where else []):
-            raise ConfigError(f"unknown config key {where + key!r}; known keys: {', '.join(sorted(defaults))}")
-        # Sections merge key by key (so a partial `ppo:` keeps the other defaults); opponent weights
-        # are replaced whole, so that leaving an opponent out leaves it out.
+        if key not in defaults and not _free(path, kwarg_sections):
+            raise ConfigError(f"unknown config key {'.'.join([*path, key])!r}; known keys: {', '.join(sorted(defaults))}")
         if isinstance(value, dict) and isinstance(defaults.get(key), dict) and key != "weights":
-            _merge(config[key], value, defaults[key], f"{where}{key}.")
+            _merge(config[key], value, defaults[key], [*path, key], kwarg_sections)
         else:
             config[key] = value
 

@@ -30,16 +30,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from miaui_env.observation import OBSERVATION_VERSION
 from training.agents import CheckpointVersionError, load_agent
 from training.arena import ArenaConfig, play, summarize
-from training.selfplay import ROOT, atomic_write
+from training.config import dump_config, load_config
+from training.selfplay import ROOT, atomic_write, write_rows
 
 ENV_NAME = "miaui_parallel"
 MODULE_ID = "shared"
 DEFAULT_CONFIG = ROOT / "configs" / "rllib.yaml"
+RLLIB_KWARG_SECTIONS = ("env_runners", "learners", "training", "model")  # PPOConfig's keyword arguments
 
 
 def make_env(env_config: dict[str, Any]) -> Any:
@@ -128,12 +128,9 @@ def checkpoint(algo: Any, directory: Path, config: dict[str, Any], metadata: dic
             os.replace(directory / name, old)
         os.replace(staging, directory / name)
         shutil.rmtree(old, ignore_errors=True)
-    atomic_write(directory / "config.yaml", yaml.safe_dump(config, sort_keys=False))
+    atomic_write(directory / "config.yaml", dump_config(config))
     atomic_write(directory / "metadata.json", json.dumps(metadata, indent=2) + "\n")
-    rows = metadata["evaluations"]
-    if rows:
-        lines = [",".join(rows[0])] + [",".join(str(row[k]) for k in rows[0]) for row in rows]
-        atomic_write(directory / "evaluations.csv", "\n".join(lines) + "\n")
+    write_rows(directory / "evaluations.csv", metadata["evaluations"])
 
 
 def runner_memory(algo: Any) -> list[float]:
@@ -221,16 +218,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=None, help="run directory (default: checkpoints/<run_name>)")
     args = parser.parse_args(argv)
     source = args.resume / "config.yaml" if args.resume else args.config
-    config = yaml.safe_load(Path(source).read_text())
-    for override in args.overrides:
-        key, _, value = override.partition("=")
-        *parents, last = key.split(".")
-        target = config
-        for part in parents:
-            target = target[part]
-        if last not in target:
-            parser.error(f"--set {key}: unknown key; known keys here: {', '.join(sorted(target))}")
-        target[last] = yaml.safe_load(value)
+    config = load_config(source, args.overrides, defaults_file=DEFAULT_CONFIG, kwarg_sections=RLLIB_KWARG_SECTIONS)
     if args.resume:
         version = json.loads((args.resume / "metadata.json").read_text()).get("observation_version")
         if version != OBSERVATION_VERSION:

@@ -50,6 +50,13 @@ def atomic_write(path: Path, text: str) -> None:
     os.replace(temporary, path)
 
 
+def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Rows of equal keys as a CSV file, written atomically (nothing while there are no rows)."""
+    if rows:
+        lines = [",".join(rows[0]), *(",".join(str(row[key]) for key in rows[0]) for row in rows)]
+        atomic_write(path, "\n".join(lines) + "\n")
+
+
 class Run:
     """One training run: its directory, config, tables, learner, opponents and evaluations."""
 
@@ -143,10 +150,8 @@ class Run:
         self.metadata["evaluations"] += rows
         atomic_write(self.directory / "metadata.json", json.dumps(self.metadata, indent=2) + "\n")
         atomic_write(self.directory / "config.yaml", dump_config(self.config))
-        history = self.metadata["evaluations"]
-        lines = [",".join(history[0])] + [",".join(str(row[k]) for k in history[0]) for row in history] if history else []
-        atomic_write(self.directory / "evaluations.csv", "\n".join(lines) + "\n")
-        plot_win_shares(history, self.directory / "win_share.png", self.config["evaluation"]["players"])
+        write_rows(self.directory / "evaluations.csv", self.metadata["evaluations"])
+        plot_win_shares(self.metadata["evaluations"], self.directory / "win_share.png", self.config["evaluation"]["players"])
 
 
 def builtin_names(config: dict[str, Any]) -> list[str]:
