@@ -66,8 +66,10 @@ class MiauiSingleAgentEnv(gymnasium.Env):
         game_seed = int(self.np_random.integers(2**31))
         self.seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(self.num_players))
         for opponent in self._opponents:
-            if isinstance(opponent, RandomAgent):
-                opponent.rng = np.random.default_rng(self.np_random.integers(2**31))
+            # Agents own their generators (the protocol); reseeding them from this env's makes the
+            # whole game, the opponents' choices included, follow reset(seed=...).
+            if isinstance(getattr(opponent, "rng", None), np.random.Generator):
+                opponent.rng = np.random.default_rng(self.np_random.integers(2**31))  # type: ignore[union-attr]
             reset_agent(opponent)
         self._obs, _ = self._game.reset(seed=game_seed, options=options)
         return self._own_observation(), {"seat": self.seat}

@@ -153,6 +153,19 @@ def test_single_agent_seeding_and_seat_draw():
     assert {run(s)[0] for s in range(30)} == set(range(6))
 
 
+def test_single_agent_games_with_heuristic_opponents_follow_the_seed():
+    from miaui_env.agents.heuristics import GreedyAgent
+
+    def game(seed: int) -> list:
+        env = miaui_env.single_agent.MiauiSingleAgentEnv(num_players=4, opponents=GreedyAgent(), seat=0)
+        env.reset(seed=seed)
+        for _ in range(11):
+            env.step(int(np.flatnonzero(env.action_masks())[0]))
+        return env._game.game.played
+
+    assert game(2) == game(2)
+
+
 def test_single_agent_bad_settings():
     with pytest.raises(ValueError, match="seat=4"):
         miaui_env.single_agent.MiauiSingleAgentEnv(num_players=4, seat=4)
