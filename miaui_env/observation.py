@@ -206,6 +206,30 @@ def opponent_row_mask(full: bool) -> np.ndarray:
     return mask
 
 
+def _table_view_keep(open_baskets: bool) -> np.ndarray:
+    """Which entries of a recall-view observation the table view keeps (bool, observation size)."""
+    keep = np.ones(OBSERVATION_LAYOUT.size, dtype=bool)
+    OBSERVATION_LAYOUT.view(keep, "box")[:] = False
+    OBSERVATION_LAYOUT.view(keep, "seats")[1:] = opponent_row_mask(open_baskets)
+    return keep
+
+
+_TABLE_VIEW_KEEP = {False: _table_view_keep(False), True: _table_view_keep(True)}
+
+
+def table_view(observations: np.ndarray) -> np.ndarray:
+    """The table view of recall-view observations (..., size): the same seats without the memory.
+
+    The recall view only adds what was once public (R11), so the table view is the recall view
+    with the box and opponents' buried fish and played cards zeroed (Open Baskets keeps the latter).
+    This lets agents trained on either view share one table.
+    """
+    observations = np.asarray(observations)
+    open_baskets = OBSERVATION_LAYOUT.view(observations, "variant")[..., 0] > 0
+    keep = np.where(open_baskets[..., None], _TABLE_VIEW_KEEP[True], _TABLE_VIEW_KEEP[False])
+    return np.where(keep, observations, 0).astype(observations.dtype, copy=False)
+
+
 def card_stats(card: FishCard) -> np.ndarray:
     """A card as integer stats: one-hot kind, printed value, hidden flag (0). Sums of stats are exact."""
     stats = np.zeros(CARD_DIM, dtype=np.int64)

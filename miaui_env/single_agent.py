@@ -8,7 +8,9 @@ random legal cards), one agent or batched callable for every opponent seat, or a
 opponent seat in clockwise order from the agent's left. Observations are the env's 620-float vector
 (`miaui_env.env` documents it) as a Box; `action_masks()` gives the legal cards, which is what
 sb3-contrib's MaskablePPO looks for. Rewards, views, variants and errors are the env's: an action
-that is not a card in hand raises IllegalActionError and changes nothing.
+that is not a card in hand raises IllegalActionError and changes nothing. An opponent that plays
+from the recall view (its `view` attribute says so, as a policy trained on it does) is shown it,
+whatever `view` the agent sees.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from miaui_env.agents import Agent, Policy, RandomAgent, as_policy, reset_agent
+from miaui_env.agents import Agent, Policy, RandomAgent, as_policy, as_seen, reset_agent, views_at_table
 from miaui_env.env import RENDER_MODES, VECTOR_BOUND, MiauiParallelEnv
 from miaui_env.observation import OBSERVATION_LAYOUT
 from miaui_env.rules import NUM_DIVER_CARDS
@@ -44,6 +46,7 @@ class MiauiSingleAgentEnv(gymnasium.Env):
         render_mode: str | None = None,
     ):
         self._game = MiauiParallelEnv(num_players, open_baskets, no_fighting, view, reward, render_mode)
+        self.view = view
         if seat is not None and seat not in range(num_players):
             raise ValueError(f"seat={seat!r} is not allowed; use None (a random seat each game) or 0-{num_players - 1}")
         if opponents is None:
@@ -54,6 +57,10 @@ class MiauiSingleAgentEnv(gymnasium.Env):
             self._opponents = list(opponents)
         else:
             self._opponents = [opponents] * (num_players - 1)
+        # An opponent trained on the recall view is shown it; everyone else sees `view`.
+        self._views, self._dealt = views_at_table(self._opponents, view)
+        if self._dealt != view:
+            self._game = MiauiParallelEnv(num_players, open_baskets, no_fighting, self._dealt, reward, render_mode)
         self.fixed_seat, self.seat = seat, seat or 0
         self.num_players, self.render_mode = num_players, render_mode
         self.observation_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
@@ -75,7 +82,7 @@ class MiauiSingleAgentEnv(gymnasium.Env):
         return self._own_observation(), {"seat": self.seat}
 
     def _own_observation(self) -> np.ndarray:
-        return self._obs[f"player_{self.seat}"]["observation"]
+        return as_seen(self._obs[f"player_{self.seat}"]["observation"], self.view, self._dealt)
 
     def action_masks(self) -> np.ndarray:
         """Legal cards of the agent's seat (bool, 12)."""
@@ -89,7 +96,8 @@ class MiauiSingleAgentEnv(gymnasium.Env):
         for k, opponent in enumerate(self._opponents, start=1):
             agent = f"player_{(self.seat + k) % self.num_players}"
             seen = self._obs[agent]
-            chosen = as_policy(opponent)(seen["observation"][None], seen["action_mask"][None])
+            shown = as_seen(seen["observation"][None], self._views[k - 1], self._dealt)
+            chosen = as_policy(opponent)(shown, seen["action_mask"][None])
             actions[agent] = int(np.asarray(chosen).reshape(-1)[0])
         self._obs, rewards, terminations, _, infos = self._game.step(actions)
         info = dict(infos[me])

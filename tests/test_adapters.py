@@ -11,7 +11,7 @@ from gymnasium.utils.env_checker import check_env
 from sb3_contrib import MaskablePPO
 
 import miaui_env
-from miaui_env import IllegalActionError
+from miaui_env import OBSERVATION_LAYOUT, IllegalActionError
 from miaui_env.agents import RandomAgent
 from miaui_env.sb3 import MiauiSelfPlayVecEnv
 
@@ -171,3 +171,30 @@ def test_single_agent_bad_settings():
         miaui_env.single_agent.MiauiSingleAgentEnv(num_players=4, seat=4)
     with pytest.raises(ValueError, match="one agent for each of the 3 other seats"):
         miaui_env.single_agent.MiauiSingleAgentEnv(num_players=4, opponents=[lowest_card])
+
+
+def test_single_agent_env_shows_a_recall_opponent_its_view():
+    from miaui_env.observation import table_view
+    from miaui_env.single_agent import MiauiSingleAgentEnv
+
+    class Remembers:
+        name, view = "remembers", "recall"
+
+        def __init__(self):
+            self.seen = []
+
+        def act(self, observations, masks):
+            self.seen.append(observations.copy())
+            return np.argmax(masks, axis=1)
+
+    opponent = Remembers()
+    env = MiauiSingleAgentEnv(num_players=3, opponents=opponent, seat=0)
+    observation, _ = env.reset(seed=1)
+    mine = [observation]
+    for _ in range(10):
+        observation, *_ = env.step(int(np.flatnonzero(env.action_masks())[-1]))
+        mine.append(observation)
+    played = OBSERVATION_LAYOUT.view(np.concatenate(opponent.seen), "played")[:, 1:]
+    assert played.sum() > 0  # the opponent remembers every card played
+    assert np.array_equal(table_view(np.array(mine)), np.array(mine))  # the agent sees the table view
+    assert OBSERVATION_LAYOUT.view(np.array(mine), "played")[:, 1:].sum() == 0

@@ -117,3 +117,38 @@ def test_command_line_writes_table_json_csv_and_png(tmp_path):
     assert report["mode"] == "pool" and {a["name"] for a in report["agents"]} == {"greedy", "random", "counter"}
     assert (out / "arena.csv").read_text().startswith("name,games,win_share")
     assert (out / "arena.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+class ViewRecorder:
+    """Plays its lowest card and keeps what it was shown."""
+
+    def __init__(self, name: str, view: str | None = None):
+        self.name, self.seen = name, []
+        if view is not None:
+            self.view = view
+
+    def act(self, observations, masks):
+        self.seen.append(observations.copy())
+        return np.argmax(masks, axis=1)
+
+    def reset(self):
+        pass
+
+
+@pytest.mark.parametrize("arena_view", ["table", "recall"])
+def test_each_agent_is_shown_the_view_it_plays_from(arena_view):
+    from miaui_env import OBSERVATION_LAYOUT
+    from miaui_env.observation import table_view
+
+    remembers, plain, forgets = ViewRecorder("remembers", "recall"), ViewRecorder("plain"), ViewRecorder("forgets", "table")
+    play([remembers, plain, forgets], "pool", ArenaConfig(players=3, games=30, view=arena_view))
+
+    def played_by_opponents(agent):
+        return OBSERVATION_LAYOUT.view(np.concatenate(agent.seen), "played")[:, 1:].sum()
+
+    assert played_by_opponents(remembers) > 0  # the recall view shows every card opponents played
+    assert played_by_opponents(forgets) == 0  # the table view does not (R11)
+    assert (played_by_opponents(plain) > 0) == (arena_view == "recall")  # the arena's view for the rest
+    for agent in (forgets, plain) if arena_view == "table" else (forgets,):
+        seen = np.concatenate(agent.seen)
+        assert np.array_equal(table_view(seen), seen)

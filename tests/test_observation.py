@@ -246,3 +246,23 @@ def test_env_card_and_readme_document_the_current_layout():
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     assert layout_tables() in readme
     assert f"({OBSERVATION_LAYOUT.size},)" in env_module.__doc__ and f"({STATE_LAYOUT.size},)" in env_module.__doc__
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+@pytest.mark.parametrize("open_baskets", [False, True])
+@pytest.mark.parametrize("no_fighting", [False, True])
+def test_table_view_of_the_recall_view_is_the_table_view(n, open_baskets, no_fighting):
+    from miaui_env.observation import table_view
+    from miaui_env.vector import VectorMiaui
+
+    games = {view: VectorMiaui(64, n, open_baskets, no_fighting, view, seed=3) for view in ("table", "recall")}
+    seen = {view: engine.reset(seed=3)[0] for view, engine in games.items()}
+    rng = np.random.default_rng(n)
+    knew_more = False
+    for _ in range(11):
+        assert np.array_equal(table_view(seen["recall"]), seen["table"])
+        knew_more |= not np.array_equal(seen["recall"], seen["table"])
+        masks = games["table"].action_masks()
+        actions = np.argmax(rng.random(masks.shape) * masks, axis=-1)
+        seen = {view: engine.step(actions)[0] for view, engine in games.items()}
+    assert knew_more  # the recall view did show more

@@ -35,16 +35,26 @@ def test_smoke_run_writes_a_whole_run(tmp_path):
     assert metadata["observation_version"] == 1 and metadata["steps"] >= 6000
     assert metadata["player_counts"] == [3, 4]
     assert {row["baseline"] for row in metadata["evaluations"]} == {"random", "greedy"}
+    assert metadata["kickstart"]["teacher"] == "greedy" and metadata["kickstart"]["decisions"] >= 3000
+    assert metadata["evaluations"][0]["step"] == 0  # the clone is measured before PPO starts
     assert len(list((run / "pool").glob("step_*.pt"))) == 2  # pool_size
     assert (run / "evaluations.csv").read_text().startswith("step,baseline,win_share")
     assert (run / "win_share.png").read_bytes()[:4] == b"\x89PNG"
     assert yaml.safe_load((run / "config.yaml").read_text())["run_name"] == "smoke"
     assert any((run / "tensorboard").rglob("events.out.tfevents.*"))
     agent = load_agent(str(run))  # the arena and human play can load it
+    assert agent.view == metadata["view"] == "recall"  # and show it the view it was trained on
     _, scores, _ = play([agent, RandomAgent(0)], "gauntlet", ArenaConfig(players=3, games=30))
     assert scores.shape == (30, 3)
     refused = selfplay("--config", "configs/smoke.yaml", "--out", str(run))
     assert refused.returncode != 0 and "already holds a run" in refused.stderr
+
+
+def steps_checkpointed(run: Path) -> int:
+    try:
+        return json.loads((run / "metadata.json").read_text())["steps"]
+    except FileNotFoundError:
+        return 0
 
 
 def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path):
@@ -55,7 +65,7 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path):
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     deadline = time.time() + 120
-    while time.time() < deadline and not (run / "metadata.json").exists():
+    while time.time() < deadline and steps_checkpointed(run) == 0:  # past the clone's checkpoint at step 0
         time.sleep(0.2)
     time.sleep(1.0)
     process.send_signal(signal.SIGKILL)
@@ -124,3 +134,82 @@ def test_opponent_mixture_deals_whole_games_by_weight():
     assert (mixture.act(np.zeros((3000, 620)), masks).reshape(1000, 3) == first).all()  # kept within an episode
     mixture.reset()
     assert not (mixture.act(np.zeros((3000, 620)), masks).reshape(1000, 3) == first).all()  # redrawn after
+
+
+def agreement_with(agent, model, seed: int) -> float:
+    """How often the learner picks `agent`'s card, over every seat of 200 4-player games `agent` plays."""
+    import numpy as np
+
+    from miaui_env.vector import VectorMiaui
+
+    engine = VectorMiaui(200, 4, view="recall", seed=seed)  # the view smoke.yaml trains on
+    observations, masks = engine.reset(seed=seed)
+    same = []
+    for _ in range(11):
+        rows, legal = observations.reshape(-1, 620), masks.reshape(-1, 12)
+        chosen = agent.act(rows, legal)
+        learned, _ = model.predict(rows, action_masks=legal.astype(bool), deterministic=True)
+        same.append(learned == chosen)
+        observations, masks, *_ = engine.step(chosen.reshape(200, 4))
+    return float(np.mean(same))
+
+
+def test_cloning_teaches_the_policy_its_teacher_s_cards(tmp_path):
+    from training.kickstart import clone_teacher
+    from training.selfplay import Run
+
+    config = load_config(ROOT / "configs" / "smoke.yaml", ["kickstart.decisions=40000", "kickstart.learning_rate=0.003"])
+    run = Run(config, tmp_path, resume=False)
+    greedy = load_agent("greedy")
+    before = agreement_with(greedy, run.model, seed=5)
+    measures = clone_teacher(run.model, config["kickstart"], seed=0)
+    after = agreement_with(greedy, run.model, seed=5)
+    assert measures["teacher"] == "greedy" and measures["decisions"] >= 40000
+    assert after > 0.6 and after > before + 0.3, (before, after)
+
+
+def test_same_seed_same_run(tmp_path):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from training.selfplay import train
+
+    config = load_config(ROOT / "configs" / "smoke.yaml", ["total_timesteps=2000", "evaluation.every=1000"])
+    first = train(config, tmp_path / "a", show_progress=False)
+    second = train(config, tmp_path / "b", show_progress=False)
+    assert first["evaluations"] == second["evaluations"]
+    assert {**first["kickstart"], "seconds": 0} == {**second["kickstart"], "seconds": 0}
+    a, b = (MaskablePPO.load(tmp_path / run / "model.zip", device="cpu").policy.state_dict() for run in "ab")
+    assert all(torch.equal(a[key], b[key]) for key in a)
+
+
+def test_guidance_labels_each_rollout_with_the_teacher_and_pulls_toward_it(tmp_path):
+    import numpy as np
+
+    from training.selfplay import Run
+
+    config = load_config(ROOT / "configs" / "smoke.yaml", ["kickstart.decisions=0", "kickstart.guidance_steps=2", "kickstart.guidance_learning_rate=0.003"])
+    run = Run(config, tmp_path, resume=False)
+    run.model.learn(100, callback=run.guidance)  # one rollout; its lesson waits for the next rollout
+    observations, masks, labels = run.guidance._lesson
+    assert len(labels) == min(2 * 256, run.model.n_steps * run.venv.num_envs)
+    assert (load_agent("greedy").act(observations, masks) == labels).mean() > 0.95  # greedy breaks ties at random
+
+    def agreement() -> float:
+        chosen, _ = run.model.predict(observations, action_masks=masks.astype(bool), deterministic=True)
+        return float((chosen == labels).mean())
+
+    before = agreement()
+    for _ in range(30):
+        run.guidance.teach(observations, masks, labels)
+    assert agreement() > before + 0.2
+
+
+def test_the_activation_is_named_by_its_torch_class():
+    import torch
+
+    from training.selfplay import ppo_kwargs
+
+    assert ppo_kwargs({"policy_kwargs": {"activation_fn": "ReLU"}})["policy_kwargs"]["activation_fn"] is torch.nn.ReLU
+    with pytest.raises(ConfigError, match="activation_fn='Relu' is not a torch.nn class"):
+        ppo_kwargs({"policy_kwargs": {"activation_fn": "Relu"}})

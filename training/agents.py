@@ -39,8 +39,10 @@ class PolicyAgent:
 
         model_file = path / "model.zip" if path.is_dir() else path
         metadata_file = model_file.parent / "metadata.json"
-        if metadata_file.exists():
-            version = json.loads(metadata_file.read_text()).get("observation_version")
+        metadata = json.loads(metadata_file.read_text()) if metadata_file.exists() else {}
+        self.view = metadata.get("view", "table")  # what the policy was trained to see
+        if metadata:
+            version = metadata.get("observation_version")
             if version != OBSERVATION_VERSION:
                 raise CheckpointVersionError(
                     f"{model_file} was trained on observation layout version {version}, "

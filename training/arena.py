@@ -15,6 +15,11 @@ Per agent: win share (ties split), mean score and mean rank (ties share the aver
 the conservative ordinal mu - 3 sigma). An agent with several copies at one table is rated once
 for that game, at its copies' mean place. The gauntlet adds a one-sided z-test of the candidate's
 win share against the fair share 1/n.
+
+Views. Every agent sees the table through the view it plays from: a policy trained on the recall
+view (every reveal remembered, which R11 allows any player) says so and is shown it; the others
+are shown `view`, the recall observations narrowed to what the table shows (exactly the table
+view). The baselines see the same either way: the counter remembers every reveal itself.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from miaui_env.agents import Agent
+from miaui_env.agents import Agent, as_seen, views_at_table
 from miaui_env.rules import NUM_ROUNDS
 from miaui_env.vector import VectorMiaui
 
@@ -41,7 +46,7 @@ class ArenaConfig:
     games: int = 10_000  # rounded up to whole duplicate sets of `players` games
     open_baskets: bool = False
     no_fighting: bool = False
-    view: str = "table"
+    view: str = "table"  # for agents that do not say which view they play from
     seed: int = 0
     batch_games: int = 4096  # games played at once by the batched engine
 
@@ -110,13 +115,14 @@ def play(
     set_seeds = np.random.SeedSequence(config.seed).generate_state(sets, dtype=np.uint32)
     game_seeds = np.repeat(set_seeds, n)
     per_pass = max(1, config.batch_games // n) * n
-    engine = VectorMiaui(min(per_pass, sets * n), n, config.open_baskets, config.no_fighting, config.view, reward="win", seed=config.seed)
+    views, dealt = views_at_table(agents, config.view)
+    engine = VectorMiaui(min(per_pass, sets * n), n, config.open_baskets, config.no_fighting, dealt, reward="win", seed=config.seed)
     scores = np.zeros((sets * n, n), dtype=np.int64)
     winners = np.zeros((sets * n, n), dtype=bool)
     for start in range(0, sets * n, per_pass):
         stop = min(start + per_pass, sets * n)
         if stop - start != engine.num_envs:
-            engine = VectorMiaui(stop - start, n, config.open_baskets, config.no_fighting, config.view, reward="win")
+            engine = VectorMiaui(stop - start, n, config.open_baskets, config.no_fighting, dealt, reward="win")
         obs, masks = engine.reset(seeds=game_seeds[start:stop].tolist())
         lineup = seats[start:stop]
         sits = [lineup == a for a in range(len(agents))]
@@ -124,9 +130,9 @@ def play(
             agent.reset()
         for _ in range(NUM_ROUNDS - 1):
             actions = np.zeros(lineup.shape, dtype=np.int64)
-            for agent, where in zip(agents, sits, strict=True):
+            for agent, view, where in zip(agents, views, sits, strict=True):
                 if where.any():
-                    actions[where] = agent.act(obs[where], masks[where])
+                    actions[where] = agent.act(as_seen(obs[where], view, dealt), masks[where])
             obs, masks, _, _, infos = engine.step(actions)
         scores[start:stop], winners[start:stop] = infos["scores"], infos["winners"]
         if progress is not None:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 import miaui_env
+from miaui_env.agents import as_seen, views_at_table
 from miaui_env.render import describe_round, describe_view, seat_name
 from miaui_env.rules import NUM_DIVER_CARDS
 from training.agents import load_agent
@@ -46,15 +47,18 @@ def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     if args.seat not in range(n):
         print(f"--seat must be 0-{n - 1} for {n} players", file=sys.stderr)
         return 2
-    env = miaui_env.parallel_env(num_players=n, open_baskets=args.open_baskets, no_fighting=args.no_fighting, view=args.view)
     others = [(args.seat + k) % n for k in range(1, n)]
     agents = {seat: load_agent(args.opponents[i % len(args.opponents)], seed=args.seed + i) for i, seat in enumerate(others)}
+    # The human sees --view; an agent trained on the recall view is shown it (see training/arena.py).
+    agent_views, dealt = views_at_table(list(agents.values()), args.view)
+    views = dict(zip(agents, agent_views, strict=True))
+    env = miaui_env.parallel_env(num_players=n, open_baskets=args.open_baskets, no_fighting=args.no_fighting, view=dealt)
     for seat, agent in agents.items():
         print(f"{seat_name(seat)}: {agent.name}")
     me = seat_name(args.seat)
     observations, _ = env.reset(seed=args.seed)
     while env.agents:
-        print("\n" + describe_view(observations[me]["observation"], args.seat, n))
+        print("\n" + describe_view(as_seen(observations[me]["observation"], args.view, dealt), args.seat, n))
         card = ask_card((np.flatnonzero(observations[me]["action_mask"]) + 1).tolist(), read)
         if card is None:
             print("Game abandoned.")
@@ -62,7 +66,8 @@ def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
         actions = {me: card - 1}
         for seat, agent in agents.items():
             seen = observations[seat_name(seat)]
-            actions[seat_name(seat)] = int(agent.act(seen["observation"][None], seen["action_mask"][None])[0])
+            shown = as_seen(seen["observation"][None], views[seat], dealt)
+            actions[seat_name(seat)] = int(agent.act(shown, seen["action_mask"][None])[0])
         observations, _, _, _, infos = env.step(actions)
         for record in infos[me]["round_results"]:
             print("\n" + "\n".join(describe_round(record)))

@@ -81,11 +81,15 @@ def algorithm_config(config: dict[str, Any]) -> Any:
 class RLlibPolicyAgent:
     """An exported RLlib policy (a run's policy/ folder) playing its most likely legal card."""
 
-    def __init__(self, path: Path, name: str | None = None):
+    def __init__(self, path: Path, name: str | None = None, view: str | None = None):
         from ray.rllib.core.rl_module.rl_module import RLModule
 
         self.module = RLModule.from_checkpoint(str(path))
         self.name = name or path.parent.name
+        metadata_file = path.parent / "metadata.json"
+        if view is None and metadata_file.exists():
+            view = json.loads(metadata_file.read_text()).get("view")
+        self.view = view or "table"  # what the policy was trained to see
 
     def act(self, observations: Any, masks: Any) -> Any:
         """The module's best legal card for every row."""
@@ -105,7 +109,7 @@ class RLlibPolicyAgent:
 def evaluate(policy_dir: Path, config: dict[str, Any], step: int) -> list[dict[str, Any]]:
     """Arena gauntlets of the exported policy against each baseline."""
     evaluation, rows = config["evaluation"], []
-    agent = RLlibPolicyAgent(policy_dir)
+    agent = RLlibPolicyAgent(policy_dir, view=config["view"])
     for i, name in enumerate(evaluation["baselines"]):
         arena = ArenaConfig(
             players=evaluation["players"], games=evaluation["games_per_baseline"], view=config["view"], seed=config["seed"] + i

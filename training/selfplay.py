@@ -6,8 +6,10 @@
     python -m training.selfplay --resume checkpoints/miaui-ppo    # continue a stopped or killed run
 
 One sb3-contrib MaskablePPO policy plays every learner seat of every table in the config (table
-sizes and variants at once, one network), on the batched engine. Opponent seats are dealt each
-episode among snapshots of the learner and the baselines (training/opponents.py). Every
+sizes and variants at once, one network), on the batched engine. Before PPO the network is
+kickstarted: it learns to play like a teacher heuristic, which then keeps guiding it
+(training/kickstart.py). Opponent seats are dealt each episode among snapshots of the learner and
+the baselines (training/opponents.py). Every
 `evaluation.every` steps the learner plays arena gauntlets against each baseline (duplicate deals)
 and a checkpoint is written. A run lives in checkpoints/<run_name>/:
 
@@ -26,6 +28,7 @@ checkpoint whole; --resume continues from it. Same config and seed, same run on 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import time
@@ -37,7 +40,8 @@ import numpy as np
 from miaui_env.observation import OBSERVATION_VERSION
 from training.agents import CheckpointVersionError, load_agent
 from training.arena import ArenaConfig, play, summarize
-from training.config import dump_config, load_config
+from training.config import ConfigError, dump_config, load_config
+from training.kickstart import TeacherGuidance, clone_teacher
 from training.opponents import LearnerAgent, OpponentMixture, SnapshotPool
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,7 +95,7 @@ class Run:
         else:
             self.model = MaskablePPO(
                 "MlpPolicy", self.venv, seed=config["seed"], device="cpu", verbose=0,
-                tensorboard_log=str(directory / "tensorboard"), **config["ppo"],
+                tensorboard_log=str(directory / "tensorboard"), **ppo_kwargs(config["ppo"]),
             )  # fmt: skip
             self.metadata = {
                 "observation_version": OBSERVATION_VERSION,
@@ -103,6 +107,8 @@ class Run:
                 "evaluations": [],
             }
         self.refresh_opponents()
+        kickstart = config["kickstart"]
+        self.guidance = TeacherGuidance(self.model, kickstart, config["seed"] + 1) if int(kickstart["guidance_steps"]) > 0 else None
 
     def refresh_opponents(self) -> None:
         """Deal opponent seats among the pool and the baselines, by weight, from the next episode."""
@@ -154,6 +160,21 @@ class Run:
         plot_win_shares(self.metadata["evaluations"], self.directory / "win_share.png", self.config["evaluation"]["players"])
 
 
+def ppo_kwargs(section: dict[str, Any]) -> dict[str, Any]:
+    """The `ppo` section as MaskablePPO's keyword arguments: YAML cannot hold a class, so
+    `policy_kwargs.activation_fn` is written as a torch.nn class name (`ReLU`, `Tanh`)."""
+    import torch
+
+    kwargs = copy.deepcopy(section)
+    policy_kwargs = kwargs.get("policy_kwargs") or {}
+    activation = policy_kwargs.get("activation_fn")
+    if isinstance(activation, str):
+        if not isinstance(getattr(torch.nn, activation, None), type):
+            raise ConfigError(f"ppo.policy_kwargs.activation_fn={activation!r} is not a torch.nn class (e.g. ReLU, Tanh)")
+        policy_kwargs["activation_fn"] = getattr(torch.nn, activation)
+    return kwargs
+
+
 def builtin_names(config: dict[str, Any]) -> list[str]:
     """Baselines named in the opponent weights (every name but `pool`)."""
     return [name for name in config["opponents"]["weights"] if name != "pool"]
@@ -191,7 +212,7 @@ def plot_win_shares(history: list[dict[str, Any]], path: Path, players: int) -> 
 
 def train(config: dict[str, Any], directory: Path, resume: bool = False, show_progress: bool = True) -> dict[str, Any]:
     """Train (or continue) a run; returns its metadata."""
-    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
     from tqdm import tqdm
 
     directory.mkdir(parents=True, exist_ok=True)
@@ -199,8 +220,21 @@ def train(config: dict[str, Any], directory: Path, resume: bool = False, show_pr
     total = int(config["total_timesteps"])
     start = int(run.model.num_timesteps)
     every_eval, every_snapshot = int(config["evaluation"]["every"]), int(config["opponents"]["snapshot_every"])
-    bar = tqdm(total=total, initial=start, unit="step", desc="self-play", disable=not show_progress, smoothing=0.05)
     atomic_write(directory / "config.yaml", dump_config(config))
+    started = time.perf_counter()
+    kickstart = config["kickstart"]
+    if not resume and int(kickstart["decisions"]) > 0:
+        desc = f"cloning {kickstart['teacher']}"
+        with tqdm(total=int(kickstart["decisions"]), unit="decision", desc=desc, disable=not show_progress) as cloning:
+            try:
+                run.metadata["kickstart"] = clone_teacher(run.model, kickstart, config["seed"], cloning)
+            except KeyboardInterrupt:
+                raise SystemExit(
+                    f"\ninterrupted while cloning {kickstart['teacher']}, before the first checkpoint: start the run anew"
+                ) from None
+        run.metadata["kickstart"]["seconds"] = round(time.perf_counter() - started, 1)
+        run.checkpoint(0, run.evaluate(0))  # the clone's strength, before any PPO
+    bar = tqdm(total=total, initial=start, unit="step", desc="self-play", disable=not show_progress, smoothing=0.05)
 
     class SelfPlay(BaseCallback):
         """Snapshots into the pool, evaluations and checkpoints, progress."""
@@ -233,10 +267,10 @@ def train(config: dict[str, Any], directory: Path, resume: bool = False, show_pr
             bar.set_postfix({row["baseline"]: f"{row['win_share']:.2f}" for row in rows})
 
     callback = SelfPlay()
-    started = time.perf_counter()
+    callbacks = CallbackList([callback, *([run.guidance] if run.guidance else [])])
     try:
         if total > start:
-            run.model.learn(total - start, callback=callback, reset_num_timesteps=not resume, tb_log_name="ppo")
+            run.model.learn(total - start, callback=callbacks, reset_num_timesteps=not resume, tb_log_name="ppo")
     except KeyboardInterrupt:
         print("\ninterrupted: checkpointing what was learned ...")
         callback.evaluate(int(run.model.num_timesteps))

@@ -4,14 +4,20 @@ An agent acts on a batch: `act(observations (k, 620), masks (k, 12)) -> actions 
 indices 0-11 that the masks allow. It owns its random generator (seeded at construction), and
 `reset()` clears whatever it remembers between rounds; call it when its games start anew.
 Any plain callable `(observations, masks) -> actions` can stand in for an agent too.
+
+An agent may say which view it plays from (`view = "recall"` for a policy trained on it); a table
+of mixed agents is then dealt the recall view and narrowed to the table view for the others
+(`views_at_table`, `as_seen`). Agents that say nothing take the table's view.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+from miaui_env.observation import table_view
 
 Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -51,6 +57,23 @@ def as_policy(agent: Agent | Policy) -> Policy:
     """The batched `(observations, masks) -> actions` function of an agent or callable."""
     act = getattr(agent, "act", None)
     return act if callable(act) else agent  # type: ignore[return-value]
+
+
+def agent_view(agent: Agent | Policy, default: str) -> str:
+    """The view `agent` plays from: its `view` attribute if it has one, else `default`."""
+    return getattr(agent, "view", default)
+
+
+def views_at_table(agents: Sequence[Agent | Policy], default: str) -> tuple[list[str], str]:
+    """Each agent's view (`default` for those that do not say), and the view to deal: recall if
+    anyone, `default` included, plays from it (R11 lets players remember what was public)."""
+    views = [agent_view(agent, default) for agent in agents]
+    return views, "recall" if "recall" in [*views, default] else "table"
+
+
+def as_seen(observations: np.ndarray, view: str, dealt: str) -> np.ndarray:
+    """Observations dealt in view `dealt` as an agent playing from `view` sees them."""
+    return table_view(observations) if view == "table" and dealt == "recall" else observations
 
 
 def reset_agent(agent: Agent | Policy) -> None:

@@ -1,0 +1,169 @@
+"""Kickstarting: a teacher agent's play cloned into the PPO network, then kept as a guide.
+
+PPO from scratch spends most of its budget rediscovering what a good heuristic already knows
+(which card wins which depth, when an extreme card is worth spending) and then plateaus below it.
+So a run may first teach its policy to play like a teacher (by default `counter`), in the games
+training will play (the config's tables and opponent mixture), and only then start PPO.
+
+Cloning (`clone_teacher`, before PPO):
+
+- The policy head learns the teacher's card by cross-entropy, DAgger-style: the cards actually
+  played in the collected games come partly from the student itself (sampled, so the student
+  visits the states its own mistakes lead to) and are labelled by the teacher all the same. The
+  teacher's share of the cards falls from 1 to `teacher_share_end` over the phase.
+- The value head learns each decision's return (the reward at the end of its game), so that PPO's
+  first advantages are not noise.
+
+Learning is streamed, one round of episodes at a time (collected, then trained on once in
+minibatches), so memory stays that of one episode of the tables.
+
+Guidance (`TeacherGuidance`, during PPO): after every rollout, a few minibatches of the same
+cross-entropy toward the teacher's cards for the states the learner just visited. Where PPO's
+advantages say little (against random players the learner wins most games whatever it does,
+so their signal is faint) this keeps the teacher's precision; where they are strong (a way to beat
+the counter itself) PPO outweighs it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from stable_baselines3.common.callbacks import BaseCallback
+
+from miaui_env.agents import as_policy, reset_agent
+from miaui_env.rules import NUM_ROUNDS
+from training.agents import load_agent
+
+
+def clone_teacher(model: Any, settings: dict[str, Any], seed: int, progress: Any = None) -> dict[str, Any]:
+    """Train `model`'s policy to play like `settings["teacher"]` on `model`'s env; returns measures.
+
+    `settings` is the config's `kickstart` section (teacher, decisions, batch_size, learning_rate,
+    teacher_share_end). `progress` (a tqdm bar) is advanced per decision.
+    """
+    venv, policy = model.get_env(), model.policy
+    teacher = load_agent(settings["teacher"], seed=seed)
+    rng = np.random.default_rng(seed)
+    generator = torch.Generator().manual_seed(seed)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=float(settings["learning_rate"]))
+    total, batch_size = int(settings["decisions"]), int(settings["batch_size"])
+    share_end = float(settings["teacher_share_end"])
+    decisions_per_episode = venv.num_envs * (NUM_ROUNDS - 1)
+    episodes = max(1, -(-total // decisions_per_episode))
+    policy.set_training_mode(True)
+    observations = venv.reset()
+    measures: dict[str, Any] = {"teacher": settings["teacher"], "decisions": 0}
+    for episode in range(episodes):
+        teacher_share = 1.0 - (1.0 - share_end) * episode / max(episodes - 1, 1)
+        reset_agent(teacher)
+        seen, legal, labels, rewards = [], [], [], []
+        for _ in range(NUM_ROUNDS - 1):
+            masks = venv.action_masks()
+            taught = np.asarray(as_policy(teacher)(observations, masks))
+            with torch.no_grad():
+                sampled, _ = policy.predict(observations, action_masks=masks, deterministic=False)
+            played = np.where(rng.random(venv.num_envs) < teacher_share, taught, sampled)
+            seen.append(observations)
+            legal.append(masks)
+            labels.append(taught)
+            observations, reward, _, _ = venv.step(played)
+            rewards.append(reward)
+        # gamma = 1 and rewards only at the end: every decision's return is its game's reward.
+        returns = np.tile(np.sum(rewards, axis=0), NUM_ROUNDS - 1)
+        batch = [np.concatenate(pieces) for pieces in (seen, legal, labels)]
+        losses = _fit(policy, optimizer, *batch, returns, batch_size, generator)
+        measures.update(losses, decisions=measures["decisions"] + decisions_per_episode)
+        if progress is not None:
+            progress.update(decisions_per_episode)
+            progress.set_postfix(accuracy=f"{losses['accuracy']:.3f}", value_loss=f"{losses['value_loss']:.3f}")
+    policy.set_training_mode(False)
+    # PPO starts from fresh games: the ones cloned on are left, and the env is reset by learn().
+    model._last_obs = None
+    return measures
+
+
+def _fit(
+    policy: Any,
+    optimizer: torch.optim.Optimizer,
+    observations: np.ndarray,
+    masks: np.ndarray,
+    labels: np.ndarray,
+    returns: np.ndarray | None,
+    batch_size: int,
+    generator: torch.Generator,
+) -> dict[str, float]:
+    """One pass over the decisions in shuffled minibatches (the value head learns `returns` unless
+    None); the last minibatch's measures."""
+    obs_t, masks_t = torch.as_tensor(observations), torch.as_tensor(masks)
+    labels_t = torch.as_tensor(labels)
+    returns_t = None if returns is None else torch.as_tensor(returns, dtype=torch.float32)
+    order = torch.randperm(len(labels_t), generator=generator)
+    measures: dict[str, float] = {}
+    for start in range(0, len(order), batch_size):
+        rows = order[start : start + batch_size]
+        values, log_prob, _ = policy.evaluate_actions(obs_t[rows], labels_t[rows], action_masks=masks_t[rows])
+        policy_loss = -log_prob.mean()
+        value_loss = torch.zeros(()) if returns_t is None else torch.nn.functional.mse_loss(values.flatten(), returns_t[rows])
+        optimizer.zero_grad()
+        (policy_loss + value_loss).backward()
+        torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+        optimizer.step()
+        with torch.no_grad():
+            best = policy.get_distribution(obs_t[rows], action_masks=masks_t[rows].numpy()).distribution.probs.argmax(-1)
+        measures = {
+            "policy_loss": policy_loss.item(),
+            "value_loss": value_loss.item(),
+            "accuracy": float((best == labels_t[rows]).float().mean()),
+        }
+    return measures
+
+
+class TeacherGuidance(BaseCallback):
+    """An SB3 callback: cross-entropy steps toward the teacher's cards on each PPO rollout (see the
+    module docstring), logged to TensorBoard under kickstart/."""
+
+    def __init__(self, model: Any, settings: dict[str, Any], seed: int):
+        super().__init__()
+        self.policy = model.policy
+        self.teacher = load_agent(settings["teacher"], seed=seed)
+        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=float(settings["guidance_learning_rate"]))
+        self.steps, self.batch_size = int(settings["guidance_steps"]), int(settings["batch_size"])
+        self.generator = torch.Generator().manual_seed(seed)
+        self._lesson: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
+        self._lesson = self.label(self.model.rollout_buffer)
+
+    def _on_rollout_start(self) -> None:
+        # After PPO's update on the last rollout, not before it: PPO's ratios must compare with the
+        # policy that played the rollout.
+        if self._lesson is not None:
+            measures = self.teach(*self._lesson)
+            self.logger.record("kickstart/guidance_loss", measures["policy_loss"])
+            self.logger.record("kickstart/guidance_accuracy", measures["accuracy"])
+            self._lesson = None
+
+    def label(self, buffer: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A sample of the rollout's states with their masks and the teacher's cards, labelled in
+        play order so that a teacher with memory follows its games."""
+        steps, envs = buffer.observations.shape[:2]
+        observations = buffer.observations.reshape(steps, envs, -1)
+        masks = buffer.action_masks.reshape(steps, envs, -1)
+        labels = np.empty((steps, envs), dtype=np.int64)
+        reset_agent(self.teacher)
+        for step in range(steps):
+            labels[step] = as_policy(self.teacher)(observations[step], masks[step])
+        rows = torch.randperm(steps * envs, generator=self.generator)[: self.steps * self.batch_size].numpy()
+        return observations.reshape(steps * envs, -1)[rows], masks.reshape(steps * envs, -1)[rows], labels.reshape(-1)[rows]
+
+    def teach(self, observations: np.ndarray, masks: np.ndarray, labels: np.ndarray) -> dict[str, float]:
+        """The guidance steps on labelled states; the last step's measures."""
+        self.policy.set_training_mode(True)
+        measures = _fit(self.policy, self.optimizer, observations, masks, labels, None, self.batch_size, self.generator)
+        self.policy.set_training_mode(False)
+        return measures
