@@ -184,11 +184,10 @@ def test_same_seed_same_run(tmp_path):
 
 
 def test_guidance_labels_each_rollout_with_the_teacher_and_pulls_toward_it(tmp_path):
-    import numpy as np
-
     from training.selfplay import Run
 
-    config = load_config(ROOT / "configs" / "smoke.yaml", ["kickstart.decisions=0", "kickstart.guidance_steps=2", "kickstart.guidance_learning_rate=0.003"])
+    overrides = ["kickstart.decisions=0", "kickstart.guidance_steps=2", "kickstart.guidance_learning_rate=0.003"]
+    config = load_config(ROOT / "configs" / "smoke.yaml", overrides)
     run = Run(config, tmp_path, resume=False)
     run.model.learn(100, callback=run.guidance)  # one rollout; its lesson waits for the next rollout
     observations, masks, labels = run.guidance._lesson
@@ -211,5 +210,5 @@ def test_the_activation_is_named_by_its_torch_class():
     from training.selfplay import ppo_kwargs
 
     assert ppo_kwargs({"policy_kwargs": {"activation_fn": "ReLU"}})["policy_kwargs"]["activation_fn"] is torch.nn.ReLU
-    with pytest.raises(ConfigError, match="activation_fn='Relu' is not a torch.nn class"):
+    with pytest.raises(ConfigError, match=r"activation_fn='Relu' is not a torch\.nn class"):
         ppo_kwargs({"policy_kwargs": {"activation_fn": "Relu"}})

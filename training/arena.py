@@ -17,7 +17,7 @@ for that game, at its copies' mean place. The gauntlet adds a one-sided z-test o
 win share against the fair share 1/n.
 
 Views. Every agent sees the table through the view it plays from: a policy trained on the recall
-view (every reveal remembered, which R11 allows any player) says so and is shown it; the others
+view (R11: what a perfect-memory player knows) says so and is shown it; the others
 are shown `view`, the recall observations narrowed to what the table shows (exactly the table
 view). The baselines see the same either way: the counter remembers every reveal itself.
 """

@@ -66,7 +66,7 @@ def agent_view(agent: Agent | Policy, default: str) -> str:
 
 def views_at_table(agents: Sequence[Agent | Policy], default: str) -> tuple[list[str], str]:
     """Each agent's view (`default` for those that do not say), and the view to deal: recall if
-    anyone, `default` included, plays from it (R11 lets players remember what was public)."""
+    anyone, `default` included, plays from it (R11: it only adds what was once public)."""
     views = [agent_view(agent, default) for agent in agents]
     return views, "recall" if "recall" in [*views, default] else "table"
 
