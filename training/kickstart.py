@@ -17,8 +17,8 @@ Cloning (`clone_teacher`, before PPO):
 Learning is streamed, one round of episodes at a time (collected, then trained on once in
 minibatches), so memory stays that of one episode of the tables.
 
-Guidance (`TeacherGuidance`, during PPO): after every rollout, a few minibatches of the same
-cross-entropy toward the teacher's cards for the states the learner just visited. Where PPO's
+Guidance (`TeacherGuidance`, during PPO): after every PPO update, a few minibatches of the same
+cross-entropy toward the teacher's cards for states of the rollout it learned from. Where PPO's
 advantages say little (against random players the learner wins most games whatever it does,
 so their signal is faint) this keeps the teacher's precision; where they are strong (a way to beat
 the counter itself) PPO outweighs it.
