@@ -126,12 +126,17 @@ def final_rewards(totals: tuple[int, ...], winning: tuple[int, ...], reward: str
     return [float(t - max(o for j, o in enumerate(totals) if j != seat)) for seat, t in enumerate(totals)]
 
 
+def check_reward(reward: str) -> None:
+    """Refuse anything but a known reward mode, naming the modes."""
+    if reward not in REWARDS:
+        raise ValueError(f"reward={reward!r} is not allowed; rewards are {', '.join(map(repr, REWARDS))}")
+
+
 class _Table:
     """What both APIs share: settings, the game, its encoder and its random generator."""
 
     def __init__(self, num_players: int, open_baskets: bool, no_fighting: bool, view: str, reward: str, render_mode: str | None):
-        if reward not in REWARDS:
-            raise ValueError(f"reward={reward!r} is not allowed; rewards are {', '.join(map(repr, REWARDS))}")
+        check_reward(reward)
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode={render_mode!r} is not allowed; use None, 'human' or 'ansi'")
         self.config = GameConfig(num_players, open_baskets, no_fighting)

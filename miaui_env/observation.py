@@ -206,6 +206,12 @@ def opponent_row_mask(full: bool) -> np.ndarray:
     return mask
 
 
+def check_view(view: str) -> None:
+    """Refuse anything but a known view, naming the views."""
+    if view not in VIEWS:
+        raise ValueError(f"view={view!r} is not allowed; views are {', '.join(map(repr, VIEWS))}")
+
+
 def _table_view_keep(open_baskets: bool) -> np.ndarray:
     """Which entries of a recall-view observation the table view keeps (bool, observation size)."""
     keep = np.ones(OBSERVATION_LAYOUT.size, dtype=bool)
@@ -289,8 +295,7 @@ class Encoder:
     """Builds the observations (and the global state) of one game after each reveal."""
 
     def __init__(self, config: GameConfig, view: str = "table"):
-        if view not in VIEWS:
-            raise ValueError(f"view={view!r} is not allowed; views are {', '.join(map(repr, VIEWS))}")
+        check_view(view)
         self.config, self.view = config, view
         n = config.num_players
         self.stats = stats_table(config)

@@ -23,7 +23,7 @@ import numpy as np
 
 from miaui_env.agents import Agent, Policy, RandomAgent, as_policy, as_seen, reset_agent, views_at_table
 from miaui_env.env import RENDER_MODES, VECTOR_BOUND, MiauiParallelEnv
-from miaui_env.observation import OBSERVATION_LAYOUT
+from miaui_env.observation import OBSERVATION_LAYOUT, check_view
 from miaui_env.rules import NUM_DIVER_CARDS
 
 ENV_ID = "miaui_env/Miaui-v0"
@@ -45,7 +45,7 @@ class MiauiSingleAgentEnv(gymnasium.Env):
         reward: str = "win",
         render_mode: str | None = None,
     ):
-        self._game = MiauiParallelEnv(num_players, open_baskets, no_fighting, view, reward, render_mode)
+        check_view(view)
         self.view = view
         if seat is not None and seat not in range(num_players):
             raise ValueError(f"seat={seat!r} is not allowed; use None (a random seat each game) or 0-{num_players - 1}")
@@ -59,8 +59,7 @@ class MiauiSingleAgentEnv(gymnasium.Env):
             self._opponents = [opponents] * (num_players - 1)
         # An opponent trained on the recall view is shown it; everyone else sees `view`.
         self._views, self._dealt = views_at_table(self._opponents, view)
-        if self._dealt != view:
-            self._game = MiauiParallelEnv(num_players, open_baskets, no_fighting, self._dealt, reward, render_mode)
+        self._game = MiauiParallelEnv(num_players, open_baskets, no_fighting, self._dealt, reward, render_mode)
         self.fixed_seat, self.seat = seat, seat or 0
         self.num_players, self.render_mode = num_players, render_mode
         self.observation_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)

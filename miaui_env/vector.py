@@ -37,7 +37,7 @@ from gymnasium.utils import seeding
 
 from miaui_env import _kernels
 from miaui_env.cards import FISH_KINDS, FishCard, FishKind, parse_deck_order
-from miaui_env.env import REWARDS
+from miaui_env.env import check_reward
 from miaui_env.observation import (
     _STATS_DIVISOR,
     CARD_DIM,
@@ -45,7 +45,7 @@ from miaui_env.observation import (
     MIN_PLAYERS,
     OBSERVATION_LAYOUT,
     SEAT_DIM,
-    VIEWS,
+    check_view,
     features,
     opponent_row_mask,
     round_columns,
@@ -98,10 +98,8 @@ class VectorMiaui:
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        if view not in VIEWS:
-            raise ValueError(f"view={view!r} is not allowed; views are {', '.join(map(repr, VIEWS))}")
-        if reward not in REWARDS:
-            raise ValueError(f"reward={reward!r} is not allowed; rewards are {', '.join(map(repr, REWARDS))}")
+        check_view(view)
+        check_reward(reward)
         self.config = GameConfig(num_players, open_baskets, no_fighting)
         self.num_envs, self.num_players, self.view, self.reward = int(num_envs), num_players, view, reward
         batch, n = self.num_envs, num_players

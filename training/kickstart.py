@@ -95,12 +95,11 @@ def _fit(
     generator: torch.Generator,
 ) -> dict[str, float]:
     """One pass over the decisions in shuffled minibatches (the value head learns `returns` unless
-    None); the last minibatch's measures."""
+    None); the measures of the last minibatch, taken after its step."""
     obs_t, masks_t = torch.as_tensor(observations), torch.as_tensor(masks)
     labels_t = torch.as_tensor(labels)
     returns_t = None if returns is None else torch.as_tensor(returns, dtype=torch.float32)
     order = torch.randperm(len(labels_t), generator=generator)
-    measures: dict[str, float] = {}
     for start in range(0, len(order), batch_size):
         rows = order[start : start + batch_size]
         values, log_prob, _ = policy.evaluate_actions(obs_t[rows], labels_t[rows], action_masks=masks_t[rows])
@@ -110,14 +109,9 @@ def _fit(
         (policy_loss + value_loss).backward()
         torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
         optimizer.step()
-        with torch.no_grad():
-            best = policy.get_distribution(obs_t[rows], action_masks=masks_t[rows].numpy()).distribution.probs.argmax(-1)
-        measures = {
-            "policy_loss": policy_loss.item(),
-            "value_loss": value_loss.item(),
-            "accuracy": float((best == labels_t[rows]).float().mean()),
-        }
-    return measures
+    with torch.no_grad():
+        best = policy.get_distribution(obs_t[rows], action_masks=masks_t[rows].numpy()).distribution.probs.argmax(-1)
+    return {"policy_loss": policy_loss.item(), "value_loss": value_loss.item(), "accuracy": float((best == labels_t[rows]).float().mean())}
 
 
 class TeacherGuidance(BaseCallback):

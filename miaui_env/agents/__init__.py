@@ -59,15 +59,10 @@ def as_policy(agent: Agent | Policy) -> Policy:
     return act if callable(act) else agent  # type: ignore[return-value]
 
 
-def agent_view(agent: Agent | Policy, default: str) -> str:
-    """The view `agent` plays from: its `view` attribute if it has one, else `default`."""
-    return getattr(agent, "view", default)
-
-
 def views_at_table(agents: Sequence[Agent | Policy], default: str) -> tuple[list[str], str]:
     """Each agent's view (`default` for those that do not say), and the view to deal: recall if
     anyone, `default` included, plays from it (R11: it only adds what was once public)."""
-    views = [agent_view(agent, default) for agent in agents]
+    views = [getattr(agent, "view", default) for agent in agents]
     return views, "recall" if "recall" in [*views, default] else "table"
 
 
