@@ -2,14 +2,17 @@
 
 Measures environment steps per second of `learn()` (rollouts, opponents and PPO updates all
 included): Miaui self-play as configs/default.yaml sets it up (MaskablePPO over every table, the
-baselines as opponents), and Stable-Baselines3's PPO with default settings on CartPole-v1 with 8
-environments, the usual yardstick. Prints both and the ratio.
-Usage: python benchmarks/train_speed.py [--steps 300000] [--cartpole-steps 50000]
+baselines as opponents, the teacher's guidance), and Stable-Baselines3's PPO with default settings
+on CartPole-v1 with 8 environments, the usual yardstick. The two are measured in turn `--repeats`
+times, so that a machine whose speed drifts during the run slows both alike; each pair's ratio is
+printed, and the median.
+Usage: python benchmarks/train_speed.py [--steps 300000] [--cartpole-steps 50000] [--repeats 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -30,15 +33,18 @@ def cartpole_steps_per_second(steps: int) -> float:
 
 def miaui_steps_per_second(steps: int) -> float:
     """The default self-play config (the teacher's guidance included), evaluations and snapshots
-    switched off; the cloning that precedes PPO is not counted (it is timed in the run's metadata)."""
+    switched off; the cloning that precedes PPO is not counted (it is timed in the run's metadata),
+    nor is a first rollout and update, which compiles the kernels of a fresh install."""
     from training.selfplay import Run
 
     config = load_config(None, ["evaluation.every=1000000000", "opponents.snapshot_every=1000000000"])
     with tempfile.TemporaryDirectory() as directory:
         run = Run(config, Path(directory), resume=False)
+        run.model.learn(1, callback=run.guidance)  # one rollout and update: numba compiles here
+        warm = run.model.num_timesteps
         start = time.perf_counter()
-        run.model.learn(steps, callback=run.guidance)  # the teacher's guidance is part of training
-        return run.model.num_timesteps / (time.perf_counter() - start)
+        run.model.learn(steps, callback=run.guidance, reset_num_timesteps=False)
+        return (run.model.num_timesteps - warm) / (time.perf_counter() - start)
 
 
 def main() -> None:
@@ -46,13 +52,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=300_000)
     parser.add_argument("--cartpole-steps", type=int, default=50_000)
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    print("measuring CartPole-v1 PPO ...", flush=True)
-    peer = cartpole_steps_per_second(args.cartpole_steps)
-    print(f"{'run':<44}{'env steps/s':>12}{'x CartPole':>12}")
-    print(f"{'SB3 PPO, CartPole-v1, 8 envs, defaults':<44}{peer:>12,.0f}{1.0:>12.2f}", flush=True)
-    rate = miaui_steps_per_second(args.steps)
-    print(f"{'Miaui self-play, MaskablePPO, default.yaml':<44}{rate:>12,.0f}{rate / peer:>12.2f}")
+    print(f"{'repeat':<8}{'CartPole PPO steps/s':>22}{'Miaui self-play steps/s':>25}{'ratio':>8}", flush=True)
+    ratios = []
+    for repeat in range(1, args.repeats + 1):
+        peer = cartpole_steps_per_second(args.cartpole_steps)
+        ours = miaui_steps_per_second(args.steps)
+        ratios.append(ours / peer)
+        print(f"{repeat:<8}{peer:>22,.0f}{ours:>25,.0f}{ratios[-1]:>8.2f}", flush=True)
+    print(f"median ratio (Miaui self-play, default.yaml / SB3 PPO CartPole-v1 x 8 envs): {statistics.median(ratios):.2f}")
 
 
 if __name__ == "__main__":

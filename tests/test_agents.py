@@ -10,7 +10,8 @@ from helpers import stacked_deck
 
 import miaui_env
 from miaui_env.agents import RandomAgent, builtin_agents
-from miaui_env.agents.heuristics import CountingAgent, GreedyAgent, depth_values
+from miaui_env.agents.heuristics import CountingAgent, GreedyAgent, depth_values, winning_chances
+from miaui_env.observation import OBSERVATION_LAYOUT
 from miaui_env.vector import VectorMiaui
 from training.arena import ArenaConfig, gauntlet_significance, play, summarize
 
@@ -64,6 +65,40 @@ def test_an_unpeeked_face_down_card_is_worth_the_deck_average():
     other = depth_values(observation_after(rounds, [(12, 11, 6, 1)], seat=0))
     assert peeker[0, 2] == pytest.approx(15.0)
     assert other[0, 2] == pytest.approx(np.mean([c.value for c in miaui_env.DEFAULT_DECK]))
+
+
+def enumerated_chances(observation, opponent_cards):
+    """The heuristics' winning chances by brute force: every combination of the opponents' cards,
+    each uniform over the cards she may hold, and Kiti's priorities for ties (none in No Fighting)."""
+    present, deep, shallow = (OBSERVATION_LAYOUT.view(observation, name)[:, 0] for name in ("present", "deep_priority", "shallow_priority"))
+    no_fighting = OBSERVATION_LAYOUT.view(observation, "variant")[1] > 0
+    opponents = [s for s in range(1, 6) if present[s] > 0]
+    hands = [np.flatnonzero(opponent_cards[s]) for s in opponents]
+    chances = np.zeros((12, 3))
+    for card in range(12):
+        for combination in itertools.product(*hands):
+            weight = np.prod([1 / len(hand) for hand in hands])
+            below, above = [], []
+            for s, c in zip(opponents, combination, strict=True):
+                below.append(c < card or (c == card and not no_fighting and deep[0] > deep[s]))
+                above.append(c > card or (c == card and not no_fighting and shallow[0] > shallow[s]))
+            chances[card] += weight * np.array([all(below), below.count(False) == 1, all(above)])
+    return chances
+
+
+@pytest.mark.parametrize(("n", "no_fighting"), [(3, False), (4, False), (4, True)])
+def test_winning_chances_match_enumeration(n, no_fighting):
+    engine = VectorMiaui(3, n, no_fighting=no_fighting, seed=n)
+    rng = np.random.default_rng(n)
+    obs, masks = engine.reset()
+    for _ in range(3):  # Kiti's priorities move every round
+        obs, masks, *_ = engine.step(np.argmax(rng.random(masks.shape) * masks, axis=2))
+    observations = obs.reshape(-1, obs.shape[-1])
+    opponent_cards = rng.random((len(observations), 6, 12)) < 0.4
+    opponent_cards[:, :, 0] = True  # nobody's hand is empty
+    chances = winning_chances(observations, opponent_cards)
+    for row in range(len(observations)):
+        assert chances[row] == pytest.approx(enumerated_chances(observations[row], opponent_cards[row]))
 
 
 def test_the_counter_remembers_every_reveal_and_forgets_at_a_new_game():

@@ -1,4 +1,4 @@
-"""Two heuristic agents that read nothing but their observations, batched with numpy.
+"""Two heuristic agents that read nothing but their observations, compiled with numba.
 
 Both value the three depths the same way, then score every card in hand by the chance that it
 wins each depth times that depth's value, and play the best one:
@@ -22,56 +22,156 @@ never spent.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from miaui_env.cards import DEFAULT_DECK, FISH_KINDS, FishKind
-from miaui_env.observation import HIDDEN_FEATURE, OBSERVATION_LAYOUT, VALUE_SCALE
-from miaui_env.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
+from miaui_env.observation import (
+    CARD_DIM,
+    HIDDEN_FEATURE,
+    LAGOON_SLOTS,
+    OBSERVATION_LAYOUT,
+    PILE_SLOTS,
+    SEAT_LAYOUT,
+    VALUE_SCALE,
+)
+from miaui_env.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES
 
 _VIEW = OBSERVATION_LAYOUT.view
-_VALUE = len(FISH_KINDS)
-_SEAGULL, _JELLYFISH = FISH_KINDS.index(FishKind.SEAGULL), FISH_KINDS.index(FishKind.JELLYFISH)
-_CARDS = np.arange(1, NUM_DIVER_CARDS + 1)
 # A face-down card nobody told us about is worth what an average card of the deck is worth.
 UNKNOWN_FISH_VALUE = float(np.mean([c.value for c in DEFAULT_DECK]))
 TYPICAL_JELLYFISH = float(np.mean([c.value for c in DEFAULT_DECK if c.kind is FishKind.JELLYFISH]))
 
+# Module globals are compile-time constants to numba: where each piece the kernels read begins.
+_VALUE = len(FISH_KINDS)  # a card's value feature follows its one-hot kind
+_SEAGULL, _JELLYFISH = FISH_KINDS.index(FishKind.SEAGULL), FISH_KINDS.index(FishKind.JELLYFISH)
+_LAGOON, _LAGOON_REST = OBSERVATION_LAYOUT.offsets["lagoon"], OBSERVATION_LAYOUT.offsets["lagoon_rest"]
+_NO_FIGHTING = OBSERVATION_LAYOUT.offsets["variant"] + 1
+_SEATS, _SEAT_SIZE = OBSERVATION_LAYOUT.offsets["seats"], SEAT_LAYOUT.size
+_OWN_SUMMARY, _OWN_PILE = _SEATS + SEAT_LAYOUT.offsets["pile_summary"], _SEATS + SEAT_LAYOUT.offsets["pile"]
+_PRESENT, _DEEP, _SHALLOW = (SEAT_LAYOUT.offsets[name] for name in ("present", "deep_priority", "shallow_priority"))
+
+
+@njit(cache=True)
+def _row_depth_values(row, values):
+    """`values[depth]`: what catching each space adds to the score of `row`'s observer."""
+    tops = np.empty(PILE_SLOTS)  # the observer's pile as the landing goes, top first
+    for depth in range(NUM_SPACES):
+        for slot in range(PILE_SLOTS):
+            tops[slot] = row[_OWN_PILE + slot * CARD_DIM + _VALUE] * VALUE_SCALE
+        height = np.rint(row[_OWN_SUMMARY] * NUM_ROUNDS)
+        jellies = np.rint(row[_OWN_SUMMARY + 1 + _JELLYFISH] * 4.0)
+        gain = 0.0
+        for slot in range(LAGOON_SLOTS):
+            card = _LAGOON + (depth * LAGOON_SLOTS + slot) * CARD_DIM
+            present = False
+            for feature in range(CARD_DIM):
+                present |= row[card + feature] != 0
+            if not present:
+                continue
+            hidden = row[card + HIDDEN_FEATURE] > 0
+            kind = -1
+            if not hidden:
+                kind = 0
+                for other in range(1, _VALUE):
+                    if row[card + other] > row[card + kind]:
+                        kind = other
+            value = UNKNOWN_FISH_VALUE if hidden else row[card + _VALUE] * VALUE_SCALE
+            if kind == _SEAGULL:  # it takes the top fish, if any, to the box
+                if height > 0:
+                    gain -= tops[0]
+                    tops[:-1] = tops[1:].copy()
+                    tops[-1] = 0.0
+                    height -= 1
+                continue
+            if kind == _JELLYFISH and jellies == 2:  # the third: it and the two held go to the box
+                gain -= 2 * TYPICAL_JELLYFISH
+                jellies = 0
+            else:
+                gain += value
+                if kind == _JELLYFISH:
+                    jellies += 1
+            tops[1:] = tops[:-1].copy()
+            tops[0] = value
+            height += 1
+        rest = _LAGOON_REST + depth * CARD_DIM
+        values[depth] = gain + row[rest + _VALUE] * VALUE_SCALE + row[rest + HIDDEN_FEATURE] * UNKNOWN_FISH_VALUE
+
+
+@njit(cache=True)
+def _row_winning_chances(row, opponent_cards, chances):
+    """`chances[card, depth]`: the chance that playing each card catches each space."""
+    chances[:, 0] = 1.0  # P(every opponent below me, at the high depths)
+    chances[:, 1] = 0.0  # P(exactly one opponent above me)
+    chances[:, 2] = 1.0  # P(every opponent above me)
+    no_fighting = row[_NO_FIGHTING] > 0
+    for seat in range(1, MAX_PLAYERS):
+        base = _SEATS + seat * _SEAT_SIZE
+        if not row[base + _PRESENT] > 0:
+            continue
+        wins_high_tie = not no_fighting and row[_SEATS + _DEEP] > row[base + _DEEP]
+        wins_low_tie = not no_fighting and row[_SEATS + _SHALLOW] > row[base + _SHALLOW]
+        held = max(float(opponent_cards[seat].sum()), 1.0)
+        below = 0.0  # P(her card < mine), mine running 1..12
+        for card in range(NUM_DIVER_CARDS):
+            equal = opponent_cards[seat, card] / held
+            above = 1.0 - below - equal
+            a = below + equal * wins_high_tie
+            b = above + equal * wins_low_tie
+            chances[card, 1] = chances[card, 1] * a + chances[card, 0] * (1.0 - a)
+            chances[card, 0] *= a
+            chances[card, 2] *= b
+            below += equal
+
+
+@njit(cache=True)
+def _card_scores(observations, opponent_cards, legal, thrift):
+    """(k, 12): each legal card's expected catch less `thrift` per step from the hand's middle."""
+    scores = np.full((observations.shape[0], NUM_DIVER_CARDS), -np.inf)
+    values, chances = np.empty(NUM_SPACES), np.empty((NUM_DIVER_CARDS, NUM_SPACES))
+    for i in range(observations.shape[0]):
+        _row_depth_values(observations[i], values)
+        _row_winning_chances(observations[i], opponent_cards[i], chances)
+        held, total = 0, 0
+        for card in range(NUM_DIVER_CARDS):
+            if legal[i, card]:
+                held += 1
+                total += card + 1
+        middle = total / max(held, 1)
+        for card in range(NUM_DIVER_CARDS):
+            if legal[i, card]:
+                expected = 0.0
+                for depth in range(NUM_SPACES):
+                    expected += chances[card, depth] * values[depth]
+                scores[i, card] = expected - thrift * abs(card + 1 - middle)
+    return scores
+
+
+@njit(cache=True)
+def _depth_values(observations):
+    """`_row_depth_values` of every row."""
+    values = np.empty((observations.shape[0], NUM_SPACES))
+    for i in range(observations.shape[0]):
+        _row_depth_values(observations[i], values[i])
+    return values
+
+
+@njit(cache=True)
+def _winning_chances(observations, opponent_cards):
+    """`_row_winning_chances` of every row."""
+    chances = np.empty((observations.shape[0], NUM_DIVER_CARDS, NUM_SPACES))
+    for i in range(observations.shape[0]):
+        _row_winning_chances(observations[i], opponent_cards[i], chances[i])
+    return chances
+
+
+def _rows(observations: np.ndarray) -> np.ndarray:
+    """Observations as the kernels take them: a C-ordered float32 (k, size) array."""
+    return np.ascontiguousarray(np.asarray(observations, dtype=np.float32).reshape(-1, OBSERVATION_LAYOUT.size))
+
 
 def depth_values(observations: np.ndarray) -> np.ndarray:
     """(k, 3): what catching each lagoon space would add to the observer's score."""
-    lagoon = _VIEW(observations, "lagoon")  # (k, 3, slots, 8)
-    rest = _VIEW(observations, "lagoon_rest")  # (k, 3, 8)
-    own = _VIEW(observations, "pile")[:, 0]  # (k, 3 slots, 8), top first
-    summary = _VIEW(observations, "pile_summary")[:, 0]  # height/12, kind counts/4, value/60
-    k = observations.shape[0]
-    values = np.zeros((k, NUM_SPACES))
-    for depth in range(NUM_SPACES):
-        # The pile as the landing goes: its top values (top first), height and Jellyfish held.
-        tops = own[:, :, _VALUE] * VALUE_SCALE
-        height = np.rint(summary[:, 0] * 12)
-        jellies = np.rint(summary[:, 1 + _JELLYFISH] * 4)
-        gain = np.zeros(k)
-        for slot in range(lagoon.shape[2]):
-            card = lagoon[:, depth, slot]
-            present = card.any(axis=1)
-            hidden = card[:, HIDDEN_FEATURE] > 0
-            kind = np.where(present & ~hidden, card[:, :_VALUE].argmax(axis=1), -1)
-            value = np.where(hidden, UNKNOWN_FISH_VALUE, card[:, _VALUE] * VALUE_SCALE)
-            gull = kind == _SEAGULL
-            triple = (kind == _JELLYFISH) & (jellies == 2)
-            stolen = np.where(height > 0, tops[:, 0], 0.0)
-            landed = np.where(gull, -stolen, np.where(triple, -2 * TYPICAL_JELLYFISH, value))
-            gain += np.where(present, landed, 0.0)
-            # Update the pile model: a Seagull pops the top, anything else is pushed.
-            pushed = present & ~gull
-            popped = present & gull & (height > 0)
-            after_push = np.column_stack([value, tops[:, :-1]])
-            after_pop = np.column_stack([tops[:, 1:], np.zeros(k)])
-            tops = np.where(pushed[:, None], after_push, np.where(popped[:, None], after_pop, tops))
-            height = height + pushed - popped
-            jellies = np.where(triple, 0, jellies + (kind == _JELLYFISH))
-        gain += rest[:, depth, _VALUE] * VALUE_SCALE + rest[:, depth, HIDDEN_FEATURE] * UNKNOWN_FISH_VALUE
-        values[:, depth] = gain
-    return values
+    return _depth_values(_rows(observations))
 
 
 def winning_chances(observations: np.ndarray, opponent_cards: np.ndarray) -> np.ndarray:
@@ -79,35 +179,14 @@ def winning_chances(observations: np.ndarray, opponent_cards: np.ndarray) -> np.
 
     `opponent_cards` (k, 6, 12) marks the cards each seat (relative; row 0 ignored) may still hold.
     """
-    present = _VIEW(observations, "present")[:, :, 0] > 0
-    no_fighting = _VIEW(observations, "variant")[:, 1] > 0
-    deep = _VIEW(observations, "deep_priority")[:, :, 0]
-    shallow = _VIEW(observations, "shallow_priority")[:, :, 0]
-    k = observations.shape[0]
-    beat_high = np.ones((k, NUM_DIVER_CARDS))  # P(every opponent below me, at the high depths)
-    one_above = np.zeros((k, NUM_DIVER_CARDS))  # P(exactly one opponent above me)
-    beat_low = np.ones((k, NUM_DIVER_CARDS))  # P(every opponent above me)
-    for seat in range(1, MAX_PLAYERS):
-        plays = present[:, seat]
-        cards = opponent_cards[:, seat].astype(float)
-        dist = cards / np.maximum(cards.sum(axis=1, keepdims=True), 1.0)
-        below = np.cumsum(dist, axis=1) - dist  # P(card < c) for c = 1..12
-        equal = dist
-        above = 1.0 - below - equal
-        win_tie_high = ((deep[:, 0] > deep[:, seat]) & ~no_fighting)[:, None]
-        win_tie_low = ((shallow[:, 0] > shallow[:, seat]) & ~no_fighting)[:, None]
-        a = np.where(plays[:, None], below + equal * win_tie_high, 1.0)
-        b = np.where(plays[:, None], above + equal * win_tie_low, 1.0)
-        one_above = one_above * a + beat_high * (1.0 - a)
-        beat_high = beat_high * a
-        beat_low = beat_low * b
-    return np.stack([beat_high, one_above, beat_low], axis=2)
+    return _winning_chances(_rows(observations), np.ascontiguousarray(opponent_cards, dtype=np.bool_))
 
 
 class GreedyAgent:
     """Plays the card with the best expected catch, assuming opponents may hold any card."""
 
     name = "greedy"
+    THRIFT = 0.0  # no price on spending an extreme card (see CountingAgent)
 
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
@@ -117,14 +196,16 @@ class GreedyAgent:
         return np.ones((observations.shape[0], MAX_PLAYERS, NUM_DIVER_CARDS), dtype=bool)
 
     def card_scores(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """(k, 12) expected catch of each card; illegal cards get -inf."""
-        chances = winning_chances(observations, self.opponent_cards(observations))
-        expected = (chances * depth_values(observations)[:, None, :]).sum(axis=2)
-        return np.where(masks > 0, expected, -np.inf)
+        """(k, 12) expected catch of each card, less THRIFT for each step it lies away from the
+        middle of the hand; illegal cards get -inf."""
+        rows = _rows(observations)
+        opponent_cards = np.ascontiguousarray(self.opponent_cards(rows), dtype=np.bool_)
+        legal = np.ascontiguousarray(np.asarray(masks).reshape(-1, NUM_DIVER_CARDS) > 0)
+        return _card_scores(rows, opponent_cards, legal, self.THRIFT)
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The best-scoring legal card; ties broken at random."""
-        scores = self.card_scores(np.asarray(observations), np.asarray(masks))
+        scores = self.card_scores(observations, masks)
         noise = self.rng.random(scores.shape) * 1e-9
         return np.argmax(scores + noise, axis=1)
 
@@ -159,10 +240,3 @@ class CountingAgent(GreedyAgent):
         self._seen |= _VIEW(observations, "last_round")[:, :, :NUM_DIVER_CARDS] > 0
         self._seen |= _VIEW(observations, "played") > 0  # shown in Open Baskets and recall
         return ~self._seen
-
-    def card_scores(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Expected catch, less a small price for spending the hand's extreme cards."""
-        scores = super().card_scores(observations, masks)
-        held = masks > 0
-        middle = (held * _CARDS).sum(axis=1, keepdims=True) / np.maximum(held.sum(axis=1, keepdims=True), 1)
-        return scores - self.THRIFT * np.abs(_CARDS - middle)
