@@ -16,6 +16,7 @@ card (R5): its peeker alone gets the card's true features added in.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -403,16 +404,10 @@ class Encoder:
             return
         record, n = state.history[-1], state.num_players
         block[np.arange(n), np.asarray(record.plays) - 1] = 1.0
-        # A seat catches once a round and a theft takes one card, so these are single cards unless a
-        # No Fighting stack or several Seagulls add up: then the summed stats go through features().
-        stats_of, feature_of = self._stats_of, self._feature_of
         for result in record.depths:
             if result.winner is not None:
                 block[result.winner, _CAUGHT_AT + result.depth] = 1.0
-                fish = result.fish
-                block[result.winner, _CAUGHT] = (
-                    feature_of[fish[0]] if len(fish) == 1 else features(np.sum([stats_of[c] for c in fish], axis=0))
-                )
+                block[result.winner, _CAUGHT] = self._summed_features(result.fish)
         stolen: dict[int, list[FishCard]] = {}
         for event in record.events:
             if isinstance(event, SeagullTheft):
@@ -422,7 +417,15 @@ class Encoder:
             else:
                 block[event.seat, _TRIPLES] += 1.0
         for seat, cards in stolen.items():
-            block[seat, _STOLEN] = feature_of[cards[0]] if len(cards) == 1 else features(np.sum([stats_of[c] for c in cards], axis=0))
+            block[seat, _STOLEN] = self._summed_features(cards)
+
+    def _summed_features(self, cards: Sequence[FishCard]) -> np.ndarray:
+        """The feature sum of `cards`. A seat catches once a round and a theft takes one card, so
+        this is mostly one card's features, looked up; a No Fighting stack or several Seagulls add
+        their stats up first."""
+        if len(cards) == 1:
+            return self._feature_of[cards[0]]
+        return features(np.sum([self._stats_of[card] for card in cards], axis=0))
 
     @staticmethod
     def _peek_offset(depth: int, slot: int) -> int:

@@ -79,7 +79,8 @@ def _row_depth_values(row, values):
             if kind == _SEAGULL:  # it takes the top fish, if any, to the box
                 if height > 0:
                     gain -= tops[0]
-                    tops[:-1] = tops[1:].copy()
+                    for slot in range(PILE_SLOTS - 1):
+                        tops[slot] = tops[slot + 1]
                     tops[-1] = 0.0
                     height -= 1
                 continue
@@ -90,7 +91,8 @@ def _row_depth_values(row, values):
                 gain += value
                 if kind == _JELLYFISH:
                     jellies += 1
-            tops[1:] = tops[:-1].copy()
+            for slot in range(PILE_SLOTS - 1, 0, -1):
+                tops[slot] = tops[slot - 1]
             tops[0] = value
             height += 1
         rest = _LAGOON_REST + depth * CARD_DIM
