@@ -82,7 +82,7 @@ shows its oldest 3 cards one by one (outside No Fighting it only ever holds one)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 import gymnasium
 import numpy as np
@@ -91,23 +91,21 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from miaui_env.cards import parse_deck_order
-from miaui_env.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT, Encoder
-from miaui_env.render import render_table, seat_name
+from miaui_env.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT, VECTOR_BOUND, Encoder
+from miaui_env.render import RENDER_MODES, check_render_mode, render_table, seat_name
 from miaui_env.rules import (
     NUM_DIVER_CARDS,
-    GameConfig,
     GameState,
     IllegalActionError,
     RoundRecord,
+    check_action,
+    final_rewards,
     new_game,
     play_round,
     scores,
     winners,
 )
-
-REWARDS = ("win", "score", "margin")
-RENDER_MODES = ("human", "ansi")
-VECTOR_BOUND = 64.0  # every entry of an observation or state vector lies in [-64, 64]
+from miaui_env.settings import Settings, SettingsKwargs
 
 METADATA = {
     "name": "miaui_v0",
@@ -117,146 +115,103 @@ METADATA = {
 }
 
 
-def final_rewards(totals: tuple[int, ...], winning: tuple[int, ...], reward: str) -> list[float]:
-    """End-of-game reward of every seat under reward mode `reward`."""
-    if reward == "win":
-        return [1.0 / len(winning) if seat in winning else 0.0 for seat in range(len(totals))]
-    if reward == "score":
-        return [float(t) for t in totals]
-    return [float(t - max(o for j, o in enumerate(totals) if j != seat)) for seat, t in enumerate(totals)]
-
-
-def check_reward(reward: str) -> None:
-    """Refuse anything but a known reward mode, naming the modes."""
-    if reward not in REWARDS:
-        raise ValueError(f"reward={reward!r} is not allowed; rewards are {', '.join(map(repr, REWARDS))}")
-
-
-class _Table:
-    """What both APIs share: settings, the game, its encoder and its random generator."""
-
-    def __init__(self, num_players: int, open_baskets: bool, no_fighting: bool, view: str, reward: str, render_mode: str | None):
-        check_reward(reward)
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode={render_mode!r} is not allowed; use None, 'human' or 'ansi'")
-        self.config = GameConfig(num_players, open_baskets, no_fighting)
-        self.encoder = Encoder(self.config, view)  # checks view
-        self.reward, self.render_mode = reward, render_mode
-        self.agents = [seat_name(s) for s in range(num_players)]
-        self.seat_of = {agent: s for s, agent in enumerate(self.agents)}
-        obs_box = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
-        mask_box = gymnasium.spaces.Box(0, 1, (NUM_DIVER_CARDS,), np.int8)
-        self.observation_spaces = {a: gymnasium.spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.agents}
-        self.action_spaces: dict[str, gymnasium.spaces.Space] = {a: gymnasium.spaces.Discrete(NUM_DIVER_CARDS) for a in self.agents}
-        self.state_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (STATE_LAYOUT.size,), np.float32)
-        self.np_random, self.np_random_seed = seeding.np_random(None)
-        self.game: GameState | None = None
-
-    def reset(self, seed: int | None, options: dict[str, Any] | None) -> None:
-        deck_order = None
-        if options and options.get("deck") is not None:
-            deck_order = parse_deck_order(options["deck"], self.config.deck)  # refuses before any change
-        if seed is not None:
-            self.np_random, self.np_random_seed = seeding.np_random(seed)
-        self.game = new_game(self.config, self.np_random, deck_order)
-        self.encoder.refresh(self.game)
-
-    def observe(self, seat: int) -> dict[str, np.ndarray]:
-        assert self.game is not None
-        return {"observation": self.encoder.observe(seat), "action_mask": self.game.hands[seat].copy()}
-
-    def card_for(self, agent: str, action: Any) -> int:
-        """The diver card behind `action`, or IllegalActionError naming the legal actions."""
-        assert self.game is not None
-        hand = self.game.hands[self.seat_of[agent]]
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action.item()
-        if isinstance(action, bool) or not isinstance(action, int | np.integer) or not 0 <= action < NUM_DIVER_CARDS:
-            legal = [int(a) for a in np.flatnonzero(hand)]
-            raise IllegalActionError(f"{agent}: action {action!r} is not one of 0-11; legal actions: {legal}")
-        if not hand[action]:
-            legal = [int(a) for a in np.flatnonzero(hand)]
-            raise IllegalActionError(
-                f"{agent}: action {action} (diver card {action + 1}) is not in hand; "
-                f"legal actions: {legal} (diver cards {[a + 1 for a in legal]})"
-            )
-        return int(action) + 1
-
-    def reveal(self, cards: list[int]) -> tuple[tuple[RoundRecord, ...], list[float] | None]:
-        """Play the joint action; returns the records and, if the game ended, the rewards."""
-        assert self.game is not None
-        records = play_round(self.game, cards)
-        self.encoder.refresh(self.game)
-        if not self.game.is_over:
-            return records, None
-        return records, final_rewards(scores(self.game), winners(self.game), self.reward)
-
-    def infos(self, records: tuple[RoundRecord, ...]) -> list[dict[str, Any]]:
-        assert self.game is not None
-        if not self.game.is_over:
-            return [{"round_results": records} for _ in self.agents]
-        totals, winning = scores(self.game), winners(self.game)
-        return [{"round_results": records, "score": totals[s], "winner": s in winning} for s in range(len(self.agents))]
-
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode='ansi' or 'human'")
-            return None
-        if self.game is None:
-            raise RuntimeError("call reset() before render()")
-        text = render_table(self.game)
-        if self.render_mode == "human":
-            print(text, end="\n\n")
-            return None
-        return text
-
-
-class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
-    """Miaui as a PettingZoo AEC env; the module docstring is its documentation."""
+class _MiauiEnv:
+    """What the AEC and Parallel envs share: settings, spaces, the game, its encoder and generator."""
 
     metadata = METADATA
 
-    def __init__(
-        self,
-        num_players: int = 4,
-        open_baskets: bool = False,
-        no_fighting: bool = False,
-        view: str = "table",
-        reward: str = "win",
-        render_mode: str | None = None,
-    ):
-        super().__init__()
-        self._table = _Table(num_players, open_baskets, no_fighting, view, reward, render_mode)
+    def __init__(self, render_mode: str | None = None, **settings: Unpack[SettingsKwargs]):
+        self.settings = Settings.of(**settings)
+        check_render_mode(render_mode)
+        self.config = self.settings.game
         self.render_mode = render_mode
-        self.possible_agents = list(self._table.agents)
-        self.observation_spaces = self._table.observation_spaces
-        self.action_spaces = self._table.action_spaces
-        self.state_space = self._table.state_space
+        self.encoder = Encoder(self.config, self.settings.view)
+        self.possible_agents = [seat_name(s) for s in range(self.config.num_players)]
+        self.seat_of = {agent: s for s, agent in enumerate(self.possible_agents)}
+        obs_box = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
+        mask_box = gymnasium.spaces.Box(0, 1, (NUM_DIVER_CARDS,), np.int8)
+        observation_space = gymnasium.spaces.Dict({"observation": obs_box, "action_mask": mask_box})
+        self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
+        self.action_spaces: dict[str, gymnasium.spaces.Space[Any]] = {
+            a: gymnasium.spaces.Discrete(NUM_DIVER_CARDS) for a in self.possible_agents
+        }
+        self.state_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (STATE_LAYOUT.size,), np.float32)
         self.observation_version = OBSERVATION_VERSION
-        self._pending: list[int] = []
+        self.np_random, self.np_random_seed = seeding.np_random(None)
+        self._game: GameState | None = None
 
-    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         """The observation space of `agent` (the same for every agent)."""
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         """The action space of `agent`: Discrete(12)."""
         return self.action_spaces[agent]
 
     @property
     def game(self) -> GameState:
         """The engine state (omniscient; for tools and tests, not for agents)."""
-        assert self._table.game is not None, "call reset() first"
-        return self._table.game
+        if self._game is None:
+            raise RuntimeError("call reset() first")
+        return self._game
 
-    @property
-    def np_random(self) -> np.random.Generator:
-        """The generator that deals; reseeded only by reset(seed=...)."""
-        return self._table.np_random
+    def _new_game(self, seed: int | None, options: dict[str, Any] | None) -> None:
+        deck_order = None
+        if options and options.get("deck") is not None:
+            deck_order = parse_deck_order(options["deck"], self.config.deck)  # refuses before any change
+        if seed is not None:
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
+        self._game = new_game(self.config, self.np_random, deck_order)
+        self.encoder.refresh(self._game)
+
+    def _observe(self, seat: int) -> dict[str, np.ndarray]:
+        return {"observation": self.encoder.observe(seat), "action_mask": self.game.hands[seat].copy()}
+
+    def check_action(self, agent: str, action: Any) -> int:
+        """The card index `action` names; IllegalActionError, naming the legal actions, unless it is a card in `agent`'s hand."""
+        return check_action(self.game.hands[self.seat_of[agent]], action, agent)
+
+    def _reveal(self, cards: list[int]) -> tuple[list[float] | None, list[dict[str, Any]]]:
+        """Play the joint action (diver cards); the rewards if the game ended, and every seat's info."""
+        game = self.game
+        records: tuple[RoundRecord, ...] = play_round(game, cards)
+        self.encoder.refresh(game)
+        if not game.is_over:
+            return None, [{"round_results": records} for _ in self.possible_agents]
+        totals, winning = scores(game), winners(game)
+        infos = [{"round_results": records, "score": totals[s], "winner": s in winning} for s in range(len(totals))]
+        return final_rewards(np.array(totals), self.settings.reward).tolist(), infos
+
+    def state(self) -> np.ndarray:
+        """The global state vector (see `STATE_LAYOUT`): everything, hidden cards included."""
+        return self.encoder.state_vector(self.game)
+
+    def render(self) -> str | None:
+        """The table as text (`ansi`) or printed (`human`); see the module docstring."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = render_table(self.game)
+        if self.render_mode == "human":
+            print(text, end="\n\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
+    """Miaui as a PettingZoo AEC env; the module docstring is its documentation."""
+
+    def __init__(self, render_mode: str | None = None, **settings: Unpack[SettingsKwargs]):
+        AECEnv.__init__(self)
+        _MiauiEnv.__init__(self, render_mode, **settings)
+        self._pending: list[int] = []
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game, optionally seeded and with a stacked deck (`options={"deck": [...]}`)."""
-        self._table.reset(seed, options)
+        self._new_game(seed, options)
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -268,11 +223,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """What `agent` sees now: nothing of this round's choices until all are revealed (R6, R11)."""
-        return self._table.observe(self._table.seat_of[agent])
-
-    def state(self) -> np.ndarray:
-        """The global state vector (see `STATE_LAYOUT`): everything, hidden cards included."""
-        return self._table.encoder.state_vector(self.game)
+        return self._observe(self.seat_of[agent])
 
     def step(self, action: Any) -> None:
         """Take the acting agent's card; the round is revealed once every seat has chosen."""
@@ -280,89 +231,46 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        card = self._table.card_for(agent, action)
+        card = self.check_action(agent, action) + 1
         self._cumulative_rewards[agent] = 0.0
         self._pending.append(card)
-        seat = self._table.seat_of[agent]
         if len(self._pending) == self.num_agents:
-            records, final = self._table.reveal(self._pending)
+            final, infos = self._reveal(self._pending)
             self._pending = []
-            for a, info in zip(self.agents, self._table.infos(records), strict=True):
-                self.infos[a] = info
+            self.infos = dict(zip(self.agents, infos, strict=True))
             if final is not None:
                 self.rewards = dict(zip(self.agents, final, strict=True))
                 self.terminations = dict.fromkeys(self.agents, True)
         else:
             self._clear_rewards()
-        self.agent_selection = self.agents[(seat + 1) % self.num_agents]
+        self.agent_selection = self.agents[(self.seat_of[agent] + 1) % self.num_agents]
         self._accumulate_rewards()
 
-    def render(self) -> str | None:
-        """The table as text (`ansi`) or printed (`human`); see the module docstring."""
-        return self._table.render()
 
-    def close(self) -> None:
-        """Nothing to release."""
-
-
-class MiauiParallelEnv(ParallelEnv):
+class MiauiParallelEnv(_MiauiEnv, ParallelEnv):
     """Miaui with the Parallel API: every agent's card in one `step`, as the rules take them."""
 
-    metadata = METADATA
-
-    def __init__(
-        self,
-        num_players: int = 4,
-        open_baskets: bool = False,
-        no_fighting: bool = False,
-        view: str = "table",
-        reward: str = "win",
-        render_mode: str | None = None,
-    ):
-        self._table = _Table(num_players, open_baskets, no_fighting, view, reward, render_mode)
-        self.render_mode = render_mode
-        self.possible_agents = list(self._table.agents)
+    def __init__(self, render_mode: str | None = None, **settings: Unpack[SettingsKwargs]):
+        _MiauiEnv.__init__(self, render_mode, **settings)
         self.agents: list[str] = []
-        self.observation_spaces = self._table.observation_spaces
-        self.action_spaces = self._table.action_spaces
-        self.state_space = self._table.state_space
-        self.observation_version = OBSERVATION_VERSION
 
-    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
-        """The observation space of `agent` (the same for every agent)."""
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> gymnasium.spaces.Space:
-        """The action space of `agent`: Discrete(12)."""
-        return self.action_spaces[agent]
-
-    @property
-    def game(self) -> GameState:
-        """The engine state (omniscient; for tools and tests, not for agents)."""
-        assert self._table.game is not None, "call reset() first"
-        return self._table.game
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         """Start a new game; returns observations and (empty) infos."""
-        self._table.reset(seed, options)
+        self._new_game(seed, options)
         self.agents = list(self.possible_agents)
         return self._observations(), {a: {} for a in self.agents}
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
-        return {a: self._table.observe(s) for s, a in enumerate(self.agents)}
+        return {a: self._observe(s) for s, a in enumerate(self.agents)}
 
-    def check_action(self, agent: str, action: Any) -> None:
-        """Raise IllegalActionError, naming the legal actions, unless `action` is a card in `agent`'s hand."""
-        self._table.card_for(agent, action)
-
-    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    def step(self, actions: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
         """Reveal one round from every agent's action; IllegalActionError (nothing changes) if any is bad."""
         if set(actions) != set(self.agents):
             raise IllegalActionError(f"step() needs one action for each of {self.agents}, got {sorted(actions)}")
-        cards = [self._table.card_for(a, actions[a]) for a in self.agents]
-        records, final = self._table.reveal(cards)
+        cards = [self.check_action(a, actions[a]) + 1 for a in self.agents]
+        final, info_list = self._reveal(cards)
         observations = self._observations()
-        infos = dict(zip(self.agents, self._table.infos(records), strict=True))
+        infos = dict(zip(self.agents, info_list, strict=True))
         done = final is not None
         rewards = dict(zip(self.agents, final if final is not None else [0.0] * len(self.agents), strict=True))
         terminations = dict.fromkeys(self.agents, done)
@@ -370,17 +278,6 @@ class MiauiParallelEnv(ParallelEnv):
         if done:
             self.agents = []
         return observations, rewards, terminations, truncations, infos
-
-    def state(self) -> np.ndarray:
-        """The global state vector (see `STATE_LAYOUT`): everything, hidden cards included."""
-        return self._table.encoder.state_vector(self.game)
-
-    def render(self) -> str | None:
-        """The table as text (`ansi`) or printed (`human`); see the module docstring."""
-        return self._table.render()
-
-    def close(self) -> None:
-        """Nothing to release."""
 
 
 def env(**kwargs: Any) -> OrderEnforcingWrapper:

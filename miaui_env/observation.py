@@ -30,6 +30,7 @@ from miaui_env.rules import (
     NUM_SPACES,
     GameConfig,
     GameState,
+    InvalidConfigError,
     SeagullTheft,
     deep_priority,
     kiti_seat,
@@ -38,6 +39,7 @@ from miaui_env.rules import (
 
 OBSERVATION_VERSION = 1  # bump whenever a layout below changes; checkpoints record it
 VIEWS = ("table", "recall")
+VECTOR_BOUND = 64.0  # every entry of an observation or state vector lies in [-VECTOR_BOUND, VECTOR_BOUND]
 
 VALUE_SCALE = 15.0  # the largest printed value, so a card's value lands in [-1, 1]
 LAGOON_SLOTS = 3  # cards shown one by one per lagoon space (a space holds one outside No Fighting)
@@ -210,7 +212,7 @@ def opponent_row_mask(full: bool) -> np.ndarray:
 def check_view(view: str) -> None:
     """Refuse anything but a known view, naming the views."""
     if view not in VIEWS:
-        raise ValueError(f"view={view!r} is not allowed; views are {', '.join(map(repr, VIEWS))}")
+        raise InvalidConfigError(f"view={view!r} is not allowed; views are {', '.join(map(repr, VIEWS))}")
 
 
 def _table_view_keep(open_baskets: bool) -> np.ndarray:

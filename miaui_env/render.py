@@ -12,6 +12,7 @@ from miaui_env.rules import (
     NUM_ROUNDS,
     Decision,
     GameState,
+    InvalidConfigError,
     JellyfishTriple,
     RoundRecord,
     SeagullTheft,
@@ -20,6 +21,13 @@ from miaui_env.rules import (
 )
 
 DEPTH_NAMES = ("bottom", "middle", "top")
+RENDER_MODES = ("human", "ansi")
+
+
+def check_render_mode(render_mode: str | None) -> None:
+    """Refuse anything but None or a known render mode, naming the modes."""
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise InvalidConfigError(f"render_mode={render_mode!r} is not allowed; use None, {', '.join(map(repr, RENDER_MODES))}")
 
 
 def seat_name(seat: int) -> str:

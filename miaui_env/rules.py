@@ -43,6 +43,9 @@ class InvalidConfigError(ValueError):
     """Game settings outside what the rules allow."""
 
 
+REWARDS = ("win", "score", "margin")  # what a seat is paid at the end of a game; see `final_rewards`
+
+
 class Depth(enum.IntEnum):
     """The three lagoon spaces, in the order they are resolved (R7)."""
 
@@ -259,6 +262,24 @@ def _restock(state: GameState, lantern_peekers: dict[Depth, int]) -> None:
         state.lagoon[depth].append(LagoonCard(state.deck.pop(0), lantern_peekers.get(depth)))
 
 
+def illegal_action(who: str, action: object, hand: np.ndarray) -> IllegalActionError:
+    """The error for an action (a card index 0-11) that `who` may not play from `hand`: one message
+    format for every API, naming the legal actions and their diver cards."""
+    in_range = not isinstance(action, bool) and isinstance(action, int | np.integer) and 0 <= action < NUM_DIVER_CARDS
+    reason = f"(diver card {action + 1}) is not in hand" if in_range else f"is not a card in hand (actions are 0-{NUM_DIVER_CARDS - 1})"  # type: ignore[operator]
+    legal = [int(a) for a in np.flatnonzero(hand)]
+    return IllegalActionError(f"{who}: action {action!r} {reason}; legal actions: {legal} (diver cards {[a + 1 for a in legal]})")
+
+
+def check_action(hand: np.ndarray, action: object, who: str) -> int:
+    """The card index (0-11) `action` names if that card is in `hand`; else `illegal_action`'s error."""
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action.item()
+    if not isinstance(action, bool) and isinstance(action, int | np.integer) and 0 <= action < NUM_DIVER_CARDS and hand[action]:
+        return int(action)
+    raise illegal_action(who, action, hand)
+
+
 def check_plays(state: GameState, plays: Sequence[int]) -> tuple[int, ...]:
     """Validate a joint action (one diver card 1-12 a seat) and return it as ints; changes nothing."""
     n = state.num_players
@@ -266,14 +287,14 @@ def check_plays(state: GameState, plays: Sequence[int]) -> tuple[int, ...]:
         raise IllegalActionError("the game is over; no card can be played")
     if len(plays) != n:
         raise IllegalActionError(f"expected one diver card for each of the {n} seats, got {len(plays)}")
-    cards = []
-    for seat, card in enumerate(plays):
-        if isinstance(card, bool) or not isinstance(card, int | np.integer) or not 1 <= card <= NUM_DIVER_CARDS:
-            raise IllegalActionError(f"seat {seat} played {card!r}, which is not a diver card; legal cards: {state.legal_cards(seat)}")
-        if not state.hands[seat, card - 1]:
-            raise IllegalActionError(f"seat {seat} played diver card {card}, which is not in hand; legal cards: {state.legal_cards(seat)}")
-        cards.append(int(card))
-    return tuple(cards)
+    # Diver card c is action c - 1 (anything else is passed on as it is, to be named in the error).
+    return tuple(
+        check_action(
+            state.hands[seat], card - 1 if isinstance(card, int | np.integer) and not isinstance(card, bool) else card, f"seat {seat}"
+        )
+        + 1
+        for seat, card in enumerate(plays)
+    )
 
 
 def forced_plays(state: GameState) -> tuple[int, ...]:
@@ -380,3 +401,26 @@ def winners(state: GameState) -> tuple[int, ...]:
     totals = scores(state)
     best = max(totals)
     return tuple(seat for seat, total in enumerate(totals) if total == best)
+
+
+def check_reward(reward: str) -> None:
+    """Refuse anything but a known reward mode, naming the modes."""
+    if reward not in REWARDS:
+        raise InvalidConfigError(f"reward={reward!r} is not allowed; rewards are {', '.join(map(repr, REWARDS))}")
+
+
+def final_rewards(totals: np.ndarray, reward: str) -> np.ndarray:
+    """End-of-game rewards from final scores (..., n), for one game or a batch (float64, same shape).
+
+    `win`: the winners (R10: every seat with the highest score) share 1; `score`: the final score;
+    `margin`: own score minus the best opponent's.
+    """
+    totals = np.asarray(totals, dtype=np.int64)
+    if reward == "win":
+        winning = totals == totals.max(axis=-1, keepdims=True)
+        return winning / winning.sum(axis=-1, keepdims=True)
+    if reward == "score":
+        return totals.astype(np.float64)
+    n = totals.shape[-1]
+    others = np.where(np.eye(n, dtype=bool), np.iinfo(np.int64).min, totals[..., None, :])
+    return (totals - others.max(axis=-1)).astype(np.float64)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import gymnasium
 import numpy as np
@@ -29,9 +29,9 @@ from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from miaui_env.agents import Agent, Policy, RandomAgent, as_policy, reset_agent
-from miaui_env.env import VECTOR_BOUND
-from miaui_env.observation import OBSERVATION_LAYOUT
+from miaui_env.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
 from miaui_env.rules import NUM_DIVER_CARDS, NUM_ROUNDS
+from miaui_env.settings import SettingsKwargs
 from miaui_env.vector import VectorMiaui
 
 
@@ -72,20 +72,18 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
     def __init__(
         self,
         num_games: int,
-        num_players: int = 4,
+        *,
         learner_seats: Sequence[int] | None = None,
         opponent: Agent | Policy | None = None,
-        open_baskets: bool = False,
-        no_fighting: bool = False,
-        view: str = "table",
-        reward: str = "win",
         rotate_seats: bool = True,
         seed: int | None = None,
+        **settings: Unpack[SettingsKwargs],
     ):
+        self.engine = VectorMiaui(num_games, seed=seed, **settings)
+        num_players = self.engine.num_players
         seats = list(range(num_players)) if learner_seats is None else sorted({int(s) for s in learner_seats})
         if not seats or not set(seats) <= set(range(num_players)):
             raise ValueError(f"learner_seats={learner_seats!r} must be a non-empty subset of 0-{num_players - 1}")
-        self.engine = VectorMiaui(num_games, num_players, open_baskets, no_fighting, view, reward, seed)
         self.num_games, self.num_players = num_games, num_players
         self.learner_seats = np.array(seats)
         self.rotate_seats = rotate_seats

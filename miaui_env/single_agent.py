@@ -16,15 +16,17 @@ whatever `view` the agent sees.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import gymnasium
 import numpy as np
 
 from miaui_env.agents import Agent, Policy, RandomAgent, as_policy, as_seen, reset_agent, views_at_table
-from miaui_env.env import RENDER_MODES, VECTOR_BOUND, MiauiParallelEnv
-from miaui_env.observation import OBSERVATION_LAYOUT, check_view
+from miaui_env.env import MiauiParallelEnv
+from miaui_env.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
+from miaui_env.render import RENDER_MODES
 from miaui_env.rules import NUM_DIVER_CARDS
+from miaui_env.settings import Settings, SettingsKwargs
 
 ENV_ID = "miaui_env/Miaui-v0"
 
@@ -36,17 +38,14 @@ class MiauiSingleAgentEnv(gymnasium.Env):
 
     def __init__(
         self,
-        num_players: int = 4,
+        *,
         opponents: Agent | Policy | Sequence[Agent | Policy] | None = None,
         seat: int | None = None,
-        open_baskets: bool = False,
-        no_fighting: bool = False,
-        view: str = "table",
-        reward: str = "win",
         render_mode: str | None = None,
+        **settings: Unpack[SettingsKwargs],
     ):
-        check_view(view)
-        self.view = view
+        table = Settings.of(**settings)
+        num_players, self.view = table.num_players, table.view
         if seat is not None and seat not in range(num_players):
             raise ValueError(f"seat={seat!r} is not allowed; use None (a random seat each game) or 0-{num_players - 1}")
         if opponents is None:
@@ -58,8 +57,8 @@ class MiauiSingleAgentEnv(gymnasium.Env):
         else:
             self._opponents = [opponents] * (num_players - 1)
         # An opponent trained on the recall view is shown it; everyone else sees `view`.
-        self._views, self._dealt = views_at_table(self._opponents, view)
-        self._game = MiauiParallelEnv(num_players, open_baskets, no_fighting, self._dealt, reward, render_mode)
+        self._views, self._dealt = views_at_table(self._opponents, self.view)
+        self._game = MiauiParallelEnv(render_mode, **table.replace(view=self._dealt).as_kwargs())
         self.fixed_seat, self.seat = seat, seat or 0
         self.num_players, self.render_mode = num_players, render_mode
         self.observation_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)

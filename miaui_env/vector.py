@@ -30,14 +30,13 @@ rewards and the other infos are fresh arrays.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Unpack
 
 import numpy as np
 from gymnasium.utils import seeding
 
 from miaui_env import _kernels
 from miaui_env.cards import FISH_KINDS, FishCard, FishKind, parse_deck_order
-from miaui_env.env import check_reward
 from miaui_env.observation import (
     _STATS_DIVISOR,
     CARD_DIM,
@@ -45,7 +44,6 @@ from miaui_env.observation import (
     MIN_PLAYERS,
     OBSERVATION_LAYOUT,
     SEAT_DIM,
-    check_view,
     features,
     opponent_row_mask,
     round_columns,
@@ -61,8 +59,11 @@ from miaui_env.rules import (
     GameConfig,
     IllegalActionError,
     deep_priority,
+    final_rewards,
+    illegal_action,
     shallow_priority,
 )
+from miaui_env.settings import Settings, SettingsKwargs
 
 DECISIONS: tuple[Decision, ...] = tuple(Decision)  # RoundArrays.decisions holds indices into this
 _SOLE, _KITI, _NO_FIGHTING, _NOBODY_LEFT = (DECISIONS.index(d) for d in Decision)
@@ -86,23 +87,14 @@ class RoundArrays(NamedTuple):
 class VectorMiaui:
     """B games of Miaui stepped together; see the module docstring."""
 
-    def __init__(
-        self,
-        num_envs: int,
-        num_players: int = 4,
-        open_baskets: bool = False,
-        no_fighting: bool = False,
-        view: str = "table",
-        reward: str = "win",
-        seed: int | None = None,
-    ):
+    def __init__(self, num_envs: int, *, seed: int | None = None, **settings: Unpack[SettingsKwargs]):
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        check_view(view)
-        check_reward(reward)
-        self.config = GameConfig(num_players, open_baskets, no_fighting)
-        self.num_envs, self.num_players, self.view, self.reward = int(num_envs), num_players, view, reward
-        batch, n = self.num_envs, num_players
+        self.settings = Settings.of(**settings)
+        self.config: GameConfig = self.settings.game
+        self.num_envs, self.num_players, self.view = int(num_envs), self.settings.num_players, self.settings.view
+        batch, n = self.num_envs, self.num_players
+        open_baskets, no_fighting, view = self.settings.open_baskets, self.settings.no_fighting, self.settings.view
 
         self._stats = stats_table(self.config).astype(np.int32)  # by deck index, then EMPTY, HIDDEN
         self._features = features(self._stats)
@@ -214,7 +206,7 @@ class VectorMiaui:
         if done:
             scores = self._pile_stats[:, :, len(FISH_KINDS)].copy()
             winners = scores == scores.max(axis=1, keepdims=True)
-            rewards[:] = self._final_rewards(scores, winners)
+            rewards[:] = final_rewards(scores, self.settings.reward)
             infos.update(final_observation=self._obs, final_action_mask=masks, scores=scores, winners=winners)
             self._obs = self._buffers[self._obs is self._buffers[0]]
             self._new_games()
@@ -236,11 +228,7 @@ class VectorMiaui:
             bad = self._hands[self._games, self._seats, a] == 0
         if bad.any():
             g, s = (int(i) for i in np.argwhere(bad)[0])
-            legal = np.flatnonzero(self._hands[g, s]).tolist()
-            raise IllegalActionError(
-                f"game {g}, player_{s}: action {a[g, s]} is not a card in hand; legal actions: {legal} "
-                f"(diver cards {[c + 1 for c in legal]})"
-            )
+            raise illegal_action(f"game {g}, player_{s}", int(a[g, s]), self._hands[g, s])
         return a.astype(np.int64)
 
     def _new_games(self) -> None:
@@ -297,15 +285,6 @@ class VectorMiaui:
         )  # fmt: skip
         self.round += 1
         return RoundArrays(r, plays, catchers, best_cards, decisions)
-
-    def _final_rewards(self, scores: np.ndarray, winners: np.ndarray) -> np.ndarray:
-        """R10 and the env's reward modes, for every game at once."""
-        if self.reward == "win":
-            return winners / winners.sum(axis=1, keepdims=True)
-        if self.reward == "score":
-            return scores
-        others = np.where(np.eye(self.num_players, dtype=bool), np.iinfo(np.int64).min, scores[:, None, :])
-        return scores - others.max(axis=2)
 
     # -- observations -------------------------------------------------------------------------
     def _encode(self) -> None:

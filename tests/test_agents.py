@@ -11,9 +11,9 @@ from helpers import stacked_deck
 import miaui_env
 from miaui_env.agents import RandomAgent, builtin_agents
 from miaui_env.agents.heuristics import CountingAgent, GreedyAgent, depth_values, winning_chances
+from miaui_env.arena import ArenaConfig, gauntlet_significance, play, summarize
 from miaui_env.observation import OBSERVATION_LAYOUT
 from miaui_env.vector import VectorMiaui
-from training.arena import ArenaConfig, gauntlet_significance, play, summarize
 
 
 @pytest.mark.parametrize("name", ["random", "greedy", "counter"])
@@ -22,7 +22,7 @@ from training.arena import ArenaConfig, gauntlet_significance, play, summarize
     [(3, False, False, "table"), (4, True, True, "recall"), (5, False, True, "table"), (6, True, False, "table")],
 )
 def test_agents_only_play_legal_cards(name, n, open_baskets, no_fighting, view):
-    engine = VectorMiaui(64, n, open_baskets, no_fighting, view, seed=n)
+    engine = VectorMiaui(64, num_players=n, open_baskets=open_baskets, no_fighting=no_fighting, view=view, seed=n)
     agent = builtin_agents()[name](0)
     obs, masks = engine.reset()
     for _ in range(33):  # three games: engine.step raises on any illegal card
@@ -88,7 +88,7 @@ def enumerated_chances(observation, opponent_cards):
 
 @pytest.mark.parametrize(("n", "no_fighting"), [(3, False), (4, False), (4, True)])
 def test_winning_chances_match_enumeration(n, no_fighting):
-    engine = VectorMiaui(3, n, no_fighting=no_fighting, seed=n)
+    engine = VectorMiaui(3, num_players=n, no_fighting=no_fighting, seed=n)
     rng = np.random.default_rng(n)
     obs, masks = engine.reset()
     for _ in range(3):  # Kiti's priorities move every round
@@ -102,7 +102,7 @@ def test_winning_chances_match_enumeration(n, no_fighting):
 
 
 def test_the_counter_remembers_every_reveal_and_forgets_at_a_new_game():
-    engine = VectorMiaui(2, 4, seed=0)
+    engine = VectorMiaui(2, num_players=4, seed=0)
     counter = CountingAgent(0)
     obs, masks = engine.reset()
     rng = np.random.default_rng(0)

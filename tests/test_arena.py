@@ -12,8 +12,10 @@ import pytest
 
 from miaui_env.agents import RandomAgent
 from miaui_env.agents.heuristics import GreedyAgent
-from training.agents import AgentSpecError, CheckpointVersionError, PolicyAgent, load_agent
-from training.arena import ArenaConfig, lineups, play, summarize
+from miaui_env.agents.loading import AgentSpecError, load_agent
+from miaui_env.agents.policy import load_sb3_policy
+from miaui_env.arena import ArenaConfig, lineups, play, summarize
+from miaui_env.files import CheckpointVersionError
 
 ROOT = Path(__file__).parent.parent
 
@@ -91,11 +93,11 @@ def test_a_checkpoint_for_another_observation_layout_is_refused(tmp_path):
 
     from miaui_env.sb3 import MiauiSelfPlayVecEnv
 
-    model = MaskablePPO("MlpPolicy", MiauiSelfPlayVecEnv(2, 3, seed=0), n_steps=8, batch_size=8)
+    model = MaskablePPO("MlpPolicy", MiauiSelfPlayVecEnv(2, num_players=3, seed=0), n_steps=8, batch_size=8)
     model.save(tmp_path / "model.zip")
     (tmp_path / "metadata.json").write_text(json.dumps({"observation_version": 0}))
     with pytest.raises(CheckpointVersionError, match=r"version 0.*version 1"):
-        PolicyAgent(tmp_path)
+        load_sb3_policy(tmp_path)
     (tmp_path / "metadata.json").write_text(json.dumps({"observation_version": 1}))
     agent = load_agent(str(tmp_path))
     masks = np.zeros((3, 12), dtype=np.int8)
@@ -103,10 +105,11 @@ def test_a_checkpoint_for_another_observation_layout_is_refused(tmp_path):
     assert agent.act(np.zeros((3, 620), dtype=np.float32), masks).tolist() == [4, 4, 4]
 
 
-def test_command_line_writes_table_json_csv_and_png(tmp_path):
+@pytest.mark.parametrize("command", ["miaui_env.arena", "training.evaluate"])  # the old command still works
+def test_command_line_writes_table_json_csv_and_png(tmp_path, command):
     out = tmp_path / "arena"
     done = subprocess.run(
-        [sys.executable, "-m", "training.evaluate", "--pool", "greedy", "random", "counter", "--players", "3", "--games", "300",
+        [sys.executable, "-m", command, "--pool", "greedy", "random", "counter", "--players", "3", "--games", "300",
          "--seed", "4", "--out", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )  # fmt: skip

@@ -13,8 +13,7 @@ from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, ren
 
 import miaui_env
 from miaui_env import DeckError, IllegalActionError
-from miaui_env.env import final_rewards
-from miaui_env.rules import NUM_ROUNDS
+from miaui_env.rules import NUM_ROUNDS, final_rewards
 
 CONFIGS = [
     {"num_players": n, "open_baskets": ob, "no_fighting": nf} for n, ob, nf in itertools.product(range(3, 7), (False, True), (False, True))
@@ -176,11 +175,15 @@ def test_stacked_deck_is_dealt_as_given():
 
 
 def test_final_rewards_for_each_mode():
-    totals = (30, 30, 12, -5)
-    assert final_rewards(totals, (0, 1), "win") == [0.5, 0.5, 0.0, 0.0]
-    assert final_rewards(totals, (0, 1), "score") == [30.0, 30.0, 12.0, -5.0]
-    assert final_rewards(totals, (0, 1), "margin") == [0.0, 0.0, -18.0, -35.0]
-    assert final_rewards((9, 3, 1), (0,), "margin") == [6.0, -6.0, -8.0]
+    totals = (30, 30, 12, -5)  # seats 0 and 1 win together (R10)
+    assert final_rewards(totals, "win").tolist() == [0.5, 0.5, 0.0, 0.0]
+    assert final_rewards(totals, "score").tolist() == [30.0, 30.0, 12.0, -5.0]
+    assert final_rewards(totals, "margin").tolist() == [0.0, 0.0, -18.0, -35.0]
+    assert final_rewards((9, 3, 1), "margin").tolist() == [6.0, -6.0, -8.0]
+    # One function for one game and for a batch: each row as on its own.
+    batch = np.array([[30, 30, 12, -5], [1, 9, 3, 3]])
+    for reward in ("win", "score", "margin"):
+        assert final_rewards(batch, reward).tolist() == [final_rewards(row, reward).tolist() for row in batch]
 
 
 @pytest.mark.parametrize("reward", ["win", "score", "margin"])

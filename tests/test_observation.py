@@ -255,7 +255,10 @@ def test_table_view_of_the_recall_view_is_the_table_view(n, open_baskets, no_fig
     from miaui_env.observation import table_view
     from miaui_env.vector import VectorMiaui
 
-    games = {view: VectorMiaui(64, n, open_baskets, no_fighting, view, seed=3) for view in ("table", "recall")}
+    games = {
+        view: VectorMiaui(64, num_players=n, open_baskets=open_baskets, no_fighting=no_fighting, view=view, seed=3)
+        for view in ("table", "recall")
+    }
     seen = {view: engine.reset(seed=3)[0] for view, engine in games.items()}
     rng = np.random.default_rng(n)
     knew_more = False

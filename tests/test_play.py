@@ -9,9 +9,9 @@ from pathlib import Path
 ROOT = Path(__file__).parent.parent
 
 
-def run_play(lines: list[str], *args: str) -> subprocess.CompletedProcess:
+def run_play(lines: list[str], *args: str, command: str = "miaui_env.play") -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "training.play", *args],
+        [sys.executable, "-m", command, *args],
         cwd=ROOT, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=120,
     )  # fmt: skip
 
@@ -31,6 +31,7 @@ def test_a_whole_game_with_bad_input_asked_again():
 
 def test_quitting_and_closed_input_end_quietly():
     assert "Game abandoned." in run_play(["q"], "--seed", "1").stdout
+    assert "Game abandoned." in run_play(["q"], "--seed", "1", command="training.play").stdout  # the old command still works
     ended = run_play([], "--seed", "1")
     assert ended.returncode == 0 and "Game abandoned." in ended.stdout and "Traceback" not in ended.stderr
 

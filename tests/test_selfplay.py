@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from miaui_env.agents import RandomAgent
-from training.agents import load_agent
-from training.arena import ArenaConfig, play, summarize
+from miaui_env.agents.loading import load_agent
+from miaui_env.arena import ArenaConfig, play, summarize
 from training.config import ConfigError, load_config
 
 ROOT = Path(__file__).parent.parent
@@ -142,7 +142,7 @@ def agreement_with(agent, model, seed: int) -> float:
 
     from miaui_env.vector import VectorMiaui
 
-    engine = VectorMiaui(200, 4, view="recall", seed=seed)  # the view smoke.yaml trains on
+    engine = VectorMiaui(200, num_players=4, view="recall", seed=seed)  # the view smoke.yaml trains on
     observations, masks = engine.reset(seed=seed)
     same = []
     for _ in range(11):

@@ -13,7 +13,8 @@ from typing import Any
 
 import yaml
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+ROOT = Path(__file__).resolve().parent.parent  # the repository: configs/ and checkpoints/ live here
+CONFIG_DIR = ROOT / "configs"
 DEFAULT_CONFIG = CONFIG_DIR / "default.yaml"
 
 

@@ -33,8 +33,8 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
 from miaui_env.agents import as_policy, reset_agent
+from miaui_env.agents.loading import load_agent
 from miaui_env.rules import NUM_ROUNDS
-from training.agents import load_agent
 
 
 def clone_teacher(model: Any, settings: dict[str, Any], seed: int, progress: Any = None) -> dict[str, Any]:

@@ -7,7 +7,6 @@ the learner taken during training (the pool) and the baseline agents.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -15,39 +14,8 @@ import numpy as np
 import torch
 
 from miaui_env.agents import Agent, Policy, as_policy, reset_agent
-
-
-class SnapshotAgent:
-    """A frozen copy of a learner's policy; it samples its cards, for variety."""
-
-    def __init__(self, policy: Any, name: str):
-        self.policy, self.name = policy, name
-
-    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """A card sampled from the policy, never an illegal one."""
-        with torch.no_grad():
-            actions, _ = self.policy.predict(observations, action_masks=masks.astype(bool), deterministic=False)
-        return np.asarray(actions)
-
-    def reset(self) -> None:
-        """The policy remembers nothing."""
-
-
-class LearnerAgent:
-    """The learner itself, playing its most likely card (for evaluation)."""
-
-    name = "learner"
-
-    def __init__(self, model: Any):
-        self.model = model
-
-    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The learner's most likely legal card."""
-        actions, _ = self.model.predict(observations, action_masks=masks.astype(bool), deterministic=True)
-        return np.asarray(actions)
-
-    def reset(self) -> None:
-        """The policy remembers nothing."""
+from miaui_env.agents.policy import PolicyAgent
+from miaui_env.files import replacing
 
 
 class OpponentMixture:
@@ -103,19 +71,17 @@ class SnapshotPool:
 
     def add(self, model: Any, step: int) -> None:
         """Snapshot the learner's policy (written atomically); drop the oldest beyond `size`."""
-        target = self.directory / f"step_{step:010d}.pt"
-        temporary = target.with_suffix(".tmp")
-        torch.save(model.policy.state_dict(), temporary)
-        os.replace(temporary, target)
+        with replacing(self.directory / f"step_{step:010d}.pt") as temporary:
+            torch.save(model.policy.state_dict(), temporary)
         for old in self.files()[: -self.size]:
             old.unlink()
 
-    def agents(self, model: Any) -> list[SnapshotAgent]:
-        """The snapshots as agents, in policies shaped like `model`'s."""
+    def agents(self, model: Any) -> list[PolicyAgent]:
+        """The snapshots as agents sampling their cards (for variety), in policies shaped like `model`'s."""
         agents = []
         for path in self.files():
             policy = type(model.policy)(model.observation_space, model.action_space, lambda _: 0.0, **model.policy_kwargs)
             policy.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
             policy.set_training_mode(False)
-            agents.append(SnapshotAgent(policy, f"snapshot@{int(path.stem.removeprefix('step_'))}"))
+            agents.append(PolicyAgent(policy, f"snapshot@{int(path.stem.removeprefix('step_'))}", deterministic=False))
         return agents

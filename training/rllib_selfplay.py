@@ -30,11 +30,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from miaui_env.agents.loading import load_agent
+from miaui_env.agents.policy import load_rllib_policy
+from miaui_env.arena import ArenaConfig, play, summarize
+from miaui_env.files import atomic_write, check_observation_version, write_rows
 from miaui_env.observation import OBSERVATION_VERSION
-from training.agents import CheckpointVersionError, load_agent
-from training.arena import ArenaConfig, play, summarize
-from training.config import dump_config, load_config
-from training.selfplay import ROOT, atomic_write, write_rows
+from training.config import ROOT, dump_config, load_config
 
 ENV_NAME = "miaui_parallel"
 MODULE_ID = "shared"
@@ -78,38 +79,10 @@ def algorithm_config(config: dict[str, Any]) -> Any:
     )
 
 
-class RLlibPolicyAgent:
-    """An exported RLlib policy (a run's policy/ folder) playing its most likely legal card."""
-
-    def __init__(self, path: Path, name: str | None = None, view: str | None = None):
-        from ray.rllib.core.rl_module.rl_module import RLModule
-
-        self.module = RLModule.from_checkpoint(str(path))
-        self.name = name or path.parent.name
-        metadata_file = path.parent / "metadata.json"
-        if view is None and metadata_file.exists():
-            view = json.loads(metadata_file.read_text()).get("view")
-        self.view = view or "table"  # what the policy was trained to see
-
-    def act(self, observations: Any, masks: Any) -> Any:
-        """The module's best legal card for every row."""
-        import numpy as np
-        import torch
-        from ray.rllib.core.columns import Columns
-
-        batch = {Columns.OBS: {"observation": torch.as_tensor(observations), "action_mask": torch.as_tensor(masks)}}
-        with torch.no_grad():
-            logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
-        return np.asarray(logits.argmax(dim=-1))
-
-    def reset(self) -> None:
-        """The policy remembers nothing."""
-
-
 def evaluate(policy_dir: Path, config: dict[str, Any], step: int) -> list[dict[str, Any]]:
     """Arena gauntlets of the exported policy against each baseline."""
     evaluation, rows = config["evaluation"], []
-    agent = RLlibPolicyAgent(policy_dir, view=config["view"])
+    agent = load_rllib_policy(policy_dir, name="rllib", view=config["view"])
     for i, name in enumerate(evaluation["baselines"]):
         arena = ArenaConfig(
             players=evaluation["players"], games=evaluation["games_per_baseline"], view=config["view"], seed=config["seed"] + i
@@ -224,11 +197,7 @@ def main(argv: list[str] | None = None) -> None:
     source = args.resume / "config.yaml" if args.resume else args.config
     config = load_config(source, args.overrides, defaults_file=DEFAULT_CONFIG, kwarg_sections=RLLIB_KWARG_SECTIONS)
     if args.resume:
-        version = json.loads((args.resume / "metadata.json").read_text()).get("observation_version")
-        if version != OBSERVATION_VERSION:
-            raise CheckpointVersionError(
-                f"{args.resume} was trained on observation layout version {version}, this library builds version {OBSERVATION_VERSION}"
-            )
+        check_observation_version(json.loads((args.resume / "metadata.json").read_text()), args.resume)
         directory = args.resume
     else:
         directory = args.out or ROOT / "checkpoints" / config["run_name"]

@@ -30,35 +30,20 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from miaui_env.agents.loading import load_agent
+from miaui_env.agents.policy import PolicyAgent
+from miaui_env.arena import ArenaConfig, play, summarize
+from miaui_env.files import atomic_write, check_observation_version, replacing, write_rows
 from miaui_env.observation import OBSERVATION_VERSION
-from training.agents import CheckpointVersionError, load_agent
-from training.arena import ArenaConfig, play, summarize
-from training.config import ConfigError, dump_config, load_config
+from training.config import ROOT, ConfigError, dump_config, load_config
 from training.kickstart import TeacherGuidance, clone_teacher
-from training.opponents import LearnerAgent, OpponentMixture, SnapshotPool
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write `text` to `path` so that a reader never sees half a file."""
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text)
-    os.replace(temporary, path)
-
-
-def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Rows of equal keys as a CSV file, written atomically (nothing while there are no rows)."""
-    if rows:
-        lines = [",".join(rows[0]), *(",".join(str(row[key]) for key in rows[0]) for row in rows)]
-        atomic_write(path, "\n".join(lines) + "\n")
+from training.opponents import OpponentMixture, SnapshotPool
 
 
 class Run:
@@ -118,7 +103,7 @@ class Run:
         shares: list[float] = []
         if weights.get("pool", 0) > 0:
             # Until the first snapshot, the pool's share goes to the learner itself (pure self-play).
-            members = snapshots or [LearnerAgent(self.model)]
+            members = snapshots or [PolicyAgent(self.model, "learner")]
             agents += members
             shares += [weights["pool"] / len(members)] * len(members)
         for name, weight in weights.items():
@@ -138,7 +123,7 @@ class Run:
                 players=evaluation["players"], games=evaluation["games_per_baseline"], view=self.config["view"],
                 seed=self.config["seed"] + 7919 * (i + 1), batch_games=4096,
             )  # fmt: skip
-            seats, scores, winners = play([LearnerAgent(self.model), load_agent(name, seed=i)], "gauntlet", arena)
+            seats, scores, winners = play([PolicyAgent(self.model, "learner"), load_agent(name, seed=i)], "gauntlet", arena)
             learner = summarize(["learner", name], seats, scores, winners, arena.players)[0]
             rows.append(
                 {"step": step, "baseline": name, "win_share": round(learner.win_share, 4), "win_share_ci": round(learner.win_share_ci, 4),
@@ -148,10 +133,9 @@ class Run:
 
     def checkpoint(self, step: int, rows: list[dict[str, Any]]) -> None:
         """Write model, metadata, config, evaluations and the chart, each atomically."""
-        temporary = self.directory / "model.tmp.zip"
-        # The last observations belong to games that a resumed run will not continue: leave them out.
-        self.model.save(temporary, exclude=["_last_obs", "_last_original_obs", "_last_episode_starts"])
-        os.replace(temporary, self.directory / "model.zip")
+        with replacing(self.directory / "model.zip") as temporary:
+            # The last observations belong to games that a resumed run will not continue: leave them out.
+            self.model.save(temporary, exclude=["_last_obs", "_last_original_obs", "_last_episode_starts"])
         self.metadata["steps"] = step
         self.metadata["evaluations"] += rows
         atomic_write(self.directory / "metadata.json", json.dumps(self.metadata, indent=2) + "\n")
@@ -204,10 +188,9 @@ def plot_win_shares(history: list[dict[str, Any]], path: Path, players: int) -> 
     axes.legend()
     axes.set_title(f"Self-play PPO: arena evaluations, {players} players")
     figure.tight_layout()
-    temporary = path.with_name(path.stem + ".tmp.png")
-    figure.savefig(temporary, dpi=110)
+    with replacing(path) as temporary:
+        figure.savefig(temporary, dpi=110)
     plt.close(figure)
-    os.replace(temporary, path)
 
 
 def train(config: dict[str, Any], directory: Path, resume: bool = False, show_progress: bool = True) -> dict[str, Any]:
@@ -308,12 +291,7 @@ def main(argv: list[str] | None = None) -> None:
         metadata_file = args.resume / "metadata.json"
         if not (args.resume / "model.zip").exists() or not metadata_file.exists():
             parser.error(f"{args.resume} holds no checkpoint (model.zip and metadata.json) to resume")
-        version = json.loads(metadata_file.read_text()).get("observation_version")
-        if version != OBSERVATION_VERSION:
-            raise CheckpointVersionError(
-                f"{args.resume} was trained on observation layout version {version}, "
-                f"but this library builds version {OBSERVATION_VERSION}; it cannot be resumed"
-            )
+        check_observation_version(json.loads(metadata_file.read_text()), args.resume)
         config = load_config(args.resume / "config.yaml", args.overrides)
         directory = args.resume
     else:

@@ -2,6 +2,7 @@
 
     load_agent("counter", seed=0)                      # random, greedy, counter
     load_agent("checkpoints/miaui-ppo-v0", seed=0)     # a trained policy (directory or model.zip)
+    load_agent("miaui-ppo-v0")                         # a policy shipped in checkpoints/
     load_agent("checkpoints/miaui-rllib", seed=0)      # an RLlib run (its exported policy/)
     load_agent("my_package.bots:make_bot", seed=0)     # called with seed= if it accepts it
 
@@ -13,52 +14,19 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from miaui_env.agents import Agent, builtin_agents
-from miaui_env.observation import OBSERVATION_VERSION
+from miaui_env.agents.policy import load_rllib_policy, load_sb3_policy
+
+SHIPPED_POLICIES = Path(__file__).resolve().parents[2] / "checkpoints"
 
 
 class AgentSpecError(ValueError):
     """An agent spec that names nothing we can load."""
-
-
-class CheckpointVersionError(ValueError):
-    """A checkpoint trained on another observation layout than this library's."""
-
-
-class PolicyAgent:
-    """A trained MaskablePPO policy playing its most likely legal card."""
-
-    def __init__(self, path: Path, name: str | None = None, deterministic: bool = True):
-        from sb3_contrib import MaskablePPO
-
-        model_file = path / "model.zip" if path.is_dir() else path
-        metadata_file = model_file.parent / "metadata.json"
-        metadata = json.loads(metadata_file.read_text()) if metadata_file.exists() else {}
-        self.view = metadata.get("view", "table")  # what the policy was trained to see
-        if metadata:
-            version = metadata.get("observation_version")
-            if version != OBSERVATION_VERSION:
-                raise CheckpointVersionError(
-                    f"{model_file} was trained on observation layout version {version}, "
-                    f"but this library builds version {OBSERVATION_VERSION}; retrain it or use a matching miaui-rl"
-                )
-        self.model = MaskablePPO.load(model_file, device="cpu")
-        self.name = name or (path.name if path.is_dir() else path.stem)
-        self.deterministic = deterministic
-
-    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The policy's card for every row, never an illegal one."""
-        actions, _ = self.model.predict(observations, action_masks=masks.astype(bool), deterministic=self.deterministic)
-        return np.asarray(actions)
-
-    def reset(self) -> None:
-        """The policy remembers nothing."""
 
 
 class _CallableAgent:
@@ -78,19 +46,17 @@ def load_agent(spec: str, seed: int | None = None) -> Agent:
     """The agent `spec` names; see the module docstring."""
     builtins = builtin_agents()
     if spec in builtins:
-        return builtins[spec](seed)
+        return builtins[spec](seed)  # type: ignore[no-any-return]
     path = Path(spec)
     if (path / "policy" / "class_and_ctor_args.pkl").exists():  # an RLlib run (needs the [rllib] extra)
-        from training.rllib_selfplay import RLlibPolicyAgent
-
-        return RLlibPolicyAgent(path / "policy")
+        return load_rllib_policy(path / "policy")
     if path.suffix == ".zip" or (path.is_dir() and (path / "model.zip").exists()):
-        if not (path.exists()):
+        if not path.exists():
             raise AgentSpecError(f"checkpoint {spec!r} does not exist")
-        return PolicyAgent(path)
-    shipped = Path(__file__).resolve().parent.parent / "checkpoints" / spec
+        return load_sb3_policy(path)
+    shipped = SHIPPED_POLICIES / spec
     if (shipped / "model.zip").exists():
-        return PolicyAgent(shipped)
+        return load_sb3_policy(shipped)
     module_name, sep, attribute = spec.partition(":")
     if not sep:
         raise AgentSpecError(

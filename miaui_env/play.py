@@ -1,0 +1,100 @@
+"""Play Miaui in the terminal: you take one seat, arena agents take the others.
+
+    python -m miaui_env.play [--players 4] [--opponents counter greedy random] [--seat 0] [--seed 1]
+                            [--open-baskets] [--no-fighting] [--view table]
+
+Each round shows exactly what your seat may know (your observation, read back in words: the env
+builds it, so nothing hidden can show), asks for a diver card, then shows the reveal and who
+caught what. Opponents are any arena agents: built-in names, checkpoints or module:callable,
+cycled over the other seats. Type `q` to leave; bad input is simply asked again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+import numpy as np
+
+from miaui_env.agents import as_seen, views_at_table
+from miaui_env.agents.loading import load_agent
+from miaui_env.env import parallel_env
+from miaui_env.render import describe_round, describe_view, seat_name
+from miaui_env.rules import NUM_DIVER_CARDS
+
+
+def ask_card(legal: list[int], read: Callable[[str], str]) -> int | None:
+    """A diver card from the player, asked again until it is one of `legal`; None to quit."""
+    while True:
+        try:
+            answer = read(f"Your card ({' '.join(map(str, legal))}), or q to quit: ").strip().lower()
+        except EOFError:
+            return None
+        if answer in ("q", "quit", "exit"):
+            return None
+        if not answer.isdigit() or not 1 <= int(answer) <= NUM_DIVER_CARDS:
+            print(f"  {answer!r} is not a diver card: type a number from 1 to {NUM_DIVER_CARDS}.")
+        elif int(answer) not in legal:
+            print(f"  You have already played {answer}; your cards are {' '.join(map(str, legal))}.")
+        else:
+            return int(answer)
+
+
+def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
+    """One game against the chosen agents; returns the process exit status."""
+    n = args.players
+    if args.seat not in range(n):
+        print(f"--seat must be 0-{n - 1} for {n} players", file=sys.stderr)
+        return 2
+    others = [(args.seat + k) % n for k in range(1, n)]
+    agents = {seat: load_agent(args.opponents[i % len(args.opponents)], seed=args.seed + i) for i, seat in enumerate(others)}
+    # The human sees --view; an agent trained on the recall view is shown it (see miaui_env/arena.py).
+    agent_views, dealt = views_at_table(list(agents.values()), args.view)
+    views = dict(zip(agents, agent_views, strict=True))
+    env = parallel_env(num_players=n, open_baskets=args.open_baskets, no_fighting=args.no_fighting, view=dealt)
+    for seat, agent in agents.items():
+        print(f"{seat_name(seat)}: {agent.name}")
+    me = seat_name(args.seat)
+    observations, _ = env.reset(seed=args.seed)
+    while env.agents:
+        print("\n" + describe_view(as_seen(observations[me]["observation"], args.view, dealt), args.seat, n))
+        card = ask_card((np.flatnonzero(observations[me]["action_mask"]) + 1).tolist(), read)
+        if card is None:
+            print("Game abandoned.")
+            return 0
+        actions = {me: card - 1}
+        for seat, agent in agents.items():
+            seen = observations[seat_name(seat)]
+            shown = as_seen(seen["observation"][None], views[seat], dealt)
+            actions[seat_name(seat)] = int(agent.act(shown, seen["action_mask"][None])[0])
+        observations, _, _, _, infos = env.step(actions)
+        for record in infos[me]["round_results"]:
+            print("\n" + "\n".join(describe_round(record)))
+    print("\nFinal scores:")
+    best = max(info["score"] for info in infos.values())
+    for agent_name, info in infos.items():
+        who = "you" if agent_name == me else agents[int(agent_name.split("_")[1])].name
+        print(f"  {agent_name} ({who}): {info['score']}{'  winner' if info['score'] == best else ''}")
+    print("You win!" if infos[me]["winner"] else "Better luck next time.")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line and play."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--players", type=int, default=4, choices=range(3, 7))
+    parser.add_argument("--opponents", nargs="+", default=["counter", "greedy", "random"])
+    parser.add_argument("--seat", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--open-baskets", action="store_true")
+    parser.add_argument("--no-fighting", action="store_true")
+    parser.add_argument("--view", default="table", choices=["table", "recall"])
+    args = parser.parse_args(argv)
+    if args.seed is None:
+        args.seed = int(np.random.default_rng().integers(2**31))
+    sys.exit(play(args))
+
+
+if __name__ == "__main__":
+    main()
