@@ -44,11 +44,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from miaui_env.agents import Agent, as_seen, views_at_table
-from miaui_env.agents.loading import load_agent
+from miaui_env.agents.loading import load_agents
 from miaui_env.files import atomic_write, replacing
 from miaui_env.rules import NUM_ROUNDS
 from miaui_env.settings import Settings
@@ -97,9 +98,9 @@ class ArenaResult:
     significance: str | None = None
     duplicate_sets: int = 0
     seconds: float = 0.0
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dictionary."""
         return asdict(self)
 
@@ -238,7 +239,7 @@ def run(names: list[str], mode: str, config: ArenaConfig, out: Path | None, show
     """Load the agents, play, summarize, write the files; returns the result."""
     from tqdm import tqdm
 
-    agents = [load_agent(name, seed=config.seed + i) for i, name in enumerate(names)]
+    agents = load_agents(names, config.seed)
     labels = [name if names.count(name) == 1 else f"{name}#{i}" for i, name in enumerate(names)]
     started = time.perf_counter()
     with tqdm(total=config.games, unit="game", desc="arena", disable=not show_progress) as bar:

@@ -12,21 +12,23 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from miaui_env.env import env as aec_env
 
 
-def play_games(games: int, players: int, open_baskets: bool, no_fighting: bool, seed: int) -> dict:
+def play_games(games: int, players: int, open_baskets: bool, no_fighting: bool, seed: int) -> dict[str, Any]:
     """Play `games` random legal games; return per-seat win shares, mean scores and speed."""
     env = aec_env(num_players=players, open_baskets=open_baskets, no_fighting=no_fighting)
-    rng = np.random.default_rng(seed)
+    deals, choices = np.random.SeedSequence(seed).spawn(2)  # one tree: the deals and the cards chosen
+    rng = np.random.default_rng(choices)
     wins = np.zeros(players)
     scores = np.zeros((games, players))
     steps, start, last_report = 0, time.perf_counter(), 0.0
     for game in range(games):
-        env.reset(seed=seed + game)
+        env.reset(seed=int(deals.generate_state(1)[0]) if game == 0 else None)  # then the env's generator deals on
         for agent in env.agent_iter():
             obs, _, terminated, truncated, info = env.last()
             if terminated or truncated:
@@ -70,8 +72,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     shown = aec_env(num_players=args.players, open_baskets=args.open_baskets, no_fighting=args.no_fighting, render_mode="ansi")
-    shown.reset(seed=args.seed)
-    rng = np.random.default_rng(args.seed)
+    deals, choices = np.random.SeedSequence(args.seed).spawn(2)
+    shown.reset(seed=int(deals.generate_state(1)[0]))
+    rng = np.random.default_rng(choices)
     for _agent in shown.agent_iter():
         obs, _, terminated, truncated, _ = shown.last()
         shown.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))

@@ -8,16 +8,20 @@ How it works, and why it cannot leak: after every reveal `Encoder.refresh` write
 into one flat *canvas* (absolute seats, hidden information included). A seat's observation is
 `canvas.take(index[seat])`, where `index` is a static integer map built once per (player count,
 seat, view) that points every entry either at a canvas entry the seat may see or at a constant
-zero. What an opponent's row shows is `opponent_row_mask(full)`, a mask over a seat row: R11 is
-decided there and nowhere else (the batched engine applies the same mask). No pending choice can
-show, because the canvas changes only at a reveal. The one dynamic exception is a face-down lagoon
-card (R5): its peeker alone gets the card's true features added in.
+zero. Which is which is declared piece by piece in `VISIBILITY` (the vector's pieces) and
+`OPPONENT_ROW_VISIBILITY` (what an opponent's seat row shows): R11 is decided there and nowhere
+else, and a piece declared in neither is an error, never shown (the batched engine applies the same
+tables through `opponent_row_mask`). No pending choice can show, because the canvas changes only at
+a reveal. The one dynamic exception is a face-down lagoon card (R5): its peeker alone gets the
+card's true features added in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
@@ -42,6 +46,10 @@ VIEWS = ("table", "recall")
 VECTOR_BOUND = 64.0  # every entry of an observation or state vector lies in [-VECTOR_BOUND, VECTOR_BOUND]
 
 VALUE_SCALE = 15.0  # the largest printed value, so a card's value lands in [-1, 1]
+# A pile summary divides a pile's height by HEIGHT_SCALE (one catch a round makes 12), its count of
+# each kind by COUNT_SCALE, and its value sum by COUNT_SCALE * VALUE_SCALE (four top fish sum to 1).
+HEIGHT_SCALE = float(NUM_ROUNDS)
+COUNT_SCALE = 4.0
 LAGOON_SLOTS = 3  # cards shown one by one per lagoon space (a space holds one outside No Fighting)
 PILE_SLOTS = 3  # top cards shown one by one per fish pile (what Seagulls can reach first)
 
@@ -49,13 +57,6 @@ PILE_SLOTS = 3  # top cards shown one by one per fish pile (what Seagulls can re
 # observer may not see. An empty slot is all zeros, so features add up to kind counts and values.
 CARD_DIM = len(FISH_KINDS) + 2
 HIDDEN_FEATURE = CARD_DIM - 1
-# last_round row: diver card played (12), depth caught at (3), fish caught (feature sum), fish that
-# Seagulls took from this pile (feature sum), Seagull thefts suffered, Jellyfish triples.
-LAST_ROUND_DIM = NUM_DIVER_CARDS + NUM_SPACES + 2 * CARD_DIM + 2
-_CAUGHT_AT = NUM_DIVER_CARDS
-_CAUGHT = slice(_CAUGHT_AT + NUM_SPACES, _CAUGHT_AT + NUM_SPACES + CARD_DIM)
-_STOLEN = slice(_CAUGHT.stop, _CAUGHT.stop + CARD_DIM)
-_THEFTS, _TRIPLES = _STOLEN.stop, _STOLEN.stop + 1
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,9 @@ class Piece:
 class Layout:
     """Pieces laid end to end in one flat vector, addressable by name.
 
-    `rows` names a piece made of rows with a layout of their own (the seat rows); their pieces can
-    be viewed by name too, across all rows at once.
+    `rows` names pieces made of rows with a layout of their own (the seat rows, a seat's last
+    reveal); their pieces, nested ones too, can be viewed and located by name, so every name is
+    unique across the nesting.
     """
 
     def __init__(self, pieces: list[Piece], rows: dict[str, Layout] | None = None):
@@ -90,20 +92,56 @@ class Layout:
             self._spans[piece.name] = (slice(offset, offset + piece.size), piece.shape)
             offset += piece.size
         self.size = offset
+        self._holder: dict[str, str] = {}  # nested piece -> the piece whose rows hold it
+        for holder, row_layout in self.rows.items():
+            if holder not in self._spans or self._spans[holder][1][-1] != row_layout.size:
+                raise ValueError(f"rows {holder!r} must name a piece whose last axis is {row_layout.size} long (its row layout)")
+            self._holder.update(dict.fromkeys(row_layout.names(), holder))
+        names = self.names()
+        if len(set(names)) != len(names):
+            raise ValueError(f"piece names must be unique across the nesting; repeated: {sorted({n for n in names if names.count(n) > 1})}")
+
+    def names(self) -> list[str]:
+        """Every piece name, nested ones after their holder's, in vector order."""
+        names: list[str] = []
+        for piece in self.pieces:
+            names.append(piece.name)
+            if piece.name in self.rows:
+                names.extend(self.rows[piece.name].names())
+        return names
+
+    def leaves(self) -> list[str]:
+        """The names of the pieces holding no rows of their own (nested ones included), in vector order."""
+        leaves: list[str] = []
+        for piece in self.pieces:
+            leaves.extend(self.rows[piece.name].leaves() if piece.name in self.rows else [piece.name])
+        return leaves
 
     def span(self, name: str) -> slice:
-        """The flat slice holding piece `name`."""
-        return self._spans[name][0]
+        """The flat slice holding piece `name`; a nested piece's, in the first row of its holder."""
+        if name in self._holder:
+            holder = self.offsets[self._holder[name]]
+            inner = self.rows[self._holder[name]].span(name)
+            return slice(holder + inner.start, holder + inner.stop)
+        return self._spans[self._checked(name)][0]
+
+    def offset(self, name: str) -> int:
+        """Where piece `name` begins in the flat vector; a nested piece, in the first row of its holder."""
+        return int(self.span(name).start)
 
     def view(self, vector: np.ndarray, name: str) -> np.ndarray:
-        """Piece `name` of `vector` (last axis), reshaped to the piece's shape; a view, not a copy."""
-        if name not in self._spans:
-            for rows_name, row_layout in self.rows.items():
-                if name in row_layout._spans:
-                    return row_layout.view(self.view(vector, rows_name), name)
-            raise KeyError(f"no piece {name!r}; pieces are {[p.name for p in self.pieces]}")
-        span, shape = self._spans[name]
+        """Piece `name` of `vector` (last axis), reshaped to the piece's shape; a view, not a copy.
+        A nested piece comes with its holders' row axes first (seat rows: (..., 6, shape))."""
+        if name in self._holder:
+            holder = self._holder[name]
+            return self.rows[holder].view(self.view(vector, holder), name)
+        span, shape = self._spans[self._checked(name)]
         return vector[..., span].reshape(*vector.shape[:-1], *shape)
+
+    def _checked(self, name: str) -> str:
+        if name not in self._spans:
+            raise KeyError(f"no piece {name!r}; pieces are {self.names()}")
+        return name
 
     def index_table(self) -> str:
         """Markdown table of the layout: piece, indices, shape, meaning."""
@@ -115,21 +153,39 @@ class Layout:
         return "\n".join(rows)
 
 
+# What a seat row records of the last reveal. The public facts of one round: the cards lie face-up
+# before being discarded, catches and fish effects happen in the open (R9, R11).
+LAST_ROUND_LAYOUT = Layout(
+    [
+        Piece("card_played", (NUM_DIVER_CARDS,), "card played"),  # one-hot diver card
+        Piece("caught_at", (NUM_SPACES,), "depth caught"),  # one-hot space: bottom, middle, top
+        Piece("caught", (CARD_DIM,), "fish caught"),  # feature sum of the fish caught
+        Piece("stolen", (CARD_DIM,), "fish lost to Seagulls"),  # feature sum of what Seagulls took from the pile
+        Piece("thefts", (1,), "thefts"),  # Seagull thefts suffered
+        Piece("triples", (1,), "triples"),  # Jellyfish triples sent to the box
+    ]
+)
+_LAST_ROUND_DOC = "last reveal: " + ", ".join(
+    piece.doc + (f" ({piece.size})" if piece.size > 1 else "") for piece in LAST_ROUND_LAYOUT.pieces
+)
+
 SEAT_LAYOUT = Layout(
     [
         Piece("present", (1,), "1 if the seat is at the table"),
         Piece("kiti", (1,), "1 if Kiti sits between this seat and the next one to its left (0 in No Fighting)"),
         Piece("deep_priority", (1,), "1 - rank/n in this round's deepest/deep tie order (0 in No Fighting)"),
         Piece("shallow_priority", (1,), "1 - rank/n in the shallow tie order (0 in No Fighting)"),
-        Piece("pile_summary", (CARD_DIM,), "pile height/12, count of each kind/4, value sum/60 (opponents, table view: height only)"),
+        Piece(
+            "pile_summary",
+            (CARD_DIM,),
+            f"pile height/{HEIGHT_SCALE:g}, count of each kind/{COUNT_SCALE:g}, value sum/{COUNT_SCALE * VALUE_SCALE:g}"
+            " (opponents, table view: height only)",
+        ),
         Piece("pile", (PILE_SLOTS, CARD_DIM), "the top 3 fish of the pile, top first (opponents, table view: top only)"),
         Piece("played", (NUM_DIVER_CARDS,), "1 for each diver card played so far (opponents: Open Baskets or recall view only)"),
-        Piece(
-            "last_round",
-            (LAST_ROUND_DIM,),
-            "last reveal: card played (12), depth caught (3), fish caught (8), fish lost to Seagulls (8), thefts, triples",
-        ),
-    ]
+        Piece("last_round", (LAST_ROUND_LAYOUT.size,), _LAST_ROUND_DOC),
+    ],
+    rows={"last_round": LAST_ROUND_LAYOUT},
 )
 SEAT_DIM = SEAT_LAYOUT.size
 
@@ -170,16 +226,17 @@ STATE_LAYOUT = Layout(
     rows={"seats": SEAT_LAYOUT},
 )
 
-# The canvas: the omniscient game, absolute seats. Observation and state indices point into it.
+# The canvas: the omniscient game, absolute seats. Observation and state indices point into it; an
+# observation's piece reads the canvas piece of the same name, the state's the `_STATE_SOURCES` one.
 _CANVAS = Layout(
     [
         Piece("zero", (1,), "constant 0 for entries a view hides"),
         *_HEAD,
         Piece("hand", (MAX_PLAYERS, NUM_DIVER_CARDS), ""),
-        Piece("lagoon_public", (NUM_SPACES, LAGOON_SLOTS, CARD_DIM), "face-down cards as hidden"),
-        Piece("lagoon_rest_public", (NUM_SPACES, CARD_DIM), ""),
+        Piece("lagoon", (NUM_SPACES, LAGOON_SLOTS, CARD_DIM), "face-down cards as hidden"),
+        Piece("lagoon_rest", (NUM_SPACES, CARD_DIM), "face-down cards as hidden"),
         Piece("lagoon_true", (NUM_SPACES, LAGOON_SLOTS, CARD_DIM), "face-down cards shown"),
-        Piece("lagoon_rest_true", (NUM_SPACES, CARD_DIM), ""),
+        Piece("lagoon_rest_true", (NUM_SPACES, CARD_DIM), "face-down cards shown"),
         Piece("box", (CARD_DIM,), ""),
         Piece("deck", (CARD_DIM,), ""),
         Piece("put_back", (CARD_DIM,), ""),
@@ -188,6 +245,7 @@ _CANVAS = Layout(
     rows={"seats": SEAT_LAYOUT},
 )
 _CANVAS_IDS = np.arange(_CANVAS.size)
+_STATE_SOURCES = {"lagoon": "lagoon_true", "lagoon_rest": "lagoon_rest_true"}
 
 
 def layout_tables() -> str:
@@ -195,18 +253,151 @@ def layout_tables() -> str:
     return OBSERVATION_LAYOUT.index_table() + "\n\nEach row of `seats`:\n\n" + SEAT_LAYOUT.index_table()
 
 
-def opponent_row_mask(full: bool) -> np.ndarray:
-    """R11: which entries of an opponent's seat row a player sees (bool, SEAT_DIM).
+# -- R11, declared piece by piece --------------------------------------------------------------
+class Sight(Enum):
+    """Who may see a piece of an observation."""
+
+    PUBLIC = "every seat, in every view"
+    OWN = "the observer's own entry only (the piece holds one per seat)"
+    RECALL = "every seat, in the recall view only"
+    SEAT_ROWS = "one row per seat: the observer's own in full, the others' as OPPONENT_ROW_VISIBILITY declares"
+
+
+class Shown(Enum):
+    """How much of a seat-row piece an opponent's row shows."""
+
+    ALL = "all of it"
+    FIRST = "its first entry only"
+    NOTHING = "nothing"
+
+
+class OpponentSight(NamedTuple):
+    """What an opponent's row shows of one seat-row piece, in the table view and with full knowledge."""
+
+    table: Shown
+    full: Shown  # Open Baskets or the recall view: whole piles and every diver card played
+
+
+_T = TypeVar("_T")
+
+
+class UndeclaredVisibilityError(LookupError):
+    """A layout piece nobody declared a visibility for: deny by default, so it is refused, not shown."""
+
+
+VISIBILITY: dict[str, Sight] = {
+    "num_players": Sight.PUBLIC,
+    "variant": Sight.PUBLIC,
+    "round": Sight.PUBLIC,
+    "hand": Sight.OWN,  # other hands are never visible
+    "lagoon": Sight.PUBLIC,  # face-down cards as hidden; their peeker gets them added in `Encoder.observe` (R5)
+    "lagoon_rest": Sight.PUBLIC,  # the same, summed
+    "box": Sight.RECALL,  # each card went there in the open, but only perfect memory still knows them all
+    "seats": Sight.SEAT_ROWS,
+}
+
+_OPEN = OpponentSight(Shown.ALL, Shown.ALL)
+OPPONENT_ROW_VISIBILITY: dict[str, OpponentSight] = {
+    "present": _OPEN,
+    "kiti": _OPEN,  # Kiti's place and the tie priorities
+    "deep_priority": _OPEN,
+    "shallow_priority": _OPEN,
+    "pile_summary": OpponentSight(Shown.FIRST, Shown.ALL),  # the pile's height; its contents with the whole pile
+    "pile": OpponentSight(Shown.FIRST, Shown.ALL),  # the top card; the ones below with the whole pile
+    "played": OpponentSight(Shown.NOTHING, Shown.ALL),  # diver discards beyond the last reveal
+    # The last reveal lies face-up on the table.
+    "card_played": _OPEN,
+    "caught_at": _OPEN,
+    "caught": _OPEN,
+    "stolen": _OPEN,
+    "thefts": _OPEN,
+    "triples": _OPEN,
+}
+
+
+def _declared(table: Mapping[str, _T], name: str, table_name: str) -> _T:
+    if name not in table:
+        raise UndeclaredVisibilityError(
+            f"piece {name!r} has no declared visibility: add it to {table_name} (observation.py) to show it to anyone"
+        )
+    return table[name]
+
+
+def check_declared(
+    layout: Layout = OBSERVATION_LAYOUT,
+    visibility: Mapping[str, Sight] = VISIBILITY,
+    opponent_rows: Mapping[str, OpponentSight] = OPPONENT_ROW_VISIBILITY,
+) -> None:
+    """Raise UndeclaredVisibilityError naming the first piece of `layout` (seat-row pieces too) without a declared visibility."""
+    for piece in layout.pieces:
+        if _declared(visibility, piece.name, "VISIBILITY") is Sight.SEAT_ROWS:
+            for name in layout.rows[piece.name].leaves():
+                _declared(opponent_rows, name, "OPPONENT_ROW_VISIBILITY")
+
+
+def opponent_row_mask(
+    full: bool, row_layout: Layout = SEAT_LAYOUT, opponent_rows: Mapping[str, OpponentSight] = OPPONENT_ROW_VISIBILITY
+) -> np.ndarray:
+    """R11: which entries of an opponent's seat row a player sees (bool, row size), from the declared table.
 
     `full` is the Open Baskets or recall knowledge (whole piles, every diver card played);
     otherwise the table view: pile height and top card, the tie priorities and the last reveal.
     """
-    mask = np.ones(SEAT_DIM, dtype=bool)
-    if not full:
-        SEAT_LAYOUT.view(mask, "pile_summary")[1:] = False
-        SEAT_LAYOUT.view(mask, "pile")[1:] = False
-        SEAT_LAYOUT.view(mask, "played")[:] = False
+    mask = np.zeros(row_layout.size, dtype=bool)
+    for name in row_layout.leaves():
+        sight = _declared(opponent_rows, name, "OPPONENT_ROW_VISIBILITY")
+        shown = sight.full if full else sight.table
+        entries = row_layout.view(mask, name)
+        if shown is Shown.ALL:
+            entries[...] = True
+        elif shown is Shown.FIRST:
+            entries[:1] = True
     return mask
+
+
+def observation_index(
+    num_players: int,
+    seat: int,
+    view: str,
+    open_baskets: bool,
+    layout: Layout = OBSERVATION_LAYOUT,
+    visibility: Mapping[str, Sight] = VISIBILITY,
+    opponent_rows: Mapping[str, OpponentSight] = OPPONENT_ROW_VISIBILITY,
+) -> np.ndarray:
+    """Static map: each entry of `seat`'s observation -> the canvas entry it shows (0, the constant zero, where hidden).
+
+    Built from the declared tables only; a piece they do not declare raises before anything is mapped.
+    """
+    check_declared(layout, visibility, opponent_rows)
+    full = view == "recall" or open_baskets
+    index = np.zeros(layout.size, dtype=np.intp)
+    for piece in layout.pieces:
+        sight, dst = visibility[piece.name], layout.view(index, piece.name)
+        src = _CANVAS.view(_CANVAS_IDS, piece.name)
+        if sight is Sight.PUBLIC or (sight is Sight.RECALL and view == "recall"):
+            dst[...] = src
+        elif sight is Sight.OWN:
+            dst[...] = src[seat]
+        elif sight is Sight.SEAT_ROWS:  # seat-relative: row k is the k-th seat to the observer's left (R1)
+            hidden = ~opponent_row_mask(full, layout.rows[piece.name], opponent_rows)
+            for rel in range(num_players):
+                dst[rel] = src[(seat + rel) % num_players]
+                if rel:
+                    dst[rel, hidden] = 0
+    return index
+
+
+def _state_index(num_players: int) -> np.ndarray:
+    """Static map: each entry of the omniscient state -> its canvas entry (rows past the table: 0)."""
+    index = np.zeros(STATE_LAYOUT.size, dtype=np.intp)
+    for piece in STATE_LAYOUT.pieces:
+        src = _CANVAS.view(_CANVAS_IDS, _STATE_SOURCES.get(piece.name, piece.name))
+        dst = STATE_LAYOUT.view(index, piece.name)
+        if piece.name in ("hand", "seats"):  # one entry per seat
+            dst[:num_players] = src[:num_players]
+        else:
+            dst[...] = src
+    return index
 
 
 def check_view(view: str) -> None:
@@ -218,8 +409,12 @@ def check_view(view: str) -> None:
 def _table_view_keep(open_baskets: bool) -> np.ndarray:
     """Which entries of a recall-view observation the table view keeps (bool, observation size)."""
     keep = np.ones(OBSERVATION_LAYOUT.size, dtype=bool)
-    OBSERVATION_LAYOUT.view(keep, "box")[:] = False
-    OBSERVATION_LAYOUT.view(keep, "seats")[1:] = opponent_row_mask(open_baskets)
+    for piece in OBSERVATION_LAYOUT.pieces:
+        sight = VISIBILITY[piece.name]
+        if sight is Sight.RECALL:
+            OBSERVATION_LAYOUT.view(keep, piece.name)[:] = False
+        elif sight is Sight.SEAT_ROWS:
+            OBSERVATION_LAYOUT.view(keep, piece.name)[1:] = opponent_row_mask(open_baskets, OBSERVATION_LAYOUT.rows[piece.name])
     return keep
 
 
@@ -256,13 +451,13 @@ def stats_table(config: GameConfig) -> np.ndarray:
     return table
 
 
-_STATS_DIVISOR = np.ones(CARD_DIM)
-_STATS_DIVISOR[len(FISH_KINDS)] = VALUE_SCALE
+STATS_DIVISOR = np.ones(CARD_DIM)  # features = stats / STATS_DIVISOR: only the value is scaled
+STATS_DIVISOR[len(FISH_KINDS)] = VALUE_SCALE
 
 
 def features(stats: np.ndarray) -> np.ndarray:
     """Card features from (sums of) card stats. Both engines go through here, so they agree exactly."""
-    return (np.asarray(stats) / _STATS_DIVISOR).astype(np.float32)
+    return (np.asarray(stats) / STATS_DIVISOR).astype(np.float32)
 
 
 def card_features(card: FishCard) -> np.ndarray:
@@ -270,8 +465,11 @@ def card_features(card: FishCard) -> np.ndarray:
     return features(card_stats(card))
 
 
+ROUND_COLUMNS = ("kiti", "deep_priority", "shallow_priority")  # the seat-row pieces that move with the round (R1)
+
+
 def round_columns(config: GameConfig) -> np.ndarray:
-    """Per round (index 1-13): the kiti, deep_priority and shallow_priority columns of each seat row."""
+    """Per round (index 1-13) and seat: the ROUND_COLUMNS pieces of the seat's row, in that order."""
     n = config.num_players
     columns = np.zeros((NUM_ROUNDS + 2, MAX_PLAYERS, 3), dtype=np.float32)
     if config.no_fighting:
@@ -286,10 +484,10 @@ def round_columns(config: GameConfig) -> np.ndarray:
 
 
 def pile_summary(stats: np.ndarray, height: np.ndarray | int) -> np.ndarray:
-    """A pile_summary from the pile's summed card stats: height/12, kind counts/4, value sum/60."""
+    """A pile_summary from the pile's summed card stats: height, kind counts and value sum, each scaled."""
     summary = np.empty((*np.shape(stats)[:-1], CARD_DIM), dtype=np.float64)
-    summary[..., 0] = np.asarray(height) / NUM_ROUNDS
-    summary[..., 1:] = np.asarray(stats)[..., : CARD_DIM - 1] / 4.0
+    summary[..., 0] = np.asarray(height) / HEIGHT_SCALE
+    summary[..., 1:] = np.asarray(stats)[..., : CARD_DIM - 1] / COUNT_SCALE
     summary[..., CARD_DIM - 1] /= VALUE_SCALE
     return summary.astype(np.float32)
 
@@ -309,45 +507,26 @@ class Encoder:
         self._peek_delta = self.features[: len(config.deck)] - self.features[self.hidden]
 
         self.canvas = np.zeros(_CANVAS.size, dtype=np.float32)
-        view_of = lambda name: _CANVAS.view(self.canvas, name)  # noqa: E731
         # Views into the canvas, bound once: refresh() writes through them in place.
-        self._round, self._hands, self._seats = view_of("round"), view_of("hand")[:n], view_of("seats")
-        self._lagoon, self._lagoon_rest = view_of("lagoon_public"), view_of("lagoon_rest_public")
-        self._round_columns_view = self._seats[:, 1:4]
-        self._played, self._last_round = view_of("played")[:n], view_of("last_round")[:n]
-        self._pile, self._pile_summary = view_of("pile"), view_of("pile_summary")
-        view_of("num_players")[n - MIN_PLAYERS] = 1.0
-        view_of("variant")[:] = (config.open_baskets, config.no_fighting)
-        view_of("present")[:n] = 1.0
+        self._round, self._hands, self._seats = self._canvas("round"), self._canvas("hand")[:n], self._canvas("seats")
+        self._lagoon, self._lagoon_rest = self._canvas("lagoon"), self._canvas("lagoon_rest")
+        self._round_column_views = [self._canvas(name)[:, 0] for name in ROUND_COLUMNS]
+        self._played, self._last_round = self._canvas("played")[:n], self._canvas("last_round")[:n]
+        self._reveal = {name: self._canvas(name)[:n] for name in LAST_ROUND_LAYOUT.names()}
+        self._pile, self._pile_summary = self._canvas("pile"), self._canvas("pile_summary")
+        self._canvas("num_players")[n - MIN_PLAYERS] = 1.0
+        self._canvas("variant")[:] = (config.open_baskets, config.no_fighting)
+        self._canvas("present")[:n] = 1.0
         self._round_columns = round_columns(config)
 
-        full = view == "recall" or config.open_baskets
-        self.obs_index = np.stack([self._index(OBSERVATION_LAYOUT, seat, full, view == "recall") for seat in range(n)])
-        self.state_index = self._index(STATE_LAYOUT, 0, True, True, omniscient=True)
+        self.obs_index = np.stack([observation_index(n, seat, view, config.open_baskets) for seat in range(n)])
+        self.state_index = _state_index(n)
         self._peeked: dict[int, list[tuple[int, int]]] = {}
         self._records_seen = self._box_seen = -1
 
-    def _index(self, layout: Layout, seat: int, full: bool, recall: bool, omniscient: bool = False) -> np.ndarray:
-        """Static map: layout entry -> canvas entry (0, the constant zero, where hidden)."""
-        n = self.config.num_players
-        index = np.zeros(layout.size, dtype=np.intp)
-        hidden_in_opponent_rows = ~opponent_row_mask(full)
-        for piece in layout.pieces:
-            dst = layout.view(index, piece.name)
-            if piece.name == "seats":
-                src = _CANVAS.view(_CANVAS_IDS, "seats")
-                for rel in range(n):
-                    dst[rel] = src[(seat + rel) % n]
-                    if rel and not omniscient:
-                        dst[rel, hidden_in_opponent_rows] = 0
-            elif piece.name == "hand":
-                src = _CANVAS.view(_CANVAS_IDS, "hand")
-                dst[...] = src if omniscient else src[seat]
-            elif piece.name in ("lagoon", "lagoon_rest"):
-                dst[...] = _CANVAS.view(_CANVAS_IDS, f"{piece.name}_{'true' if omniscient else 'public'}")
-            elif piece.name != "box" or recall:
-                dst[...] = _CANVAS.view(_CANVAS_IDS, piece.name)
-        return index
+    def _canvas(self, name: str) -> np.ndarray:
+        """Piece `name` of the canvas, a view to write through."""
+        return _CANVAS.view(self.canvas, name)
 
     # -- per reveal ---------------------------------------------------------------------------
     def refresh(self, state: GameState) -> None:
@@ -358,7 +537,8 @@ class Encoder:
         self._round.fill(0.0)
         if state.round <= NUM_ROUNDS:
             self._round[state.round - 1] = 1.0
-        self._round_columns_view[:] = self._round_columns[state.round]
+        for k, column in enumerate(self._round_column_views):
+            column[:] = self._round_columns[state.round, :, k]
         self._hands[:] = state.hands
         np.subtract(1, state.hands, out=self._played, casting="unsafe")
         self._refresh_lagoon(state)
@@ -378,7 +558,7 @@ class Encoder:
             heights = [len(state.piles[seat]) for seat in changed]
             self._pile_summary[changed] = pile_summary(self.stats[every_card].sum(axis=1), np.array(heights))
             if len(state.box) != self._box_seen:
-                _CANVAS.view(self.canvas, "box")[:] = features(self.stats[state.box].sum(axis=0))
+                self._canvas("box")[:] = features(self.stats[state.box].sum(axis=0))
                 self._box_seen = len(state.box)
         self._write_last_round(state)
 
@@ -400,26 +580,25 @@ class Encoder:
             self._lagoon_rest[:] = features(rest)
 
     def _write_last_round(self, state: GameState) -> None:
-        block = self._last_round
-        block.fill(0.0)
+        self._last_round.fill(0.0)
         if not state.history:
             return
-        record, n = state.history[-1], state.num_players
-        block[np.arange(n), np.asarray(record.plays) - 1] = 1.0
+        record, n, reveal = state.history[-1], state.num_players, self._reveal
+        reveal["card_played"][np.arange(n), np.asarray(record.plays) - 1] = 1.0
         for result in record.depths:
             if result.winner is not None:
-                block[result.winner, _CAUGHT_AT + result.depth] = 1.0
-                block[result.winner, _CAUGHT] = self._summed_features(result.fish)
+                reveal["caught_at"][result.winner, result.depth] = 1.0
+                reveal["caught"][result.winner] = self._summed_features(result.fish)
         stolen: dict[int, list[FishCard]] = {}
         for event in record.events:
             if isinstance(event, SeagullTheft):
-                block[event.seat, _THEFTS] += 1.0
+                reveal["thefts"][event.seat] += 1.0
                 if event.stolen is not None:
                     stolen.setdefault(event.seat, []).append(event.stolen)
             else:
-                block[event.seat, _TRIPLES] += 1.0
+                reveal["triples"][event.seat] += 1.0
         for seat, cards in stolen.items():
-            block[seat, _STOLEN] = self._summed_features(cards)
+            reveal["stolen"][seat] = self._summed_features(cards)
 
     def _summed_features(self, cards: Sequence[FishCard]) -> np.ndarray:
         """The feature sum of `cards`. A seat catches once a round and a theft takes one card, so
@@ -433,12 +612,12 @@ class Encoder:
     def _peek_offset(depth: int, slot: int) -> int:
         """Where a lagoon card's features start in an observation: its slot, or its space's rest sum."""
         if slot < LAGOON_SLOTS:
-            return OBSERVATION_LAYOUT.offsets["lagoon"] + (depth * LAGOON_SLOTS + slot) * CARD_DIM
-        return OBSERVATION_LAYOUT.offsets["lagoon_rest"] + depth * CARD_DIM
+            return OBSERVATION_LAYOUT.offset("lagoon") + (depth * LAGOON_SLOTS + slot) * CARD_DIM
+        return OBSERVATION_LAYOUT.offset("lagoon_rest") + depth * CARD_DIM
 
     def observe(self, seat: int) -> np.ndarray:
         """The observation vector of `seat` (a new array)."""
-        obs = self.canvas.take(self.obs_index[seat])
+        obs: np.ndarray = self.canvas.take(self.obs_index[seat])
         for start, card in self._peeked.get(seat, ()):
             obs[start : start + CARD_DIM] += self._peek_delta[card]  # the peeker sees the card itself
         return obs
@@ -453,8 +632,8 @@ class Encoder:
                     ids[depth, slot] = lc.card
                 else:
                     rest[depth] += self.stats[lc.card]
-        _CANVAS.view(self.canvas, "lagoon_true")[:] = self.features[ids]
-        _CANVAS.view(self.canvas, "lagoon_rest_true")[:] = features(rest)
-        _CANVAS.view(self.canvas, "deck")[:] = features(self.stats[state.deck].sum(axis=0))
-        _CANVAS.view(self.canvas, "put_back")[:] = self.features[state.put_back]
+        self._canvas("lagoon_true")[:] = self.features[ids]
+        self._canvas("lagoon_rest_true")[:] = features(rest)
+        self._canvas("deck")[:] = features(self.stats[state.deck].sum(axis=0))
+        self._canvas("put_back")[:] = self.features[state.put_back]
         return self.canvas.take(self.state_index)

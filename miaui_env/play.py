@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from miaui_env.agents import as_seen, views_at_table
-from miaui_env.agents.loading import load_agent
+from miaui_env.agents.loading import load_agents
 from miaui_env.env import parallel_env
 from miaui_env.render import describe_round, describe_view, seat_name
 from miaui_env.rules import NUM_DIVER_CARDS
@@ -48,7 +48,7 @@ def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
         print(f"--seat must be 0-{n - 1} for {n} players", file=sys.stderr)
         return 2
     others = [(args.seat + k) % n for k in range(1, n)]
-    agents = {seat: load_agent(args.opponents[i % len(args.opponents)], seed=args.seed + i) for i, seat in enumerate(others)}
+    agents = dict(zip(others, load_agents([args.opponents[i % len(args.opponents)] for i in range(len(others))], args.seed), strict=True))
     # The human sees --view; an agent trained on the recall view is shown it (see miaui_env/arena.py).
     agent_views, dealt = views_at_table(list(agents.values()), args.view)
     views = dict(zip(agents, agent_views, strict=True))

@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from miaui_env.cards import FISH_KINDS
-from miaui_env.observation import HIDDEN_FEATURE, OBSERVATION_LAYOUT, VALUE_SCALE
+from miaui_env.observation import COUNT_SCALE, HEIGHT_SCALE, HIDDEN_FEATURE, OBSERVATION_LAYOUT, VALUE_SCALE
 from miaui_env.rules import (
-    NUM_DIVER_CARDS,
     NUM_ROUNDS,
     Decision,
     GameState,
@@ -125,26 +124,24 @@ def describe_view(observation: np.ndarray, seat: int, num_players: int) -> str:
     hand = np.flatnonzero(view(observation, "hand")) + 1
     lines.append(f"Your hand: {' '.join(map(str, hand)) or '-'}")
     summary, piles, played = view(observation, "pile_summary"), view(observation, "pile"), view(observation, "played")
-    last = view(observation, "last_round")
+    card_played, caught_at, caught = view(observation, "card_played"), view(observation, "caught_at"), view(observation, "caught")
+    stolen, thefts, triples = view(observation, "stolen"), view(observation, "thefts"), view(observation, "triples")
     for k in range(num_players):
-        height = round(float(summary[k, 0]) * NUM_ROUNDS)
+        height = round(float(summary[k, 0]) * HEIGHT_SCALE)
         top = [_fish_in_words(card) for card in piles[k] if card.any()]
         words = f"{name[k]}: {height} fish" + (f", top first: {', '.join(top)}" if top else "")
         if height > len(top) and summary[k, 1:].any():
-            words += f"; all of them: {_fish_in_words(np.append(summary[k, 1:] * 4, 0.0))}"
+            words += f"; all of them: {_fish_in_words(np.append(summary[k, 1:] * COUNT_SCALE, 0.0))}"
         if played[k].any():
             words += f"; has played {' '.join(map(str, np.flatnonzero(played[k]) + 1))}"
         lines.append("  " + words)
-        if last[k, :NUM_DIVER_CARDS].any():
-            card = int(last[k, :NUM_DIVER_CARDS].argmax()) + 1
-            caught = last[k, NUM_DIVER_CARDS : NUM_DIVER_CARDS + 3]
-            note = f"    last round: played {card}"
-            if caught.any():
-                fish = _fish_in_words(last[k, NUM_DIVER_CARDS + 3 : NUM_DIVER_CARDS + 11])
-                note += f", caught {fish} at the {DEPTH_NAMES[int(caught.argmax())]}"
-            if last[k, -2] > 0:
-                note += f", a Seagull took {_fish_in_words(last[k, NUM_DIVER_CARDS + 11 : NUM_DIVER_CARDS + 19])}"
-            if last[k, -1] > 0:
+        if card_played[k].any():
+            note = f"    last round: played {int(card_played[k].argmax()) + 1}"
+            if caught_at[k].any():
+                note += f", caught {_fish_in_words(caught[k])} at the {DEPTH_NAMES[int(caught_at[k].argmax())]}"
+            if thefts[k, 0] > 0:
+                note += f", a Seagull took {_fish_in_words(stolen[k])}"
+            if triples[k, 0] > 0:
                 note += ", three Jellyfish went to the box"
             lines.append(note)
     return "\n".join(lines)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from miaui_env.cards import DEFAULT_DECK, DeckError, FishCard, FishKind
 
@@ -409,18 +410,20 @@ def check_reward(reward: str) -> None:
         raise InvalidConfigError(f"reward={reward!r} is not allowed; rewards are {', '.join(map(repr, REWARDS))}")
 
 
-def final_rewards(totals: np.ndarray, reward: str) -> np.ndarray:
+def final_rewards(totals: npt.ArrayLike, reward: str) -> npt.NDArray[np.float64]:
     """End-of-game rewards from final scores (..., n), for one game or a batch (float64, same shape).
 
     `win`: the winners (R10: every seat with the highest score) share 1; `score`: the final score;
     `margin`: own score minus the best opponent's.
     """
-    totals = np.asarray(totals, dtype=np.int64)
+    scores = np.asarray(totals, dtype=np.int64)
     if reward == "win":
-        winning = totals == totals.max(axis=-1, keepdims=True)
-        return winning / winning.sum(axis=-1, keepdims=True)
+        winning = scores == scores.max(axis=-1, keepdims=True)
+        shares: npt.NDArray[np.float64] = winning / winning.sum(axis=-1, keepdims=True)
+        return shares
     if reward == "score":
-        return totals.astype(np.float64)
-    n = totals.shape[-1]
-    others = np.where(np.eye(n, dtype=bool), np.iinfo(np.int64).min, totals[..., None, :])
-    return (totals - others.max(axis=-1)).astype(np.float64)
+        return scores.astype(np.float64)
+    n = scores.shape[-1]
+    others = np.where(np.eye(n, dtype=bool), np.iinfo(np.int64).min, scores[..., None, :])
+    best_other: npt.NDArray[np.int64] = others.max(axis=-1)
+    return (scores - best_other).astype(np.float64)

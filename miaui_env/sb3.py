@@ -15,6 +15,13 @@ move one place clockwise every episode, so the policy learns every position rela
 `action_masks()` is what sb3-contrib's MaskablePPO reads. Episodes end together (the engine runs
 its games in lockstep); the final observation of each index is in its info's
 `terminal_observation`, and its info's `episode` holds the return and length for SB3's logger.
+
+Seeding: a seed (an int or a `numpy.random.SeedSequence`) is the root of a seed tree. Every game
+slot gets its own seed from it (`slot_seeds`: words of the tree's state, not `seed + i`), so two
+tables seeded from sibling children never share a game, however many games each holds.
+`MultiTableVecEnv.seed` gives each table its own child. `seed()` (which SB3 calls with
+MaskablePPO's `seed`) deals the next reset's games exactly as the same seed given to the
+constructor does; after that each slot's generator carries on, game after game.
 """
 
 from __future__ import annotations
@@ -31,8 +38,21 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvS
 from miaui_env.agents import Agent, Policy, RandomAgent, as_policy, reset_agent
 from miaui_env.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
 from miaui_env.rules import NUM_DIVER_CARDS, NUM_ROUNDS
+from miaui_env.seeding import Seed, seed_children, seed_int
 from miaui_env.settings import SettingsKwargs
 from miaui_env.vector import VectorMiaui
+
+
+def slot_seeds(seed: Seed, num_games: int) -> list[int]:
+    """One seed per game slot of a table seeded `seed`: 64-bit words of its deals child's state."""
+    deals, _ = seed_children(seed, 2)
+    return [int(word) for word in deals.generate_state(num_games, dtype=np.uint64)]
+
+
+def _opponent_seed(seed: Seed) -> int:
+    """The seed of a table's default (random) opponent."""
+    _, opponent = seed_children(seed, 2)
+    return seed_int(opponent)
 
 
 class _OneEnvVecEnv(VecEnv):
@@ -58,7 +78,7 @@ class _OneEnvVecEnv(VecEnv):
         result = getattr(self, method_name)(*method_args, **method_kwargs)
         return [result] * len(chosen)
 
-    def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
+    def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper[Any, Any, Any, Any]], indices: VecEnvIndices = None) -> list[bool]:
         """No index is wrapped."""
         return [False] * len(list(self._get_indices(indices)))
 
@@ -76,10 +96,14 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         learner_seats: Sequence[int] | None = None,
         opponent: Agent | Policy | None = None,
         rotate_seats: bool = True,
-        seed: int | None = None,
+        seed: Seed | None = None,
         **settings: Unpack[SettingsKwargs],
     ):
-        self.engine = VectorMiaui(num_games, seed=seed, **settings)
+        self.engine = VectorMiaui(num_games, **settings)
+        # The first reset deals these games again, so the games before and after it are the same.
+        self._next_seeds: list[int] | None = None if seed is None else slot_seeds(seed, num_games)
+        if self._next_seeds is not None:
+            self.engine.reset(seeds=self._next_seeds)
         num_players = self.engine.num_players
         seats = list(range(num_players)) if learner_seats is None else sorted({int(s) for s in learner_seats})
         if not seats or not set(seats) <= set(range(num_players)):
@@ -88,7 +112,8 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         self.learner_seats = np.array(seats)
         self.rotate_seats = rotate_seats
         self._shift = 0
-        self.opponent: Agent | Policy = opponent if opponent is not None else RandomAgent(seed)
+        default = RandomAgent(None if seed is None else _opponent_seed(seed))
+        self.opponent: Agent | Policy = opponent if opponent is not None else default
         self._next_opponent: Agent | Policy | None = None
         self.render_mode = None
         observation_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
@@ -110,11 +135,16 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         self._next_opponent = opponent
 
     # -- VecEnv ---------------------------------------------------------------------------------
+    def seed(self, seed: Seed | None = None) -> list[int | None]:
+        """Deal the next reset's games from `seed` (None: fresh entropy), as the constructor's `seed`
+        would; returns each index's game seed."""
+        self._next_seeds = slot_seeds(np.random.SeedSequence() if seed is None else seed, self.num_games)
+        return [s for s in self._next_seeds for _ in self.learner_seats]
+
     def reset(self) -> np.ndarray:
-        """New games in every slot (seeded by `seed()` if it was called)."""
-        seed = self._seeds[0]
-        self._obs, self._masks = self.engine.reset(seed=seed)
-        self._reset_seeds()
+        """New games in every slot (dealt from the seed given to `seed()`, if it was called since)."""
+        self._obs, self._masks = self.engine.reset(seeds=self._next_seeds)
+        self._next_seeds = None
         self._shift = 0
         self._start_episode()
         return self._learner_view(self._obs)
@@ -189,12 +219,14 @@ class MultiTableVecEnv(_OneEnvVecEnv):
         self.render_mode = None
         super().__init__(int(self._bounds[-1]), self.tables[0].observation_space, self.tables[0].action_space)
 
+    def seed(self, seed: Seed | None = None) -> list[int | None]:
+        """Seed every table's next reset, table i from child i of `seed`'s tree (None: fresh entropy);
+        returns each index's game seed."""
+        children = seed_children(np.random.SeedSequence() if seed is None else seed, len(self.tables))
+        return [s for table, child in zip(self.tables, children, strict=True) for s in table.seed(child)]
+
     def reset(self) -> np.ndarray:
-        """Reset every table (seeded by `seed()` if it was called: table i gets seed + 1000 i)."""
-        if self._seeds[0] is not None:
-            for i, table in enumerate(self.tables):
-                table.seed(int(self._seeds[0]) + 1000 * i)
-        self._reset_seeds()
+        """Reset every table (dealt as `seed()` said, if it was called since)."""
         return np.concatenate([table.reset() for table in self.tables])
 
     def step_async(self, actions: np.ndarray) -> None:

@@ -8,7 +8,7 @@ checked once, here.
 from __future__ import annotations
 
 import functools
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TypedDict
 
 from miaui_env.observation import VIEWS, check_view
@@ -62,11 +62,13 @@ class Settings:
 
     def as_kwargs(self) -> SettingsKwargs:
         """The settings as keyword arguments, to build another env or engine on the same table."""
-        return SettingsKwargs(**asdict(self))  # type: ignore[typeddict-item]
+        return SettingsKwargs(
+            num_players=self.num_players, open_baskets=self.open_baskets, no_fighting=self.no_fighting, view=self.view, reward=self.reward
+        )
 
     def replace(self, **changes: object) -> Settings:
         """A copy with some settings changed."""
-        return Settings.of(**{**asdict(self), **changes})
+        return Settings.of(**{**self.as_kwargs(), **changes})
 
 
 __all__ = ["REWARDS", "VIEWS", "Settings", "SettingsKwargs"]

@@ -31,7 +31,7 @@ from miaui_env.settings import Settings, SettingsKwargs
 ENV_ID = "miaui_env/Miaui-v0"
 
 
-class MiauiSingleAgentEnv(gymnasium.Env):
+class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     """One seat against fixed opponents; see the module docstring."""
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}  # noqa: RUF012 (Gymnasium's convention)

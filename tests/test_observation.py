@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,24 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import miaui_env
-from miaui_env.observation import CARD_DIM, OBSERVATION_LAYOUT, STATE_LAYOUT, Encoder, layout_tables
+from miaui_env.observation import (
+    CARD_DIM,
+    LAST_ROUND_LAYOUT,
+    OBSERVATION_LAYOUT,
+    OPPONENT_ROW_VISIBILITY,
+    SEAT_LAYOUT,
+    STATE_LAYOUT,
+    VISIBILITY,
+    Encoder,
+    Layout,
+    Piece,
+    Sight,
+    UndeclaredVisibilityError,
+    check_declared,
+    layout_tables,
+    observation_index,
+    opponent_row_mask,
+)
 from miaui_env.rules import GameConfig, GameState, LagoonCard, new_game, play_round
 
 VIEW = OBSERVATION_LAYOUT.view
@@ -178,9 +196,9 @@ def test_lantern_peeker_sees_the_face_down_card_and_others_do_not():
     play(state, (10, 2, 11, 5))  # player_1 catches it: now public, the theft too
     obs = observations(state, "table")
     for seat in range(4):
-        caught = VIEW(obs[seat], "last_round")[(1 - seat) % 4]
-        assert caught[12 + 2] == 1.0  # caught at the top
-        assert caught[12 + 3 + seagull_kind] == 1.0  # and it was a Seagull
+        catcher = (1 - seat) % 4
+        assert VIEW(obs[seat], "caught_at")[catcher, 2] == 1.0  # caught at the top
+        assert VIEW(obs[seat], "caught")[catcher, seagull_kind] == 1.0  # and it was a Seagull
 
 
 def test_open_baskets_shows_whole_piles_and_played_cards():
@@ -210,7 +228,7 @@ def test_observation_is_seat_relative():
     play_round(state, [5, 6, 7, 8])
     obs = observations(state, "table")[2]
     # Entry k is the k-th seat to player_2's left: player_2, player_3, player_0, player_1.
-    assert np.argmax(VIEW(obs, "last_round")[:4, :12], axis=1).tolist() == [6, 7, 4, 5]
+    assert np.argmax(VIEW(obs, "card_played")[:4], axis=1).tolist() == [6, 7, 4, 5]
     # Round 2: Kiti sits between player_1 and player_2, i.e. between relative seats 3 and 0.
     assert np.flatnonzero(VIEW(obs, "kiti")).tolist() == [3]
     # Deep priority in round 2 is 1, 0, 3, 2: player_2 is last (1/4), player_1 first (1).
@@ -238,6 +256,72 @@ def test_absent_seats_are_zero(n):
 def test_observation_length_is_the_same_for_every_table():
     sizes = {miaui_env.raw_env(num_players=n).observation_space("player_0")["observation"].shape for n in range(3, 7)}
     assert sizes == {(OBSERVATION_LAYOUT.size,)}
+
+
+def test_nested_pieces_are_viewed_and_located_by_name():
+    obs = np.arange(OBSERVATION_LAYOUT.size, dtype=np.float32)
+    seats = VIEW(obs, "seats")
+    # A seat row's last reveal is a layout of its own; its pieces are found through both nestings.
+    last_round = SEAT_LAYOUT.view(seats, "last_round")
+    for piece in LAST_ROUND_LAYOUT.pieces:
+        np.testing.assert_array_equal(VIEW(obs, piece.name), LAST_ROUND_LAYOUT.view(last_round, piece.name))
+        assert VIEW(obs, piece.name).shape == (seats.shape[0], *piece.shape)
+        assert OBSERVATION_LAYOUT.offset(piece.name) == VIEW(obs, piece.name)[0].ravel()[0]  # seat row 0
+        assert SEAT_LAYOUT.offset(piece.name) == SEAT_LAYOUT.offset("last_round") + LAST_ROUND_LAYOUT.offset(piece.name)
+    spans = [SEAT_LAYOUT.span(piece.name) for piece in LAST_ROUND_LAYOUT.pieces]
+    assert spans[0].start == SEAT_LAYOUT.offset("last_round") and spans[-1].stop == SEAT_LAYOUT.span("last_round").stop
+    assert all(a.stop == b.start for a, b in itertools.pairwise(spans))  # end to end, nothing between
+    VIEW(obs, "thefts")[:] = -1.0  # a view, not a copy
+    assert (SEAT_LAYOUT.view(seats, "last_round")[:, LAST_ROUND_LAYOUT.offset("thefts")] == -1.0).all()
+    with pytest.raises(KeyError, match="no piece 'nothing'"):
+        VIEW(obs, "nothing")
+
+
+def test_piece_names_are_unique_across_the_nesting():
+    row = Layout([Piece("a", (2,), ""), Piece("b", (1,), "")])
+    with pytest.raises(ValueError, match=r"unique.*\['b'\]"):
+        Layout([Piece("b", (1,), ""), Piece("rows", (3, 3), "")], rows={"rows": row})
+    with pytest.raises(ValueError, match="last axis is 3 long"):
+        Layout([Piece("rows", (3, 4), "")], rows={"rows": row})
+
+
+def test_every_piece_has_a_declared_visibility_and_nothing_else_is_declared():
+    assert set(VISIBILITY) == {piece.name for piece in OBSERVATION_LAYOUT.pieces}
+    assert set(OPPONENT_ROW_VISIBILITY) == set(SEAT_LAYOUT.leaves())
+    assert VISIBILITY["seats"] is Sight.SEAT_ROWS and OBSERVATION_LAYOUT.rows["seats"] is SEAT_LAYOUT
+    check_declared()
+
+
+def test_a_piece_without_a_declared_visibility_is_refused_not_shown():
+    secret = Piece("secret", (3,), "a piece nobody declared")
+    with_secret = Layout([*OBSERVATION_LAYOUT.pieces, secret], rows=OBSERVATION_LAYOUT.rows)
+    with pytest.raises(UndeclaredVisibilityError, match=r"'secret'.*VISIBILITY"):
+        observation_index(4, 0, "table", False, layout=with_secret)
+    # In a seat row, and nested in the last reveal, too: deny by default, in both views.
+    last_round = Layout([*LAST_ROUND_LAYOUT.pieces, secret])
+    seat_pieces = [Piece("last_round", (last_round.size,), "") if p.name == "last_round" else p for p in SEAT_LAYOUT.pieces]
+    seat_row = Layout(seat_pieces, rows={"last_round": last_round})
+    observed = [Piece("seats", (6, seat_row.size), "") if p.name == "seats" else p for p in OBSERVATION_LAYOUT.pieces]
+    with_secret_row = Layout(observed, rows={"seats": seat_row})
+    for view in ("table", "recall"):
+        with pytest.raises(UndeclaredVisibilityError, match=r"'secret'.*OPPONENT_ROW_VISIBILITY"):
+            observation_index(4, 1, view, True, layout=with_secret_row)
+    with pytest.raises(UndeclaredVisibilityError, match="'secret'"):
+        opponent_row_mask(True, seat_row)
+    # A declared piece removed from the table is refused the same way.
+    undeclared_box = {name: sight for name, sight in VISIBILITY.items() if name != "box"}
+    with pytest.raises(UndeclaredVisibilityError, match="'box'"):
+        observation_index(4, 0, "recall", False, visibility=undeclared_box)
+
+
+def test_opponent_rows_show_what_the_table_declares():
+    table, full = opponent_row_mask(False), opponent_row_mask(True)
+    assert full.all()  # Open Baskets or recall: every entry of an opponent's row
+    hidden = {name for name in SEAT_LAYOUT.leaves() if not SEAT_LAYOUT.view(table, name).all()}
+    assert hidden == {"pile_summary", "pile", "played"}
+    assert SEAT_LAYOUT.view(table, "pile_summary").tolist() == [True] + [False] * (CARD_DIM - 1)  # the height
+    assert SEAT_LAYOUT.view(table, "pile")[:, 0].tolist() == [True, False, False]  # the top card
+    assert not SEAT_LAYOUT.view(table, "played").any()
 
 
 def test_env_card_and_readme_document_the_current_layout():

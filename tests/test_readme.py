@@ -19,3 +19,14 @@ def test_the_readme_has_snippets():
 def test_readme_snippet_runs(code, capsys):
     exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
     capsys.readouterr()
+
+
+def test_the_layout_section_names_every_module():
+    layout = README[README.index("## Layout") :]
+    root = Path(__file__).parent.parent
+    for package in ("miaui_env", "training"):
+        for path in sorted((root / package).iterdir()):
+            if path.name.startswith(("_", ".")) or path.suffix not in (".py", ""):
+                continue
+            name = path.name + "/" if path.is_dir() else path.name
+            assert name in layout, f"README's Layout section does not name {package}/{name}"

@@ -94,7 +94,7 @@ def test_any_maskable_ppo_argument_is_allowed_in_the_ppo_section(tmp_path):
     config_file = tmp_path / "kl.yaml"
     config_file.write_text("ppo:\n  target_kl: 0.02\n")
     config = load_config(config_file)
-    assert config["ppo"]["target_kl"] == 0.02 and config["ppo"]["n_steps"] == 22  # merged with the defaults
+    assert config.ppo["target_kl"] == 0.02 and config.ppo["n_steps"] == 22  # merged with the defaults
     config_file.write_text("opponents:\n  snapshot_evry: 5\n")
     with pytest.raises(ConfigError, match=r"unknown config key 'opponents\.snapshot_evry'"):
         load_config(config_file)
@@ -102,8 +102,8 @@ def test_any_maskable_ppo_argument_is_allowed_in_the_ppo_section(tmp_path):
 
 def test_config_overrides():
     config = load_config(ROOT / "configs" / "smoke.yaml", ["ppo.learning_rate=1e-4", "opponents.weights={random: 1}"])
-    assert config["ppo"]["learning_rate"] == 1e-4 and config["ppo"]["gae_lambda"] == 0.95  # merged with default.yaml
-    assert config["opponents"]["weights"] == {"random": 1}
+    assert config.ppo["learning_rate"] == 1e-4 and config.ppo["gae_lambda"] == 0.95  # merged with default.yaml
+    assert config.opponents.weights == {"random": 1}
     with pytest.raises(ConfigError, match=r"unknown key 'learnign_rate'; known keys here: evaluation"):
         load_config(None, ["learnign_rate=1"])
     with pytest.raises(ConfigError, match="not key=value"):
@@ -162,7 +162,7 @@ def test_cloning_teaches_the_policy_its_teacher_s_cards(tmp_path):
     run = Run(config, tmp_path, resume=False)
     greedy = load_agent("greedy")
     before = agreement_with(greedy, run.model, seed=5)
-    measures = clone_teacher(run.model, config["kickstart"], seed=0)
+    measures = clone_teacher(run.model, config.kickstart, seed=0)
     after = agreement_with(greedy, run.model, seed=5)
     assert measures["teacher"] == "greedy" and measures["decisions"] >= 40000
     assert after > 0.6 and after > before + 0.3, (before, after)
@@ -212,3 +212,22 @@ def test_the_activation_is_named_by_its_torch_class():
     assert ppo_kwargs({"policy_kwargs": {"activation_fn": "ReLU"}})["policy_kwargs"]["activation_fn"] is torch.nn.ReLU
     with pytest.raises(ConfigError, match=r"activation_fn='Relu' is not a torch\.nn class"):
         ppo_kwargs({"policy_kwargs": {"activation_fn": "Relu"}})
+
+
+def test_every_evaluation_of_a_run_replays_the_same_games_in_the_learner_s_view(tmp_path, monkeypatch):
+    import training.selfplay
+    from training.selfplay import Run
+
+    config = load_config(ROOT / "configs" / "smoke.yaml", ["kickstart.decisions=0", "evaluation.games_per_baseline=24"])
+    run = Run(config, tmp_path, resume=False)
+    lineups = []
+
+    def recording_play(agents, mode, arena):
+        lineups.append(([getattr(agent, "view", None) for agent in agents], arena.seed))
+        return play(agents, mode, arena)
+
+    monkeypatch.setattr(training.selfplay, "play", recording_play)
+    first = run.evaluate(0)
+    assert run.evaluate(0) == first  # the same deals, and the baselines seeded alike
+    assert [view for (view, _), _ in lineups] == [config.view] * 4  # a recall learner is shown recall
+    assert len({seed for _, seed in lineups}) == 2  # each baseline its own deals

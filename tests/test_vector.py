@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import inspect
 import itertools
 
 import numpy as np
@@ -9,10 +11,10 @@ import pytest
 from helpers import stacked_deck
 
 import miaui_env
-from miaui_env import IllegalActionError, _kernels
+from miaui_env import IllegalActionError
 from miaui_env.cards import FISH_KINDS, FishKind
 from miaui_env.rules import DEAL_UNIFORMS, DECK_SIZE, GameConfig, first_round_order
-from miaui_env.vector import DECISIONS, VectorMiaui
+from miaui_env.vector import DECISIONS, VectorMiaui, rule_kernels
 
 CONFIGS = list(itertools.product(range(3, 7), (False, True), (False, True)))
 GAMES, EPISODES = 64, 4  # 256 games per configuration and view, 8192 in all
@@ -91,7 +93,7 @@ def test_stacked_decks_per_game_match_the_reference():
 
 
 def engine_snapshot(engine: VectorMiaui) -> tuple:
-    return (engine._obs.tobytes(), engine._hands.tobytes(), engine._pile_stats.tobytes(), engine.round)
+    return (engine._obs.tobytes(), engine._game.hands.tobytes(), engine._game.pile_stats.tobytes(), engine.round)
 
 
 @pytest.mark.parametrize(
@@ -154,7 +156,7 @@ def test_round_one_seagull_kernel_matches_the_rules():
     uniforms = rng.random((3000, DEAL_UNIFORMS - DECK_SIZE))
     uniforms[::7, :3] = 0.0  # put back on top: drawn again at once
     placement = orders[:, 1:].astype(np.int16)
-    _kernels.first_round_orders(placement, uniforms, np.arange(3000), kind, FISH_KINDS.index(FishKind.SEAGULL))
+    rule_kernels.first_round_orders(placement, uniforms, np.arange(3000), kind, FISH_KINDS.index(FishKind.SEAGULL))
     for g in range(3000):
         assert placement[g].tolist() == first_round_order(config, orders[g, 1:].tolist(), uniforms[g])
 
@@ -167,3 +169,11 @@ def test_equal_slot_seeds_deal_equal_games():
     assert not np.array_equal(obs[0], obs[2])
     with pytest.raises(ValueError, match="one seed for each of the 4"):
         engine.reset(seeds=[1, 2])
+
+
+def test_rule_kernels_know_nothing_of_the_observation():
+    # The rules (R4-R9) are kept apart from the encoding: only encode_kernels may read the layout.
+    tree = ast.parse(inspect.getsource(rule_kernels))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert imported == {"__future__", "numpy", "numba", "miaui_env.rules", "miaui_env.vector.state"}

@@ -26,35 +26,39 @@ the counter itself) PPO outweighs it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 
 from miaui_env.agents import as_policy, reset_agent
 from miaui_env.agents.loading import load_agent
 from miaui_env.rules import NUM_ROUNDS
+from miaui_env.seeding import seed_children, seed_int
+from training.config import KickstartConfig
 
 
-def clone_teacher(model: Any, settings: dict[str, Any], seed: int, progress: Any = None) -> dict[str, Any]:
-    """Train `model`'s policy to play like `settings["teacher"]` on `model`'s env; returns measures.
+def clone_teacher(model: Any, settings: KickstartConfig, seed: int | np.random.SeedSequence, progress: Any = None) -> dict[str, Any]:
+    """Train `model`'s policy to play like `settings.teacher` on `model`'s env; returns measures.
 
-    `settings` is the config's `kickstart` section (teacher, decisions, batch_size, learning_rate,
-    teacher_share_end). `progress` (a tqdm bar) is advanced per decision.
+    `settings` is the config's `kickstart` section; `seed` (the run's `cloning` stream) seeds the
+    teacher, which cards the teacher plays and the minibatches. `progress` (a tqdm bar) is advanced
+    per decision.
     """
     venv, policy = model.get_env(), model.policy
-    teacher = load_agent(settings["teacher"], seed=seed)
-    rng = np.random.default_rng(seed)
-    generator = torch.Generator().manual_seed(seed)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=float(settings["learning_rate"]))
-    total, batch_size = int(settings["decisions"]), int(settings["batch_size"])
-    share_end = float(settings["teacher_share_end"])
+    teacher_seed, mix_seed, order_seed = seed_children(seed, 3)
+    teacher = load_agent(settings.teacher, seed=seed_int(teacher_seed))
+    rng = np.random.default_rng(mix_seed)
+    generator = torch.Generator().manual_seed(seed_int(order_seed))
+    optimizer = torch.optim.Adam(policy.parameters(), lr=settings.learning_rate)
+    total, batch_size, share_end = settings.decisions, settings.batch_size, settings.teacher_share_end
     decisions_per_episode = venv.num_envs * (NUM_ROUNDS - 1)
     episodes = max(1, -(-total // decisions_per_episode))
     policy.set_training_mode(True)
     observations = venv.reset()
-    measures: dict[str, Any] = {"teacher": settings["teacher"], "decisions": 0}
+    measures: dict[str, Any] = {"teacher": settings.teacher, "decisions": 0}
     for episode in range(episodes):
         teacher_share = 1.0 - (1.0 - share_end) * episode / max(episodes - 1, 1)
         reset_agent(teacher)
@@ -72,7 +76,7 @@ def clone_teacher(model: Any, settings: dict[str, Any], seed: int, progress: Any
             rewards.append(reward)
         # gamma = 1 and rewards only at the end: every decision's return is its game's reward.
         returns = np.tile(np.sum(rewards, axis=0), NUM_ROUNDS - 1)
-        batch = [np.concatenate(pieces) for pieces in (seen, legal, labels)]
+        batch = np.concatenate(seen), np.concatenate(legal), np.concatenate(labels)
         losses = _fit(policy, optimizer, *batch, returns, batch_size, generator)
         measures.update(losses, decisions=measures["decisions"] + decisions_per_episode)
         if progress is not None:
@@ -118,20 +122,21 @@ class TeacherGuidance(BaseCallback):
     """An SB3 callback: cross-entropy steps toward the teacher's cards on each PPO rollout (see the
     module docstring), logged to TensorBoard under kickstart/."""
 
-    def __init__(self, model: Any, settings: dict[str, Any], seed: int):
+    def __init__(self, model: Any, settings: KickstartConfig, seed: int | np.random.SeedSequence):
         super().__init__()
         self.policy = model.policy
-        self.teacher = load_agent(settings["teacher"], seed=seed)
-        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=float(settings["guidance_learning_rate"]))
-        self.steps, self.batch_size = int(settings["guidance_steps"]), int(settings["batch_size"])
-        self.generator = torch.Generator().manual_seed(seed)
+        teacher_seed, sample_seed = seed_children(seed, 2)  # `seed`: the run's `guidance` stream
+        self.teacher = load_agent(settings.teacher, seed=seed_int(teacher_seed))
+        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=settings.guidance_learning_rate)
+        self.steps, self.batch_size = settings.guidance_steps, settings.batch_size
+        self.generator = torch.Generator().manual_seed(seed_int(sample_seed))
         self._lesson: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def _on_step(self) -> bool:
         return True
 
     def _on_rollout_end(self) -> None:
-        self._lesson = self.label(self.model.rollout_buffer)
+        self._lesson = self.label(cast(OnPolicyAlgorithm, self.model).rollout_buffer)
 
     def _on_rollout_start(self) -> None:
         # After PPO's update on the last rollout, not before it: PPO's ratios must compare with the

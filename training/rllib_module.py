@@ -8,7 +8,7 @@ so no illegal card is ever sampled, in exploration, inference or training.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import torch
@@ -55,4 +55,4 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
         """The value of each observation vector (the mask plays no part)."""
         self._split(batch)
-        return super().compute_values(batch, embeddings)
+        return cast(torch.Tensor, super().compute_values(batch, embeddings))

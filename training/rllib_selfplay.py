@@ -35,12 +35,10 @@ from miaui_env.agents.policy import load_rllib_policy
 from miaui_env.arena import ArenaConfig, play, summarize
 from miaui_env.files import atomic_write, check_observation_version, write_rows
 from miaui_env.observation import OBSERVATION_VERSION
-from training.config import ROOT, dump_config, load_config
+from training.config import ROOT, RLlibConfig, thaw
 
 ENV_NAME = "miaui_parallel"
 MODULE_ID = "shared"
-DEFAULT_CONFIG = ROOT / "configs" / "rllib.yaml"
-RLLIB_KWARG_SECTIONS = ("env_runners", "learners", "training", "model")  # PPOConfig's keyword arguments
 
 
 def make_env(env_config: dict[str, Any]) -> Any:
@@ -52,49 +50,52 @@ def make_env(env_config: dict[str, Any]) -> Any:
     return ParallelPettingZooEnv(miaui_env.parallel_env(**env_config))
 
 
-def algorithm_config(config: dict[str, Any]) -> Any:
-    """The RLlib PPOConfig for a run config."""
+def algorithm_config(config: RLlibConfig) -> Any:
+    """The RLlib PPOConfig for a run config (its RLlib sections passed as they are written)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from training.rllib_module import MaskedPPOTorchRLModule
 
-    env_config = {k: config[k] for k in ("num_players", "open_baskets", "no_fighting", "view", "reward")}
+    env_config = {"num_players": config.num_players, "open_baskets": config.open_baskets, "no_fighting": config.no_fighting,
+                  "view": config.view, "reward": config.reward}  # fmt: skip
     return (
         PPOConfig()
         .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
         .environment(ENV_NAME, env_config=env_config)
         .framework("torch")
-        .env_runners(**config["env_runners"])
-        .learners(**config["learners"])
-        .training(**config["training"])
+        .env_runners(**thaw(config.env_runners))
+        .learners(**thaw(config.learners))
+        .training(**thaw(config.training))
         .multi_agent(policies={MODULE_ID}, policy_mapping_fn=lambda agent_id, episode, **kwargs: MODULE_ID)
         .rl_module(
             rl_module_spec=MultiRLModuleSpec(
-                rl_module_specs={MODULE_ID: RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=config["model"])}
+                rl_module_specs={MODULE_ID: RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=thaw(config.model))}
             )
         )
-        .debugging(seed=config["seed"])
+        .debugging(seed=config.seeds.integer("ppo"))
     )
 
 
-def evaluate(policy_dir: Path, config: dict[str, Any], step: int) -> list[dict[str, Any]]:
-    """Arena gauntlets of the exported policy against each baseline."""
-    evaluation, rows = config["evaluation"], []
-    agent = load_rllib_policy(policy_dir, name="rllib", view=config["view"])
-    for i, name in enumerate(evaluation["baselines"]):
+def evaluate(policy_dir: Path, config: RLlibConfig, step: int) -> list[dict[str, Any]]:
+    """Arena gauntlets of the exported policy against each baseline, on the same deals at every
+    evaluation of a run (the `evaluation` stream of its seed tree, as self-play PPO's)."""
+    evaluation, seeds, rows = config.evaluation, config.seeds, []
+    agent = load_rllib_policy(policy_dir, name="rllib", view=config.view)
+    for i, name in enumerate(evaluation.baselines):
         arena = ArenaConfig(
-            players=evaluation["players"], games=evaluation["games_per_baseline"], view=config["view"], seed=config["seed"] + i
+            players=evaluation.players, games=evaluation.games_per_baseline, view=config.view, seed=seeds.integer("evaluation", i, 0)
         )
-        seats, scores, winners = play([agent, load_agent(name, seed=i)], "gauntlet", arena)
+        baseline = load_agent(name, seed=seeds.integer("evaluation", i, 1))
+        seats, scores, winners = play([agent, baseline], "gauntlet", arena)
         result = summarize(["rllib", name], seats, scores, winners, arena.players)[0]
         rows.append({"iteration": step, "baseline": name, "win_share": round(result.win_share, 4),
                      "win_share_ci": round(result.win_share_ci, 4), "mean_score": round(result.mean_score, 2)})  # fmt: skip
     return rows
 
 
-def checkpoint(algo: Any, directory: Path, config: dict[str, Any], metadata: dict[str, Any]) -> None:
+def checkpoint(algo: Any, directory: Path, config: RLlibConfig, metadata: dict[str, Any]) -> None:
     """Algorithm, exported policy, metadata and evaluations, each written aside then renamed."""
     for name, save in (("algorithm", algo.save_to_path), ("policy", algo.get_module(MODULE_ID).save_to_path)):
         staging = directory / f"{name}.tmp"
@@ -105,7 +106,7 @@ def checkpoint(algo: Any, directory: Path, config: dict[str, Any], metadata: dic
             os.replace(directory / name, old)
         os.replace(staging, directory / name)
         shutil.rmtree(old, ignore_errors=True)
-    atomic_write(directory / "config.yaml", dump_config(config))
+    atomic_write(directory / "config.yaml", config.to_yaml())
     atomic_write(directory / "metadata.json", json.dumps(metadata, indent=2) + "\n")
     write_rows(directory / "evaluations.csv", metadata["evaluations"])
 
@@ -121,7 +122,7 @@ def runner_memory(algo: Any) -> list[float]:
     return [float(mb) for mb in algo.env_runner_group.foreach_env_runner(rss)]
 
 
-def train(config: dict[str, Any], directory: Path, address: str | None, resume: bool) -> dict[str, Any]:
+def train(config: RLlibConfig, directory: Path, address: str | None, resume: bool) -> dict[str, Any]:
     """Run (or continue) RLlib self-play; returns the metadata."""
     import ray
     import ray.tune.trainable.trainable as trainable
@@ -147,11 +148,10 @@ def train(config: dict[str, Any], directory: Path, address: str | None, resume: 
             metadata = json.loads((directory / "metadata.json").read_text())
         else:
             algo = algorithm_config(config).build_algo()
-            metadata = {"framework": "rllib", "observation_version": OBSERVATION_VERSION, "num_players": config["num_players"],
-                        "variants": [config["open_baskets"], config["no_fighting"]], "view": config["view"],
+            metadata = {"framework": "rllib", "observation_version": OBSERVATION_VERSION, "num_players": config.num_players,
+                        "variants": [config.open_baskets, config.no_fighting], "view": config.view,
                         "iterations": 0, "env_steps": 0, "evaluations": [], "timing": []}  # fmt: skip
-        start, total = metadata["iterations"], config["iterations"]
-        every = config["evaluation"]["every"]
+        start, total, every = metadata["iterations"], config.iterations, config.evaluation.every
         with tqdm(total=total, initial=start, unit="iter", desc="rllib self-play") as bar:
             for iteration in range(start + 1, total + 1):
                 began = time.perf_counter()
@@ -175,9 +175,7 @@ def train(config: dict[str, Any], directory: Path, address: str | None, resume: 
                     checkpoint(algo, directory, config, metadata)
                     metadata["evaluations"] += evaluate(directory / "policy", config, iteration)
                     checkpoint(algo, directory, config, metadata)
-                    latest = {
-                        row["baseline"]: row["win_share"] for row in metadata["evaluations"][-len(config["evaluation"]["baselines"]) :]
-                    }
+                    latest = {row["baseline"]: row["win_share"] for row in metadata["evaluations"][-len(config.evaluation.baselines) :]}
                     bar.set_postfix(latest)
         algo.stop()
     finally:
@@ -188,26 +186,25 @@ def train(config: dict[str, Any], directory: Path, address: str | None, resume: 
 def main(argv: list[str] | None = None) -> None:
     """Parse the command line and train."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG)
+    parser.add_argument("--config", type=Path, default=None, help="a YAML config (default: configs/rllib.yaml)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--address", default=None, help="a Ray cluster to join (e.g. auto, or 10.0.0.1:6379)")
     parser.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR")
     parser.add_argument("--out", type=Path, default=None, help="run directory (default: checkpoints/<run_name>)")
     args = parser.parse_args(argv)
-    source = args.resume / "config.yaml" if args.resume else args.config
-    config = load_config(source, args.overrides, defaults_file=DEFAULT_CONFIG, kwarg_sections=RLLIB_KWARG_SECTIONS)
+    config = RLlibConfig.load(args.resume / "config.yaml" if args.resume else args.config, args.overrides)
     if args.resume:
         check_observation_version(json.loads((args.resume / "metadata.json").read_text()), args.resume)
         directory = args.resume
     else:
-        directory = args.out or ROOT / "checkpoints" / config["run_name"]
+        directory = args.out or ROOT / "checkpoints" / config.run_name
         if (directory / "algorithm").exists():
             parser.error(f"{directory} already holds a run: --resume it, or choose another --out")
     metadata = train(config, directory, args.address, resume=args.resume is not None)
     last = metadata["timing"][-1] if metadata["timing"] else {}
     rate = last.get("env_steps_per_second")
     print(f"{metadata['iterations']} iterations, {metadata['env_steps']:,} env steps; last iteration {rate} env steps/s")
-    for row in metadata["evaluations"][-len(config["evaluation"]["baselines"]) :]:
+    for row in metadata["evaluations"][-len(config.evaluation.baselines) :]:
         print(f"  vs {row['baseline']:<8} win share {row['win_share']:.3f} +- {row['win_share_ci']:.3f}")
     print(f"run written to {directory}/ (algorithm/, policy/, metadata.json, evaluations.csv)")
 

@@ -28,78 +28,88 @@ checkpoint whole; --resume continues from it. Same config and seed, same run on 
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from miaui_env.agents import Agent, Policy
 from miaui_env.agents.loading import load_agent
 from miaui_env.agents.policy import PolicyAgent
 from miaui_env.arena import ArenaConfig, play, summarize
 from miaui_env.files import atomic_write, check_observation_version, replacing, write_rows
 from miaui_env.observation import OBSERVATION_VERSION
-from training.config import ROOT, ConfigError, dump_config, load_config
+from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, thaw
 from training.kickstart import TeacherGuidance, clone_teacher
 from training.opponents import OpponentMixture, SnapshotPool
 
 
 class Run:
-    """One training run: its directory, config, tables, learner, opponents and evaluations."""
+    """One training run: its directory, config, tables, learner, opponents and evaluations.
 
-    def __init__(self, config: dict[str, Any], directory: Path, resume: bool):
+    Every random stream comes from the config's seed tree (`config.seeds`, see training/config.py):
+    the tables' deals, the baselines, the opponents' deal, cloning, guidance, evaluations and PPO's
+    own seed are each a named child of `SeedSequence(config.seed)`.
+    """
+
+    def __init__(self, config: SelfPlayConfig, directory: Path, resume: bool):
         from sb3_contrib import MaskablePPO
 
         from miaui_env.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
 
         self.config, self.directory = config, directory
-        self.rng = np.random.default_rng(config["seed"])
+        seeds = config.seeds
         self.tables = [
             MiauiSelfPlayVecEnv(
-                num_games=t["num_games"],
-                num_players=t["num_players"],
-                learner_seats=t.get("learner_seats"),
-                open_baskets=t.get("open_baskets", False),
-                no_fighting=t.get("no_fighting", False),
-                view=config["view"],
-                reward=config["reward"],
-                seed=config["seed"] + 1000 * i,
+                num_games=table.num_games,
+                num_players=table.num_players,
+                learner_seats=table.learner_seats,
+                open_baskets=table.open_baskets,
+                no_fighting=table.no_fighting,
+                view=config.view,
+                reward=config.reward,
+                seed=child,
             )
-            for i, t in enumerate(config["tables"])
+            for table, child in zip(config.tables, seeds.sequence("tables").spawn(len(config.tables)), strict=True)
         ]
         self.venv = MultiTableVecEnv(self.tables)
-        self.venv.seed(config["seed"])
-        self.pool = SnapshotPool(directory / "pool", config["opponents"]["pool_size"])
-        self.baselines = {name: load_agent(name, seed=config["seed"] + i) for i, name in enumerate(builtin_names(config))}
+        self.pool = SnapshotPool(directory / "pool", config.opponents.pool_size)
+        self.baselines = {
+            name: load_agent(name, seed=seeds.integer("baselines", i)) for i, name in enumerate(config.opponents.baseline_names)
+        }
+        self.opponent_seeds = seeds.sequence("opponents")  # each refresh spawns one child per table
         model_file = directory / "model.zip"
         if resume:
             self.model = MaskablePPO.load(model_file, env=self.venv, device="cpu", tensorboard_log=str(directory / "tensorboard"))
             self.metadata = json.loads((directory / "metadata.json").read_text())
         else:
             self.model = MaskablePPO(
-                "MlpPolicy", self.venv, seed=config["seed"], device="cpu", verbose=0,
-                tensorboard_log=str(directory / "tensorboard"), **ppo_kwargs(config["ppo"]),
+                "MlpPolicy", self.venv, seed=seeds.integer("ppo"), device="cpu", verbose=0,
+                tensorboard_log=str(directory / "tensorboard"), **ppo_kwargs(config.ppo),
             )  # fmt: skip
             self.metadata = {
                 "observation_version": OBSERVATION_VERSION,
-                "tables": config["tables"],
-                "player_counts": sorted({t["num_players"] for t in config["tables"]}),
-                "variants": sorted({(bool(t.get("open_baskets")), bool(t.get("no_fighting"))) for t in config["tables"]}),
-                "view": config["view"],
+                "tables": [table.to_dict() for table in config.tables],
+                "player_counts": sorted({table.num_players for table in config.tables}),
+                "variants": sorted({(table.open_baskets, table.no_fighting) for table in config.tables}),
+                "view": config.view,
                 "steps": 0,
                 "evaluations": [],
             }
+        # MaskablePPO seeds its env with its own seed; the games are dealt from the tables' stream.
+        self.venv.seed(seeds.sequence("tables"))
         self.refresh_opponents()
-        kickstart = config["kickstart"]
-        self.guidance = TeacherGuidance(self.model, kickstart, config["seed"] + 1) if int(kickstart["guidance_steps"]) > 0 else None
+        kickstart = config.kickstart
+        self.guidance = TeacherGuidance(self.model, kickstart, seeds.sequence("guidance")) if kickstart.guidance_steps > 0 else None
 
     def refresh_opponents(self) -> None:
         """Deal opponent seats among the pool and the baselines, by weight, from the next episode."""
-        weights = self.config["opponents"]["weights"]
+        weights = self.config.opponents.weights
         snapshots = self.pool.agents(self.model)
-        agents: list[Any] = []
+        agents: list[Agent | Policy] = []
         shares: list[float] = []
         if weights.get("pool", 0) > 0:
             # Until the first snapshot, the pool's share goes to the learner itself (pure self-play).
@@ -110,20 +120,23 @@ class Run:
             if name != "pool" and weight > 0:
                 agents.append(self.baselines[name])
                 shares.append(weight)
-        for table in self.tables:
+        for table, seed in zip(self.tables, self.opponent_seeds.spawn(len(self.tables)), strict=True):
             seats = max(table.num_players - len(table.learner_seats), 1)  # all-learner tables never ask
-            table.set_opponent(OpponentMixture(agents, shares, np.random.default_rng(self.rng.integers(2**31)), seats_per_game=seats))
+            table.set_opponent(OpponentMixture(agents, shares, np.random.default_rng(seed), seats_per_game=seats))
 
     def evaluate(self, step: int) -> list[dict[str, Any]]:
-        """Arena gauntlets of the learner against each baseline; returns one row per baseline."""
-        evaluation = self.config["evaluation"]
+        """Arena gauntlets of the learner against each baseline; returns one row per baseline. Every
+        evaluation of a run deals the same games (and seeds the baselines alike), so they compare."""
+        evaluation, seeds = self.config.evaluation, self.config.seeds
         rows = []
-        for i, name in enumerate(evaluation["baselines"]):
+        for i, name in enumerate(evaluation.baselines):
             arena = ArenaConfig(
-                players=evaluation["players"], games=evaluation["games_per_baseline"], view=self.config["view"],
-                seed=self.config["seed"] + 7919 * (i + 1), batch_games=4096,
+                players=evaluation.players, games=evaluation.games_per_baseline, view=self.config.view,
+                seed=seeds.integer("evaluation", i, 0), batch_games=4096,
             )  # fmt: skip
-            seats, scores, winners = play([PolicyAgent(self.model, "learner"), load_agent(name, seed=i)], "gauntlet", arena)
+            baseline = load_agent(name, seed=seeds.integer("evaluation", i, 1))
+            learner_agent = PolicyAgent(self.model, "learner", view=self.config.view)  # shown what it was trained to see
+            seats, scores, winners = play([learner_agent, baseline], "gauntlet", arena)
             learner = summarize(["learner", name], seats, scores, winners, arena.players)[0]
             rows.append(
                 {"step": step, "baseline": name, "win_share": round(learner.win_share, 4), "win_share_ci": round(learner.win_share_ci, 4),
@@ -139,17 +152,17 @@ class Run:
         self.metadata["steps"] = step
         self.metadata["evaluations"] += rows
         atomic_write(self.directory / "metadata.json", json.dumps(self.metadata, indent=2) + "\n")
-        atomic_write(self.directory / "config.yaml", dump_config(self.config))
+        atomic_write(self.directory / "config.yaml", self.config.to_yaml())
         write_rows(self.directory / "evaluations.csv", self.metadata["evaluations"])
-        plot_win_shares(self.metadata["evaluations"], self.directory / "win_share.png", self.config["evaluation"]["players"])
+        plot_win_shares(self.metadata["evaluations"], self.directory / "win_share.png", self.config.evaluation.players)
 
 
-def ppo_kwargs(section: dict[str, Any]) -> dict[str, Any]:
-    """The `ppo` section as MaskablePPO's keyword arguments: YAML cannot hold a class, so
-    `policy_kwargs.activation_fn` is written as a torch.nn class name (`ReLU`, `Tanh`)."""
+def ppo_kwargs(section: Mapping[str, Any]) -> dict[str, Any]:
+    """The `ppo` section as MaskablePPO's keyword arguments (plain dicts and lists): YAML cannot hold
+    a class, so `policy_kwargs.activation_fn` is written as a torch.nn class name (`ReLU`, `Tanh`)."""
     import torch
 
-    kwargs = copy.deepcopy(section)
+    kwargs: dict[str, Any] = thaw(section)
     policy_kwargs = kwargs.get("policy_kwargs") or {}
     activation = policy_kwargs.get("activation_fn")
     if isinstance(activation, str):
@@ -157,11 +170,6 @@ def ppo_kwargs(section: dict[str, Any]) -> dict[str, Any]:
             raise ConfigError(f"ppo.policy_kwargs.activation_fn={activation!r} is not a torch.nn class (e.g. ReLU, Tanh)")
         policy_kwargs["activation_fn"] = getattr(torch.nn, activation)
     return kwargs
-
-
-def builtin_names(config: dict[str, Any]) -> list[str]:
-    """Baselines named in the opponent weights (every name but `pool`)."""
-    return [name for name in config["opponents"]["weights"] if name != "pool"]
 
 
 def plot_win_shares(history: list[dict[str, Any]], path: Path, players: int) -> None:
@@ -193,27 +201,27 @@ def plot_win_shares(history: list[dict[str, Any]], path: Path, players: int) -> 
     plt.close(figure)
 
 
-def train(config: dict[str, Any], directory: Path, resume: bool = False, show_progress: bool = True) -> dict[str, Any]:
+def train(config: SelfPlayConfig, directory: Path, resume: bool = False, show_progress: bool = True) -> dict[str, Any]:
     """Train (or continue) a run; returns its metadata."""
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
     from tqdm import tqdm
 
     directory.mkdir(parents=True, exist_ok=True)
     run = Run(config, directory, resume)
-    total = int(config["total_timesteps"])
+    total = config.total_timesteps
     start = int(run.model.num_timesteps)
-    every_eval, every_snapshot = int(config["evaluation"]["every"]), int(config["opponents"]["snapshot_every"])
-    atomic_write(directory / "config.yaml", dump_config(config))
+    every_eval, every_snapshot = config.evaluation.every, config.opponents.snapshot_every
+    atomic_write(directory / "config.yaml", config.to_yaml())
     started = time.perf_counter()
-    kickstart = config["kickstart"]
-    if not resume and int(kickstart["decisions"]) > 0:
-        desc = f"cloning {kickstart['teacher']}"
-        with tqdm(total=int(kickstart["decisions"]), unit="decision", desc=desc, disable=not show_progress) as cloning:
+    kickstart = config.kickstart
+    if not resume and kickstart.decisions > 0:
+        desc = f"cloning {kickstart.teacher}"
+        with tqdm(total=kickstart.decisions, unit="decision", desc=desc, disable=not show_progress) as cloning:
             try:
-                run.metadata["kickstart"] = clone_teacher(run.model, kickstart, config["seed"], cloning)
+                run.metadata["kickstart"] = clone_teacher(run.model, kickstart, config.seeds.sequence("cloning"), cloning)
             except KeyboardInterrupt:
                 raise SystemExit(
-                    f"\ninterrupted while cloning {kickstart['teacher']}, before the first checkpoint: start the run anew"
+                    f"\ninterrupted while cloning {kickstart.teacher}, before the first checkpoint: start the run anew"
                 ) from None
         run.metadata["kickstart"]["seconds"] = round(time.perf_counter() - started, 1)
         run.checkpoint(0, run.evaluate(0))  # the clone's strength, before any PPO
@@ -296,7 +304,7 @@ def main(argv: list[str] | None = None) -> None:
         directory = args.resume
     else:
         config = load_config(args.config, args.overrides)
-        directory = args.out or ROOT / "checkpoints" / config["run_name"]
+        directory = args.out or ROOT / "checkpoints" / config.run_name
         if (directory / "model.zip").exists():
             parser.error(f"{directory} already holds a run: --resume it, or choose another --set run_name=... or --out")
     metadata = train(config, directory, resume=args.resume is not None)

@@ -47,7 +47,7 @@ class RandomAgent:
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """A random legal card for every row."""
-        return np.argmax(self.rng.random(masks.shape) * masks, axis=-1)
+        return np.asarray(np.argmax(self.rng.random(masks.shape) * masks, axis=-1))
 
     def reset(self) -> None:
         """Nothing is remembered."""
@@ -78,7 +78,7 @@ def reset_agent(agent: Agent | Policy) -> None:
         reset()
 
 
-def builtin_agents() -> dict[str, type]:
+def builtin_agents() -> dict[str, Callable[[int | None], Agent]]:
     """The agents shipped with the env, by name: random, greedy, counter."""
     from miaui_env.agents.heuristics import CountingAgent, GreedyAgent
 

@@ -27,6 +27,8 @@ from numba import njit
 from miaui_env.cards import DEFAULT_DECK, FISH_KINDS, FishKind
 from miaui_env.observation import (
     CARD_DIM,
+    COUNT_SCALE,
+    HEIGHT_SCALE,
     HIDDEN_FEATURE,
     LAGOON_SLOTS,
     OBSERVATION_LAYOUT,
@@ -34,7 +36,7 @@ from miaui_env.observation import (
     SEAT_LAYOUT,
     VALUE_SCALE,
 )
-from miaui_env.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES
+from miaui_env.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
 
 _VIEW = OBSERVATION_LAYOUT.view
 # A face-down card nobody told us about is worth what an average card of the deck is worth.
@@ -44,11 +46,12 @@ TYPICAL_JELLYFISH = float(np.mean([c.value for c in DEFAULT_DECK if c.kind is Fi
 # Module globals are compile-time constants to numba: where each piece the kernels read begins.
 _VALUE = len(FISH_KINDS)  # a card's value feature follows its one-hot kind
 _SEAGULL, _JELLYFISH = FISH_KINDS.index(FishKind.SEAGULL), FISH_KINDS.index(FishKind.JELLYFISH)
-_LAGOON, _LAGOON_REST = OBSERVATION_LAYOUT.offsets["lagoon"], OBSERVATION_LAYOUT.offsets["lagoon_rest"]
-_NO_FIGHTING = OBSERVATION_LAYOUT.offsets["variant"] + 1
-_SEATS, _SEAT_SIZE = OBSERVATION_LAYOUT.offsets["seats"], SEAT_LAYOUT.size
-_OWN_SUMMARY, _OWN_PILE = _SEATS + SEAT_LAYOUT.offsets["pile_summary"], _SEATS + SEAT_LAYOUT.offsets["pile"]
-_PRESENT, _DEEP, _SHALLOW = (SEAT_LAYOUT.offsets[name] for name in ("present", "deep_priority", "shallow_priority"))
+_LAGOON, _LAGOON_REST = OBSERVATION_LAYOUT.offset("lagoon"), OBSERVATION_LAYOUT.offset("lagoon_rest")
+_NO_FIGHTING = OBSERVATION_LAYOUT.offset("variant") + 1
+_SEATS, _SEAT_SIZE = OBSERVATION_LAYOUT.offset("seats"), SEAT_LAYOUT.size
+# A nested piece's offset is the first row's: the observer's own (seat row 0).
+_OWN_SUMMARY, _OWN_PILE = OBSERVATION_LAYOUT.offset("pile_summary"), OBSERVATION_LAYOUT.offset("pile")
+_PRESENT, _DEEP, _SHALLOW = (SEAT_LAYOUT.offset(name) for name in ("present", "deep_priority", "shallow_priority"))
 
 
 @njit(cache=True)
@@ -58,8 +61,8 @@ def _row_depth_values(row, values):
     for depth in range(NUM_SPACES):
         for slot in range(PILE_SLOTS):
             tops[slot] = row[_OWN_PILE + slot * CARD_DIM + _VALUE] * VALUE_SCALE
-        height = np.rint(row[_OWN_SUMMARY] * NUM_ROUNDS)
-        jellies = np.rint(row[_OWN_SUMMARY + 1 + _JELLYFISH] * 4.0)
+        height = np.rint(row[_OWN_SUMMARY] * HEIGHT_SCALE)
+        jellies = np.rint(row[_OWN_SUMMARY + 1 + _JELLYFISH] * COUNT_SCALE)
         gain = 0.0
         for slot in range(LAGOON_SLOTS):
             card = _LAGOON + (depth * LAGOON_SLOTS + slot) * CARD_DIM
@@ -239,6 +242,6 @@ class CountingAgent(GreedyAgent):
             self._seen = np.zeros((k, MAX_PLAYERS, NUM_DIVER_CARDS), dtype=bool)
         first_round = _VIEW(observations, "round")[:, 0] > 0
         self._seen[first_round] = False  # a new game in that row
-        self._seen |= _VIEW(observations, "last_round")[:, :, :NUM_DIVER_CARDS] > 0
+        self._seen |= _VIEW(observations, "card_played") > 0
         self._seen |= _VIEW(observations, "played") > 0  # shown in Open Baskets and recall
         return ~self._seen

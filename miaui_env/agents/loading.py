@@ -5,6 +5,7 @@
     load_agent("miaui-ppo-v0")                         # a policy shipped in checkpoints/
     load_agent("checkpoints/miaui-rllib", seed=0)      # an RLlib run (its exported policy/)
     load_agent("my_package.bots:make_bot", seed=0)     # called with seed= if it accepts it
+    load_agents(["counter", "random"], seed=0)         # a lineup, seeded from one seed tree
 
 A callable that returns an object with `act` is an agent factory; any other callable is used as a
 batched policy `(observations, masks) -> actions` itself.
@@ -14,13 +15,15 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from miaui_env.agents import Agent, builtin_agents
 from miaui_env.agents.policy import load_rllib_policy, load_sb3_policy
+from miaui_env.seeding import seed_children, seed_int
 
 SHIPPED_POLICIES = Path(__file__).resolve().parents[2] / "checkpoints"
 
@@ -46,7 +49,7 @@ def load_agent(spec: str, seed: int | None = None) -> Agent:
     """The agent `spec` names; see the module docstring."""
     builtins = builtin_agents()
     if spec in builtins:
-        return builtins[spec](seed)  # type: ignore[no-any-return]
+        return builtins[spec](seed)
     path = Path(spec)
     if (path / "policy" / "class_and_ctor_args.pkl").exists():  # an RLlib run (needs the [rllib] extra)
         return load_rllib_policy(path / "policy")
@@ -73,8 +76,14 @@ def load_agent(spec: str, seed: int | None = None) -> Agent:
             raise AgentSpecError(f"{spec} returned {made!r}, which has no act(observations, masks) method")
         if not hasattr(made, "name"):
             made.name = attribute
-        return made  # type: ignore[no-any-return]
+        return cast(Agent, made)  # it has act(); the protocol's other parts are duck-typed
     return _CallableAgent(target, attribute)
+
+
+def load_agents(specs: Sequence[str], seed: int) -> list[Agent]:
+    """The agents `specs` name, each seeded from its own child of `seed`'s tree (SeedSequence.spawn),
+    so that equal specs at one table still play independently."""
+    return [load_agent(spec, seed=seed_int(child)) for spec, child in zip(specs, seed_children(seed, len(specs)), strict=True)]
 
 
 def _returns_agent(function: Any) -> bool:

@@ -5,10 +5,12 @@
     obs, masks, rewards, dones, infos = engine.step(actions)   # actions: (B, n) card indices 0-11
 
 It plays B games with the rules of `miaui_env.rules` and returns observations in exactly the env's
-encoding (`miaui_env.observation`), for every variant, view and reward mode of the env. State is a
-struct of arrays written in place. The branchy per-game work (resolving a round, building each
-game's observation pieces) runs in numba kernels (`miaui_env._kernels`); numpy deals and copies
-the pieces into the observation buffer in bulk, which it does faster than numba here.
+encoding (`miaui_env.observation`), for every variant, view and reward mode of the env. Its state
+is a few named structures of arrays (`vector.state`), written in place. The branchy per-game work
+runs in numba kernels handed those structures whole: the rules in `vector.rule_kernels` (a round's
+resolution, round 1's Seagull replacement), the observation in `vector.encode_kernels` (each game's
+pieces, the peeks); numpy deals and copies the pieces into the observation buffer in bulk, which it
+does faster than numba here.
 
 **Lockstep.** Every game lasts 11 decisions (round 12's card is forced), so the B games of a batch
 move in lockstep: one round number for all, and all end together. The step that ends them returns
@@ -30,18 +32,14 @@ rewards and the other infos are fresh arrays.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple, Unpack
+from typing import Any, Unpack
 
 import numpy as np
 from gymnasium.utils import seeding
 
-from miaui_env import _kernels
 from miaui_env.cards import FISH_KINDS, FishCard, FishKind, parse_deck_order
 from miaui_env.observation import (
-    _STATS_DIVISOR,
-    CARD_DIM,
     LAGOON_SLOTS,
-    MIN_PLAYERS,
     OBSERVATION_LAYOUT,
     SEAT_DIM,
     features,
@@ -52,6 +50,7 @@ from miaui_env.observation import (
 from miaui_env.rules import (
     DEAL_UNIFORMS,
     DECK_SIZE,
+    MIN_PLAYERS,
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
     NUM_SPACES,
@@ -64,24 +63,15 @@ from miaui_env.rules import (
     shallow_priority,
 )
 from miaui_env.settings import Settings, SettingsKwargs
+from miaui_env.vector import encode_kernels, rule_kernels
+from miaui_env.vector.state import EncodeTables, GameArrays, ObservationPieces, Reveal, RoundArrays, RuleTables
 
 DECISIONS: tuple[Decision, ...] = tuple(Decision)  # RoundArrays.decisions holds indices into this
-_SOLE, _KITI, _NO_FIGHTING, _NOBODY_LEFT = (DECISIONS.index(d) for d in Decision)
 _KIND_OF = {kind: i for i, kind in enumerate(FISH_KINDS)}
 _SEAGULL, _JELLYFISH, _LANTERN = _KIND_OF[FishKind.SEAGULL], _KIND_OF[FishKind.JELLYFISH], _KIND_OF[FishKind.LANTERN]
 _MAX_STACK = NUM_ROUNDS  # a No Fighting space gains one card a round
 _MAX_PILE = NUM_ROUNDS * NUM_SPACES
 _DEALS_AHEAD = 4  # deals' worth of uniforms drawn per slot at once (one generator call, not four)
-
-
-class RoundArrays(NamedTuple):
-    """One resolved round of every game: the batched form of `rules.RoundRecord`."""
-
-    round: int
-    plays: np.ndarray  # (B, n) diver card each seat played
-    catchers: np.ndarray  # (B, 3) seat that caught at each depth, -1 for nobody
-    best_cards: np.ndarray  # (B, 3) the best card at each depth, 0 where nobody was left
-    decisions: np.ndarray  # (B, 3) index into DECISIONS
 
 
 class VectorMiaui:
@@ -96,44 +86,54 @@ class VectorMiaui:
         batch, n = self.num_envs, self.num_players
         open_baskets, no_fighting, view = self.settings.open_baskets, self.settings.no_fighting, self.settings.view
 
-        self._stats = stats_table(self.config).astype(np.int32)  # by deck index, then EMPTY, HIDDEN
-        self._features = features(self._stats)
-        self._empty, self._hidden = len(self.config.deck), len(self.config.deck) + 1
-        self._kind = np.where(self._stats[:, : len(FISH_KINDS)].any(axis=1), self._stats[:, : len(FISH_KINDS)].argmax(axis=1), -1)
-        self._peek_delta = self._features - self._features[self._hidden]
-        self._round_columns = round_columns(self.config)[:, :n]
+        stats = stats_table(self.config).astype(np.int32)  # by deck index, then EMPTY, HIDDEN
+        card_features = features(stats)
+        empty, hidden = len(self.config.deck), len(self.config.deck) + 1
+        kinds = stats[:, : len(FISH_KINDS)]
+        kind = np.where(kinds.any(axis=1), kinds.argmax(axis=1), -1)
         rounds = range(NUM_ROUNDS + 1)
-        # R1 as ranks: self._ranks[0 deep / 1 shallow, round, seat] is the seat's place in the tie order.
-        self._ranks = np.array(
+        # R1 as ranks: ranks[0 deep / 1 shallow, round, seat] is the seat's place in the tie order.
+        ranks = np.array(
             [[[0] * n] + [np.argsort(priority(r, n)).tolist() for r in rounds[1:]] for priority in (deep_priority, shallow_priority)]
         )
-        self._opponent_mask = opponent_row_mask(view == "recall" or open_baskets).astype(np.float32)
-        self._kinds = (_SEAGULL, _JELLYFISH, _LANTERN)
+        self._rules = RuleTables(stats, kind, ranks, _SEAGULL, _JELLYFISH, _LANTERN, empty, no_fighting)
+        self._tables = EncodeTables(
+            features=card_features,
+            stats=stats,
+            peek_delta=card_features - card_features[hidden],
+            round_columns=np.ascontiguousarray(round_columns(self.config)[:, :n]),
+            opponent_mask=opponent_row_mask(view == "recall" or open_baskets).astype(np.float32),
+            empty=empty,
+            hidden=hidden,
+            no_fighting=no_fighting,
+        )
 
         self._rngs = [seeding.np_random(None if seed is None else seed + i)[0] for i in range(batch)]
         self._uniforms = np.zeros((batch, _DEALS_AHEAD, DEAL_UNIFORMS))
         self._deals_left = 0
-        self._first_round_gull = self._kind == _SEAGULL
+        self._first_round_gull = kind == _SEAGULL
         self._games, self._seats = np.arange(batch)[:, None], np.arange(n)[None, :]
 
-        # The state, struct of arrays. Cards are deck indices (EMPTY where there is none).
         self.round = 1
-        self._placement = np.zeros((batch, NUM_ROUNDS * NUM_SPACES), dtype=np.int16)  # deal order, rules.deal
-        self._hands = np.ones((batch, n, NUM_DIVER_CARDS), dtype=np.int8)
-        self._lagoon = np.full((batch, NUM_SPACES, _MAX_STACK), self._empty, dtype=np.int16)
-        self._lagoon_len = np.zeros((batch, NUM_SPACES), dtype=np.int64)  # cards in each space
-        self._peeker = np.full((batch, NUM_SPACES, _MAX_STACK), -1, dtype=np.int8)  # R5: who saw it face-down
-        self._piles = np.full((batch, n, _MAX_PILE), self._empty, dtype=np.int16)  # bottom first
-        self._pile_len = np.zeros((batch, n), dtype=np.int64)
-        self._pile_stats = np.zeros((batch, n, CARD_DIM), dtype=np.int32)
-        self._box_stats = np.zeros((batch, CARD_DIM), dtype=np.int32)
-        # The last reveal, per seat.
-        self._last_plays = np.zeros((batch, n), dtype=np.int64)
-        self._caught_depth = np.zeros((batch, n, NUM_SPACES), dtype=np.float32)
-        self._caught_stats = np.zeros((batch, n, CARD_DIM), dtype=np.int32)
-        self._stolen_stats = np.zeros((batch, n, CARD_DIM), dtype=np.int32)
-        self._thefts = np.zeros((batch, n), dtype=np.float32)
-        self._triples = np.zeros((batch, n), dtype=np.float32)
+        self._game = GameArrays(
+            hands=np.ones((batch, n, NUM_DIVER_CARDS), dtype=np.int8),
+            lagoon=np.full((batch, NUM_SPACES, _MAX_STACK), empty, dtype=np.int16),
+            lagoon_len=np.zeros((batch, NUM_SPACES), dtype=np.int64),
+            peeker=np.full((batch, NUM_SPACES, _MAX_STACK), -1, dtype=np.int8),
+            piles=np.full((batch, n, _MAX_PILE), empty, dtype=np.int16),
+            pile_len=np.zeros((batch, n), dtype=np.int64),
+            pile_stats=np.zeros((batch, n, stats.shape[1]), dtype=np.int32),
+            box_stats=np.zeros((batch, stats.shape[1]), dtype=np.int32),
+            placement=np.zeros((batch, NUM_ROUNDS * NUM_SPACES), dtype=np.int16),
+        )
+        self._reveal = Reveal(
+            plays=np.zeros((batch, n), dtype=np.int64),
+            caught_depth=np.zeros((batch, n, NUM_SPACES), dtype=np.int8),
+            caught_stats=np.zeros((batch, n, stats.shape[1]), dtype=np.int32),
+            stolen_stats=np.zeros((batch, n, stats.shape[1]), dtype=np.int32),
+            thefts=np.zeros((batch, n), dtype=np.int32),
+            triples=np.zeros((batch, n), dtype=np.int32),
+        )
 
         # Two observation buffers: at an episode's end the filled one becomes `final_observation` and
         # the new games are written into the other, so no 40 MB copy is made. Pieces no step writes
@@ -144,12 +144,13 @@ class VectorMiaui:
             OBSERVATION_LAYOUT.view(buffer, "variant")[:] = (open_baskets, no_fighting)
         self._obs = self._buffers[0]
         self._round_one_hot = np.eye(NUM_ROUNDS + 1, NUM_ROUNDS, k=-1, dtype=np.float32)  # row r: round r; 0, 13: none
-        # Per-game observation pieces (seat rows as their owner and as the others see them, the
-        # lagoon), computed by _kernels.encode_pieces and copied into the buffer in bulk.
-        self._rows = np.zeros((batch, n, SEAT_DIM), dtype=np.float32)
-        self._public_rows = np.zeros((batch, n, SEAT_DIM), dtype=np.float32)
-        self._lagoon_features = np.zeros((batch, OBSERVATION_LAYOUT.view(self._obs[0, 0], "lagoon").size), dtype=np.float32)
-        self._rest_features = np.zeros((batch, OBSERVATION_LAYOUT.view(self._obs[0, 0], "lagoon_rest").size), dtype=np.float32)
+        # Per-game observation pieces, computed by encode_kernels.encode_pieces and copied into the buffer in bulk.
+        self._pieces = ObservationPieces(
+            rows=np.zeros((batch, n, SEAT_DIM), dtype=np.float32),
+            public_rows=np.zeros((batch, n, SEAT_DIM), dtype=np.float32),
+            lagoon=np.zeros((batch, OBSERVATION_LAYOUT.view(self._obs[0, 0], "lagoon").size), dtype=np.float32),
+            lagoon_rest=np.zeros((batch, OBSERVATION_LAYOUT.view(self._obs[0, 0], "lagoon_rest").size), dtype=np.float32),
+        )
         self._spans = {name: OBSERVATION_LAYOUT.span(name) for name in ("round", "hand", "lagoon", "lagoon_rest", "box", "seats")}
         self._pending_decks: list[list[int] | None] = [None] * batch
         self._new_games()
@@ -160,6 +161,13 @@ class VectorMiaui:
     def observation_dim(self) -> int:
         """Length of one observation vector."""
         return OBSERVATION_LAYOUT.size
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held in the engine's arrays: its state, tables and buffers."""
+        structures = (self._rules, self._tables, self._game, self._reveal, self._pieces)
+        arrays = [a for s in structures for a in s if isinstance(a, np.ndarray)] + [*self._buffers, self._uniforms]
+        return sum(a.nbytes for a in arrays)
 
     def reset(
         self,
@@ -190,21 +198,21 @@ class VectorMiaui:
 
     def action_masks(self) -> np.ndarray:
         """(B, n, 12) int8: 1 for each diver card still in hand."""
-        return self._hands.copy()
+        return self._game.hands.copy()
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Play one round of every game from `actions` (B, n); see the module docstring."""
         plays = self._checked(actions) + 1
         records = [self._resolve(plays)]
         if self.round == NUM_ROUNDS:  # R6: the last card is forced
-            records.append(self._resolve(self._hands.argmax(axis=2) + 1))
+            records.append(self._resolve(self._game.hands.argmax(axis=2) + 1))
         self._encode()
         masks = self.action_masks()
         done = self.round > NUM_ROUNDS
         rewards = np.zeros((self.num_envs, self.num_players), dtype=np.float32)
         infos: dict[str, Any] = {"rounds": records}
         if done:
-            scores = self._pile_stats[:, :, len(FISH_KINDS)].copy()
+            scores = self.scores()
             winners = scores == scores.max(axis=1, keepdims=True)
             rewards[:] = final_rewards(scores, self.settings.reward)
             infos.update(final_observation=self._obs, final_action_mask=masks, scores=scores, winners=winners)
@@ -223,33 +231,35 @@ class VectorMiaui:
             raise IllegalActionError(f"actions must have shape (num_envs, num_players) = {shape}, got {a.shape}")
         if not np.issubdtype(a.dtype, np.integer):
             raise IllegalActionError(f"actions must be integer card indices 0-11, got dtype {a.dtype}")
+        hands = self._game.hands
         bad = (a < 0) | (a >= NUM_DIVER_CARDS)
         if not bad.any():
-            bad = self._hands[self._games, self._seats, a] == 0
+            bad = hands[self._games, self._seats, a] == 0
         if bad.any():
             g, s = (int(i) for i in np.argwhere(bad)[0])
-            raise illegal_action(f"game {g}, player_{s}", int(a[g, s]), self._hands[g, s])
+            raise illegal_action(f"game {g}, player_{s}", int(a[g, s]), hands[g, s])
         return a.astype(np.int64)
 
     def _new_games(self) -> None:
         """Deal a new game in every slot (R3/R4) and clear everything else."""
         self._deal()
         self.round = 1
-        self._hands.fill(1)
-        self._lagoon.fill(self._empty)
-        self._lagoon[:, :, 0] = self._placement[:, :NUM_SPACES]
-        self._lagoon_len.fill(1)
-        self._peeker.fill(-1)
-        self._pile_len.fill(0)
-        self._pile_stats.fill(0)
-        self._box_stats.fill(0)
-        self._last_plays.fill(0)
-        self._clear_last_round()
+        game = self._game
+        game.hands.fill(1)
+        game.lagoon.fill(self._rules.empty)
+        game.lagoon[:, :, 0] = game.placement[:, :NUM_SPACES]
+        game.lagoon_len.fill(1)
+        game.peeker.fill(-1)
+        game.pile_len.fill(0)
+        game.pile_stats.fill(0)
+        game.box_stats.fill(0)
+        for array in self._reveal:  # no reveal yet
+            array.fill(0)
 
     def _deal(self) -> None:
         """R3/R4 for every slot, consuming exactly the uniforms `rules.deal` would (so slot i deals
         what the reference env seeded s + i deals): one argsort shuffles all games, and only games
-        that meet a Seagull in round 1 go through round 1's replacement (`_kernels.first_round_orders`)."""
+        that meet a Seagull in round 1 go through round 1's replacement (`rule_kernels.first_round_orders`)."""
         if self._deals_left == 0:
             self._uniforms = np.stack([rng.random((_DEALS_AHEAD, DEAL_UNIFORMS)) for rng in self._rngs])
             self._deals_left = _DEALS_AHEAD
@@ -260,66 +270,46 @@ class VectorMiaui:
             if stacked is not None:
                 order[slot] = stacked
         self._pending_decks = [None] * self.num_envs
-        self._placement[:] = order[:, 1:]
+        placement = self._game.placement
+        placement[:] = order[:, 1:]
         # A Seagull among the first three cards sets off R4's replacement; the others deal as they lie.
         replaced = np.flatnonzero(self._first_round_gull[order[:, 1 : 1 + NUM_SPACES]].any(axis=1))
-        _kernels.first_round_orders(self._placement, uniforms[:, DECK_SIZE:], replaced, self._kind, _SEAGULL)
-
-    def _clear_last_round(self) -> None:
-        for array in (self._caught_depth, self._caught_stats, self._stolen_stats, self._thefts, self._triples):
-            array.fill(0)
+        rule_kernels.first_round_orders(placement, uniforms[:, DECK_SIZE:], replaced, self._rules.kind, _SEAGULL)
 
     def _resolve(self, plays: np.ndarray) -> RoundArrays:
-        """R7/R8 for every game, then restock (R4/R5); the work is `_kernels.resolve_round`."""
-        batch, r = self.num_envs, self.round
-        catchers = np.empty((batch, NUM_SPACES), dtype=np.int64)
-        best_cards = np.empty((batch, NUM_SPACES), dtype=np.int64)
-        decisions = np.empty((batch, NUM_SPACES), dtype=np.int64)
-        self._last_plays[:] = plays
-        self._clear_last_round()
-        _kernels.resolve_round(
-            plays, r, self.config.no_fighting, self._ranks, self._stats, self._kind, self._kinds,
-            self._empty, self._hands, self._lagoon, self._lagoon_len, self._peeker, self._piles, self._pile_len,
-            self._pile_stats, self._box_stats, self._placement, self._caught_depth, self._caught_stats, self._stolen_stats,
-            self._thefts, self._triples, catchers, best_cards, decisions,
-        )  # fmt: skip
+        """R7/R8 for every game, then restock (R4/R5); the work is `rule_kernels.resolve_round`."""
+        shape = (self.num_envs, NUM_SPACES)
+        record = RoundArrays(self.round, plays, np.empty(shape, np.int64), np.empty(shape, np.int64), np.empty(shape, np.int64))
+        rule_kernels.resolve_round(self._rules, self._game, self._reveal, record)
         self.round += 1
-        return RoundArrays(r, plays, catchers, best_cards, decisions)
+        return record
 
     # -- observations -------------------------------------------------------------------------
     def _encode(self) -> None:
         """Write every seat's observation into the buffer, exactly as `observation.Encoder` does:
-        `_kernels.encode_pieces` computes each game's pieces, numpy copies them into place in bulk."""
-        batch, n, obs, spans = self.num_envs, self.num_players, self._obs, self._spans
-        _kernels.encode_pieces(
-            self._rows, self._public_rows, self._lagoon_features, self._rest_features, self.config.no_fighting,
-            self._opponent_mask, self._round_columns[self.round], self._features, self._stats, _STATS_DIVISOR, self._empty,
-            self._hidden, self._hands, self._lagoon, self._lagoon_len, self._peeker, self._piles, self._pile_len,
-            self._pile_stats, self._last_plays, self._caught_depth, self._caught_stats, self._stolen_stats, self._thefts,
-            self._triples,
-        )  # fmt: skip
+        `encode_kernels.encode_pieces` computes each game's pieces, numpy copies them into place in bulk."""
+        batch, n, obs, spans, pieces = self.num_envs, self.num_players, self._obs, self._spans, self._pieces
+        encode_kernels.encode_pieces(self._tables, self.round, self._game, self._reveal, pieces)
         obs[:, :, spans["round"]] = self._round_one_hot[self.round % (NUM_ROUNDS + 1)]
-        obs[:, :, spans["hand"]] = self._hands
+        obs[:, :, spans["hand"]] = self._game.hands
         if self.config.no_fighting:
-            obs[:, :, spans["lagoon"]] = self._lagoon_features[:, None]
-            obs[:, :, spans["lagoon_rest"]] = self._rest_features[:, None]
+            obs[:, :, spans["lagoon"]] = pieces.lagoon[:, None]
+            obs[:, :, spans["lagoon_rest"]] = pieces.lagoon_rest[:, None]
         else:  # a space holds exactly one card: slots 1-2 stay zero
-            slot0 = self._lagoon_features.reshape(batch, NUM_SPACES, LAGOON_SLOTS, -1)[:, :, 0]
+            slot0 = pieces.lagoon.reshape(batch, NUM_SPACES, LAGOON_SLOTS, -1)[:, :, 0]
             OBSERVATION_LAYOUT.view(obs, "lagoon")[:, :, :, 0] = slot0[:, None]
         if self.view == "recall":
-            obs[:, :, spans["box"]] = features(self._box_stats)[:, None]
+            obs[:, :, spans["box"]] = features(self._game.box_stats)[:, None]
         # Seat rows, rotated so that each observer comes first; the others' rows as R11 shows them.
         seats, width = spans["seats"].start, SEAT_DIM
         for seat in range(n):
-            obs[:, seat, seats : seats + width] = self._rows[:, seat]
-            obs[:, seat, seats + width : seats + width * (n - seat)] = self._public_rows[:, seat + 1 :].reshape(batch, -1)
-            obs[:, seat, seats + width * (n - seat) : seats + width * n] = self._public_rows[:, :seat].reshape(batch, -1)
-        if self._peeker.max() >= 0:
-            _kernels.add_peeks(
-                obs, spans["lagoon"].start, spans["lagoon_rest"].start, self._peek_delta, self._lagoon, self._lagoon_len, self._peeker
-            )
+            obs[:, seat, seats : seats + width] = pieces.rows[:, seat]
+            obs[:, seat, seats + width : seats + width * (n - seat)] = pieces.public_rows[:, seat + 1 :].reshape(batch, -1)
+            obs[:, seat, seats + width * (n - seat) : seats + width * n] = pieces.public_rows[:, :seat].reshape(batch, -1)
+        if self._game.peeker.max() >= 0:
+            encode_kernels.add_peeks(obs, self._tables, self._game)
 
     # -- inspection ---------------------------------------------------------------------------
     def scores(self) -> np.ndarray:
         """(B, n) current scores (R10): the value sum of every pile."""
-        return self._pile_stats[:, :, len(FISH_KINDS)].copy()
+        return self._game.pile_stats[:, :, len(FISH_KINDS)].copy()

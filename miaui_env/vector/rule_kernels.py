@@ -1,0 +1,210 @@
+"""Numba kernels of the rules for the batched engine: a round's resolution (R7-R9, then R4/R5's
+restock) and round 1's Seagull replacement (R4).
+
+Each kernel loops over the games of a batch and works on `state.GameArrays` in place; a round also
+writes the whole `state.Reveal` and the `state.RoundArrays` record. They know the rules and nothing
+of the observation: cards are deck indices and card stats are summed as integers, whatever their
+columns mean to an encoder (only the kind columns, for R9's Jellyfish count, mean something here).
+`tests/test_vector.py` proves them equal to `rules.py` game by game.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from miaui_env.rules import NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES, Decision
+from miaui_env.vector.state import GameArrays, Reveal, RoundArrays, RuleTables
+
+# Module globals are compile-time constants to numba. RoundArrays.decisions holds these indices.
+SOLE_BEST, KITI, NO_FIGHTING, NOBODY_LEFT = (list(Decision).index(d) for d in Decision)
+
+
+# `_land` takes the arrays it reads and writes one by one, not the structures holding them: with the
+# structures handed to this inlined helper, resolve_round ran 40% slower (measured on 4096 games).
+@njit(cache=True, inline="always")
+def _land(
+    g: int,
+    w: int,
+    c: int,
+    depth: int,
+    round_number: int,
+    stats: np.ndarray,  # read: RuleTables
+    kind: np.ndarray,
+    seagull: int,
+    jellyfish: int,
+    lantern: int,
+    piles: np.ndarray,  # written: GameArrays
+    pile_len: np.ndarray,
+    pile_stats: np.ndarray,
+    box_stats: np.ndarray,
+    caught_stats: np.ndarray,  # written: Reveal
+    stolen_stats: np.ndarray,
+    thefts: np.ndarray,
+    triples: np.ndarray,
+    lantern_peeker: np.ndarray,  # written: the depths whose next card goes face-down (R5)
+) -> None:
+    """R9: card c lands on seat w's pile in game g, its effect applied at once (R5 for a Lantern)."""
+    width = stats.shape[1]
+    for k in range(width):
+        caught_stats[g, w, k] += stats[c, k]
+    if kind[c] == seagull:  # the Seagull and the pile's top card go to the box
+        thefts[g, w] += 1
+        for k in range(width):
+            box_stats[g, k] += stats[c, k]
+        if pile_len[g, w] > 0:
+            pile_len[g, w] -= 1
+            top = piles[g, w, pile_len[g, w]]
+            for k in range(width):
+                pile_stats[g, w, k] -= stats[top, k]
+                box_stats[g, k] += stats[top, k]
+                stolen_stats[g, w, k] += stats[top, k]
+        return
+    piles[g, w, pile_len[g, w]] = c
+    pile_len[g, w] += 1
+    for k in range(width):
+        pile_stats[g, w, k] += stats[c, k]
+    if kind[c] == jellyfish and pile_stats[g, w, jellyfish] == 3:  # all three go; the rest close up
+        kept = 0
+        for i in range(pile_len[g, w]):
+            p = piles[g, w, i]
+            if kind[p] == jellyfish:
+                for k in range(width):
+                    pile_stats[g, w, k] -= stats[p, k]
+                    box_stats[g, k] += stats[p, k]
+            else:
+                piles[g, w, kept] = p
+                kept += 1
+        pile_len[g, w] = kept
+        triples[g, w] += 1
+    if kind[c] == lantern and round_number < NUM_ROUNDS:
+        lantern_peeker[depth] = w
+
+
+@njit(cache=True)
+def resolve_round(rules: RuleTables, game: GameArrays, reveal: Reveal, record: RoundArrays) -> None:
+    """R7/R8 for every game: the three depths, their catches, then round r+1's restock (R4/R5)."""
+    plays, round_number, ranks = record.plays, record.round, rules.ranks
+    lagoon, lagoon_len, peeker = game.lagoon, game.lagoon_len, game.peeker
+    games, n = plays.shape
+    width = rules.stats.shape[1]
+    still_in = np.empty(n, dtype=np.bool_)
+    lantern_peeker = np.empty(NUM_SPACES, dtype=np.int64)
+    for g in range(games):
+        for s in range(n):  # the reveal is rewritten whole
+            game.hands[g, s, plays[g, s] - 1] = 0
+            still_in[s] = True
+            reveal.plays[g, s] = plays[g, s]
+            reveal.thefts[g, s] = 0
+            reveal.triples[g, s] = 0
+            for d in range(NUM_SPACES):
+                reveal.caught_depth[g, s, d] = 0
+            for k in range(width):
+                reveal.caught_stats[g, s, k] = 0
+                reveal.stolen_stats[g, s, k] = 0
+        lantern_peeker[:] = -1
+        for depth in range(NUM_SPACES):
+            shallow = depth == NUM_SPACES - 1
+            best = NUM_DIVER_CARDS + 1 if shallow else 0
+            for s in range(n):
+                if still_in[s] and ((shallow and plays[g, s] < best) or (not shallow and plays[g, s] > best)):
+                    best = plays[g, s]
+            count = 0
+            for s in range(n):
+                if still_in[s] and plays[g, s] == best:
+                    count += 1
+            winner = -1
+            if count == 0:  # R8: nobody left in the round
+                best, decision = 0, NOBODY_LEFT
+            elif rules.no_fighting:  # R8: a tie catches nothing, and the tied are out
+                decision = SOLE_BEST if count == 1 else NO_FIGHTING
+                for s in range(n):
+                    if still_in[s] and plays[g, s] == best:
+                        still_in[s] = False
+                        if count == 1:
+                            winner = s
+            else:  # R1: Kiti's priority among the contenders; ranks[0] deep, ranks[1] shallow
+                order = 1 if shallow else 0
+                for s in range(n):
+                    if (
+                        still_in[s]
+                        and plays[g, s] == best
+                        and (winner < 0 or ranks[order, round_number, s] < ranks[order, round_number, winner])
+                    ):
+                        winner = s
+                still_in[winner] = False
+                decision = SOLE_BEST if count == 1 else KITI
+            record.catchers[g, depth], record.best_cards[g, depth], record.decisions[g, depth] = winner, best, decision
+            if winner < 0:
+                continue
+            reveal.caught_depth[g, winner, depth] = 1
+            for k in range(lagoon_len[g, depth]):  # the whole space, oldest first (R8)
+                _land(
+                    g,
+                    winner,
+                    lagoon[g, depth, k],
+                    depth,
+                    round_number,
+                    rules.stats,
+                    rules.kind,
+                    rules.seagull,
+                    rules.jellyfish,
+                    rules.lantern,
+                    game.piles,
+                    game.pile_len,
+                    game.pile_stats,
+                    game.box_stats,
+                    reveal.caught_stats,
+                    reveal.stolen_stats,
+                    reveal.thefts,
+                    reveal.triples,
+                    lantern_peeker,
+                )
+                lagoon[g, depth, k] = rules.empty
+                peeker[g, depth, k] = -1
+            lagoon_len[g, depth] = 0
+        if round_number < NUM_ROUNDS:  # R4: round r+1's cards, face-down where a Lantern was caught (R5)
+            for depth in range(NUM_SPACES):
+                slot = lagoon_len[g, depth]
+                lagoon[g, depth, slot] = game.placement[g, NUM_SPACES * round_number + depth]
+                peeker[g, depth, slot] = lantern_peeker[depth]
+                lagoon_len[g, depth] = slot + 1
+
+
+@njit(cache=True)
+def first_round_orders(placement: np.ndarray, uniforms: np.ndarray, games: np.ndarray, kind: np.ndarray, seagull: int) -> None:
+    """R4 round 1 for the listed games, as rules.first_round_order does it: a Seagull drawn is
+    replaced by the next card and inserted at position int(u * (len + 1)) of what remains, u the
+    next of the deal's Seagull uniforms (1.0 once they run out). placement[g] holds the deck after
+    the put-back card and becomes the lagoon order (round 1's three cards first)."""
+    size = placement.shape[1]
+    deck = np.empty(size + 1, dtype=placement.dtype)
+    first = np.empty(NUM_SPACES, dtype=placement.dtype)
+    for g in games:
+        length = size
+        for i in range(size):
+            deck[i] = placement[g, i]
+        used = 0
+        for space in range(NUM_SPACES):
+            card = deck[0]
+            for i in range(length - 1):  # pop the top card
+                deck[i] = deck[i + 1]
+            length -= 1
+            while kind[card] == seagull:
+                replacement = deck[0]
+                for i in range(length - 1):
+                    deck[i] = deck[i + 1]
+                length -= 1
+                u = uniforms[g, used] if used < uniforms.shape[1] else 1.0
+                used += 1
+                position = min(int(u * (length + 1)), length)
+                for i in range(length, position, -1):  # make room, then insert
+                    deck[i] = deck[i - 1]
+                deck[position] = card
+                length += 1
+                card = replacement
+            first[space] = card
+        for space in range(NUM_SPACES):
+            placement[g, space] = first[space]
+        for i in range(length):
+            placement[g, NUM_SPACES + i] = deck[i]

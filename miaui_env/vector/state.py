@@ -1,0 +1,87 @@
+"""The batched engine's state and tables as named structures of arrays, handed whole to the kernels.
+
+Every array's first axis is the game (B games) unless said otherwise; n is the number of seats.
+Cards are deck indices, with two extra rows in the card tables: EMPTY (no card) and HIDDEN (a
+face-down card as others see it). numba compiles a kernel once per NamedTuple type and reads its
+fields at no cost, so a kernel's signature says which structures it reads and writes (pgx passes
+one `State` to its step the same way).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+
+class RuleTables(NamedTuple):
+    """What the rule kernels read and never write: the card tables and R1's tie orders."""
+
+    stats: np.ndarray  # (cards + 2, stat) int32: one-hot kind, value, hidden flag (observation.stats_table); sums are exact
+    kind: np.ndarray  # (cards + 2,) kind index of each card, -1 for EMPTY and HIDDEN
+    ranks: np.ndarray  # (2: deep, shallow; round 0-12; n) a seat's place in the round's tie order (R1)
+    seagull: int  # kind indices of the cards with an effect (R5, R9)
+    jellyfish: int
+    lantern: int
+    empty: int  # the EMPTY card index
+    no_fighting: bool  # R8 instead of R7
+
+
+class GameArrays(NamedTuple):
+    """The state of every game, written in place by the rule kernels."""
+
+    hands: np.ndarray  # (B, n, 12) int8: 1 for each diver card in hand
+    lagoon: np.ndarray  # (B, 3, 12) int16: each space's cards, oldest first (EMPTY beyond lagoon_len)
+    lagoon_len: np.ndarray  # (B, 3) int64: cards in each space
+    peeker: np.ndarray  # (B, 3, 12) int8: who saw a lagoon card face-down (R5), -1 for a face-up card
+    piles: np.ndarray  # (B, n, 36) int16: each fish pile, bottom first
+    pile_len: np.ndarray  # (B, n) int64
+    pile_stats: np.ndarray  # (B, n, stat) int32: the summed stats of each pile (its value sum is the score, R10)
+    box_stats: np.ndarray  # (B, stat) int32: the summed stats of the box (R9's victims)
+    placement: np.ndarray  # (B, 36) int16: the deal, three cards a round (R4)
+
+
+class Reveal(NamedTuple):
+    """The last reveal of every game, per seat: the round's public facts (R11), written whole by
+    the rule kernels at each reveal and read by the encode kernels."""
+
+    plays: np.ndarray  # (B, n) int64: the diver card played, 0 before the first reveal
+    caught_depth: np.ndarray  # (B, n, 3) int8: 1 at the depth the seat caught at
+    caught_stats: np.ndarray  # (B, n, stat) int32: the summed stats of the fish caught
+    stolen_stats: np.ndarray  # (B, n, stat) int32: the summed stats of the fish Seagulls took from the pile
+    thefts: np.ndarray  # (B, n) int32: Seagull thefts suffered
+    triples: np.ndarray  # (B, n) int32: Jellyfish triples sent to the box
+
+
+class RoundArrays(NamedTuple):
+    """One resolved round of every game: the batched form of `rules.RoundRecord`. The rule kernel
+    reads `round` and `plays` and writes the rest."""
+
+    round: int
+    plays: np.ndarray  # (B, n) diver card each seat played
+    catchers: np.ndarray  # (B, 3) seat that caught at each depth, -1 for nobody
+    best_cards: np.ndarray  # (B, 3) the best card at each depth, 0 where nobody was left
+    decisions: np.ndarray  # (B, 3) index into DECISIONS
+
+
+class EncodeTables(NamedTuple):
+    """What the encode kernels read and never write."""
+
+    features: np.ndarray  # (cards + 2, CARD_DIM) float32: observation.features of each card's stats
+    stats: np.ndarray  # (cards + 2, stat) int32: as RuleTables.stats
+    peek_delta: np.ndarray  # (cards + 2, CARD_DIM) float32: a card's features less HIDDEN's, what its peeker adds (R5)
+    round_columns: np.ndarray  # (round 0-13, n, 3) float32: observation.round_columns
+    opponent_mask: np.ndarray  # (SEAT_DIM,) float32: 1 where an opponent's row shows the entry (R11)
+    empty: int
+    hidden: int
+    no_fighting: bool
+
+
+class ObservationPieces(NamedTuple):
+    """The per-game pieces of the observations, written by `encode_kernels.encode_pieces` and
+    copied into the observation buffer by numpy."""
+
+    rows: np.ndarray  # (B, n, SEAT_DIM) float32: each seat's row (absolute seats) as its owner sees it
+    public_rows: np.ndarray  # (B, n, SEAT_DIM) float32: the same rows as the other seats see them (R11)
+    lagoon: np.ndarray  # (B, lagoon piece size) float32: the lagoon with face-down cards hidden
+    lagoon_rest: np.ndarray  # (B, lagoon_rest piece size) float32: the same for the cards past LAGOON_SLOTS

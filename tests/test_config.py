@@ -1,0 +1,279 @@
+"""Run configs: the typed, frozen config objects read from YAML, their checks, and the seed tree."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import re
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from miaui_env.seeding import seed_children
+from training.config import (
+    ConfigError,
+    EvaluationConfig,
+    KickstartConfig,
+    OpponentsConfig,
+    RLlibConfig,
+    RunConfig,
+    RunSeeds,
+    SelfPlayConfig,
+    TableConfig,
+    load_config,
+    read_yaml,
+)
+
+ROOT = Path(__file__).parent.parent
+SMOKE = ROOT / "configs" / "smoke.yaml"
+
+
+def config_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "run.yaml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+# -- defaults and types ---------------------------------------------------------------------------
+def test_the_defaults_are_the_yaml_files_typed():
+    config = load_config()
+    assert isinstance(config, SelfPlayConfig) and config == SelfPlayConfig.load()
+    assert config.run_name == "miaui-ppo" and isinstance(config.total_timesteps, int)
+    assert config.tables[2] == TableConfig(num_players=6, num_games=96, learner_seats=(0, 3))
+    assert config.opponents.baseline_names == ("random", "greedy", "counter")
+    assert config.kickstart.guidance_learning_rate == 3e-5 and isinstance(config.kickstart.learning_rate, float)
+    assert config.ppo["policy_kwargs"]["net_arch"]["vf"] == (128, 128)
+    rllib = RLlibConfig.load()
+    assert rllib.run_name == "miaui-rllib" and rllib.evaluation.every == 10 and rllib.training["lambda_"] == 0.95
+
+
+def test_the_config_is_frozen():
+    config = load_config()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.seed = 3  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.tables[0].num_games = 3  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        config.ppo["n_steps"] = 3  # type: ignore[index]
+    assert dataclasses.replace(config, seed=3).seed == 3
+
+
+def test_a_table_entry_may_leave_out_its_options():
+    config = load_config(None, ["tables=[{num_players: 5, num_games: 8}]"])
+    assert config.tables == (TableConfig(num_players=5, num_games=8, learner_seats=None, open_baskets=False, no_fighting=False),)
+
+
+# -- unknown keys ----------------------------------------------------------------------------------
+def test_an_unknown_key_in_a_table_entry_is_refused_naming_it(tmp_path):
+    path = config_file(
+        tmp_path,
+        """
+        tables:
+          - {num_players: 4, num_games: 16, learner_seats: [0]}
+          - {num_players: 3, num_games: 8, learner_seats: [0], no_fightin: true}
+        """,
+    )
+    with pytest.raises(ConfigError, match=r"unknown config key 'tables\[1\]\.no_fightin'; known keys here: .*no_fighting"):
+        load_config(path)
+    with pytest.raises(ConfigError, match=r"--set tables=.*unknown config key 'tables\[0\]\.no_fightin'"):
+        load_config(None, ["tables=[{num_players: 4, num_games: 16, no_fightin: true}]"])
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("seeed: 1", "seeed"),
+        ("opponents: {snapshot_evry: 5}", "opponents.snapshot_evry"),
+        ("evaluation: {baseline: [random]}", "evaluation.baseline"),
+        ("kickstart: {teacher: greedy, learning_rat: 0.1}", "kickstart.learning_rat"),
+        ("tables: [{num_players: 4, num_games: 2, seats: [0]}]", "tables[0].seats"),
+    ],
+)
+def test_unknown_keys_are_refused_at_every_depth(tmp_path, text, key):
+    with pytest.raises(ConfigError, match=f"unknown config key '{re.escape(key)}'"):
+        load_config(config_file(tmp_path, text))
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("learnign_rate=1", "unknown key 'learnign_rate'; known keys here: evaluation, kickstart"),
+        ("kickstart.techer=random", "unknown key 'kickstart.techer'; known keys here: batch_size"),
+        ("opponents.pool.size=2", "unknown key 'opponents.pool'"),
+        ("tables.0.num_games=2", "'tables' has no keys; set it whole"),
+        ("seed.x=2", "'seed' has no keys"),
+        ("seed", "not key=value"),
+    ],
+)
+def test_unknown_override_keys_are_refused(override, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(None, [override])
+
+
+def test_rllib_configs_refuse_unknown_keys_too(tmp_path):
+    with pytest.raises(ConfigError, match=r"unknown config key 'evaluation\.evry'"):
+        RLlibConfig.load(config_file(tmp_path, "evaluation: {evry: 2}"))
+    with pytest.raises(ConfigError, match=r"unknown key 'total_timesteps'"):
+        RLlibConfig.load(None, ["total_timesteps=5"])
+
+
+# -- types -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("total_timesteps=lots", "config key 'total_timesteps' is 'lots'; allowed: an integer >= 0"),
+        ("seed=true", "config key 'seed' is True; allowed: an integer"),  # a bool is not an int
+        ("seed=1.5", "config key 'seed' is 1.5; allowed: an integer"),
+        ("kickstart.learning_rate=true", "config key 'kickstart.learning_rate' is True; allowed: a number"),
+        ("kickstart.teacher_share_end=2", "config key 'kickstart.teacher_share_end' is 2; allowed: a number from 0 to 1"),
+        ("view=tabel", "config key 'view' is 'tabel'; allowed: one of 'table', 'recall'"),
+        ("evaluation.baselines=random", "config key 'evaluation.baselines' is 'random'; allowed: a list, each a string"),
+        ("evaluation.baselines=[random, 3]", r"config key 'evaluation.baselines\[1\]' is 3; allowed: a string"),
+        ("opponents.weights.random=yes", "config key 'opponents.weights.random' is True; allowed: a number >= 0"),
+        ("opponents.weights={random: -1}", "config key 'opponents.weights.random' is -1; allowed: a number >= 0"),
+        ("tables=[{num_players: 7, num_games: 2}]", r"config key 'tables\[0\].num_players' is 7; allowed: an integer from 3 to 6"),
+        ("tables=[{num_players: 4, num_games: 2, open_baskets: 1}]", r"'tables\[0\].open_baskets' is 1; allowed: a bool"),
+        ("tables=[{num_players: 4}]", r"config key 'tables\[0\].num_games' is missing"),
+        ("ppo=[1]", "config key 'ppo' is \\[1\\]; allowed: a mapping"),
+        ("opponents=3", "config key 'opponents' is 3; allowed: a mapping with keys weights, snapshot_every, pool_size"),
+    ],
+)
+def test_wrong_types_are_refused_with_the_key_the_value_and_what_is_allowed(override, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(None, [override])
+
+
+def test_wrong_types_in_a_file_name_the_file(tmp_path):
+    path = config_file(tmp_path, "kickstart: {decisions: many}")
+    with pytest.raises(ConfigError, match=rf"{path}: config key 'kickstart.decisions' is 'many'; allowed: an integer >= 0"):
+        load_config(path)
+
+
+def test_an_override_is_read_by_the_type_of_its_key():
+    config = load_config(None, ["run_name=nan", "kickstart.teacher=123", "seed=3", "kickstart.learning_rate=1e-4"])
+    assert config.run_name == "nan" and config.kickstart.teacher == "123"  # strings stay strings
+    assert config.seed == 3 and config.kickstart.learning_rate == 1e-4
+    assert load_config(None, ["run_name=true", "view=recall"]).run_name == "true"
+    assert isinstance(load_config(None, ["kickstart.learning_rate=1"]).kickstart.learning_rate, float)  # an int is a number
+
+
+def test_1e_4_is_a_float_in_files_and_overrides(tmp_path):
+    assert read_yaml("1e-4") == 1e-4 and read_yaml("-2E5") == -2e5 and read_yaml(".5") == 0.5 and read_yaml("1.0e-4") == 1e-4
+    assert read_yaml("10") == 10 and isinstance(read_yaml("10"), int) and read_yaml("nan") == "nan" and read_yaml("1_000") == 1000
+    path = config_file(tmp_path, "kickstart: {learning_rate: 1e-4, guidance_learning_rate: 3E-5}\nppo: {learning_rate: 1e-4}\n")
+    config = load_config(path, ["ppo.ent_coef=1e-3"])
+    assert config.kickstart.learning_rate == 1e-4 and config.kickstart.guidance_learning_rate == 3e-5
+    assert config.ppo["learning_rate"] == 1e-4 and config.ppo["ent_coef"] == 1e-3  # free sections too
+
+
+# -- free sections, merging --------------------------------------------------------------------------
+def test_the_ppo_section_passes_any_key_through(tmp_path):
+    from training.selfplay import ppo_kwargs
+
+    path = config_file(tmp_path, "ppo: {target_kl: 0.02, policy_kwargs: {ortho_init: false, activation_fn: ReLU}}")
+    config = load_config(path, ["ppo.normalize_advantage=false", "ppo.policy_kwargs.share_features_extractor=true"])
+    kwargs = ppo_kwargs(config.ppo)
+    assert kwargs["target_kl"] == 0.02 and kwargs["normalize_advantage"] is False and kwargs["n_steps"] == 22
+    assert kwargs["policy_kwargs"]["ortho_init"] is False and kwargs["policy_kwargs"]["share_features_extractor"] is True
+    assert kwargs["policy_kwargs"]["net_arch"] == {"pi": [256, 256], "vf": [128, 128]}  # merged, and plain lists again
+    assert type(kwargs["policy_kwargs"]) is dict
+
+
+def test_rllib_sections_pass_any_key_through():
+    config = RLlibConfig.load(None, ["training={lr: 1e-4, anything: {deep: [1]}}", "model.vf_share_layers=true"])
+    assert config.training["lr"] == 1e-4 and config.training["anything"]["deep"] == (1,)
+    assert config.training["lambda_"] == 0.95  # merged with configs/rllib.yaml
+    assert config.model["vf_share_layers"] is True
+
+
+def test_weights_are_replaced_whole_but_a_dotted_key_sets_one():
+    assert load_config(SMOKE, ["opponents.weights={random: 1}"]).opponents.weights == {"random": 1.0}
+    assert load_config(None, ["opponents.weights.pool=0"]).opponents.weights == {"pool": 0, "random": 0.7, "greedy": 0.05, "counter": 0.15}
+    smoke = load_config(SMOKE)
+    assert smoke.opponents.weights == {"pool": 0.5, "random": 0.25, "greedy": 0.25}  # no counter from the defaults
+    assert smoke.kickstart.guidance_steps == 1 and smoke.kickstart.teacher == "greedy"  # sections merge key by key
+
+
+def test_override_gives_a_changed_copy():
+    config = load_config(SMOKE)
+    changed = config.override("total_timesteps=50", "ppo.n_steps=44")
+    assert changed.total_timesteps == 50 and changed.ppo["n_steps"] == 44 and config.total_timesteps == 6000
+    assert changed.override("total_timesteps=6000", "ppo.n_steps=22") == config
+
+
+# -- round trip -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind_and_file", [(SelfPlayConfig, None), (SelfPlayConfig, SMOKE), (RLlibConfig, None)])
+def test_the_config_round_trips_through_yaml(tmp_path, kind_and_file):
+    kind, path = kind_and_file
+    config = kind.load(path, ["kickstart.learning_rate=1e-4"] if kind is SelfPlayConfig else ["training.lr=1e-4"])
+    text = config.to_yaml()
+    assert kind.from_dict(read_yaml(text)) == config
+    saved = tmp_path / "config.yaml"
+    saved.write_text(text)
+    assert kind.load(saved) == config  # what --resume reads back
+    assert kind.load(saved).to_yaml() == text
+
+
+def test_every_field_has_a_docstring():
+    kinds = [RunConfig, SelfPlayConfig, RLlibConfig, TableConfig, OpponentsConfig, EvaluationConfig, KickstartConfig, RunSeeds]
+    for kind in kinds:
+        body = ast.parse(textwrap.dedent(inspect.getsource(kind))).body[0].body  # type: ignore[attr-defined]
+        for statement, following in zip(body, [*body[1:], None], strict=True):
+            if isinstance(statement, ast.AnnAssign):
+                documented = isinstance(following, ast.Expr) and isinstance(following.value, ast.Constant)
+                assert documented, f"{kind.__name__}.{ast.unparse(statement.target)} has no docstring"
+
+
+# -- seeds ------------------------------------------------------------------------------------------
+def test_named_streams_are_children_of_one_seed_sequence():
+    seeds = RunSeeds(5)
+    spawned = np.random.SeedSequence(5).spawn(7)
+    assert seeds.sequence("tables").generate_state(4).tolist() == spawned[0].generate_state(4).tolist()
+    assert seeds.sequence("ppo").generate_state(4).tolist() == spawned[6].generate_state(4).tolist()
+    assert seeds.integer("evaluation", 1, 0) == RunSeeds(5).integer("evaluation", 1, 0)  # the same at every evaluation
+    ints = {seeds.integer(stream) for stream in ("tables", "baselines", "opponents", "cloning", "guidance", "evaluation", "ppo")}
+    assert len(ints) == 7 and RunSeeds(6).integer("ppo") != seeds.integer("ppo")
+    assert load_config(None, ["seed=5"]).seeds == seeds
+
+
+def test_seed_children_do_not_depend_on_what_was_spawned_before():
+    parent = np.random.SeedSequence(3)
+    first = [child.generate_state(2).tolist() for child in seed_children(parent, 3)]
+    parent.spawn(5)
+    assert [child.generate_state(2).tolist() for child in seed_children(parent, 3)] == first
+    assert first == [child.generate_state(2).tolist() for child in np.random.SeedSequence(3).spawn(3)]
+
+
+def test_two_tables_never_share_slot_seeds_even_with_thousands_of_games():
+    from miaui_env.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
+
+    def lowest(observations, masks):
+        return np.argmax(masks, axis=1)
+
+    tables = [MiauiSelfPlayVecEnv(num_games=1500, num_players=3, learner_seats=[0], opponent=lowest, rotate_seats=False) for _ in range(2)]
+    venv = MultiTableVecEnv(tables)
+    seeds = venv.seed(RunSeeds(0).sequence("tables"))
+    first, second = seeds[:1500], seeds[1500:]
+    assert len(set(first)) == 1500 and not set(first) & set(second)
+    # Every game played through with the lowest cards: what it shows depends on its deal alone.
+    games = [[observation.tobytes()] for observation in venv.reset()]
+    for _ in range(11):
+        observations, _, _, infos = venv.step(np.argmax(venv.action_masks(), axis=1))
+        for game, observation in zip(games, observations, strict=True):
+            game.append(observation.tobytes())
+    games = [b"".join(game) + info["terminal_observation"].tobytes() for game, info in zip(games, infos, strict=True)]
+    assert games[1000] != games[1500]  # under `seed + 1000 * table`, one game
+    assert len(set(games)) == 3000  # every game its own deal
+
+
+def test_a_table_seeded_at_construction_deals_as_seed_does():
+    from miaui_env.sb3 import MiauiSelfPlayVecEnv
+
+    child = RunSeeds(0).sequence("tables", 1)
+    built = MiauiSelfPlayVecEnv(num_games=6, num_players=4, seed=child).reset()
+    reseeded = MiauiSelfPlayVecEnv(num_games=6, num_players=4)
+    reseeded.seed(child)
+    assert np.array_equal(built, reseeded.reset())
