@@ -50,6 +50,7 @@ import numpy as np
 
 from miaui_env.agents import Agent, as_seen, views_at_table
 from miaui_env.agents.loading import load_agents
+from miaui_env.cli import check_writable, non_negative_int, positive_int, run_command
 from miaui_env.files import atomic_write, replacing
 from miaui_env.rules import NUM_ROUNDS
 from miaui_env.settings import Settings
@@ -220,18 +221,32 @@ def summarize(agent_names: Sequence[str], seats: np.ndarray, scores: np.ndarray,
     return results
 
 
+MIN_SETS_FOR_Z = 30  # below this many duplicate sets the normal approximation is not trusted
+
+
 def gauntlet_significance(seats: np.ndarray, winners: np.ndarray, players: int, candidate: str) -> str:
-    """One-sided z-test over duplicate sets: is the candidate's win share above the fair 1/n?"""
+    """One-sided test over duplicate sets: is the candidate's win share above the fair 1/n?
+
+    A z-test where there are enough sets and they vary; otherwise an exact sign test (how many sets
+    fell above fair share against how many below), which claims nothing the few sets cannot carry.
+    """
     share = np.where(winners, 1.0 / winners.sum(axis=1, keepdims=True), 0.0)
     per_set = np.where(seats == 0, share, 0.0).sum(axis=1).reshape(-1, players).mean(axis=1)
-    fair = 1.0 / players
-    spread = per_set.std(ddof=1) / math.sqrt(per_set.size)
-    z = (per_set.mean() - fair) / spread if spread > 0 else float("inf")
-    p = 0.5 * math.erfc(z / math.sqrt(2))
-    verdict = "above" if p < 0.01 and z > 0 else "not significantly above"
+    fair, mean, sets = 1.0 / players, float(per_set.mean()), per_set.size
+    spread = float(per_set.std(ddof=1)) / math.sqrt(sets) if sets > 1 else 0.0
+    if sets >= MIN_SETS_FOR_Z and spread > 0:
+        z = (mean - fair) / spread
+        p = 0.5 * math.erfc(z / math.sqrt(2))
+        test = f"z = {z:.2f}, one-sided p = {p:.2g}"
+    else:
+        above, below = int((per_set > fair).sum()), int((per_set < fair).sum())
+        decided = above + below  # sets exactly at fair share say nothing either way
+        p = sum(math.comb(decided, k) for k in range(above, decided + 1)) / 2**decided if decided else 1.0
+        test = f"sign test, {above} of {decided} sets above fair share: one-sided p = {p:.2g}"
+    verdict = "above" if p < 0.01 and mean > fair else "not significantly above"
     return (
-        f"{candidate}: win share {per_set.mean():.3f} vs fair share {fair:.3f} over {per_set.size} duplicate sets: "
-        f"z = {z:.2f}, one-sided p = {p:.2g} ({verdict} fair share at the 1% level)"
+        f"{candidate}: win share {mean:.3f} vs fair share {fair:.3f} over {sets} duplicate sets: "
+        f"{test} ({verdict} fair share at the 1% level)"
     )
 
 
@@ -308,21 +323,26 @@ def main(argv: list[str] | None = None) -> None:
     who.add_argument("--pool", nargs="+", help="mixed tables over these agents")
     parser.add_argument("--field", nargs="+", default=["random"], help="gauntlet: the fixed opponents (cycled over the seats)")
     parser.add_argument("--players", type=int, default=4, choices=range(3, 7))
-    parser.add_argument("--games", type=int, default=10_000)
+    parser.add_argument("--games", type=positive_int, default=10_000)
     parser.add_argument("--open-baskets", action="store_true")
     parser.add_argument("--no-fighting", action="store_true")
     parser.add_argument("--view", default="table", choices=["table", "recall"])
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--batch-games", type=int, default=4096, help="games played at once")
+    parser.add_argument("--seed", type=non_negative_int, default=0)
+    parser.add_argument("--batch-games", type=positive_int, default=4096, help="games played at once")
     parser.add_argument("--out", type=Path, default=Path("results/arena"))
     args = parser.parse_args(argv)
 
     names = [args.candidate, *args.field] if args.candidate else list(args.pool)
     mode = "gauntlet" if args.candidate else "pool"
     config = ArenaConfig(args.players, args.games, args.open_baskets, args.no_fighting, args.view, args.seed, args.batch_games)
-    result = run(names, mode, config, args.out)
-    print(table(result))
-    print(f"{result.duplicate_sets} duplicate sets in {result.seconds:.1f} s; written to {args.out}/arena.json, arena.csv, arena.png")
+
+    def arena() -> None:
+        check_writable(args.out)  # before the games, not after them
+        result = run(names, mode, config, args.out)
+        print(table(result))
+        print(f"{result.duplicate_sets} duplicate sets in {result.seconds:.1f} s; written to {args.out}/arena.json, arena.csv, arena.png")
+
+    run_command(parser.prog, arena, interrupted="interrupted: nothing written")
 
 
 if __name__ == "__main__":

@@ -75,6 +75,8 @@ def parse_deck_order(cards: Iterable[str | FishCard], deck: tuple[FishCard, ...]
     Equal cards are interchangeable, so the k-th copy named takes the k-th copy's index.
     Raises DeckError unless the ordering is a permutation of `deck`.
     """
+    if isinstance(cards, str | bytes) or not isinstance(cards, Iterable):
+        raise DeckError(f"a deck order is a sequence of {len(deck)} cards (e.g. ['tigerfish:7', ...]), got {cards!r:.60}")
     named = [c if isinstance(c, FishCard) else FishCard.parse(c) for c in cards]
     wanted, given = Counter(deck), Counter(named)
     if wanted != given:

@@ -16,7 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from miaui_env.cli import check_writable, non_negative_int, positive_int, run_command
 from miaui_env.env import env as aec_env
+from miaui_env.files import atomic_write
+from miaui_env.seeding import seed_int
 
 
 def play_games(games: int, players: int, open_baskets: bool, no_fighting: bool, seed: int) -> dict[str, Any]:
@@ -28,7 +31,7 @@ def play_games(games: int, players: int, open_baskets: bool, no_fighting: bool, 
     scores = np.zeros((games, players))
     steps, start, last_report = 0, time.perf_counter(), 0.0
     for game in range(games):
-        env.reset(seed=int(deals.generate_state(1)[0]) if game == 0 else None)  # then the env's generator deals on
+        env.reset(seed=seed_int(deals) if game == 0 else None)  # then the env's generator deals on
         for agent in env.agent_iter():
             obs, _, terminated, truncated, info = env.last()
             if terminated or truncated:
@@ -63,17 +66,22 @@ def play_games(games: int, players: int, open_baskets: bool, no_fighting: bool, 
 def main(argv: list[str] | None = None) -> None:
     """Run the demo from the command line."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--games", type=positive_int, default=2000)
+    parser.add_argument("--players", type=int, default=4, choices=range(3, 7))
     parser.add_argument("--open-baskets", action="store_true")
     parser.add_argument("--no-fighting", action="store_true")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--out", type=Path, default=Path("results/demo.json"))
     args = parser.parse_args(argv)
+    run_command(parser.prog, lambda: demo(args))
 
+
+def demo(args: argparse.Namespace) -> None:
+    """One game shown, then the measured games, written to `args.out`."""
+    check_writable(args.out.parent)  # before the games, not after them
     shown = aec_env(num_players=args.players, open_baskets=args.open_baskets, no_fighting=args.no_fighting, render_mode="ansi")
     deals, choices = np.random.SeedSequence(args.seed).spawn(2)
-    shown.reset(seed=int(deals.generate_state(1)[0]))
+    shown.reset(seed=seed_int(deals))
     rng = np.random.default_rng(choices)
     for _agent in shown.agent_iter():
         obs, _, terminated, truncated, _ = shown.last()
@@ -85,8 +93,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'seat':<10}{'win share':>10}{'mean score':>12}")
     for seat, (share, score) in enumerate(zip(results["win_share"], results["mean_score"], strict=True)):
         print(f"player_{seat:<3}{share:>10.3f}{score:>12.2f}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n")
+    atomic_write(args.out, json.dumps(results, indent=2) + "\n")
     print(f"results written to {args.out}")
 
 

@@ -82,10 +82,12 @@ shows its oldest 3 cards one by one (outside No Fighting it only ever holds one)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Unpack
 
 import gymnasium
 import numpy as np
+from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
@@ -105,7 +107,19 @@ from miaui_env.rules import (
     scores,
     winners,
 )
+from miaui_env.seeding import check_seed
 from miaui_env.settings import Settings, SettingsKwargs
+
+RESET_OPTIONS = ("deck",)
+
+
+class UnknownAgentError(ValueError):
+    """An agent name that is not at this table."""
+
+
+class ResetOptionError(ValueError):
+    """A reset `options` that is not a dict of known options."""
+
 
 METADATA = {
     "name": "miaui_v0",
@@ -152,13 +166,30 @@ class _MiauiEnv:
     def game(self) -> GameState:
         """The engine state (omniscient; for tools and tests, not for agents)."""
         if self._game is None:
-            raise RuntimeError("call reset() first")
+            raise ResetNeeded("call reset() before using the env: no game has been dealt yet")
         return self._game
 
-    def _new_game(self, seed: int | None, options: dict[str, Any] | None) -> None:
-        deck_order = None
-        if options and options.get("deck") is not None:
-            deck_order = parse_deck_order(options["deck"], self.config.deck)  # refuses before any change
+    def seat(self, agent: Any) -> int:
+        """The seat of `agent`; UnknownAgentError naming the table's agents if it is not one of them."""
+        if not isinstance(agent, str) or agent not in self.seat_of:
+            raise UnknownAgentError(f"agent {agent!r} is not at this table; agents are {self.possible_agents}")
+        return self.seat_of[agent]
+
+    def check_reset(self, seed: Any = None, options: Any = None) -> tuple[int | None, list[int] | None]:
+        """The seed and stacked deck order of a reset, checked (SeedError, ResetOptionError, DeckError); changes nothing."""
+        seed = check_seed(seed)
+        if options is None:
+            return seed, None
+        if not isinstance(options, Mapping):
+            raise ResetOptionError(f"reset options must be a dict (e.g. {{'deck': [...]}}), got {options!r:.60}")
+        unknown = sorted(map(str, set(options) - set(RESET_OPTIONS)))
+        if unknown:
+            raise ResetOptionError(f"unknown reset option(s) {', '.join(unknown)}; options are {', '.join(RESET_OPTIONS)}")
+        deck = options.get("deck")
+        return seed, None if deck is None else parse_deck_order(deck, self.config.deck)
+
+    def _new_game(self, seed: Any, options: Any) -> None:
+        seed, deck_order = self.check_reset(seed, options)  # every argument checked before anything changes
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         self._game = new_game(self.config, self.np_random, deck_order)
@@ -169,7 +200,7 @@ class _MiauiEnv:
 
     def check_action(self, agent: str, action: Any) -> int:
         """The card index `action` names; IllegalActionError, naming the legal actions, unless it is a card in `agent`'s hand."""
-        return check_action(self.game.hands[self.seat_of[agent]], action, agent)
+        return check_action(self.game.hands[self.seat(agent)], action, agent)
 
     def _reveal(self, cards: list[int]) -> tuple[list[float] | None, list[dict[str, Any]]]:
         """Play the joint action (diver cards); the rewards if the game ended, and every seat's info."""
@@ -221,12 +252,23 @@ class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
         self._pending = []
         self.agent_selection = self.agents[0]
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The acting agent's observation, reward, termination, truncation and info (PettingZoo's `last`)."""
+        if self._game is None:
+            raise ResetNeeded("call reset() before last(): no game has been dealt yet")
+        last: tuple[Any, float, bool, bool, dict[str, Any]] = super().last(observe)
+        return last
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """What `agent` sees now: nothing of this round's choices until all are revealed (R6, R11)."""
-        return self._observe(self.seat_of[agent])
+        return self._observe(self.seat(agent))
 
     def step(self, action: Any) -> None:
         """Take the acting agent's card; the round is revealed once every seat has chosen."""
+        if self._game is None:
+            raise ResetNeeded("call reset() before step(): no game has been dealt yet")
+        if not self.agents:
+            raise ResetNeeded("the game is over: call reset() to deal a new one")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -243,7 +285,7 @@ class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
                 self.terminations = dict.fromkeys(self.agents, True)
         else:
             self._clear_rewards()
-        self.agent_selection = self.agents[(self.seat_of[agent] + 1) % self.num_agents]
+        self.agent_selection = self.agents[(self.seat(agent) + 1) % self.num_agents]
         self._accumulate_rewards()
 
 
@@ -265,6 +307,10 @@ class MiauiParallelEnv(_MiauiEnv, ParallelEnv):
 
     def step(self, actions: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
         """Reveal one round from every agent's action; IllegalActionError (nothing changes) if any is bad."""
+        if self.game.is_over:
+            raise ResetNeeded("the game is over: call reset() to deal a new one")
+        if not isinstance(actions, Mapping):
+            raise IllegalActionError(f"step() takes a dict of one action per agent ({self.agents}), got {actions!r:.60}")
         if set(actions) != set(self.agents):
             raise IllegalActionError(f"step() needs one action for each of {self.agents}, got {sorted(actions)}")
         cards = [self.check_action(a, actions[a]) + 1 for a in self.agents]
@@ -280,9 +326,19 @@ class MiauiParallelEnv(_MiauiEnv, ParallelEnv):
         return observations, rewards, terminations, truncations, infos
 
 
+class _CheckedOrderEnforcingWrapper(OrderEnforcingWrapper):
+    """PettingZoo's order enforcing, except that a refused reset leaves the env not reset: the
+    wrapper marks itself reset before passing the call on, so the arguments are checked first."""
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Check the arguments (nothing changes if they are refused), then reset."""
+        self.unwrapped.check_reset(seed, options)
+        super().reset(seed=seed, options=options)
+
+
 def env(**kwargs: Any) -> OrderEnforcingWrapper:
     """The AEC env with PettingZoo's order-enforcing wrapper (arguments as `raw_env`)."""
-    return OrderEnforcingWrapper(raw_env(**kwargs))
+    return _CheckedOrderEnforcingWrapper(raw_env(**kwargs))
 
 
 def parallel_env(**kwargs: Any) -> MiauiParallelEnv:

@@ -1,8 +1,9 @@
 """Files that a reader never sees half-written, and the checkpoint metadata every loader checks.
 
-Everything the library and the trainers write (arena results, checkpoints, charts, snapshot
-weights) goes through `replacing`: written beside its target, then renamed over it in one step,
-so a killed process leaves the old file or the new one, never a torn one.
+Everything the library and the trainers write (arena results, charts, snapshot weights) goes
+through `replacing`: written beside its target, then renamed over it in one step, so a killed
+process leaves the old file or the new one, never a torn one. A set of files that must agree (a
+checkpoint's model, metadata and evaluations) goes through `write_together`: all or none.
 """
 
 from __future__ import annotations
@@ -10,14 +11,19 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+import shutil
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from miaui_env.observation import OBSERVATION_VERSION
 
 
-class CheckpointVersionError(ValueError):
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be read: missing, corrupt, or not what its name says."""
+
+
+class CheckpointVersionError(CheckpointError):
     """A checkpoint trained on another observation layout than this library's."""
 
 
@@ -31,6 +37,40 @@ def replacing(path: Path) -> Iterator[Path]:
     finally:
         if temporary.exists():
             temporary.unlink()
+
+
+STAGING = ".staged"  # a run directory's set of files on their way in, see `write_together`
+_COMPLETE = "COMPLETE"
+
+
+def write_together(directory: Path, writers: Mapping[str, Callable[[Path], object]]) -> None:
+    """Replace several files of `directory` as one: all or none, even if the process is killed.
+
+    Each `writers[name](path)` writes its file into a staging folder; a marker listing them is then
+    put in place with one rename, and only then are they renamed into `directory`, in the order
+    given (put the manifest a reader trusts last). A process killed before the marker leaves the
+    old files; one killed after it leaves a set that `finish_staged` completes: the writer calls it
+    before it resumes (readers only read, so as never to race a live writer).
+    """
+    staging = directory / STAGING
+    shutil.rmtree(staging, ignore_errors=True)  # an unfinished set from a killed process: the old files stand
+    staging.mkdir(parents=True)
+    for name, write in writers.items():
+        write(staging / name)
+    atomic_write(staging / _COMPLETE, "\n".join(writers) + "\n")
+    finish_staged(directory)
+
+
+def finish_staged(directory: Path) -> None:
+    """Complete (or drop, if it never became complete) a set of files that `write_together` was
+    putting in place when its process died; nothing to do otherwise."""
+    staging = directory / STAGING
+    marker = staging / _COMPLETE
+    if marker.exists():
+        for name in marker.read_text().split():
+            if (staging / name).exists():  # files renamed before the process died are already in place
+                os.replace(staging / name, directory / name)
+    shutil.rmtree(staging, ignore_errors=True)
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -60,6 +100,11 @@ def read_metadata(path: Path) -> dict[str, Any]:
     """A run's metadata.json ({} if there is none), its observation layout version checked."""
     if not path.exists():
         return {}
-    metadata: dict[str, Any] = json.loads(path.read_text())
+    try:
+        metadata = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise CheckpointError(f"{path} is not valid JSON ({error}); the checkpoint is damaged") from None
+    if not isinstance(metadata, dict):
+        raise CheckpointError(f"{path} holds {type(metadata).__name__}, not a metadata object; the checkpoint is damaged")
     check_observation_version(metadata, path.parent)
     return metadata

@@ -12,13 +12,13 @@ cycled over the other seats. Type `q` to leave; bad input is simply asked again.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 
 import numpy as np
 
 from miaui_env.agents import as_seen, views_at_table
 from miaui_env.agents.loading import load_agents
+from miaui_env.cli import non_negative_int, run_command
 from miaui_env.env import parallel_env
 from miaui_env.render import describe_round, describe_view, seat_name
 from miaui_env.rules import NUM_DIVER_CARDS
@@ -33,7 +33,7 @@ def ask_card(legal: list[int], read: Callable[[str], str]) -> int | None:
             return None
         if answer in ("q", "quit", "exit"):
             return None
-        if not answer.isdigit() or not 1 <= int(answer) <= NUM_DIVER_CARDS:
+        if not (answer.isascii() and answer.isdigit()) or not 1 <= int(answer) <= NUM_DIVER_CARDS:  # '²' is a digit too
             print(f"  {answer!r} is not a diver card: type a number from 1 to {NUM_DIVER_CARDS}.")
         elif int(answer) not in legal:
             print(f"  You have already played {answer}; your cards are {' '.join(map(str, legal))}.")
@@ -44,9 +44,6 @@ def ask_card(legal: list[int], read: Callable[[str], str]) -> int | None:
 def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     """One game against the chosen agents; returns the process exit status."""
     n = args.players
-    if args.seat not in range(n):
-        print(f"--seat must be 0-{n - 1} for {n} players", file=sys.stderr)
-        return 2
     others = [(args.seat + k) % n for k in range(1, n)]
     agents = dict(zip(others, load_agents([args.opponents[i % len(args.opponents)] for i in range(len(others))], args.seed), strict=True))
     # The human sees --view; an agent trained on the recall view is shown it (see miaui_env/arena.py).
@@ -85,15 +82,17 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=4, choices=range(3, 7))
     parser.add_argument("--opponents", nargs="+", default=["counter", "greedy", "random"])
-    parser.add_argument("--seat", type=int, default=0)
-    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--seat", type=non_negative_int, default=0)
+    parser.add_argument("--seed", type=non_negative_int, default=None)
     parser.add_argument("--open-baskets", action="store_true")
     parser.add_argument("--no-fighting", action="store_true")
     parser.add_argument("--view", default="table", choices=["table", "recall"])
     args = parser.parse_args(argv)
+    if args.seat >= args.players:
+        parser.error(f"--seat {args.seat} is not a seat at a {args.players}-player table; seats are 0-{args.players - 1}")
     if args.seed is None:
         args.seed = int(np.random.default_rng().integers(2**31))
-    sys.exit(play(args))
+    run_command(parser.prog, lambda: play(args), interrupted="game abandoned")
 
 
 if __name__ == "__main__":

@@ -35,9 +35,9 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
-from miaui_env.agents import Agent, Policy, RandomAgent, as_policy, reset_agent
+from miaui_env.agents import Agent, Policy, RandomAgent, as_policy, check_agent, reset_agent
 from miaui_env.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
-from miaui_env.rules import NUM_DIVER_CARDS, NUM_ROUNDS
+from miaui_env.rules import NUM_DIVER_CARDS, NUM_ROUNDS, IllegalActionError, InvalidConfigError, illegal_action
 from miaui_env.seeding import Seed, seed_children, seed_int
 from miaui_env.settings import SettingsKwargs
 from miaui_env.vector import VectorMiaui
@@ -99,15 +99,15 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         seed: Seed | None = None,
         **settings: Unpack[SettingsKwargs],
     ):
-        self.engine = VectorMiaui(num_games, **settings)
+        self.engine = VectorMiaui(num_games, **settings)  # checks num_games and the settings first
         # The first reset deals these games again, so the games before and after it are the same.
         self._next_seeds: list[int] | None = None if seed is None else slot_seeds(seed, num_games)
         if self._next_seeds is not None:
             self.engine.reset(seeds=self._next_seeds)
         num_players = self.engine.num_players
-        seats = list(range(num_players)) if learner_seats is None else sorted({int(s) for s in learner_seats})
-        if not seats or not set(seats) <= set(range(num_players)):
-            raise ValueError(f"learner_seats={learner_seats!r} must be a non-empty subset of 0-{num_players - 1}")
+        seats = _checked_seats(learner_seats, num_players)
+        if opponent is not None:
+            check_agent(opponent, "opponent")
         self.num_games, self.num_players = num_games, num_players
         self.learner_seats = np.array(seats)
         self.rotate_seats = rotate_seats
@@ -132,7 +132,7 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
 
     def set_opponent(self, opponent: Agent | Policy) -> None:
         """Play the non-learner seats with `opponent` from the next episode on."""
-        self._next_opponent = opponent
+        self._next_opponent = check_agent(opponent, "opponent")
 
     # -- VecEnv ---------------------------------------------------------------------------------
     def seed(self, seed: Seed | None = None) -> list[int | None]:
@@ -161,8 +161,25 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         return per_seat[:, learners].reshape(self.num_envs, *per_seat.shape[2:])
 
     def step_async(self, actions: np.ndarray) -> None:
-        """Store the learner seats' actions (one per env index)."""
-        self._actions = np.asarray(actions).reshape(self.num_envs)
+        """Store the learner seats' actions (one per env index), checked before any opponent moves."""
+        self._actions = self._checked(actions)
+
+    def _checked(self, actions: np.ndarray) -> np.ndarray:
+        """The learner seats' actions as int64 card indices; IllegalActionError naming the index otherwise."""
+        given = np.asarray(actions)
+        if given.shape not in ((self.num_envs,), (self.num_envs, 1)):
+            raise IllegalActionError(f"actions must hold one card index per env index, shape ({self.num_envs},), got shape {given.shape}")
+        if not np.issubdtype(given.dtype, np.integer):  # a float or a string would be truncated or parsed, not refused
+            raise IllegalActionError(f"actions must be integer card indices 0-{NUM_DIVER_CARDS - 1}, got dtype {given.dtype}")
+        given = given.reshape(self.num_envs).astype(np.int64)
+        masks = self.action_masks()
+        bad = (given < 0) | (given >= NUM_DIVER_CARDS)
+        if not bad.any():
+            bad = ~masks[np.arange(self.num_envs), given]
+        if bad.any():
+            index = int(np.flatnonzero(bad)[0])
+            raise illegal_action(f"env index {index}", int(given[index]), masks[index])
+        return given
 
     def step_wait(self) -> VecEnvStepReturn:
         """Let the opponents choose, play the round in every game, and hand each index its own seat's result."""
@@ -230,9 +247,14 @@ class MultiTableVecEnv(_OneEnvVecEnv):
         return np.concatenate([table.reset() for table in self.tables])
 
     def step_async(self, actions: np.ndarray) -> None:
-        """Hand each table its share of the actions."""
-        for table, start, stop in zip(self.tables, self._bounds[:-1], self._bounds[1:], strict=True):
-            table.step_async(np.asarray(actions)[start:stop])
+        """Hand each table its share of the actions, all of them checked before any table keeps its share."""
+        given = np.asarray(actions)
+        if given.shape[:1] != (self.num_envs,):
+            raise IllegalActionError(f"actions must hold one card index per env index, shape ({self.num_envs},), got shape {given.shape}")
+        spans = zip(self.tables, self._bounds[:-1], self._bounds[1:], strict=True)
+        shares = [table._checked(given[start:stop]) for table, start, stop in spans]
+        for table, share in zip(self.tables, shares, strict=True):
+            table._actions = share
 
     def step_wait(self) -> VecEnvStepReturn:
         """Step every table; concatenate what they return."""
@@ -243,3 +265,19 @@ class MultiTableVecEnv(_OneEnvVecEnv):
     def action_masks(self) -> np.ndarray:
         """(num_envs, 12) bool legal cards, table after table."""
         return np.concatenate([table.action_masks() for table in self.tables])
+
+
+def _checked_seats(learner_seats: object, num_players: int) -> list[int]:
+    """The learner seats, sorted; InvalidConfigError unless a non-empty collection of distinct ints 0 to n-1."""
+    if learner_seats is None:
+        return list(range(num_players))
+    allowed = f"a non-empty list of distinct seats 0-{num_players - 1}"
+    if isinstance(learner_seats, str | bytes) or not isinstance(learner_seats, Sequence | np.ndarray):
+        raise InvalidConfigError(f"learner_seats={learner_seats!r} is not allowed; give {allowed}")
+    seats = list(learner_seats)
+    for seat in seats:
+        if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < num_players:
+            raise InvalidConfigError(f"learner_seats={learner_seats!r}: seat {seat!r} is not allowed; give {allowed}")
+    if not seats or len(set(seats)) != len(seats):
+        raise InvalidConfigError(f"learner_seats={learner_seats!r} is not allowed; give {allowed}")
+    return sorted(int(seat) for seat in seats)

@@ -12,10 +12,23 @@ import numpy as np
 Seed = int | np.random.SeedSequence
 
 
+class SeedError(ValueError):
+    """A seed that is not a non-negative integer (or None, where a fresh seed is allowed)."""
+
+
+def check_seed(seed: object, name: str = "seed") -> int | None:
+    """`seed` as a Python int (numpy integers accepted), or None; SeedError for anything else."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise SeedError(f"{name}={seed!r} is not allowed; a seed is an integer >= 0 (or None for a fresh one)")
+    return int(seed)
+
+
 def seed_children(seed: Seed, count: int) -> list[np.random.SeedSequence]:
     """The first `count` children of `seed`'s SeedSequence, as `SeedSequence(seed).spawn(count)` gives
     them, but without touching the parent's spawn counter: the same every time it is asked."""
-    parent = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    parent = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(check_seed(seed))
     return [np.random.SeedSequence(parent.entropy, spawn_key=(*parent.spawn_key, i), pool_size=parent.pool_size) for i in range(count)]
 
 

@@ -20,12 +20,13 @@ from typing import Any, Unpack
 
 import gymnasium
 import numpy as np
+from gymnasium.error import ResetNeeded
 
-from miaui_env.agents import Agent, Policy, RandomAgent, as_policy, as_seen, reset_agent, views_at_table
+from miaui_env.agents import Agent, AgentError, Policy, RandomAgent, as_policy, as_seen, check_agent, reset_agent, views_at_table
 from miaui_env.env import MiauiParallelEnv
 from miaui_env.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
 from miaui_env.render import RENDER_MODES
-from miaui_env.rules import NUM_DIVER_CARDS
+from miaui_env.rules import NUM_DIVER_CARDS, InvalidConfigError
 from miaui_env.settings import Settings, SettingsKwargs
 
 ENV_ID = "miaui_env/Miaui-v0"
@@ -46,20 +47,14 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     ):
         table = Settings.of(**settings)
         num_players, self.view = table.num_players, table.view
-        if seat is not None and seat not in range(num_players):
-            raise ValueError(f"seat={seat!r} is not allowed; use None (a random seat each game) or 0-{num_players - 1}")
-        if opponents is None:
-            opponents = RandomAgent()
-        if isinstance(opponents, Sequence):
-            if len(opponents) != num_players - 1:
-                raise ValueError(f"opponents must give one agent for each of the {num_players - 1} other seats, got {len(opponents)}")
-            self._opponents = list(opponents)
-        else:
-            self._opponents = [opponents] * (num_players - 1)
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < num_players):
+            raise InvalidConfigError(f"seat={seat!r} is not allowed; use None (a random seat each game) or an int 0-{num_players - 1}")
+        self._opponents = _opponent_list(RandomAgent() if opponents is None else opponents, num_players - 1)
         # An opponent trained on the recall view is shown it; everyone else sees `view`.
         self._views, self._dealt = views_at_table(self._opponents, self.view)
         self._game = MiauiParallelEnv(render_mode, **table.replace(view=self._dealt).as_kwargs())
-        self.fixed_seat, self.seat = seat, seat or 0
+        self.fixed_seat = None if seat is None else int(seat)
+        self.seat = self.fixed_seat or 0
         self.num_players, self.render_mode = num_players, render_mode
         self.observation_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
         self.action_space = gymnasium.spaces.Discrete(NUM_DIVER_CARDS)
@@ -67,6 +62,7 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """A new game (deck from this env's generator, or `options={"deck": [...]}`); the agent's seat."""
+        self._game.check_reset(seed, options)  # refused arguments change nothing: no seat drawn, no reseeding
         super().reset(seed=seed)
         game_seed = int(self.np_random.integers(2**31))
         self.seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(self.num_players))
@@ -84,10 +80,14 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def action_masks(self) -> np.ndarray:
         """Legal cards of the agent's seat (bool, 12)."""
+        if not self._obs:
+            raise ResetNeeded("call reset() before action_masks(): no game has been dealt yet")
         return self._obs[f"player_{self.seat}"]["action_mask"].astype(bool)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the agent's card; the opponents choose theirs from their own observations."""
+        if self._game.game.is_over:  # (before any reset, `game` raises ResetNeeded)
+            raise ResetNeeded("the game is over: call reset() to deal a new one")
         me = f"player_{self.seat}"
         self._game.check_action(me, action)  # refuse a bad card before the opponents move
         actions = {me: action}
@@ -105,3 +105,12 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     def render(self) -> Any:  # gymnasium 1.2 and 1.4 type this differently: text, or None printed
         """The table as text; see `miaui_env.env`."""
         return self._game.render()
+
+
+def _opponent_list(opponents: object, seats: int) -> list[Agent | Policy]:
+    """One agent (or batched policy) per opponent seat, clockwise from the agent's left; AgentError otherwise."""
+    if isinstance(opponents, Sequence) and not isinstance(opponents, str | bytes):
+        if len(opponents) != seats:
+            raise AgentError(f"opponents must give one agent for each of the {seats} other seats, got {len(opponents)}")
+        return [check_agent(opponent, "opponent") for opponent in opponents]
+    return [check_agent(opponents, "opponents")] * seats

@@ -59,22 +59,44 @@ class OpponentMixture:
 
 
 class SnapshotPool:
-    """The latest `size` snapshots of the learner, kept as policy weights in `directory`."""
+    """The latest `size` snapshots of the learner, kept as policy weights in `directory`.
+
+    Older snapshots are deleted only once a checkpoint has been written (`trim`), and a resumed run
+    first discards the ones taken after its checkpoint (`discard_after`), so the pool a run resumes
+    with is the pool it had at that checkpoint.
+    """
 
     def __init__(self, directory: Path, size: int):
         self.directory, self.size = directory, size
         directory.mkdir(parents=True, exist_ok=True)
 
-    def files(self) -> list[Path]:
-        """Snapshot files, oldest first."""
+    def _all(self) -> list[Path]:
         return sorted(self.directory.glob("step_*.pt"))
 
+    @staticmethod
+    def step_of(path: Path) -> int:
+        """The training step a snapshot file was taken at."""
+        return int(path.stem.removeprefix("step_"))
+
+    def files(self) -> list[Path]:
+        """The pool's snapshot files (the latest `size`), oldest first."""
+        return self._all()[-self.size :]
+
     def add(self, model: Any, step: int) -> None:
-        """Snapshot the learner's policy (written atomically); drop the oldest beyond `size`."""
+        """Snapshot the learner's policy (written atomically)."""
         with replacing(self.directory / f"step_{step:010d}.pt") as temporary:
             torch.save(model.policy.state_dict(), temporary)
-        for old in self.files()[: -self.size]:
+
+    def trim(self) -> None:
+        """Delete the snapshots that have left the pool (call once a checkpoint holds the run)."""
+        for old in self._all()[: -self.size]:
             old.unlink()
+
+    def discard_after(self, step: int) -> None:
+        """Delete the snapshots taken after `step` (a resumed run's checkpoint)."""
+        for path in self._all():
+            if self.step_of(path) > step:
+                path.unlink()
 
     def agents(self, model: Any) -> list[PolicyAgent]:
         """The snapshots as agents sampling their cards (for variety), in policies shaped like `model`'s."""
@@ -83,5 +105,5 @@ class SnapshotPool:
             policy = type(model.policy)(model.observation_space, model.action_space, lambda _: 0.0, **model.policy_kwargs)
             policy.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
             policy.set_training_mode(False)
-            agents.append(PolicyAgent(policy, f"snapshot@{int(path.stem.removeprefix('step_'))}", deterministic=False))
+            agents.append(PolicyAgent(policy, f"snapshot@{self.step_of(path)}", deterministic=False))
         return agents

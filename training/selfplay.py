@@ -40,7 +40,8 @@ from miaui_env.agents import Agent, Policy
 from miaui_env.agents.loading import load_agent
 from miaui_env.agents.policy import PolicyAgent
 from miaui_env.arena import ArenaConfig, play, summarize
-from miaui_env.files import atomic_write, check_observation_version, replacing, write_rows
+from miaui_env.cli import check_writable, run_command
+from miaui_env.files import CheckpointError, atomic_write, finish_staged, read_metadata, replacing, write_rows, write_together
 from miaui_env.observation import OBSERVATION_VERSION
 from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, thaw
 from training.kickstart import TeacherGuidance, clone_teacher
@@ -81,10 +82,14 @@ class Run:
             name: load_agent(name, seed=seeds.integer("baselines", i)) for i, name in enumerate(config.opponents.baseline_names)
         }
         self.opponent_seeds = seeds.sequence("opponents")  # each refresh spawns one child per table
+        for name in (*config.evaluation.baselines, config.kickstart.teacher):
+            load_agent(name)  # a name nothing can load is refused now, not after the cloning
         model_file = directory / "model.zip"
         if resume:
+            finish_staged(directory)  # a checkpoint the killed run was putting in place is completed (or dropped) first
             self.model = MaskablePPO.load(model_file, env=self.venv, device="cpu", tensorboard_log=str(directory / "tensorboard"))
             self.metadata = json.loads((directory / "metadata.json").read_text())
+            self.pool.discard_after(self.metadata["steps"])  # snapshots taken after the checkpoint belong to lost steps
         else:
             self.model = MaskablePPO(
                 "MlpPolicy", self.venv, seed=seeds.integer("ppo"), device="cpu", verbose=0,
@@ -145,16 +150,23 @@ class Run:
         return rows
 
     def checkpoint(self, step: int, rows: list[dict[str, Any]]) -> None:
-        """Write model, metadata, config, evaluations and the chart, each atomically."""
-        with replacing(self.directory / "model.zip") as temporary:
-            # The last observations belong to games that a resumed run will not continue: leave them out.
-            self.model.save(temporary, exclude=["_last_obs", "_last_original_obs", "_last_episode_starts"])
+        """Write model, config, evaluations, the chart and metadata as one (`write_together`): a run
+        killed at any point resumes from a checkpoint whose model, steps and evaluations agree."""
         self.metadata["steps"] = step
         self.metadata["evaluations"] += rows
-        atomic_write(self.directory / "metadata.json", json.dumps(self.metadata, indent=2) + "\n")
-        atomic_write(self.directory / "config.yaml", self.config.to_yaml())
-        write_rows(self.directory / "evaluations.csv", self.metadata["evaluations"])
-        plot_win_shares(self.metadata["evaluations"], self.directory / "win_share.png", self.config.evaluation.players)
+        evaluations, players = self.metadata["evaluations"], self.config.evaluation.players
+        write_together(
+            self.directory,
+            {
+                # The last observations belong to games that a resumed run will not continue: leave them out.
+                "model.zip": lambda path: self.model.save(path, exclude=["_last_obs", "_last_original_obs", "_last_episode_starts"]),
+                "config.yaml": lambda path: path.write_text(self.config.to_yaml()),
+                "evaluations.csv": lambda path: write_rows(path, evaluations),
+                "win_share.png": lambda path: plot_win_shares(evaluations, path, players),
+                "metadata.json": lambda path: path.write_text(json.dumps(self.metadata, indent=2) + "\n"),  # the manifest: last
+            },
+        )
+        self.pool.trim()
 
 
 def ppo_kwargs(section: Mapping[str, Any]) -> dict[str, Any]:
@@ -295,20 +307,25 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=None, help="run directory (default: checkpoints/<run_name>)")
     args = parser.parse_args(argv)
 
-    if args.resume is not None:
-        metadata_file = args.resume / "metadata.json"
-        if not (args.resume / "model.zip").exists() or not metadata_file.exists():
-            parser.error(f"{args.resume} holds no checkpoint (model.zip and metadata.json) to resume")
-        check_observation_version(json.loads(metadata_file.read_text()), args.resume)
-        config = load_config(args.resume / "config.yaml", args.overrides)
-        directory = args.resume
-    else:
-        config = load_config(args.config, args.overrides)
-        directory = args.out or ROOT / "checkpoints" / config.run_name
-        if (directory / "model.zip").exists():
-            parser.error(f"{directory} already holds a run: --resume it, or choose another --set run_name=... or --out")
-    metadata = train(config, directory, resume=args.resume is not None)
-    print(summary(metadata, directory))
+    def selfplay() -> None:
+        if args.resume is not None:
+            finish_staged(args.resume)  # a checkpoint a killed run was putting in place is completed first
+            if not (args.resume / "model.zip").exists() or not (args.resume / "metadata.json").exists():
+                raise CheckpointError(f"{args.resume} holds no checkpoint (model.zip and metadata.json) to resume")
+            read_metadata(args.resume / "metadata.json")  # readable, and built for this observation layout
+            config = load_config(args.resume / "config.yaml", args.overrides)
+            directory = args.resume
+        else:
+            config = load_config(args.config, args.overrides)
+            directory = args.out or ROOT / "checkpoints" / config.run_name
+            if (directory / "model.zip").exists():
+                raise CheckpointError(f"{directory} already holds a run: --resume it, or choose another --set run_name=... or --out")
+            check_writable(directory)
+        metadata = train(config, directory, resume=args.resume is not None)
+        print(summary(metadata, directory))
+
+    # A user error (a bad config value, an agent nothing can load, a damaged checkpoint) is one line.
+    run_command(parser.prog, selfplay, interrupted="interrupted before the first checkpoint: start the run anew")
 
 
 if __name__ == "__main__":

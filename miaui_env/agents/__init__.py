@@ -53,6 +53,19 @@ class RandomAgent:
         """Nothing is remembered."""
 
 
+class AgentError(ValueError):
+    """Something given as an agent that is neither an agent nor a batched policy function."""
+
+
+def check_agent(agent: object, what: str = "agent") -> Agent | Policy:
+    """`agent` itself if it is an agent (with `act`) or a batched policy function; AgentError otherwise."""
+    if isinstance(agent, str | bytes):
+        raise AgentError(f"{what}={agent!r} is a name, not an agent; build one first: miaui_env.agents.loading.load_agent({agent!r})")
+    if not callable(getattr(agent, "act", None)) and not callable(agent):
+        raise AgentError(f"{what}={agent!r:.60} is neither an agent (with act(observations, masks)) nor a batched policy function")
+    return agent  # type: ignore[return-value]
+
+
 def as_policy(agent: Agent | Policy) -> Policy:
     """The batched `(observations, masks) -> actions` function of an agent or callable."""
     act = getattr(agent, "act", None)

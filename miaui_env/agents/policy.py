@@ -9,12 +9,13 @@ The loaders need the `[train]` extra (SB3) or the `[rllib]` extra (Ray).
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
-from miaui_env.files import read_metadata
+from miaui_env.files import CheckpointError, read_metadata
 
 
 class MaskedPolicy(Protocol):
@@ -48,7 +49,10 @@ def load_sb3_policy(path: Path, name: str | None = None, deterministic: bool = T
 
     model_file = path / "model.zip" if path.is_dir() else path
     metadata = read_metadata(model_file.parent / "metadata.json")
-    model = MaskablePPO.load(model_file, device="cpu")
+    try:
+        model = MaskablePPO.load(model_file, device="cpu")
+    except (ValueError, KeyError, OSError, RuntimeError, zipfile.BadZipFile) as error:
+        raise CheckpointError(f"{model_file} is not a loadable MaskablePPO model ({error})") from None
     name = name or (path.name if path.is_dir() else path.stem)
     return PolicyAgent(model, name, metadata.get("view", "table"), deterministic)
 

@@ -31,13 +31,14 @@ rewards and the other infos are fresh arrays.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any, Unpack
 
 import numpy as np
 from gymnasium.utils import seeding
 
-from miaui_env.cards import FISH_KINDS, FishCard, FishKind, parse_deck_order
+from miaui_env.cards import FISH_KINDS, DeckError, FishCard, FishKind, parse_deck_order
 from miaui_env.observation import (
     LAGOON_SLOTS,
     OBSERVATION_LAYOUT,
@@ -57,11 +58,13 @@ from miaui_env.rules import (
     Decision,
     GameConfig,
     IllegalActionError,
+    InvalidConfigError,
     deep_priority,
     final_rewards,
     illegal_action,
     shallow_priority,
 )
+from miaui_env.seeding import SeedError, check_seed
 from miaui_env.settings import Settings, SettingsKwargs
 from miaui_env.vector import encode_kernels, rule_kernels
 from miaui_env.vector.state import EncodeTables, GameArrays, ObservationPieces, Reveal, RoundArrays, RuleTables
@@ -79,8 +82,10 @@ class VectorMiaui:
 
     def __init__(self, num_envs: int, *, seed: int | None = None, **settings: Unpack[SettingsKwargs]):
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+            raise InvalidConfigError(f"num_envs must be a positive int, got {num_envs!r}")
         self.settings = Settings.of(**settings)
+        seed = check_seed(seed)
+        check_fits_in_memory(int(num_envs), self.settings.num_players)
         self.config: GameConfig = self.settings.game
         self.num_envs, self.num_players, self.view = int(num_envs), self.settings.num_players, self.settings.view
         batch, n = self.num_envs, self.num_players
@@ -176,15 +181,21 @@ class VectorMiaui:
         seeds: Sequence[int] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Deal new games in every slot: `seed` reseeds slot i with seed + i, `seeds` gives each slot
-        its own (equal seeds deal equal games: duplicate deals), `decks` stacks them."""
-        if seeds is not None and len(seeds) != self.num_envs:
-            raise ValueError(f"seeds must give one seed for each of the {self.num_envs} games, got {len(seeds)}")
-        if decks is not None:
-            self.set_decks(decks)
-        if seeds is None and seed is not None:
-            seeds = [seed + i for i in range(self.num_envs)]
+        its own (equal seeds deal equal games: duplicate deals), `decks` stacks them. Every argument is
+        checked before anything changes (SeedError, DeckError, InvalidConfigError)."""
+        start = check_seed(seed)
+        slot_seeds: list[int | None] | None = None
         if seeds is not None:
-            self._rngs = [seeding.np_random(int(s))[0] for s in seeds]
+            if isinstance(seeds, str | bytes) or not isinstance(seeds, Sequence | np.ndarray) or len(seeds) != self.num_envs:
+                raise SeedError(f"seeds must give one seed for each of the {self.num_envs} games, got {seeds!r:.60}")
+            slot_seeds = [check_seed(s, f"seeds[{i}]") for i, s in enumerate(seeds)]
+        elif start is not None:
+            slot_seeds = [start + i for i in range(self.num_envs)]
+        pending = self._checked_decks(decks) if decks is not None else self._pending_decks
+        # Everything is checked: from here on the call changes the engine.
+        self._pending_decks = pending
+        if slot_seeds is not None:
+            self._rngs = [seeding.np_random(s)[0] for s in slot_seeds]
             self._deals_left = 0
         self._new_games()
         self._encode()
@@ -192,9 +203,19 @@ class VectorMiaui:
 
     def set_decks(self, decks: Sequence[Sequence[str | FishCard] | None]) -> None:
         """Stack the next deal of each slot (None: shuffle as usual); checked before anything changes."""
-        if len(decks) != self.num_envs:
-            raise ValueError(f"decks must give one deck (or None) for each of the {self.num_envs} games, got {len(decks)}")
-        self._pending_decks = [None if d is None else parse_deck_order(d, self.config.deck) for d in decks]
+        self._pending_decks = self._checked_decks(decks)
+
+    def _checked_decks(self, decks: Sequence[Sequence[str | FishCard] | None]) -> list[list[int] | None]:
+        """Each slot's stacked deck order (None: shuffled), or DeckError naming the slot."""
+        if isinstance(decks, str | bytes) or not isinstance(decks, Sequence) or len(decks) != self.num_envs:
+            raise DeckError(f"decks must give one deck (or None) for each of the {self.num_envs} games, got {decks!r:.60}")
+        orders: list[list[int] | None] = []
+        for slot, deck in enumerate(decks):
+            try:
+                orders.append(None if deck is None else parse_deck_order(deck, self.config.deck))
+            except DeckError as error:
+                raise DeckError(f"decks[{slot}]: {error}") from None
+        return orders
 
     def action_masks(self) -> np.ndarray:
         """(B, n, 12) int8: 1 for each diver card still in hand."""
@@ -313,3 +334,22 @@ class VectorMiaui:
     def scores(self) -> np.ndarray:
         """(B, n) current scores (R10): the value sum of every pile."""
         return self._game.pile_stats[:, :, len(FISH_KINDS)].copy()
+
+
+def bytes_per_game(num_players: int) -> int:
+    """About what one game slot holds: two observation buffers of every seat's vector, plus its state."""
+    return 2 * num_players * OBSERVATION_LAYOUT.size * 4 + 6 * 1024
+
+
+def check_fits_in_memory(num_envs: int, num_players: int) -> None:
+    """InvalidConfigError, saying how much it would take, if `num_envs` games would not fit in this machine's memory."""
+    needed = num_envs * bytes_per_game(num_players)
+    try:
+        available = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # no such figure on this platform: nothing to compare with
+        return
+    if needed > available:
+        raise InvalidConfigError(
+            f"num_envs={num_envs} would take about {needed / 2**30:,.1f} GiB ({bytes_per_game(num_players) / 1024:.0f} KiB a game), "
+            f"more than this machine's {available / 2**30:,.1f} GiB of memory"
+        )

@@ -1,0 +1,61 @@
+"""What every command line shares: argument types that refuse bad values, an output check made
+before the work starts, and one way to end on a user error or Ctrl-C (one line, no traceback)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn
+
+INTERRUPTED = 130  # the shell's exit status for a command ended by Ctrl-C
+
+
+def check_writable(directory: Path) -> None:
+    """Create `directory` if needed and make sure files can be written there (OSError naming it if not)."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as error:
+        raise OSError(f"cannot write to {directory}: {error.strerror or error}") from None
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1."""
+    return _bounded_int(text, 1)
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: an integer >= 0."""
+    return _bounded_int(text, 0)
+
+
+def _bounded_int(text: str, least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{value} is not allowed; it must be at least {least}")
+    return value
+
+
+def fail(prog: str, error: BaseException | str) -> NoReturn:
+    """End the command on a user error: one line on stderr, exit status 2 (as argparse does)."""
+    print(f"{prog}: error: {error}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def run_command(prog: str, command: Callable[[], int | None], interrupted: str = "interrupted") -> NoReturn:
+    """Run a command's work: a user error (ValueError, OSError) or Ctrl-C ends it with one line, not a traceback."""
+    try:
+        status = command()
+    except KeyboardInterrupt:
+        print(f"\n{prog}: {interrupted}", file=sys.stderr)
+        raise SystemExit(INTERRUPTED) from None
+    except (ValueError, OSError) as error:
+        fail(prog, error)
+    raise SystemExit(status or 0)

@@ -1,0 +1,380 @@
+"""Every public surface refuses bad input with a specific error naming the value, and changes nothing.
+
+Each table row is one careless call: the error type it must raise, a piece of the message (the
+bad value, or what is allowed), and for stateful objects a check that nothing moved: observations,
+`state()`, generator states and a clean game from the same seed afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from gymnasium.error import ResetNeeded
+
+import miaui_env
+from miaui_env import DeckError, IllegalActionError, InvalidConfigError
+from miaui_env.agents import AgentError, RandomAgent
+from miaui_env.arena import gauntlet_significance
+from miaui_env.env import ResetOptionError, UnknownAgentError
+from miaui_env.files import CheckpointError
+from miaui_env.seeding import SeedError
+from miaui_env.single_agent import MiauiSingleAgentEnv
+from miaui_env.vector import VectorMiaui
+
+ROOT = Path(__file__).parent.parent
+DECK = [str(card) for card in miaui_env.DEFAULT_DECK]  # a whole deck in its printed order
+
+
+def aec_snapshot(env) -> bytes:
+    """Everything a careless call could change in an AEC or parallel env, as bytes."""
+    raw = env.unwrapped
+    game = raw._game
+    parts = [pickle.dumps(raw.np_random.bit_generator.state)]
+    if game is not None:
+        parts += [pickle.dumps(game), raw.state().tobytes()]
+        parts += [raw._observe(seat)["observation"].tobytes() for seat in range(len(raw.possible_agents))]
+    for name in ("agent_selection", "_pending", "agents", "_has_reset"):
+        parts.append(pickle.dumps(getattr(env, name, None)))
+    return b"".join(parts)
+
+
+AEC_CALLS = [
+    ("observe an unknown agent", lambda env: env.observe("player_9"), UnknownAgentError, "player_9"),
+    ("observe by seat number", lambda env: env.observe(0), UnknownAgentError, "agents are"),
+    ("negative seed", lambda env: env.reset(seed=-1), SeedError, "seed=-1"),
+    ("float seed", lambda env: env.reset(seed=1.5), SeedError, "1.5"),
+    ("string seed", lambda env: env.reset(seed="7"), SeedError, "'7'"),
+    ("bool seed", lambda env: env.reset(seed=True), SeedError, "True"),
+    ("unknown reset option", lambda env: env.reset(options={"dek": DECK}), ResetOptionError, "dek"),
+    ("options not a dict", lambda env: env.reset(options=["deck"]), ResetOptionError, "must be a dict"),
+    ("deck as one string", lambda env: env.reset(options={"deck": "kittenfish:1"}), DeckError, "sequence of 37"),
+    ("deck missing a card", lambda env: env.reset(options={"deck": DECK[:-1]}), DeckError, "missing"),
+    ("good seed, bad deck", lambda env: env.reset(seed=3, options={"deck": DECK[:5]}), DeckError, "exactly once"),
+    ("action out of range", lambda env: env.step(12), IllegalActionError, "action 12"),
+    ("action as a string", lambda env: env.step("3"), IllegalActionError, "'3'"),
+    ("action as a float", lambda env: env.step(2.0), IllegalActionError, "2.0"),
+]
+
+
+@pytest.mark.parametrize(("call", "error", "message"), [row[1:] for row in AEC_CALLS], ids=[row[0] for row in AEC_CALLS])
+def test_the_aec_env_refuses_and_changes_nothing(call, error, message):
+    env = miaui_env.env(num_players=4)
+    env.reset(seed=11)
+    env.step(3)  # a pending choice, to see it survive the refused call
+    before = aec_snapshot(env)
+    with pytest.raises(error, match=message):
+        call(env)
+    assert aec_snapshot(env) == before
+
+
+def test_a_refused_first_reset_leaves_the_env_not_reset():
+    env = miaui_env.env()
+    with pytest.raises(SeedError):
+        env.reset(seed=-5)
+    with pytest.raises(AssertionError, match="reset"):  # PettingZoo's own order enforcing still applies
+        env.step(0)
+    env.reset(seed=5)
+    assert env.agent_selection == "player_0"
+
+
+@pytest.mark.parametrize("call", ["observe", "state", "step", "last"])
+def test_before_reset_the_raw_envs_say_reset_is_needed(call):
+    raw = miaui_env.raw_env()
+    with pytest.raises(ResetNeeded, match="reset"):
+        {"observe": lambda: raw.observe("player_0"), "state": raw.state, "step": lambda: raw.step(0), "last": raw.last}[call]()
+    parallel = miaui_env.parallel_env()
+    with pytest.raises(ResetNeeded, match="reset"):
+        parallel.step({})
+
+
+def play_out(env) -> None:
+    for _agent in env.agent_iter():
+        obs, _, terminated, _, _ = env.last()
+        env.step(None if terminated else int(np.flatnonzero(obs["action_mask"])[0]))
+
+
+def test_after_the_end_stepping_says_reset_is_needed():
+    env = miaui_env.env(num_players=3)
+    env.reset(seed=2)
+    play_out(env)
+    with pytest.raises(ResetNeeded, match="game is over"):
+        env.unwrapped.step(0)
+    parallel = miaui_env.parallel_env(num_players=3)
+    parallel.reset(seed=2)
+    while parallel.agents:
+        parallel.step({a: int(np.flatnonzero(parallel.game.hands[s])[0]) for s, a in enumerate(parallel.agents)})
+    with pytest.raises(ResetNeeded, match="game is over"):
+        parallel.step({a: 0 for a in parallel.possible_agents})
+
+
+PARALLEL_CALLS = [
+    ("actions as a list", lambda agents: [0, 1, 2, 3], "dict"),
+    ("an agent missing", lambda agents: {a: 0 for a in agents[:-1]}, "one action for each"),
+    ("an extra agent", lambda agents: {**{a: 0 for a in agents}, "player_7": 0}, "player_7"),
+    ("a numpy float", lambda agents: {a: np.float64(1) for a in agents}, "1.0"),
+    ("None for a live agent", lambda agents: {a: None for a in agents}, "None"),
+    ("one card not in hand", lambda agents: {a: 3 if a != "player_2" else 0 for a in agents}, "player_2: action 0"),
+]
+
+
+@pytest.mark.parametrize(("actions", "message"), [row[1:] for row in PARALLEL_CALLS], ids=[row[0] for row in PARALLEL_CALLS])
+def test_the_parallel_env_refuses_and_changes_nothing(actions, message):
+    env = miaui_env.parallel_env(num_players=4)
+    env.reset(seed=4)
+    env.step({a: 0 for a in env.agents})  # everyone has played diver card 1
+    before = aec_snapshot(env)
+    with pytest.raises(IllegalActionError, match=message):
+        env.step(actions(env.agents))
+    assert aec_snapshot(env) == before
+
+
+# -- Gymnasium ------------------------------------------------------------------------------------
+GYM_CONSTRUCTORS = [
+    ({"seat": 1.0}, InvalidConfigError, "seat=1.0"),
+    ({"seat": True}, InvalidConfigError, "seat=True"),
+    ({"seat": 4}, InvalidConfigError, "0-3"),
+    ({"opponents": "random"}, AgentError, "load_agent"),
+    ({"opponents": [RandomAgent(), RandomAgent()]}, AgentError, "3 other seats"),
+    ({"opponents": [RandomAgent(), 7, RandomAgent()]}, AgentError, "7"),
+    ({"num_players": 2}, InvalidConfigError, "num_players=2"),
+    ({"view": "god"}, InvalidConfigError, "view='god'"),
+    ({"reward": "points"}, InvalidConfigError, "reward='points'"),
+    ({"render_mode": "rgb"}, InvalidConfigError, "render_mode='rgb'"),
+    ({"num_player": 4}, InvalidConfigError, "num_player"),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "error", "message"), GYM_CONSTRUCTORS, ids=[str(k) for k, _, _ in GYM_CONSTRUCTORS])
+def test_the_gymnasium_env_refuses_bad_settings(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        MiauiSingleAgentEnv(**kwargs)
+
+
+def gym_snapshot(env: MiauiSingleAgentEnv) -> bytes:
+    return pickle.dumps((env.seat, env.np_random.bit_generator.state)) + aec_snapshot(env._game) + env._own_observation().tobytes()
+
+
+GYM_CALLS = [
+    ("unknown reset option", lambda env: env.reset(options={"dek": DECK}), ResetOptionError, "dek"),
+    ("bad deck", lambda env: env.reset(seed=1, options={"deck": DECK[:3]}), DeckError, "exactly once"),
+    ("negative seed", lambda env: env.reset(seed=-2), SeedError, "-2"),
+    ("illegal card", lambda env: env.step(12), IllegalActionError, "action 12"),
+    ("float card", lambda env: env.step(1.0), IllegalActionError, "1.0"),
+]
+
+
+@pytest.mark.parametrize(("call", "error", "message"), [row[1:] for row in GYM_CALLS], ids=[row[0] for row in GYM_CALLS])
+def test_the_gymnasium_env_refuses_mid_game_and_changes_nothing(call, error, message):
+    env = MiauiSingleAgentEnv(num_players=4)
+    env.reset(seed=8)
+    env.step(int(env.action_masks().argmax()))
+    before = gym_snapshot(env)
+    with pytest.raises(error, match=message):
+        call(env)
+    assert gym_snapshot(env) == before
+
+
+def test_the_gymnasium_env_says_reset_is_needed():
+    env = MiauiSingleAgentEnv(num_players=3)
+    with pytest.raises(ResetNeeded):
+        env.action_masks()
+    with pytest.raises(ResetNeeded):
+        env.step(0)
+    env.reset(seed=1)
+    done = False
+    while not done:
+        _, _, done, _, _ = env.step(int(env.action_masks().argmax()))
+    with pytest.raises(ResetNeeded, match="game is over"):
+        env.step(0)
+
+
+# -- the batched engine and the SB3 VecEnv --------------------------------------------------------
+ENGINE_CONSTRUCTORS = [
+    ({"num_envs": 10**9}, InvalidConfigError, "GiB"),
+    ({"num_envs": 2.0}, InvalidConfigError, "2.0"),
+    ({"num_envs": 2, "seed": -1}, SeedError, "seed=-1"),
+    ({"num_envs": 2, "seed": "1"}, SeedError, "'1'"),
+    ({"num_envs": 2, "num_players": True}, InvalidConfigError, "True"),
+    ({"num_envs": 2, "no_fighting": 1}, InvalidConfigError, "no_fighting"),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "error", "message"), ENGINE_CONSTRUCTORS, ids=[str(k) for k, _, _ in ENGINE_CONSTRUCTORS])
+def test_the_batched_engine_refuses_bad_construction(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        VectorMiaui(**kwargs)
+
+
+def engine_snapshot(engine: VectorMiaui) -> bytes:
+    generators = pickle.dumps([rng.bit_generator.state for rng in engine._rngs])
+    arrays = b"".join(a.tobytes() for a in engine._game if isinstance(a, np.ndarray))
+    return generators + arrays + engine._obs.tobytes() + pickle.dumps((engine._pending_decks, engine._deals_left, engine.round))
+
+
+ENGINE_RESETS = [
+    ("a bad seed after good decks", {"decks": [DECK, None], "seeds": [1, -1]}, SeedError, r"seeds\[1\]=-1"),
+    ("too few seeds", {"seeds": [1]}, SeedError, "one seed for each"),
+    ("seeds as a string", {"seeds": "12"}, SeedError, "'12'"),
+    ("float seed", {"seed": 0.5}, SeedError, "0.5"),
+    ("decks as one string", {"decks": "ab"}, DeckError, "one deck"),
+    ("a deck with a card missing", {"decks": [None, DECK[1:]]}, DeckError, r"decks\[1\]"),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "error", "message"), [row[1:] for row in ENGINE_RESETS], ids=[row[0] for row in ENGINE_RESETS])
+def test_the_batched_engine_refuses_a_reset_and_changes_nothing(kwargs, error, message):
+    engine = VectorMiaui(2, num_players=4, seed=0)
+    engine.step(np.ones((2, 4), dtype=np.int64))
+    before = engine_snapshot(engine)
+    with pytest.raises(error, match=message):
+        engine.reset(**kwargs)
+    assert engine_snapshot(engine) == before
+    # And the next deal is the one a clean engine would make: no deck was left queued.
+    clean = VectorMiaui(2, num_players=4, seed=0)
+    clean.step(np.ones((2, 4), dtype=np.int64))
+    assert np.array_equal(engine.reset()[0], clean.reset()[0])
+
+
+VECENV_CONSTRUCTORS = [
+    ({"learner_seats": ["0"]}, InvalidConfigError, "'0'"),
+    ({"learner_seats": [0.9]}, InvalidConfigError, "0.9"),
+    ({"learner_seats": [True]}, InvalidConfigError, "True"),
+    ({"learner_seats": [0, 0]}, InvalidConfigError, "distinct"),
+    ({"learner_seats": []}, InvalidConfigError, "non-empty"),
+    ({"learner_seats": "01"}, InvalidConfigError, "'01'"),
+    ({"opponent": "counter"}, AgentError, "load_agent"),
+    ({"opponent": 3}, AgentError, "3"),
+    ({"seed": -4}, SeedError, "-4"),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "error", "message"), VECENV_CONSTRUCTORS, ids=[str(k) for k, _, _ in VECENV_CONSTRUCTORS])
+def test_the_sb3_vecenv_refuses_bad_construction(kwargs, error, message):
+    from miaui_env.sb3 import MiauiSelfPlayVecEnv
+
+    with pytest.raises(error, match=message):
+        MiauiSelfPlayVecEnv(2, num_players=4, **kwargs)
+
+
+VECENV_STEPS = [
+    ("float actions", np.zeros(4), "dtype float64"),
+    ("numeric strings", np.array(["1"] * 4), "dtype <U1"),
+    ("too few actions", np.zeros(3, dtype=np.int64), r"shape \(4,\)"),
+    ("a card already played", np.zeros(4, dtype=np.int64), "env index 0: action 0"),
+    ("out of range", np.full(4, 12), "action 12"),
+]
+
+
+@pytest.mark.parametrize(("actions", "message"), [row[1:] for row in VECENV_STEPS], ids=[row[0] for row in VECENV_STEPS])
+def test_the_sb3_vecenv_refuses_actions_before_any_opponent_moves(actions, message):
+    from miaui_env.sb3 import MiauiSelfPlayVecEnv
+
+    venv = MiauiSelfPlayVecEnv(4, num_players=4, learner_seats=[0], seed=3)
+    venv.reset()
+    venv.step(np.zeros(4, dtype=np.int64))  # diver card 1 played everywhere
+    opponent_state = pickle.dumps(venv.opponent.rng.bit_generator.state)
+    before = engine_snapshot(venv.engine)
+    with pytest.raises(IllegalActionError, match=message):
+        venv.step(actions)
+    assert pickle.dumps(venv.opponent.rng.bit_generator.state) == opponent_state
+    assert engine_snapshot(venv.engine) == before
+
+
+# -- the arena's statistics at the edges ------------------------------------------------------
+def test_a_losing_candidate_with_no_spread_is_never_called_significant():
+    players, sets = 4, 3
+    seats = np.tile(np.arange(players), (sets * players, 1))  # agent 0 in seat 0 of every game
+    winners = np.zeros((sets * players, players), dtype=bool)
+    winners[:, 1] = True  # the candidate never wins: zero spread across sets
+    verdict = gauntlet_significance(seats, winners, players, "random")
+    assert "win share 0.000" in verdict and "not significantly above" in verdict
+    assert "inf" not in verdict
+
+
+def test_a_few_winning_sets_are_not_enough_for_significance():
+    players, sets = 3, 4
+    seats = np.tile(np.arange(players), (sets * players, 1))
+    winners = np.zeros((sets * players, players), dtype=bool)
+    winners[:, 0] = True  # always wins, but 4 sets of 3 games: a sign test gives p = 1/16
+    verdict = gauntlet_significance(seats, winners, players, "lucky")
+    assert "sign test, 4 of 4 sets" in verdict and "p = 0.062" in verdict and "not significantly above" in verdict
+
+
+def test_many_varying_sets_still_use_the_z_test():
+    rng = np.random.default_rng(0)
+    players, sets = 4, 400
+    seats = np.tile(np.arange(players), (sets * players, 1))
+    winners = np.eye(players, dtype=bool)[np.where(rng.random(sets * players) < 0.6, 0, rng.integers(1, players, sets * players))]
+    verdict = gauntlet_significance(seats, winners, players, "strong")
+    assert "z = " in verdict and "(above fair share at the 1% level)" in verdict
+
+
+# -- command lines: one line, no traceback --------------------------------------------------------
+def command(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=300)
+
+
+def broken_checkpoint(root: Path, kind: str) -> Path:
+    run = root / kind
+    run.mkdir()
+    if kind == "bad-json":
+        (run / "model.zip").write_bytes(b"PK")
+        (run / "metadata.json").write_text("{not json")
+    else:
+        (run / "model.zip").write_bytes(b"not a zip file")
+        (run / "metadata.json").write_text(json.dumps({"observation_version": 1}))
+    return run
+
+
+CLI_CALLS = [
+    ("arena, no games", ("miaui_env.arena", "--candidate", "random", "--games", "0"), "0 is not allowed"),
+    ("arena, negative seed", ("miaui_env.arena", "--candidate", "random", "--seed", "-1"), "-1 is not allowed"),
+    ("arena, unknown agent", ("miaui_env.arena", "--candidate", "no_such_bot", "--games", "8"), "no_such_bot"),
+    ("arena, unwritable out", ("miaui_env.arena", "--candidate", "random", "--games", "8", "--out", "/proc/arena"), "cannot write"),
+    ("play, seat past the table", ("miaui_env.play", "--players", "3", "--seat", "3"), "--seat 3"),
+    ("play, unknown opponent", ("miaui_env.play", "--opponents", "nobody", "--seed", "1"), "nobody"),
+    ("demo, no games", ("miaui_env.demo", "--games", "0"), "0 is not allowed"),
+    ("selfplay, a seed that is text", ("training.selfplay", "--set", "seed=abc"), "'abc'"),
+    (
+        "selfplay, a table key misspelt",
+        ("training.selfplay", "--set", "tables=[{num_players: 4, num_games: 8, no_fightin: true}]"),
+        "no_fightin",
+    ),
+    ("selfplay, evaluation every 0", ("training.selfplay", "--set", "evaluation.every=0"), "evaluation.every"),
+    ("selfplay, unknown baseline", ("training.selfplay", "--set", "evaluation.baselines=[nobody]"), "nobody"),
+    ("selfplay, missing config", ("training.selfplay", "--config", "no/such.yaml"), "no/such.yaml"),
+    ("selfplay, nothing to resume", ("training.selfplay", "--resume", "no/such/run"), "no checkpoint"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), [row[1:] for row in CLI_CALLS], ids=[row[0] for row in CLI_CALLS])
+def test_commands_end_user_errors_with_one_line(args, message, tmp_path):
+    if args[0] == "training.selfplay" and "--resume" not in args:
+        args = (*args, "--out", str(tmp_path / "run"))  # never a run of the user's in checkpoints/
+    done = command(*args)
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("kind", ["bad-json", "bad-zip"])
+def test_a_damaged_checkpoint_is_named_not_a_traceback(tmp_path, kind):
+    run = broken_checkpoint(tmp_path, kind)
+    done = command("miaui_env.arena", "--candidate", str(run), "--games", "8", "--out", str(tmp_path / "out"))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert str(run) in done.stderr and ("not valid JSON" in done.stderr or "not a loadable" in done.stderr)
+    with pytest.raises(CheckpointError, match=r"damaged|not a loadable"):
+        from miaui_env.agents.loading import load_agent
+
+        load_agent(str(run))
+
+
+def test_human_play_asks_again_for_a_unicode_digit():
+    done = command("miaui_env.play", "--players", "3", "--seed", "2", "--opponents", "random", stdin="²\nq\n")
+    assert done.returncode == 0, done.stderr
+    assert "'²' is not a diver card" in done.stdout and "Game abandoned." in done.stdout
