@@ -347,6 +347,10 @@ CLI_CALLS = [
         "no_fightin",
     ),
     ("selfplay, evaluation every 0", ("training.selfplay", "--set", "evaluation.every=0"), "evaluation.every"),
+    ("selfplay, ppo n_steps 0", ("training.selfplay", "--set", "ppo.n_steps=0"), "ppo.n_steps=0"),
+    ("selfplay, ppo key misspelt", ("training.selfplay", "--set", "ppo.n_step=22"), "ppo.n_step is not a MaskablePPO argument"),
+    ("rllib, a seed that is text", ("training.rllib_selfplay", "--set", "seed=abc"), "'abc'"),
+    ("rllib, nothing to resume", ("training.rllib_selfplay", "--resume", "no/such/run"), "no RLlib checkpoint"),
     ("selfplay, unknown baseline", ("training.selfplay", "--set", "evaluation.baselines=[nobody]"), "nobody"),
     ("selfplay, missing config", ("training.selfplay", "--config", "no/such.yaml"), "no/such.yaml"),
     ("selfplay, nothing to resume", ("training.selfplay", "--resume", "no/such/run"), "no checkpoint"),
@@ -355,7 +359,7 @@ CLI_CALLS = [
 
 @pytest.mark.parametrize(("args", "message"), [row[1:] for row in CLI_CALLS], ids=[row[0] for row in CLI_CALLS])
 def test_commands_end_user_errors_with_one_line(args, message, tmp_path):
-    if args[0] == "training.selfplay" and "--resume" not in args:
+    if args[0].startswith("training.") and "--resume" not in args:
         args = (*args, "--out", str(tmp_path / "run"))  # never a run of the user's in checkpoints/
     done = command(*args)
     assert done.returncode == 2

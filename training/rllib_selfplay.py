@@ -33,7 +33,8 @@ from typing import Any
 from miaui_env.agents.loading import load_agent
 from miaui_env.agents.policy import load_rllib_policy
 from miaui_env.arena import ArenaConfig, play, summarize
-from miaui_env.files import atomic_write, check_observation_version, write_rows
+from miaui_env.cli import check_writable, run_command
+from miaui_env.files import CheckpointError, atomic_write, read_metadata, write_rows
 from miaui_env.observation import OBSERVATION_VERSION
 from training.config import ROOT, RLlibConfig, thaw
 
@@ -192,21 +193,29 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR")
     parser.add_argument("--out", type=Path, default=None, help="run directory (default: checkpoints/<run_name>)")
     args = parser.parse_args(argv)
-    config = RLlibConfig.load(args.resume / "config.yaml" if args.resume else args.config, args.overrides)
-    if args.resume:
-        check_observation_version(json.loads((args.resume / "metadata.json").read_text()), args.resume)
-        directory = args.resume
-    else:
-        directory = args.out or ROOT / "checkpoints" / config.run_name
-        if (directory / "algorithm").exists():
-            parser.error(f"{directory} already holds a run: --resume it, or choose another --out")
-    metadata = train(config, directory, args.address, resume=args.resume is not None)
-    last = metadata["timing"][-1] if metadata["timing"] else {}
-    rate = last.get("env_steps_per_second")
-    print(f"{metadata['iterations']} iterations, {metadata['env_steps']:,} env steps; last iteration {rate} env steps/s")
-    for row in metadata["evaluations"][-len(config.evaluation.baselines) :]:
-        print(f"  vs {row['baseline']:<8} win share {row['win_share']:.3f} +- {row['win_share_ci']:.3f}")
-    print(f"run written to {directory}/ (algorithm/, policy/, metadata.json, evaluations.csv)")
+
+    def rllib_selfplay() -> None:
+        if args.resume:
+            if not (args.resume / "algorithm").exists() or not (args.resume / "metadata.json").exists():
+                raise CheckpointError(f"{args.resume} holds no RLlib checkpoint (algorithm/ and metadata.json) to resume")
+            read_metadata(args.resume / "metadata.json")  # readable, and built for this observation layout
+        config = RLlibConfig.load(args.resume / "config.yaml" if args.resume else args.config, args.overrides)
+        if args.resume:
+            directory = args.resume
+        else:
+            directory = args.out or ROOT / "checkpoints" / config.run_name
+            if (directory / "algorithm").exists():
+                raise CheckpointError(f"{directory} already holds a run: --resume it, or choose another --out")
+            check_writable(directory)
+        metadata = train(config, directory, args.address, resume=args.resume is not None)
+        last = metadata["timing"][-1] if metadata["timing"] else {}
+        rate = last.get("env_steps_per_second")
+        print(f"{metadata['iterations']} iterations, {metadata['env_steps']:,} env steps; last iteration {rate} env steps/s")
+        for row in metadata["evaluations"][-len(config.evaluation.baselines) :]:
+            print(f"  vs {row['baseline']:<8} win share {row['win_share']:.3f} +- {row['win_share_ci']:.3f}")
+        print(f"run written to {directory}/ (algorithm/, policy/, metadata.json, evaluations.csv)")
+
+    run_command(parser.prog, rllib_selfplay)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -169,11 +169,47 @@ class Run:
         self.pool.trim()
 
 
+# The run sets these MaskablePPO arguments itself; the rest of its signature is the `ppo` section's.
+RUN_SETS = ("self", "policy", "env", "seed", "device", "verbose", "tensorboard_log", "_init_setup_model")
+# The numeric arguments' bounds, refused here with their key rather than deep inside SB3 or torch.
+PPO_BOUNDS: dict[str, tuple[type, Callable[[float], bool], str]] = {
+    "learning_rate": (float, lambda v: v > 0, "a number > 0"),
+    "n_steps": (int, lambda v: v >= 1, "an integer >= 1"),
+    "batch_size": (int, lambda v: v >= 1, "an integer >= 1"),
+    "n_epochs": (int, lambda v: v >= 1, "an integer >= 1"),
+    "gamma": (float, lambda v: 0 <= v <= 1, "a number from 0 to 1"),
+    "gae_lambda": (float, lambda v: 0 <= v <= 1, "a number from 0 to 1"),
+    "clip_range": (float, lambda v: v > 0, "a number > 0"),
+    "ent_coef": (float, lambda v: v >= 0, "a number >= 0"),
+    "vf_coef": (float, lambda v: v >= 0, "a number >= 0"),
+    "max_grad_norm": (float, lambda v: v > 0, "a number > 0"),
+}
+
+
+def check_ppo_section(section: Mapping[str, Any]) -> None:
+    """Refuse a `ppo` key MaskablePPO does not take, or a numeric value out of its bounds (ConfigError)."""
+    import inspect
+
+    from sb3_contrib import MaskablePPO
+
+    taken = [name for name in inspect.signature(MaskablePPO.__init__).parameters if name not in RUN_SETS]
+    for key, value in section.items():
+        if key not in taken:
+            raise ConfigError(f"ppo.{key} is not a MaskablePPO argument (or is set by the run); arguments: {', '.join(taken)}")
+        if key not in PPO_BOUNDS:
+            continue
+        kind, within, allowed = PPO_BOUNDS[key]
+        numeric = not isinstance(value, bool) and isinstance(value, int if kind is int else int | float)
+        if not numeric or not within(value):
+            raise ConfigError(f"ppo.{key}={value!r} is not allowed; it must be {allowed}")
+
+
 def ppo_kwargs(section: Mapping[str, Any]) -> dict[str, Any]:
-    """The `ppo` section as MaskablePPO's keyword arguments (plain dicts and lists): YAML cannot hold
-    a class, so `policy_kwargs.activation_fn` is written as a torch.nn class name (`ReLU`, `Tanh`)."""
+    """The `ppo` section as MaskablePPO's keyword arguments (plain dicts and lists), checked: YAML cannot
+    hold a class, so `policy_kwargs.activation_fn` is written as a torch.nn class name (`ReLU`, `Tanh`)."""
     import torch
 
+    check_ppo_section(section)
     kwargs: dict[str, Any] = thaw(section)
     policy_kwargs = kwargs.get("policy_kwargs") or {}
     activation = policy_kwargs.get("activation_fn")
