@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from miaui_env.agents import Agent, as_seen, views_at_table
+from miaui_env.agents import Agent, as_seen, checked_actions, views_at_table
 from miaui_env.agents.loading import load_agents
 from miaui_env.cli import check_writable, non_negative_int, positive_int, run_command
 from miaui_env.files import atomic_write, replacing
@@ -154,7 +154,7 @@ def play(
             actions = np.zeros(lineup.shape, dtype=np.int64)
             for agent, view, where in zip(agents, views, sits, strict=True):
                 if where.any():
-                    actions[where] = agent.act(as_seen(obs[where], view, dealt), masks[where])
+                    actions[where] = checked_actions(agent, as_seen(obs[where], view, dealt), masks[where])
             obs, masks, _, _, infos = engine.step(actions)
         scores[start:stop], winners[start:stop] = infos["scores"], infos["winners"]
         if progress is not None:

@@ -82,7 +82,7 @@ shows its oldest 3 cards one by one (outside No Fighting it only ever holds one)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Unpack
 
 import gymnasium
@@ -156,11 +156,11 @@ class _MiauiEnv:
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         """The observation space of `agent` (the same for every agent)."""
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self.possible_agents[self.seat(agent)]]
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         """The action space of `agent`: Discrete(12)."""
-        return self.action_spaces[agent]
+        return self.action_spaces[self.possible_agents[self.seat(agent)]]
 
     @property
     def game(self) -> GameState:
@@ -256,6 +256,8 @@ class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
         """The acting agent's observation, reward, termination, truncation and info (PettingZoo's `last`)."""
         if self._game is None:
             raise ResetNeeded("call reset() before last(): no game has been dealt yet")
+        if not self.agents:
+            raise ResetNeeded("the game is over and every agent has stepped out: call reset() to deal a new one")
         last: tuple[Any, float, bool, bool, dict[str, Any]] = super().last(observe)
         return last
 
@@ -312,7 +314,7 @@ class MiauiParallelEnv(_MiauiEnv, ParallelEnv):
         if not isinstance(actions, Mapping):
             raise IllegalActionError(f"step() takes a dict of one action per agent ({self.agents}), got {actions!r:.60}")
         if set(actions) != set(self.agents):
-            raise IllegalActionError(f"step() needs one action for each of {self.agents}, got {sorted(actions)}")
+            raise IllegalActionError(f"step() needs one action for each of {self.agents}, got {sorted(map(repr, actions))}")
         cards = [self.check_action(a, actions[a]) + 1 for a in self.agents]
         final, info_list = self._reveal(cards)
         observations = self._observations()
@@ -332,6 +334,8 @@ class _CheckedOrderEnforcingWrapper(OrderEnforcingWrapper):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Check the arguments (nothing changes if they are refused), then reset."""
+        if isinstance(options, Mapping) and isinstance(options.get("deck"), Iterator):
+            options = {**options, "deck": list(options["deck"])}  # checked here and read again by the env
         self.unwrapped.check_reset(seed, options)
         super().reset(seed=seed, options=options)
 

@@ -402,7 +402,7 @@ def _state_index(num_players: int) -> np.ndarray:
 
 def check_view(view: str) -> None:
     """Refuse anything but a known view, naming the views."""
-    if view not in VIEWS:
+    if not isinstance(view, str) or view not in VIEWS:
         raise InvalidConfigError(f"view={view!r} is not allowed; views are {', '.join(map(repr, VIEWS))}")
 
 

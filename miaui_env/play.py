@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from miaui_env.agents import as_seen, views_at_table
+from miaui_env.agents import as_seen, checked_actions, views_at_table
 from miaui_env.agents.loading import load_agents
 from miaui_env.cli import non_negative_int, run_command
 from miaui_env.env import parallel_env
@@ -64,7 +64,7 @@ def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
         for seat, agent in agents.items():
             seen = observations[seat_name(seat)]
             shown = as_seen(seen["observation"][None], views[seat], dealt)
-            actions[seat_name(seat)] = int(agent.act(shown, seen["action_mask"][None])[0])
+            actions[seat_name(seat)] = int(checked_actions(agent, shown, seen["action_mask"][None])[0])
         observations, _, _, _, infos = env.step(actions)
         for record in infos[me]["round_results"]:
             print("\n" + "\n".join(describe_round(record)))

@@ -25,7 +25,7 @@ RENDER_MODES = ("human", "ansi")
 
 def check_render_mode(render_mode: str | None) -> None:
     """Refuse anything but None or a known render mode, naming the modes."""
-    if render_mode is not None and render_mode not in RENDER_MODES:
+    if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in RENDER_MODES):
         raise InvalidConfigError(f"render_mode={render_mode!r} is not allowed; use None, {', '.join(map(repr, RENDER_MODES))}")
 
 

@@ -406,7 +406,7 @@ def winners(state: GameState) -> tuple[int, ...]:
 
 def check_reward(reward: str) -> None:
     """Refuse anything but a known reward mode, naming the modes."""
-    if reward not in REWARDS:
+    if not isinstance(reward, str) or reward not in REWARDS:
         raise InvalidConfigError(f"reward={reward!r} is not allowed; rewards are {', '.join(map(repr, REWARDS))}")
 
 

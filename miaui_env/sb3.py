@@ -35,7 +35,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
-from miaui_env.agents import Agent, Policy, RandomAgent, as_policy, check_agent, reset_agent
+from miaui_env.agents import Agent, Policy, RandomAgent, check_agent, checked_actions, reset_agent
 from miaui_env.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
 from miaui_env.rules import NUM_DIVER_CARDS, NUM_ROUNDS, IllegalActionError, InvalidConfigError, illegal_action
 from miaui_env.seeding import Seed, seed_children, seed_int
@@ -190,7 +190,7 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         if opponents.size:
             seen = self._obs[:, opponents].reshape(-1, self._obs.shape[-1])
             masks = self._masks[:, opponents].reshape(-1, NUM_DIVER_CARDS)
-            joint[:, opponents] = np.asarray(as_policy(self.opponent)(seen, masks)).reshape(games, opponents.size)
+            joint[:, opponents] = checked_actions(self.opponent, seen, masks).reshape(games, opponents.size)
         obs, self._masks, rewards, dones, infos = self.engine.step(joint)
         self._obs = obs
         learner_rewards = rewards[:, learners].reshape(self.num_envs).astype(np.float32)

@@ -4,8 +4,9 @@
 
 The agent plays one seat (`seat=None` draws it anew each reset from the env's generator, so every
 position at the table is learned); the other seats are played by `opponents`: None (uniformly
-random legal cards), one agent or batched callable for every opponent seat, or a list with one per
-opponent seat in clockwise order from the agent's left. Observations are the env's 620-float vector
+random legal cards), one agent or batched callable for every opponent seat (each seat plays its
+own copy, so an agent with memory follows one seat), or a list with one per opponent seat in
+clockwise order from the agent's left. Observations are the env's 620-float vector
 (`miaui_env.env` documents it) as a Box; `action_masks()` gives the legal cards, which is what
 sb3-contrib's MaskablePPO looks for. Rewards, views, variants and errors are the env's: an action
 that is not a card in hand raises IllegalActionError and changes nothing. An opponent that plays
@@ -15,6 +16,7 @@ whatever `view` the agent sees.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any, Unpack
 
@@ -22,7 +24,7 @@ import gymnasium
 import numpy as np
 from gymnasium.error import ResetNeeded
 
-from miaui_env.agents import Agent, AgentError, Policy, RandomAgent, as_policy, as_seen, check_agent, reset_agent, views_at_table
+from miaui_env.agents import Agent, AgentError, Policy, RandomAgent, as_seen, check_agent, checked_actions, reset_agent, views_at_table
 from miaui_env.env import MiauiParallelEnv
 from miaui_env.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
 from miaui_env.render import RENDER_MODES
@@ -95,8 +97,7 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             agent = f"player_{(self.seat + k) % self.num_players}"
             seen = self._obs[agent]
             shown = as_seen(seen["observation"][None], self._views[k - 1], self._dealt)
-            chosen = as_policy(opponent)(shown, seen["action_mask"][None])
-            actions[agent] = int(np.asarray(chosen).reshape(-1)[0])
+            actions[agent] = int(checked_actions(opponent, shown, seen["action_mask"][None])[0])
         self._obs, rewards, terminations, _, infos = self._game.step(actions)
         info = dict(infos[me])
         info["seat"] = self.seat
@@ -113,4 +114,5 @@ def _opponent_list(opponents: object, seats: int) -> list[Agent | Policy]:
         if len(opponents) != seats:
             raise AgentError(f"opponents must give one agent for each of the {seats} other seats, got {len(opponents)}")
         return [check_agent(opponent, "opponent") for opponent in opponents]
-    return [check_agent(opponents, "opponents")] * seats
+    # One copy per seat: an agent with memory (the counter) must follow one seat, not all of them.
+    return [copy.deepcopy(check_agent(opponents, "opponents")) for _ in range(seats)]

@@ -132,7 +132,7 @@ def test_rllib_configs_refuse_unknown_keys_too(tmp_path):
         ("view=tabel", "config key 'view' is 'tabel'; allowed: one of 'table', 'recall'"),
         ("evaluation.baselines=random", "config key 'evaluation.baselines' is 'random'; allowed: a list, each a string"),
         ("evaluation.baselines=[random, 3]", r"config key 'evaluation.baselines\[1\]' is 3; allowed: a string"),
-        ("opponents.weights.random=yes", "config key 'opponents.weights.random' is True; allowed: a number >= 0"),
+        ("opponents.weights.random=true", "config key 'opponents.weights.random' is True; allowed: a number >= 0"),
         ("opponents.weights={random: -1}", "config key 'opponents.weights.random' is -1; allowed: a number >= 0"),
         ("tables=[{num_players: 7, num_games: 2}]", r"config key 'tables\[0\].num_players' is 7; allowed: an integer from 3 to 6"),
         ("tables=[{num_players: 4, num_games: 2, open_baskets: 1}]", r"'tables\[0\].open_baskets' is 1; allowed: a bool"),

@@ -57,13 +57,35 @@ class ConfigError(ValueError):
 
 # -- YAML ---------------------------------------------------------------------------------------
 class YamlLoader(yaml.SafeLoader):
-    """PyYAML's safe loader (YAML 1.1), with YAML 1.2's floats: `1e-4` and `1E5` are numbers."""
+    """PyYAML's safe loader (YAML 1.1) reading numbers and booleans as YAML 1.2 does: `1e-4` is a
+    float, `010` is ten (not octal eight), `1:30` is text (not ninety), `yes`/`on` are text (only
+    `true`/`false` are booleans); a key given twice in one mapping is refused, not silently replaced."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        """A mapping, refusing a key that appears twice."""
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise ConfigError(f"key {key!r} appears twice in one mapping (line {key_node.start_mark.line + 1})")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
+_YAML_1_2 = {"tag:yaml.org,2002:float", "tag:yaml.org,2002:int", "tag:yaml.org,2002:bool"}
 YamlLoader.yaml_implicit_resolvers = {
-    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:float"]
+    first: [(tag, pattern) for tag, pattern in resolvers if tag not in _YAML_1_2]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+YamlLoader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+YamlLoader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^[-+]?[0-9](?:_?[0-9])*$"), list("-+0123456789"))
+
+
+def _decimal_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    return int(str(loader.construct_scalar(node)))  # decimal, never YAML 1.1's octal
+
+
+YamlLoader.add_constructor("tag:yaml.org,2002:int", _decimal_int)
 YamlLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
     re.compile(
@@ -78,9 +100,16 @@ YamlLoader.add_implicit_resolver(
 )
 
 
-def read_yaml(text: str) -> Any:
-    """YAML text as plain data, floats as YAML 1.2 writes them."""
-    return yaml.load(text, Loader=YamlLoader)  # a SafeLoader: safe
+def read_yaml(text: str, source: str = "") -> Any:
+    """YAML text as plain data, numbers and booleans as YAML 1.2 reads them; ConfigError (naming
+    `source` and the line) for text that is not YAML, or a tag a safe loader does not build."""
+    try:
+        return yaml.load(text, Loader=YamlLoader)  # a SafeLoader: safe
+    except yaml.YAMLError as error:
+        where = getattr(error, "problem_mark", None)
+        line = f" (line {where.line + 1})" if where is not None else ""
+        problem = getattr(error, "problem", None) or error
+        raise ConfigError(f"{source}not valid YAML{line}: {problem}") from None
 
 
 # -- seeds --------------------------------------------------------------------------------------
@@ -228,7 +257,7 @@ class RunConfig(_Section):
         data = read_yaml(cls.DEFAULTS.read_text())
         _check(cls, data, f"{cls.DEFAULTS}: ")
         if path is not None:
-            given = read_yaml(Path(path).read_text())
+            given = read_yaml(Path(path).read_text(), f"{path}: ")
             if given is not None and not isinstance(given, dict):
                 raise ConfigError(f"{path}: a config file is a mapping of keys to values, not {given!r}")
             data = _merged(cls, data, given or {})
@@ -491,7 +520,7 @@ def _override(kind: type[RunConfig], data: dict[str, Any], override: str) -> dic
         else:
             whole = ".".join(parts[:depth])
             raise ConfigError(f"--set {override}: {whole!r} has no keys; set it whole (--set {whole}=...)")
-    value = text if _optional(kinds[-1])[0] is str else read_yaml(text)
+    value = text if _optional(kinds[-1])[0] is str else read_yaml(text, f"--set {override}: ")
 
     def setting(node: Any, depth: int) -> Any:
         if depth == len(parts):

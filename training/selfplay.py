@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -78,9 +79,11 @@ class Run:
         ]
         self.venv = MultiTableVecEnv(self.tables)
         self.pool = SnapshotPool(directory / "pool", config.opponents.pool_size)
-        self.baselines = {
-            name: load_agent(name, seed=seeds.integer("baselines", i)) for i, name in enumerate(config.opponents.baseline_names)
-        }
+        # Each table has baselines of its own: an agent with memory (the counter) follows one batch of games.
+        self.baselines = [
+            {name: load_agent(name, seed=seeds.integer("baselines", t, i)) for i, name in enumerate(config.opponents.baseline_names)}
+            for t in range(len(self.tables))
+        ]
         self.opponent_seeds = seeds.sequence("opponents")  # each refresh spawns one child per table
         for name in (*config.evaluation.baselines, config.kickstart.teacher):
             load_agent(name)  # a name nothing can load is refused now, not after the cloning
@@ -91,10 +94,15 @@ class Run:
             self.metadata = json.loads((directory / "metadata.json").read_text())
             self.pool.discard_after(self.metadata["steps"])  # snapshots taken after the checkpoint belong to lost steps
         else:
-            self.model = MaskablePPO(
-                "MlpPolicy", self.venv, seed=seeds.integer("ppo"), device="cpu", verbose=0,
-                tensorboard_log=str(directory / "tensorboard"), **ppo_kwargs(config.ppo),
-            )  # fmt: skip
+            kwargs = ppo_kwargs(config.ppo)
+            try:
+                self.model = MaskablePPO(
+                    "MlpPolicy", self.venv, seed=seeds.integer("ppo"), device="cpu", verbose=0,
+                    tensorboard_log=str(directory / "tensorboard"), **kwargs,
+                )  # fmt: skip
+            except (TypeError, ValueError, AssertionError, NotImplementedError) as error:
+                # Values inside the section (policy_kwargs, schedules) are checked by SB3 and torch themselves.
+                raise ConfigError(f"the ppo section was refused by MaskablePPO: {type(error).__name__}: {error}") from None
             self.metadata = {
                 "observation_version": OBSERVATION_VERSION,
                 "tables": [table.to_dict() for table in config.tables],
@@ -113,19 +121,15 @@ class Run:
     def refresh_opponents(self) -> None:
         """Deal opponent seats among the pool and the baselines, by weight, from the next episode."""
         weights = self.config.opponents.weights
-        snapshots = self.pool.agents(self.model)
-        agents: list[Agent | Policy] = []
-        shares: list[float] = []
+        members: list[Agent | Policy] = []
         if weights.get("pool", 0) > 0:
             # Until the first snapshot, the pool's share goes to the learner itself (pure self-play).
-            members = snapshots or [PolicyAgent(self.model, "learner")]
-            agents += members
-            shares += [weights["pool"] / len(members)] * len(members)
-        for name, weight in weights.items():
-            if name != "pool" and weight > 0:
-                agents.append(self.baselines[name])
-                shares.append(weight)
-        for table, seed in zip(self.tables, self.opponent_seeds.spawn(len(self.tables)), strict=True):
+            members = [*self.pool.agents(self.model)] or [PolicyAgent(self.model, "learner")]
+        baseline_weights = {name: weight for name, weight in weights.items() if name != "pool" and weight > 0}
+        shares = [weights.get("pool", 0) / max(len(members), 1)] * len(members) + list(baseline_weights.values())
+        spawned = zip(self.tables, self.baselines, self.opponent_seeds.spawn(len(self.tables)), strict=True)
+        for table, baselines, seed in spawned:
+            agents = [*members, *(baselines[name] for name in baseline_weights)]
             seats = max(table.num_players - len(table.learner_seats), 1)  # all-learner tables never ask
             table.set_opponent(OpponentMixture(agents, shares, np.random.default_rng(seed), seats_per_game=seats))
 
@@ -200,7 +204,7 @@ def check_ppo_section(section: Mapping[str, Any]) -> None:
             continue
         kind, within, allowed = PPO_BOUNDS[key]
         numeric = not isinstance(value, bool) and isinstance(value, int if kind is int else int | float)
-        if not numeric or not within(value):
+        if not numeric or not math.isfinite(value) or not within(value):
             raise ConfigError(f"ppo.{key}={value!r} is not allowed; it must be {allowed}")
 
 
@@ -212,6 +216,8 @@ def ppo_kwargs(section: Mapping[str, Any]) -> dict[str, Any]:
     check_ppo_section(section)
     kwargs: dict[str, Any] = thaw(section)
     policy_kwargs = kwargs.get("policy_kwargs") or {}
+    if not isinstance(policy_kwargs, dict):
+        raise ConfigError(f"ppo.policy_kwargs={policy_kwargs!r} is not allowed; it is a mapping of the policy's keyword arguments")
     activation = policy_kwargs.get("activation_fn")
     if isinstance(activation, str):
         if not isinstance(getattr(torch.nn, activation, None), type):
@@ -348,7 +354,9 @@ def main(argv: list[str] | None = None) -> None:
             finish_staged(args.resume)  # a checkpoint a killed run was putting in place is completed first
             if not (args.resume / "model.zip").exists() or not (args.resume / "metadata.json").exists():
                 raise CheckpointError(f"{args.resume} holds no checkpoint (model.zip and metadata.json) to resume")
-            read_metadata(args.resume / "metadata.json")  # readable, and built for this observation layout
+            metadata = read_metadata(args.resume / "metadata.json")  # readable, and built for this observation layout
+            if not isinstance(metadata.get("steps"), int) or not isinstance(metadata.get("evaluations"), list):
+                raise CheckpointError(f"{args.resume / 'metadata.json'} has no steps and evaluations: it is not a self-play checkpoint")
             config = load_config(args.resume / "config.yaml", args.overrides)
             directory = args.resume
         else:
@@ -361,7 +369,7 @@ def main(argv: list[str] | None = None) -> None:
         print(summary(metadata, directory))
 
     # A user error (a bad config value, an agent nothing can load, a damaged checkpoint) is one line.
-    run_command(parser.prog, selfplay, interrupted="interrupted before the first checkpoint: start the run anew")
+    run_command(parser.prog, selfplay, interrupted="interrupted: the last checkpoint written stands (--resume continues from it)")
 
 
 if __name__ == "__main__":

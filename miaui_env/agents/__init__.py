@@ -66,6 +66,25 @@ def check_agent(agent: object, what: str = "agent") -> Agent | Policy:
     return agent  # type: ignore[return-value]
 
 
+def checked_actions(agent: Agent | Policy, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The agent's cards for a batch, as int64 card indices, each one its mask allows; an agent's
+    malformed answer (floats, a wrong length, an illegal card) is an AgentError naming the agent."""
+    name = getattr(agent, "name", getattr(agent, "__name__", repr(agent)))
+    answer = np.asarray(as_policy(agent)(observations, masks))
+    rows = masks.shape[0]
+    if answer.shape not in ((rows,), (rows, 1)) or not np.issubdtype(answer.dtype, np.integer):
+        raise AgentError(f"agent {name!r} answered {answer!r:.80} (dtype {answer.dtype}, shape {answer.shape}); "
+                         f"an agent returns {rows} integer card indices 0-11")  # fmt: skip
+    actions = answer.reshape(rows).astype(np.int64)
+    legal = (actions >= 0) & (actions < masks.shape[1])
+    legal[legal] = masks[np.flatnonzero(legal), actions[legal]] > 0
+    if not legal.all():
+        row = int(np.flatnonzero(~legal)[0])
+        legal_here = np.flatnonzero(masks[row]).tolist()
+        raise AgentError(f"agent {name!r} played card index {actions[row]} in row {row}, where the legal ones are {legal_here}")
+    return actions
+
+
 def as_policy(agent: Agent | Policy) -> Policy:
     """The batched `(observations, masks) -> actions` function of an agent or callable."""
     act = getattr(agent, "act", None)
