@@ -48,15 +48,18 @@ from typing import Any
 
 import numpy as np
 
-from miaui_env.agents import Agent, as_seen, checked_actions, views_at_table
+from miaui_env.agents import Agent, AgentError, Policy, as_agent, as_seen, checked_actions, views_at_table
 from miaui_env.agents.loading import load_agents
 from miaui_env.cli import check_writable, non_negative_int, positive_int, run_command
 from miaui_env.files import atomic_write, replacing
-from miaui_env.rules import NUM_ROUNDS
+from miaui_env.rules import NUM_ROUNDS, InvalidConfigError
+from miaui_env.seeding import check_seed
 from miaui_env.settings import Settings
 from miaui_env.vector import VectorMiaui
 
 MODES = ("gauntlet", "pool")
+RESULT_BYTES_PER_SEAT = 8 + 8 + 1 + 8  # per game and seat: agent index, score, winner flag, schedule
+MAX_RESULT_BYTES = 4 * 2**30  # what one run may keep of its games' results
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,20 @@ class ArenaConfig:
     view: str = "table"  # for agents that do not say which view they play from
     seed: int = 0
     batch_games: int = 4096  # games played at once by the batched engine
+
+    def __post_init__(self) -> None:
+        Settings(self.players, self.open_baskets, self.no_fighting, self.view)  # the table's settings, checked there
+        check_seed(self.seed)
+        for name in ("games", "batch_games"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+                raise InvalidConfigError(f"ArenaConfig {name}={value!r} is not allowed; it must be an integer >= 1")
+        needed = self.games * self.players * RESULT_BYTES_PER_SEAT
+        if needed > MAX_RESULT_BYTES:
+            raise InvalidConfigError(
+                f"ArenaConfig games={self.games} would keep about {needed / 2**30:,.1f} GiB of results; "
+                f"at most {MAX_RESULT_BYTES // (self.players * RESULT_BYTES_PER_SEAT):,} games a run"
+            )
 
 
 @dataclass
@@ -118,7 +135,7 @@ def lineups(mode: str, num_agents: int, players: int, sets: int) -> np.ndarray:
 
 
 def play(
-    agents: Sequence[Agent],
+    agents: Sequence[Agent | Policy],
     mode: str,
     config: ArenaConfig,
     progress: Callable[[int], None] | None = None,
@@ -128,15 +145,19 @@ def play(
     Games are ordered by duplicate set, and within a set by rotation.
     """
     if mode not in MODES:
-        raise ValueError(f"mode={mode!r} is not allowed; modes are {', '.join(MODES)}")
+        raise InvalidConfigError(f"mode={mode!r} is not allowed; modes are {', '.join(MODES)}")
+    entrants = [as_agent(agent) for agent in agents]  # plain batched functions play too
+    least = 2 if mode == "gauntlet" else 1
+    if len(entrants) < least:
+        raise AgentError(f"a {mode} needs at least {least} agent(s), got {len(entrants)}")
     n = config.players
     sets = math.ceil(config.games / n)
-    base = lineups(mode, len(agents), n, sets)
+    base = lineups(mode, len(entrants), n, sets)
     seats = np.concatenate([np.roll(base, r, axis=1)[:, None] for r in range(n)], axis=1).reshape(sets * n, n)
     set_seeds = np.random.SeedSequence(config.seed).generate_state(sets, dtype=np.uint32)
     game_seeds = np.repeat(set_seeds, n)
     per_pass = max(1, config.batch_games // n) * n
-    views, dealt = views_at_table(agents, config.view)
+    views, dealt = views_at_table(entrants, config.view)
     table = Settings(n, config.open_baskets, config.no_fighting, dealt, reward="win").as_kwargs()
     engine = VectorMiaui(min(per_pass, sets * n), seed=config.seed, **table)
     scores = np.zeros((sets * n, n), dtype=np.int64)
@@ -147,12 +168,12 @@ def play(
             engine = VectorMiaui(stop - start, **table)
         obs, masks = engine.reset(seeds=game_seeds[start:stop].tolist())
         lineup = seats[start:stop]
-        sits = [lineup == a for a in range(len(agents))]
-        for agent in agents:
+        sits = [lineup == a for a in range(len(entrants))]
+        for agent in entrants:
             agent.reset()
         for _ in range(NUM_ROUNDS - 1):
             actions = np.zeros(lineup.shape, dtype=np.int64)
-            for agent, view, where in zip(agents, views, sits, strict=True):
+            for agent, view, where in zip(entrants, views, sits, strict=True):
                 if where.any():
                     actions[where] = checked_actions(agent, as_seen(obs[where], view, dealt), masks[where])
             obs, masks, _, _, infos = engine.step(actions)
@@ -332,11 +353,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=Path("results/arena"))
     args = parser.parse_args(argv)
 
-    names = [args.candidate, *args.field] if args.candidate else list(args.pool)
-    mode = "gauntlet" if args.candidate else "pool"
-    config = ArenaConfig(args.players, args.games, args.open_baskets, args.no_fighting, args.view, args.seed, args.batch_games)
+    names = [args.candidate, *args.field] if args.candidate is not None else list(args.pool)
+    mode = "gauntlet" if args.candidate is not None else "pool"
 
     def arena() -> None:
+        config = ArenaConfig(args.players, args.games, args.open_baskets, args.no_fighting, args.view, args.seed, args.batch_games)
         check_writable(args.out)  # before the games, not after them
         result = run(names, mode, config, args.out)
         print(table(result))

@@ -23,6 +23,13 @@ def check_writable(directory: Path) -> None:
         raise OSError(f"cannot write to {directory}: {error.strerror or error}") from None
 
 
+def check_output_file(path: Path) -> None:
+    """A file the command will write: not a folder, in a folder that can be written (OSError naming it if not)."""
+    if path.name in ("", ".", "..") or path.is_dir():
+        raise OSError(f"cannot write to {path}: it is a folder, and a file name is needed")
+    check_writable(path.parent)
+
+
 def positive_int(text: str) -> int:
     """An argparse type: an integer >= 1."""
     return _bounded_int(text, 1)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from miaui_env.cli import check_writable, non_negative_int, positive_int, run_command
+from miaui_env.cli import check_output_file, non_negative_int, positive_int, run_command
 from miaui_env.env import env as aec_env
 from miaui_env.files import atomic_write
 from miaui_env.seeding import seed_int
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def demo(args: argparse.Namespace) -> None:
     """One game shown, then the measured games, written to `args.out`."""
-    check_writable(args.out.parent)  # before the games, not after them
+    check_output_file(args.out)  # before the games, not after them
     shown = aec_env(num_players=args.players, open_baskets=args.open_baskets, no_fighting=args.no_fighting, render_mode="ansi")
     deals, choices = np.random.SeedSequence(args.seed).spawn(2)
     shown.reset(seed=seed_int(deals))

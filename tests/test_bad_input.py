@@ -340,6 +340,14 @@ CLI_CALLS = [
     ("play, seat past the table", ("miaui_env.play", "--players", "3", "--seat", "3"), "--seat 3"),
     ("play, unknown opponent", ("miaui_env.play", "--opponents", "nobody", "--seed", "1"), "nobody"),
     ("demo, no games", ("miaui_env.demo", "--games", "0"), "0 is not allowed"),
+    ("demo, out is a folder", ("miaui_env.demo", "--games", "5", "--out", "tests"), "it is a folder"),
+    ("arena, an empty agent name", ("miaui_env.arena", "--candidate", "", "--games", "8"), "non-empty string"),
+    ("arena, a relative module", ("miaui_env.arena", "--candidate", ".bots:make", "--games", "8"), "absolute module"),
+    ("arena, a value, not a callable", ("miaui_env.arena", "--candidate", "math:pi", "--games", "8"), "math:pi is 3.14"),
+    ("arena, too many games", ("miaui_env.arena", "--candidate", "random", "--games", "99999999999999"), "GiB of results"),
+    ("selfplay, YAML that does not parse", ("training.selfplay", "--set", "ppo.learning_rate=["), "not valid YAML"),
+    ("selfplay, policy_kwargs not a mapping", ("training.selfplay", "--set", "ppo.policy_kwargs=5"), "ppo.policy_kwargs=5"),
+    ("selfplay, an infinite learning rate", ("training.selfplay", "--set", "ppo.learning_rate=.inf"), "ppo.learning_rate=inf"),
     ("selfplay, a seed that is text", ("training.selfplay", "--set", "seed=abc"), "'abc'"),
     (
         "selfplay, a table key misspelt",
@@ -382,3 +390,67 @@ def test_human_play_asks_again_for_a_unicode_digit():
     done = command("miaui_env.play", "--players", "3", "--seed", "2", "--opponents", "random", stdin="²\nq\n")
     assert done.returncode == 0, done.stderr
     assert "'²' is not a diver card" in done.stdout and "Game abandoned." in done.stdout
+
+
+# -- agents' answers ----------------------------------------------------------------------------
+def float_cards(observations, masks):
+    return np.argmax(masks, axis=1).astype(np.float64)  # the right cards, as floats
+
+
+def too_few_cards(observations, masks):
+    return np.argmax(masks, axis=1)[:-1]
+
+
+def illegal_cards(observations, masks):
+    return np.argmin(masks, axis=1)  # a card not in hand, once one has been played
+
+
+@pytest.mark.parametrize(
+    ("policy", "message"),
+    [(float_cards, "dtype float64"), (too_few_cards, "integer card indices"), (illegal_cards, "played card index")],
+    ids=["floats", "too few", "illegal"],
+)
+def test_an_agents_malformed_answer_is_named_wherever_it_plays(policy, message):
+    from miaui_env.arena import ArenaConfig, play
+    from miaui_env.sb3 import MiauiSelfPlayVecEnv
+
+    with pytest.raises(AgentError, match=f"'{policy.__name__}'.*{message}"):
+        play([policy, RandomAgent(0)], "gauntlet", ArenaConfig(players=3, games=6))
+    venv = MiauiSelfPlayVecEnv(2, num_players=3, learner_seats=[0], opponent=policy, seed=0)
+    venv.reset()
+    with pytest.raises(AgentError, match=message):
+        for _ in range(2):
+            venv.step(np.argmax(venv.action_masks(), axis=1))
+    env = MiauiSingleAgentEnv(num_players=3, opponents=policy, seat=0)
+    env.reset(seed=0)
+    with pytest.raises(AgentError, match=message):
+        for _ in range(2):
+            env.step(int(env.action_masks().argmax()))
+
+
+def test_one_agent_given_for_every_seat_plays_a_copy_per_seat():
+    from miaui_env.agents.heuristics import CountingAgent
+
+    counter = CountingAgent(0)
+    env = MiauiSingleAgentEnv(num_players=4, opponents=counter, seat=0)
+    seats = env._opponents
+    assert len({id(agent) for agent in seats}) == 3 and all(isinstance(agent, CountingAgent) for agent in seats)
+    assert counter not in seats  # the caller's agent is left as it was
+
+
+BAD_ARENA_CONFIGS = [
+    ({"games": 0}, "games=0"),
+    ({"games": 2.5}, "games=2.5"),
+    ({"batch_games": -1}, "batch_games=-1"),
+    ({"players": 4.0}, "4.0"),
+    ({"view": "x"}, "view='x'"),
+    ({"seed": -1}, "seed=-1"),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "message"), BAD_ARENA_CONFIGS, ids=[str(k) for k, _ in BAD_ARENA_CONFIGS])
+def test_the_arena_config_refuses_bad_values(kwargs, message):
+    from miaui_env.arena import ArenaConfig
+
+    with pytest.raises(ValueError, match=message):
+        ArenaConfig(**kwargs)

@@ -85,6 +85,29 @@ def checked_actions(agent: Agent | Policy, observations: np.ndarray, masks: np.n
     return actions
 
 
+class _CallableAgent:
+    """A plain batched function playing as an agent."""
+
+    def __init__(self, policy: Policy, name: str):
+        self.policy, self.name = policy, name
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The function's cards."""
+        return np.asarray(self.policy(observations, masks))
+
+    def reset(self) -> None:
+        """A plain function remembers nothing."""
+
+
+def as_agent(agent: Agent | Policy | object, name: str | None = None) -> Agent:
+    """An agent as it is, or a plain batched function `(observations, masks) -> actions` wrapped as
+    one (AgentError for anything else)."""
+    check_agent(agent)
+    if callable(getattr(agent, "act", None)):
+        return agent  # type: ignore[return-value]
+    return _CallableAgent(agent, name or getattr(agent, "__name__", "policy"))  # type: ignore[arg-type]
+
+
 def as_policy(agent: Agent | Policy) -> Policy:
     """The batched `(observations, masks) -> actions` function of an agent or callable."""
     act = getattr(agent, "act", None)

@@ -19,11 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
-import numpy as np
-
-from miaui_env.agents import Agent, builtin_agents
+from miaui_env.agents import Agent, as_agent, builtin_agents
 from miaui_env.agents.policy import load_rllib_policy, load_sb3_policy
-from miaui_env.seeding import seed_children, seed_int
+from miaui_env.seeding import check_seed, seed_children, seed_int
 
 SHIPPED_POLICIES = Path(__file__).resolve().parents[2] / "checkpoints"
 
@@ -32,21 +30,11 @@ class AgentSpecError(ValueError):
     """An agent spec that names nothing we can load."""
 
 
-class _CallableAgent:
-    """A plain batched function wrapped as an agent."""
-
-    def __init__(self, policy: Any, name: str):
-        self.policy, self.name = policy, name
-
-    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return np.asarray(self.policy(observations, masks))
-
-    def reset(self) -> None:
-        """A plain function remembers nothing."""
-
-
 def load_agent(spec: str, seed: int | None = None) -> Agent:
     """The agent `spec` names; see the module docstring."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentSpecError(f"an agent spec is a non-empty string (a built-in name, a checkpoint path or module:callable), got {spec!r}")
+    seed = check_seed(seed)
     builtins = builtin_agents()
     if spec in builtins:
         return builtins[spec](seed)
@@ -66,23 +54,36 @@ def load_agent(spec: str, seed: int | None = None) -> Agent:
             f"agent {spec!r} is not a built-in ({', '.join(builtins)}), a checkpoint (a directory with "
             f"model.zip, or a .zip file), a shipped policy in checkpoints/, or a module:callable"
         )
+    if not module_name or not attribute or module_name.startswith("."):
+        raise AgentSpecError(f"agent {spec!r} is not module:callable with an absolute module name (e.g. my_package.bots:make_bot)")
     try:
         target = getattr(importlib.import_module(module_name), attribute)
-    except (ImportError, AttributeError) as error:
-        raise AgentSpecError(f"cannot load agent {spec!r}: {error}") from None
+    except Exception as error:  # the user's module failed to import (any error of theirs): name it, with its cause
+        raise AgentSpecError(f"cannot load agent {spec!r}: {type(error).__name__}: {error}") from None
+    if not callable(target):
+        raise AgentSpecError(f"{spec} is {target!r:.60}, neither an agent class or factory nor a batched policy function")
     if inspect.isclass(target) or _returns_agent(target):
-        made = target(seed=seed) if "seed" in inspect.signature(target).parameters else target()
+        try:
+            takes_seed = "seed" in inspect.signature(target).parameters
+        except (TypeError, ValueError):  # a builtin without a signature
+            takes_seed = False
+        try:
+            made = target(seed=seed) if takes_seed else target()
+        except Exception as error:  # the user's factory failed: name it, with its cause
+            raise AgentSpecError(f"{spec} raised {type(error).__name__}: {error}") from None
         if not callable(getattr(made, "act", None)):
             raise AgentSpecError(f"{spec} returned {made!r}, which has no act(observations, masks) method")
         if not hasattr(made, "name"):
             made.name = attribute
         return cast(Agent, made)  # it has act(); the protocol's other parts are duck-typed
-    return _CallableAgent(target, attribute)
+    return as_agent(target, attribute)
 
 
 def load_agents(specs: Sequence[str], seed: int) -> list[Agent]:
     """The agents `specs` name, each seeded from its own child of `seed`'s tree (SeedSequence.spawn),
     so that equal specs at one table still play independently."""
+    if isinstance(specs, str) or not isinstance(specs, Sequence):
+        raise AgentSpecError(f"specs must be a list of agent specs, got {specs!r:.60}")
     return [load_agent(spec, seed=seed_int(child)) for spec, child in zip(specs, seed_children(seed, len(specs)), strict=True)]
 
 
