@@ -82,6 +82,7 @@ shows its oldest 3 cards one by one (outside No Fighting it only ever holds one)
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any, Unpack
 
@@ -118,7 +119,11 @@ class UnknownAgentError(ValueError):
 
 
 class ResetOptionError(ValueError):
-    """A reset `options` that is not a dict of known options."""
+    """A reset `options` that is not a dict."""
+
+
+class ResetOptionWarning(UserWarning):
+    """A reset option this env does not know, ignored (PettingZoo's convention)."""
 
 
 METADATA = {
@@ -184,7 +189,10 @@ class _MiauiEnv:
             raise ResetOptionError(f"reset options must be a dict (e.g. {{'deck': [...]}}), got {options!r:.60}")
         unknown = sorted(map(str, set(options) - set(RESET_OPTIONS)))
         if unknown:
-            raise ResetOptionError(f"unknown reset option(s) {', '.join(unknown)}; options are {', '.join(RESET_OPTIONS)}")
+            # PettingZoo's API test passes options an env does not know and expects them ignored, so a
+            # typo ("dek") is a warning naming the options, not an error.
+            ignored = f"reset option(s) {', '.join(unknown)} ignored; options are {', '.join(RESET_OPTIONS)}"
+            warnings.warn(ignored, ResetOptionWarning, stacklevel=3)
         deck = options.get("deck")
         return seed, None if deck is None else parse_deck_order(deck, self.config.deck)
 

@@ -178,7 +178,9 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
             bad = ~masks[np.arange(self.num_envs), given]
         if bad.any():
             index = int(np.flatnonzero(bad)[0])
-            raise illegal_action(f"env index {index}", int(given[index]), masks[index])
+            learners, _ = self._seats()
+            game, seat = divmod(index, len(learners))
+            raise illegal_action(f"env index {index} (game {game}, player_{learners[seat]})", int(given[index]), masks[index])
         return given
 
     def step_wait(self) -> VecEnvStepReturn:

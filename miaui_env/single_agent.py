@@ -4,9 +4,9 @@
 
 The agent plays one seat (`seat=None` draws it anew each reset from the env's generator, so every
 position at the table is learned); the other seats are played by `opponents`: None (uniformly
-random legal cards), one agent or batched callable for every opponent seat (each seat plays its
-own copy, so an agent with memory follows one seat), or a list with one per opponent seat in
-clockwise order from the agent's left. Observations are the env's 620-float vector
+random legal cards), one agent or batched callable for every opponent seat (asked once a round
+for all of them, one row a seat, so an agent with memory follows each seat), or a list with one
+per opponent seat in clockwise order from the agent's left. Observations are the env's 620-float vector
 (`miaui_env.env` documents it) as a Box; `action_masks()` gives the legal cards, which is what
 sb3-contrib's MaskablePPO looks for. Rewards, views, variants and errors are the env's: an action
 that is not a card in hand raises IllegalActionError and changes nothing. An opponent that plays
@@ -16,7 +16,6 @@ whatever `view` the agent sees.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any, Unpack
 
@@ -54,6 +53,10 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._opponents = _opponent_list(RandomAgent() if opponents is None else opponents, num_players - 1)
         # An opponent trained on the recall view is shown it; everyone else sees `view`.
         self._views, self._dealt = views_at_table(self._opponents, self.view)
+        positions: dict[int, list[int]] = {}  # each distinct agent -> the opponent positions it plays
+        for k, opponent in enumerate(self._opponents):
+            positions.setdefault(id(opponent), []).append(k)
+        self._seats_of_agent = list(positions.values())
         self._game = MiauiParallelEnv(render_mode, **table.replace(view=self._dealt).as_kwargs())
         self.fixed_seat = None if seat is None else int(seat)
         self.seat = self.fixed_seat or 0
@@ -93,11 +96,15 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         me = f"player_{self.seat}"
         self._game.check_action(me, action)  # refuse a bad card before the opponents move
         actions = {me: action}
-        for k, opponent in enumerate(self._opponents, start=1):
-            agent = f"player_{(self.seat + k) % self.num_players}"
-            seen = self._obs[agent]
-            shown = as_seen(seen["observation"][None], self._views[k - 1], self._dealt)
-            actions[agent] = int(checked_actions(opponent, shown, seen["action_mask"][None])[0])
+        # Each agent is asked once, for all the seats it plays, one row a seat in a fixed order (the
+        # agent protocol): an agent with memory (the counter) then follows each seat by its row.
+        for positions in self._seats_of_agent:
+            opponent, view = self._opponents[positions[0]], self._views[positions[0]]
+            agents = [f"player_{(self.seat + k + 1) % self.num_players}" for k in positions]
+            shown = as_seen(np.stack([self._obs[agent]["observation"] for agent in agents]), view, self._dealt)
+            masks = np.stack([self._obs[agent]["action_mask"] for agent in agents])
+            for agent, card in zip(agents, checked_actions(opponent, shown, masks), strict=True):
+                actions[agent] = int(card)
         self._obs, rewards, terminations, _, infos = self._game.step(actions)
         info = dict(infos[me])
         info["seat"] = self.seat
@@ -114,5 +121,4 @@ def _opponent_list(opponents: object, seats: int) -> list[Agent | Policy]:
         if len(opponents) != seats:
             raise AgentError(f"opponents must give one agent for each of the {seats} other seats, got {len(opponents)}")
         return [check_agent(opponent, "opponent") for opponent in opponents]
-    # One copy per seat: an agent with memory (the counter) must follow one seat, not all of them.
-    return [copy.deepcopy(check_agent(opponents, "opponents")) for _ in range(seats)]
+    return [check_agent(opponents, "opponents")] * seats
