@@ -306,6 +306,24 @@ def test_a_losing_candidate_with_no_spread_is_never_called_significant():
     assert "inf" not in verdict
 
 
+def test_few_or_unvarying_sets_give_no_false_precision():
+    from miaui_env.arena import summarize
+
+    players, sets = 4, 3
+    seats = np.tile(np.arange(players), (sets * players, 1))
+    winners = np.zeros((sets * players, players), dtype=bool)
+    winners[:, 1] = True
+    scores = np.where(winners, 50, 10)
+    loser, winner = summarize(["a", "b", "c", "d"], seats, scores, winners, players)[:2]
+    assert loser.win_share == 0.0 and np.isnan(loser.win_share_ci)  # not "0.000 +- 0.000" from 3 sets
+    assert winner.win_share == 1.0 and np.isnan(winner.win_share_ci)
+    rng = np.random.default_rng(1)
+    varied = np.eye(players, dtype=bool)[rng.integers(0, players, sets * players)]
+    (few,) = summarize(["a", "b", "c", "d"], seats, np.where(varied, 50, 10), varied, players)[:1]
+    per_set = varied[:, 0].reshape(sets, players).mean(axis=1)
+    assert few.win_share_ci == pytest.approx(4.303 * per_set.std(ddof=1) / np.sqrt(sets))  # Student's t, 2 d.o.f.
+
+
 def test_a_few_winning_sets_are_not_enough_for_significance():
     players, sets = 3, 4
     seats = np.tile(np.arange(players), (sets * players, 1))

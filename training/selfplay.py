@@ -21,8 +21,10 @@ and a checkpoint is written. A run lives in checkpoints/<run_name>/:
     pool/              the opponent snapshots
     tensorboard/       SB3's training curves and the evaluations (tensorboard --logdir ...)
 
-Files are written atomically (written aside, then renamed), so a killed run leaves its last
-checkpoint whole; --resume continues from it. Same config and seed, same run on the same machine.
+A checkpoint's files are written as one set (`miaui_env.files.write_together`: staged in .staged/,
+marked complete, then moved in, metadata last), so a run killed at any moment leaves a checkpoint
+whose model, steps and evaluations agree; --resume completes or drops a half-moved set, then
+continues. Same config and seed, same run on the same machine.
 """
 
 from __future__ import annotations
