@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from miaui_env.observation import OBSERVATION_VERSION
+from miaui_env.observation import OBSERVATION_VERSION, VIEWS
 
 
 class CheckpointError(ValueError):
@@ -107,4 +107,6 @@ def read_metadata(path: Path) -> dict[str, Any]:
     if not isinstance(metadata, dict):
         raise CheckpointError(f"{path} holds {type(metadata).__name__}, not a metadata object; the checkpoint is damaged")
     check_observation_version(metadata, path.parent)
+    if metadata.get("view", "table") not in VIEWS:
+        raise CheckpointError(f"{path} names view {metadata['view']!r}; views are {', '.join(VIEWS)}")
     return metadata

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import enum
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -87,6 +87,12 @@ class GameConfig:
         for name in ("open_baskets", "no_fighting"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidConfigError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if isinstance(self.deck, str | bytes) or not isinstance(self.deck, Sequence):
+            raise InvalidConfigError(f"deck must be a sequence of {DECK_SIZE} FishCards, got {self.deck!r:.60}")
+        for card in self.deck:
+            well_formed = isinstance(card, FishCard) and isinstance(card.kind, FishKind)
+            if not well_formed or isinstance(card.value, bool) or not isinstance(card.value, int):
+                raise InvalidConfigError(f"deck card {card!r:.60} is not a FishCard of a FishKind and an integer value (R2)")
         if len(self.deck) != DECK_SIZE:
             raise InvalidConfigError(f"a deck must hold {DECK_SIZE} cards (R3), got {len(self.deck)}")
         if sum(c.kind is not FishKind.SEAGULL for c in self.deck) <= NUM_SPACES:
@@ -210,10 +216,17 @@ def deal(config: GameConfig, rng: np.random.Generator, deck_order: Sequence[int]
     `deck_order` stacks the deck (deck indices, top first; the first is put back); without it the
     deck is shuffled. Either way DEAL_UNIFORMS numbers are drawn from `rng` (see `deal_from`).
     """
+    if not isinstance(rng, np.random.Generator):
+        raise InvalidConfigError(f"rng must be a numpy.random.Generator (e.g. np.random.default_rng(seed)), got {rng!r:.60}")
     if deck_order is not None:
+        allowed = f"deck_order must be a permutation of the deck indices 0..{len(config.deck) - 1}"
+        if isinstance(deck_order, str | bytes) or not isinstance(deck_order, Sequence | np.ndarray):
+            raise DeckError(f"{allowed}, got {deck_order!r:.60}")
+        if any(isinstance(i, bool) or not isinstance(i, int | np.integer) for i in deck_order):
+            raise DeckError(f"{allowed}; got a value that is not an integer in {list(deck_order)!r:.80}")
         deck_order = [int(i) for i in deck_order]
         if sorted(deck_order) != list(range(len(config.deck))):
-            raise DeckError(f"deck_order must be a permutation of the deck indices 0..{len(config.deck) - 1}")
+            raise DeckError(f"{allowed}, got {deck_order!r:.80}")
     return deal_from(config, rng.random(DEAL_UNIFORMS), deck_order)
 
 
@@ -286,6 +299,8 @@ def check_plays(state: GameState, plays: Sequence[int]) -> tuple[int, ...]:
     n = state.num_players
     if state.is_over:
         raise IllegalActionError("the game is over; no card can be played")
+    if isinstance(plays, str | bytes | Mapping) or not isinstance(plays, Sequence | np.ndarray):
+        raise IllegalActionError(f"plays must be a sequence of one diver card (1-12) per seat, got {plays!r:.60}")
     if len(plays) != n:
         raise IllegalActionError(f"expected one diver card for each of the {n} seats, got {len(plays)}")
     # Diver card c is action c - 1 (anything else is passed on as it is, to be named in the error).

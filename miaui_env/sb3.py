@@ -110,6 +110,8 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
             check_agent(opponent, "opponent")
         self.num_games, self.num_players = num_games, num_players
         self.learner_seats = np.array(seats)
+        if not isinstance(rotate_seats, bool):
+            raise InvalidConfigError(f"rotate_seats must be True or False, got {rotate_seats!r}")
         self.rotate_seats = rotate_seats
         self._shift = 0
         default = RandomAgent(None if seed is None else _opponent_seed(seed))
@@ -166,7 +168,10 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
 
     def _checked(self, actions: np.ndarray) -> np.ndarray:
         """The learner seats' actions as int64 card indices; IllegalActionError naming the index otherwise."""
-        given = np.asarray(actions)
+        try:
+            given = np.asarray(actions)
+        except ValueError:  # a ragged nesting of lists
+            raise IllegalActionError(f"actions must hold one card index per env index, got {actions!r:.60}") from None
         if given.shape not in ((self.num_envs,), (self.num_envs, 1)):
             raise IllegalActionError(f"actions must hold one card index per env index, shape ({self.num_envs},), got shape {given.shape}")
         if not np.issubdtype(given.dtype, np.integer):  # a float or a string would be truncated or parsed, not refused
@@ -231,8 +236,13 @@ class MultiTableVecEnv(_OneEnvVecEnv):
     observation layout, and their episodes all last 11 steps."""
 
     def __init__(self, tables: Sequence[MiauiSelfPlayVecEnv]):
-        if not tables:
-            raise ValueError("MultiTableVecEnv needs at least one table")
+        if isinstance(tables, str | bytes) or not isinstance(tables, Sequence) or not tables:
+            raise InvalidConfigError(f"MultiTableVecEnv needs a non-empty list of MiauiSelfPlayVecEnv tables, got {tables!r:.60}")
+        for table in tables:
+            if not isinstance(table, MiauiSelfPlayVecEnv):
+                raise InvalidConfigError(f"MultiTableVecEnv table {table!r:.60} is not a MiauiSelfPlayVecEnv")
+        if len({id(table) for table in tables}) != len(tables):
+            raise InvalidConfigError("MultiTableVecEnv was given the same table twice; each table is its own batch of games")
         self.tables = list(tables)
         self._bounds = np.cumsum([0] + [t.num_envs for t in self.tables])
         self.render_mode = None

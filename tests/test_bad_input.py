@@ -18,11 +18,12 @@ import pytest
 from gymnasium.error import ResetNeeded
 
 import miaui_env
-from miaui_env import DeckError, IllegalActionError, InvalidConfigError
+from miaui_env import DeckError, GameConfig, IllegalActionError, InvalidConfigError
 from miaui_env.agents import AgentError, RandomAgent
 from miaui_env.arena import gauntlet_significance
 from miaui_env.env import ResetOptionError, ResetOptionWarning, UnknownAgentError
 from miaui_env.files import CheckpointError
+from miaui_env.rules import new_game, play_round
 from miaui_env.seeding import SeedError
 from miaui_env.single_agent import MiauiSingleAgentEnv
 from miaui_env.vector import VectorMiaui
@@ -373,6 +374,9 @@ CLI_CALLS = [
     ("arena, a value, not a callable", ("miaui_env.arena", "--candidate", "math:pi", "--games", "8"), "math:pi is 3.14"),
     ("arena, too many games", ("miaui_env.arena", "--candidate", "random", "--games", "99999999999999"), "GiB of results"),
     ("selfplay, YAML that does not parse", ("training.selfplay", "--set", "ppo.learning_rate=["), "not valid YAML"),
+    ("selfplay, a run name that is a path", ("training.selfplay", "--set", "run_name=/tmp/elsewhere"), "a folder name"),
+    ("selfplay, no evaluation baselines", ("training.selfplay", "--set", "evaluation.baselines=[]"), "at least one agent"),
+    ("rllib, unknown baseline", ("training.rllib_selfplay", "--set", "evaluation.baselines=[nobody]"), "nobody"),
     ("selfplay, policy_kwargs not a mapping", ("training.selfplay", "--set", "ppo.policy_kwargs=5"), "ppo.policy_kwargs=5"),
     ("selfplay, an infinite learning rate", ("training.selfplay", "--set", "ppo.learning_rate=.inf"), "ppo.learning_rate=inf"),
     ("selfplay, a seed that is text", ("training.selfplay", "--set", "seed=abc"), "'abc'"),
@@ -493,3 +497,39 @@ def test_the_arena_config_refuses_bad_values(kwargs, message):
 
     with pytest.raises(ValueError, match=message):
         ArenaConfig(**kwargs)
+
+
+RULES_CALLS = [
+    ("deck order of floats", lambda: new_game(GameConfig(), np.random.default_rng(0), [i + 0.5 for i in range(37)]), "not an integer"),
+    ("deck order of bools", lambda: new_game(GameConfig(), np.random.default_rng(0), [True] * 37), "not an integer"),
+    ("deck order as a number", lambda: new_game(GameConfig(), np.random.default_rng(0), 5), "permutation"),
+    ("a seed for a generator", lambda: new_game(GameConfig(), 0), "numpy.random.Generator"),
+    ("a deck of strings", lambda: GameConfig(deck=tuple(DECK)), "not a FishCard"),
+    ("plays as a number", lambda: play_round(new_game(GameConfig(), np.random.default_rng(0)), 5), "sequence of one diver card"),
+    ("plays as a dict", lambda: play_round(new_game(GameConfig(), np.random.default_rng(0)), {0: 1}), "sequence of one diver card"),
+]
+
+
+@pytest.mark.parametrize(("call", "message"), [row[1:] for row in RULES_CALLS], ids=[row[0] for row in RULES_CALLS])
+def test_the_rules_api_refuses_bad_arguments(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_the_batched_engine_refuses_ragged_actions_and_both_seed_forms():
+    engine = VectorMiaui(2, num_players=3, seed=0)
+    with pytest.raises(IllegalActionError, match="shape"):
+        engine.step([[0, 1, 2], [0, 1]])
+    with pytest.raises(SeedError, match="not both"):
+        engine.reset(seed=1, seeds=[5, 6])
+
+
+def test_a_multi_table_vecenv_refuses_what_is_not_a_list_of_distinct_tables():
+    from miaui_env.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
+
+    table = MiauiSelfPlayVecEnv(2, num_players=3, seed=0)
+    for tables, message in (([], "non-empty"), ([table, table], "same table twice"), ([table, "x"], "'x'")):
+        with pytest.raises(InvalidConfigError, match=message):
+            MultiTableVecEnv(tables)
+    with pytest.raises(InvalidConfigError, match="rotate_seats"):
+        MiauiSelfPlayVecEnv(2, num_players=3, rotate_seats="no")

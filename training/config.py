@@ -218,6 +218,10 @@ class EvaluationConfig(_Section):
     baselines: tuple[str, ...]
     """The agents filling the other seats, one gauntlet each."""
 
+    def __post_init__(self) -> None:
+        if not self.baselines:
+            raise ConfigError("config key 'evaluation.baselines' is empty; allowed: at least one agent (e.g. [random, counter])")
+
 
 @dataclass(frozen=True)
 class KickstartConfig(_Section):
@@ -250,6 +254,10 @@ class RunConfig(_Section):
     """checkpoints/<run_name>/ holds the run."""
     seed: int = field(metadata=_at_least(0))
     """The root of the run's seed tree (`seeds`): same config and seed, same run (on the same machine)."""
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", self.run_name) or self.run_name in (".", ".."):
+            raise ConfigError(f"config key 'run_name' is {self.run_name!r}; allowed: a folder name of letters, digits, '-', '_' and '.'")
 
     @classmethod
     def load(cls, path: Path | str | None = None, overrides: Sequence[str] = ()) -> Self:

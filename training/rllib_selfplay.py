@@ -207,6 +207,8 @@ def main(argv: list[str] | None = None) -> None:
             if (directory / "algorithm").exists():
                 raise CheckpointError(f"{directory} already holds a run: --resume it, or choose another --out")
             check_writable(directory)
+        for name in config.evaluation.baselines:
+            load_agent(name)  # a name nothing can load is refused now, not after the first iterations
         metadata = train(config, directory, args.address, resume=args.resume is not None)
         last = metadata["timing"][-1] if metadata["timing"] else {}
         rate = last.get("env_steps_per_second")

@@ -184,6 +184,8 @@ class VectorMiaui:
         its own (equal seeds deal equal games: duplicate deals), `decks` stacks them. Every argument is
         checked before anything changes (SeedError, DeckError, InvalidConfigError)."""
         start = check_seed(seed)
+        if start is not None and seeds is not None:
+            raise SeedError("give seed (slot i gets seed + i) or seeds (one per slot), not both")
         slot_seeds: list[int | None] | None = None
         if seeds is not None:
             if isinstance(seeds, str | bytes) or not isinstance(seeds, Sequence | np.ndarray) or len(seeds) != self.num_envs:
@@ -207,7 +209,7 @@ class VectorMiaui:
 
     def _checked_decks(self, decks: Sequence[Sequence[str | FishCard] | None]) -> list[list[int] | None]:
         """Each slot's stacked deck order (None: shuffled), or DeckError naming the slot."""
-        if isinstance(decks, str | bytes) or not isinstance(decks, Sequence) or len(decks) != self.num_envs:
+        if isinstance(decks, str | bytes) or not isinstance(decks, Sequence | np.ndarray) or len(decks) != self.num_envs:
             raise DeckError(f"decks must give one deck (or None) for each of the {self.num_envs} games, got {decks!r:.60}")
         orders: list[list[int] | None] = []
         for slot, deck in enumerate(decks):
@@ -246,7 +248,10 @@ class VectorMiaui:
     # -- rules --------------------------------------------------------------------------------
     def _checked(self, actions: np.ndarray) -> np.ndarray:
         """The actions as int64 card indices, or IllegalActionError naming the game and seat."""
-        a = np.asarray(actions)
+        try:
+            a = np.asarray(actions)
+        except ValueError:  # a ragged nesting of lists
+            raise IllegalActionError(f"actions must be an array of shape (num_envs, num_players), got {actions!r:.60}") from None
         shape = (self.num_envs, self.num_players)
         if a.shape != shape:
             raise IllegalActionError(f"actions must have shape (num_envs, num_players) = {shape}, got {a.shape}")
