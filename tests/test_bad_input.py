@@ -393,6 +393,7 @@ CLI_CALLS = [
     ("selfplay, unknown baseline", ("training.selfplay", "--set", "evaluation.baselines=[nobody]"), "nobody"),
     ("selfplay, missing config", ("training.selfplay", "--config", "no/such.yaml"), "no/such.yaml"),
     ("selfplay, nothing to resume", ("training.selfplay", "--resume", "no/such/run"), "no checkpoint"),
+    ("selfplay, resume with a config", ("training.selfplay", "--resume", "x", "--config", "y.yaml"), "do not apply"),
 ]
 
 

@@ -350,6 +350,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR", help="continue the run in RUN_DIR")
     parser.add_argument("--out", type=Path, default=None, help="run directory (default: checkpoints/<run_name>)")
     args = parser.parse_args(argv)
+    if args.resume is not None and (args.config is not None or args.out is not None):
+        parser.error("--resume continues a run with its own config.yaml and folder: --config and --out do not apply (--set does)")
 
     def selfplay() -> None:
         if args.resume is not None:
