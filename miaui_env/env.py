@@ -139,7 +139,7 @@ class _MiauiEnv:
 
     metadata = METADATA
 
-    def __init__(self, render_mode: str | None = None, **settings: Unpack[SettingsKwargs]):
+    def __init__(self, *, render_mode: str | None = None, **settings: Unpack[SettingsKwargs]):
         self.settings = Settings.of(**settings)
         check_render_mode(render_mode)
         self.config = self.settings.game
@@ -243,9 +243,9 @@ class _MiauiEnv:
 class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
     """Miaui as a PettingZoo AEC env; the module docstring is its documentation."""
 
-    def __init__(self, render_mode: str | None = None, **settings: Unpack[SettingsKwargs]):
+    def __init__(self, *, render_mode: str | None = None, **settings: Unpack[SettingsKwargs]):
         AECEnv.__init__(self)
-        _MiauiEnv.__init__(self, render_mode, **settings)
+        _MiauiEnv.__init__(self, render_mode=render_mode, **settings)
         self._pending: list[int] = []
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -302,8 +302,8 @@ class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
 class MiauiParallelEnv(_MiauiEnv, ParallelEnv):
     """Miaui with the Parallel API: every agent's card in one `step`, as the rules take them."""
 
-    def __init__(self, render_mode: str | None = None, **settings: Unpack[SettingsKwargs]):
-        _MiauiEnv.__init__(self, render_mode, **settings)
+    def __init__(self, *, render_mode: str | None = None, **settings: Unpack[SettingsKwargs]):
+        _MiauiEnv.__init__(self, render_mode=render_mode, **settings)
         self.agents: list[str] = []
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -57,7 +57,7 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         for k, opponent in enumerate(self._opponents):
             positions.setdefault(id(opponent), []).append(k)
         self._seats_of_agent = list(positions.values())
-        self._game = MiauiParallelEnv(render_mode, **table.replace(view=self._dealt).as_kwargs())
+        self._game = MiauiParallelEnv(render_mode=render_mode, **table.replace(view=self._dealt).as_kwargs())
         self.fixed_seat = None if seat is None else int(seat)
         self.seat = self.fixed_seat or 0
         self.num_players, self.render_mode = num_players, render_mode
