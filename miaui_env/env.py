@@ -38,10 +38,16 @@ holds `"round_results"`: the `RoundRecord`s just revealed (one; two after round 
 round 12 follows), all public. At the end each info also holds `"score"` (int) and `"winner"` (bool).
 
 ## Errors
-`raw_env` raises `IllegalActionError` (a ValueError) for an action that is not a card in the
-acting agent's hand, naming the legal actions; nothing changes. `env()` adds PettingZoo's
-`OrderEnforcingWrapper` (it leaves out `AssertOutOfBoundsWrapper`, whose bare assertion the
-env's own check replaces with that clearer error).
+Every call checks all its arguments before anything changes. `raw_env` raises
+`IllegalActionError` (a ValueError) for an action that is not a card in the acting agent's hand,
+naming the legal actions; `UnknownAgentError` for an agent not at the table; at reset, `SeedError`
+(a seed that is not an integer >= 0), `ResetOptionError` (options that are not a dict) and
+`DeckError`. An unknown option (`dek`) is ignored with a `ResetOptionWarning` naming the known
+ones, as PettingZoo's API test requires of envs. Before the first reset and after the game's end
+the envs raise Gymnasium's `ResetNeeded`. `env()` adds PettingZoo's `OrderEnforcingWrapper`,
+which checks reset's arguments before it counts the env as reset (it leaves out
+`AssertOutOfBoundsWrapper`, whose bare assertion the env's own check replaces with a clearer
+error). Constructors take their arguments by keyword (`Settings` checks them).
 
 ## Observation
 One float32 vector from named pieces: table-wide pieces, then one row per seat, seat-relative (row
