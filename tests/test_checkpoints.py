@@ -103,7 +103,8 @@ def test_a_run_killed_while_checkpointing_resumes_without_losing_an_evaluation(t
     assert steps == [step for step in evaluated for _ in baselines]
     assert [row["baseline"] for row in metadata["evaluations"]] == baselines * len(evaluated)
     on_disk = json.loads((run / "metadata.json").read_text())
-    assert on_disk["evaluations"] == metadata["evaluations"] and on_disk["steps"] == metadata["steps"]
+    # Compared as JSON text: 12 games are 3 duplicate sets, whose intervals are NaN (too few to give one).
+    assert json.dumps(on_disk["evaluations"]) == json.dumps(metadata["evaluations"]) and on_disk["steps"] == metadata["steps"]
     assert (run / "evaluations.csv").read_text().count("\n") == 1 + len(steps)
     pool_steps = sorted(int(path.stem.removeprefix("step_")) for path in (run / "pool").glob("step_*.pt"))
     assert pool_steps and max(pool_steps) <= metadata["steps"] and len(pool_steps) <= config.opponents.pool_size
