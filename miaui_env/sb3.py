@@ -177,10 +177,10 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         if not np.issubdtype(given.dtype, np.integer):  # a float or a string would be truncated or parsed, not refused
             raise IllegalActionError(f"actions must be integer card indices 0-{NUM_DIVER_CARDS - 1}, got dtype {given.dtype}")
         given = given.reshape(self.num_envs).astype(np.int64)
-        masks = self.action_masks()
+        masks = self._learner_view(self._masks)  # the int8 hands: no bool copy on every step
         bad = (given < 0) | (given >= NUM_DIVER_CARDS)
         if not bad.any():
-            bad = ~masks[np.arange(self.num_envs), given]
+            bad = masks[np.arange(self.num_envs), given] == 0
         if bad.any():
             index = int(np.flatnonzero(bad)[0])
             learners, _ = self._seats()
