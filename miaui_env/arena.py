@@ -138,7 +138,7 @@ def play(
     agents: Sequence[Agent | Policy],
     mode: str,
     config: ArenaConfig,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], object] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Play the schedule; returns seats' agent indices, scores and winners, each (games, players).
 
@@ -171,15 +171,18 @@ def play(
         sits = [lineup == a for a in range(len(entrants))]
         for agent in entrants:
             agent.reset()
-        for _ in range(NUM_ROUNDS - 1):
+        shown = start
+        for decision in range(NUM_ROUNDS - 1):
             actions = np.zeros(lineup.shape, dtype=np.int64)
             for agent, view, where in zip(entrants, views, sits, strict=True):
                 if where.any():
                     actions[where] = checked_actions(agent, as_seen(obs[where], view, dealt), masks[where])
             obs, masks, _, _, infos = engine.step(actions)
+            if progress is not None:  # round by round, in whole games: a slow agent (a search) still shows its pace
+                reached = start + (stop - start) * (decision + 1) // (NUM_ROUNDS - 1)
+                progress(reached - shown)
+                shown = reached
         scores[start:stop], winners[start:stop] = infos["scores"], infos["winners"]
-        if progress is not None:
-            progress(stop - start)
     return seats, scores, winners
 
 

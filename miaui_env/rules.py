@@ -11,6 +11,9 @@ the forced last card is left (round 12) it plays that round too, so a game is 11
 Each resolved round comes back as a frozen `RoundRecord`: who played what, who caught what at each
 depth, which tie-break decided, and every Seagull theft and Jellyfish triple.
 
+`state.clone()` is an independent copy to play on (a search plays thousands of them), and
+`miaui_env.saved_state` writes a state, history included, as versioned JSON and reads it back.
+
 Cards inside the state are indices into `config.deck`, so equal-looking cards stay distinct and the
 batched engine can mirror the state as integer arrays. Records speak in `FishCard`s.
 """
@@ -172,6 +175,23 @@ class GameState:
     def is_over(self) -> bool:
         """True once round 12 has been resolved."""
         return self.round > NUM_ROUNDS
+
+    def clone(self) -> GameState:
+        """A fully independent copy, cheap enough for a search's thousands a second."""
+        # Only the containers are copied: the config, LagoonCards and RoundRecords are immutable,
+        # so the copy shares them (no deepcopy, which would walk every record).
+        return GameState(
+            config=self.config,
+            round=self.round,
+            deck=self.deck.copy(),
+            put_back=self.put_back,
+            lagoon=[space.copy() for space in self.lagoon],
+            hands=self.hands.copy(),
+            piles=[pile.copy() for pile in self.piles],
+            played=[cards.copy() for cards in self.played],
+            box=self.box.copy(),
+            history=self.history.copy(),
+        )
 
     def card(self, index: int) -> FishCard:
         """The FishCard behind a deck index."""

@@ -134,7 +134,8 @@ def reset_agent(agent: Agent | Policy) -> None:
 
 
 def builtin_agents() -> dict[str, Callable[[int | None], Agent]]:
-    """The agents shipped with the env, by name: random, greedy, counter."""
+    """The agents shipped with the env, by name: random, greedy, counter, search (at its default budget)."""
     from miaui_env.agents.heuristics import CountingAgent, GreedyAgent
+    from miaui_env.agents.search import RegretMatchingSearchAgent
 
-    return {cls.name: cls for cls in (RandomAgent, GreedyAgent, CountingAgent)}
+    return {cls.name: cls for cls in (RandomAgent, GreedyAgent, CountingAgent, RegretMatchingSearchAgent)}

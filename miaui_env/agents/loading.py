@@ -6,28 +6,63 @@
     load_agent("checkpoints/miaui-rllib", seed=0)      # an RLlib run (its exported policy/)
     load_agent("my_package.bots:make_bot", seed=0)     # called with seed= if it accepts it
     load_agents(["counter", "random"], seed=0)         # a lineup, seeded from one seed tree
+    load_agent("miaui-ppo-v0@sample", seed=0)          # a trained policy playing its mixed strategy
+    load_agent("search+miaui-ppo-v0", seed=0)          # the search agent warm-started by a policy
 
 A callable that returns an object with `act` is an agent factory; any other callable is used as a
 batched policy `(observations, masks) -> actions` itself.
+
+Play modes. A trained policy (a checkpoint, a shipped policy, or a module:callable that returns a
+`PolicyAgent`) plays its most likely card; `SPEC@sample` makes it play the mixed strategy it
+learned, a card drawn from its masked distribution by its own generator (seeded by `seed`, so the
+same seed plays the same games), and `SPEC@best` says the default outright. The agent is named
+with its mode (`miaui-ppo-v0@sample`), so results show which one played. The suffix is a word
+after the last `@`; a spec that exists as a path is that path (so a folder named `run@v2` stays a
+folder), and `@` can appear in no module:callable. A mode on anything else (`counter@sample`), or
+a mode that is not one of `PLAY_MODES`, is an AgentSpecError naming the allowed modes.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
 from miaui_env.agents import Agent, as_agent, builtin_agents
-from miaui_env.agents.policy import load_rllib_policy, load_sb3_policy
+from miaui_env.agents.policy import PolicyAgent, load_rllib_policy, load_sb3_policy
 from miaui_env.seeding import check_seed, seed_children, seed_int
 
 SHIPPED_POLICIES = Path(__file__).resolve().parents[2] / "checkpoints"
 
 
+PLAY_MODES = {"best": True, "sample": False}  # a trained policy's `@mode` suffix: is its play deterministic?
+_MODE_SUFFIX = re.compile(r"@(\w*)")  # after the last @: a word (a path's tail has a '/' or a '.', a callable has no '@')
+
+
+SEARCH_PREFIX = "search+"  # search+PRIOR: the search agent with PRIOR's play as its warm start
+
+
 class AgentSpecError(ValueError):
     """An agent spec that names nothing we can load."""
+
+
+def split_play_mode(spec: str) -> tuple[str, str | None]:
+    """`spec` without its `@mode` suffix, and the mode (None without one); AgentSpecError for a mode
+    that is not one of PLAY_MODES. A spec that exists as a path has no suffix."""
+    at = spec.rfind("@")
+    suffix = _MODE_SUFFIX.fullmatch(spec, at) if at >= 0 else None
+    if suffix is None or Path(spec).exists():
+        return spec, None
+    base, mode = spec[:at], suffix.group(1)
+    allowed = ", ".join(f"@{name}" for name in PLAY_MODES)
+    if mode not in PLAY_MODES:
+        raise AgentSpecError(f"agent {spec!r}: unknown play mode {mode!r}; play modes are {allowed} (and no path {spec!r} exists)")
+    if not base:
+        raise AgentSpecError(f"agent {spec!r}: a play mode follows a trained policy's spec, e.g. miaui-ppo-v0{spec}")
+    return base, mode
 
 
 def load_agent(spec: str, seed: int | None = None) -> Agent:
@@ -35,19 +70,51 @@ def load_agent(spec: str, seed: int | None = None) -> Agent:
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError(f"an agent spec is a non-empty string (a built-in name, a checkpoint path or module:callable), got {spec!r}")
     seed = check_seed(seed)
+    if spec.startswith(SEARCH_PREFIX):
+        return _load_policy_search(spec, seed)
+    base, mode = split_play_mode(spec)
+    if mode is None:
+        return _load(spec, seed)
+    allowed = ", ".join(f"@{name}" for name in PLAY_MODES)
+    if base in builtin_agents():  # refused before anything is loaded
+        raise AgentSpecError(f"agent {spec!r}: play modes ({allowed}) are for trained policies; {base!r} is a built-in agent")
+    agent = _load(base, seed)
+    if not isinstance(agent, PolicyAgent):
+        raise AgentSpecError(f"agent {spec!r}: play modes ({allowed}) are for trained policies; {base!r} is not one")
+    agent.deterministic = PLAY_MODES[mode]
+    agent.name = f"{agent.name}@{mode}"
+    return agent
+
+
+def _load_policy_search(spec: str, seed: int | None) -> Agent:
+    """`search+PRIOR`: the search agent warm-started from the agent PRIOR names (policy + search)."""
+    from miaui_env.agents.search import RegretMatchingSearchAgent
+
+    prior_spec = spec[len(SEARCH_PREFIX) :]
+    if not prior_spec:
+        raise AgentSpecError(f"agent {spec!r}: name the prior after '{SEARCH_PREFIX}', e.g. {SEARCH_PREFIX}miaui-ppo-v0")
+    search_seed, prior_seed = (None, None) if seed is None else (seed_int(child) for child in seed_children(seed, 2))
+    prior = load_agent(prior_spec, seed=prior_seed)
+    agent = RegretMatchingSearchAgent(search_seed, prior=prior)
+    agent.name = f"{SEARCH_PREFIX}{getattr(prior, 'name', prior_spec)}"
+    return agent
+
+
+def _load(spec: str, seed: int | None) -> Agent:
+    """The agent a spec without a play mode names."""
     builtins = builtin_agents()
     if spec in builtins:
         return builtins[spec](seed)
     path = Path(spec)
     if (path / "policy" / "class_and_ctor_args.pkl").exists():  # an RLlib run (needs the [rllib] extra)
-        return load_rllib_policy(path / "policy")
+        return load_rllib_policy(path / "policy", seed=seed)
     if path.suffix == ".zip" or (path.is_dir() and (path / "model.zip").exists()):
         if not path.exists():
             raise AgentSpecError(f"checkpoint {spec!r} does not exist")
-        return load_sb3_policy(path)
+        return load_sb3_policy(path, seed=seed)
     shipped = SHIPPED_POLICIES / spec
     if (shipped / "model.zip").exists():
-        return load_sb3_policy(shipped)
+        return load_sb3_policy(shipped, seed=seed)
     module_name, sep, attribute = spec.partition(":")
     if not sep:
         raise AgentSpecError(

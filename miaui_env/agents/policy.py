@@ -3,7 +3,13 @@
 `PolicyAgent` plays any policy with sb3-contrib's masked `predict` (a MaskablePPO model, its
 policy network, a frozen snapshot of it, or an exported RLlib module behind `RLlibModulePolicy`),
 and never an illegal card: the mask goes into the action distribution before a card is chosen.
-`deterministic=True` plays the most likely card, `False` samples the policy's mixed strategy.
+
+Two ways to play (agent specs spell them `miaui-ppo-v0@best` and `miaui-ppo-v0@sample`, see
+miaui_env/agents/loading.py): `deterministic=True` plays the most likely card; `False` plays the
+mixed strategy the policy learned, a card drawn from its masked distribution. Given a `seed`, the
+agent draws from its own generator, so the same seed plays the same games; without one (or for a
+policy that has nothing but `predict`) it samples as the policy's own `predict` does (torch's
+global generator, which SB3 seeds from its run seed: the self-play trainer's snapshots play so).
 The loaders need the `[train]` extra (SB3) or the `[rllib]` extra (Ray).
 """
 
@@ -16,6 +22,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from miaui_env.files import CheckpointError, read_metadata
+from miaui_env.seeding import check_seed
 
 
 class MaskedPolicy(Protocol):
@@ -31,20 +38,47 @@ class MaskedPolicy(Protocol):
 class PolicyAgent:
     """A trained policy playing the table: its most likely legal card, or one sampled from it."""
 
-    def __init__(self, policy: MaskedPolicy, name: str, view: str = "table", deterministic: bool = True):
+    def __init__(self, policy: MaskedPolicy, name: str, view: str = "table", deterministic: bool = True, seed: int | None = None):
         self.policy, self.name, self.view, self.deterministic = policy, name, view, deterministic
+        # Its own draws need the policy's chances: an SB3 network (or a model holding one) or RLlibModulePolicy gives them.
+        chances = hasattr(policy, "action_probabilities") or hasattr(getattr(policy, "policy", policy), "get_distribution")
+        self.rng = np.random.default_rng(check_seed(seed)) if seed is not None and chances else None
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The policy's card for every row, never an illegal one."""
-        actions, _ = self.policy.predict(observations, action_masks=np.asarray(masks).astype(bool), deterministic=self.deterministic)
-        return np.asarray(actions)
+        legal = np.asarray(masks).astype(bool)
+        if self.deterministic or self.rng is None:
+            actions, _ = self.policy.predict(observations, action_masks=legal, deterministic=self.deterministic)
+            return np.asarray(actions)
+        probabilities = action_probabilities(self.policy, observations, legal) * legal  # a masked card's tiny rest is not drawn
+        cumulative = np.cumsum(probabilities, axis=-1)
+        cumulative /= cumulative[:, -1:]
+        # Inverse transform: the first card whose cumulative chance passes the draw (a card of chance 0 never does).
+        return np.asarray((self.rng.random((len(legal), 1)) >= cumulative).sum(axis=-1), dtype=np.int64)
 
     def reset(self) -> None:
         """The policy remembers nothing."""
 
 
-def load_sb3_policy(path: Path, name: str | None = None, deterministic: bool = True) -> PolicyAgent:
-    """A MaskablePPO run (its directory, or a model .zip), seeing the view it was trained on."""
+def action_probabilities(policy: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """(k, 12) float64 chances of each card under the masked policy: an SB3 policy network or a model
+    holding one (`get_distribution`), or anything with `action_probabilities` (RLlibModulePolicy)."""
+    own = getattr(policy, "action_probabilities", None)
+    if callable(own):
+        return np.asarray(own(observations, masks), dtype=np.float64)
+    import torch
+
+    network = getattr(policy, "policy", policy)  # a MaskablePPO model holds its policy network
+    network.set_training_mode(False)  # as predict does (dropout, batch norm)
+    tensor, _ = network.obs_to_tensor(observations)
+    with torch.no_grad():
+        distribution = network.get_distribution(tensor, action_masks=masks)
+    return np.asarray(distribution.distribution.probs.cpu().numpy(), dtype=np.float64)
+
+
+def load_sb3_policy(path: Path, name: str | None = None, deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
+    """A MaskablePPO run (its directory, or a model .zip), seeing the view it was trained on; `seed`
+    seeds its draws when it samples."""
     from sb3_contrib import MaskablePPO
 
     model_file = path / "model.zip" if path.is_dir() else path
@@ -54,7 +88,7 @@ def load_sb3_policy(path: Path, name: str | None = None, deterministic: bool = T
     except (ValueError, KeyError, OSError, RuntimeError, zipfile.BadZipFile) as error:
         raise CheckpointError(f"{model_file} is not a loadable MaskablePPO model ({error})") from None
     name = name or (path.name if path.is_dir() else path.stem)
-    return PolicyAgent(model, name, metadata.get("view", "table"), deterministic)
+    return PolicyAgent(model, name, metadata.get("view", "table"), deterministic, seed)
 
 
 class RLlibModulePolicy:
@@ -71,21 +105,32 @@ class RLlibModulePolicy:
         self, observation: np.ndarray, state: Any = None, episode_start: Any = None, deterministic: bool = False, action_masks: Any = None
     ) -> tuple[np.ndarray, None]:
         """The module's best (or a sampled) legal card for every row."""
+        if deterministic:
+            return np.asarray(self._logits(observation, action_masks).argmax(dim=-1)), None
+        probabilities = self.action_probabilities(observation, action_masks)
+        return np.array([self.rng.choice(len(p), p=p) for p in probabilities]), None
+
+    def action_probabilities(self, observation: np.ndarray, action_masks: Any) -> np.ndarray:
+        """(k, 12) float64 chances of each card (the module masks its logits itself)."""
+        import torch
+
+        probabilities = torch.softmax(self._logits(observation, action_masks), dim=-1).numpy().astype(np.float64)
+        return np.asarray(probabilities / probabilities.sum(axis=-1, keepdims=True))
+
+    def _logits(self, observation: np.ndarray, action_masks: Any) -> Any:
         import torch
         from ray.rllib.core.columns import Columns
 
         masks = torch.as_tensor(np.asarray(action_masks), dtype=torch.float32)
         batch = {Columns.OBS: {"observation": torch.as_tensor(observation), "action_mask": masks}}
         with torch.no_grad():
-            logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
-        if deterministic:
-            return np.asarray(logits.argmax(dim=-1)), None
-        probabilities = torch.softmax(logits, dim=-1).numpy().astype(np.float64)
-        probabilities /= probabilities.sum(axis=-1, keepdims=True)
-        return np.array([self.rng.choice(len(p), p=p) for p in probabilities]), None
+            return self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
 
 
-def load_rllib_policy(path: Path, name: str | None = None, view: str | None = None) -> PolicyAgent:
-    """An exported RLlib policy (a run's policy/ folder), seeing the view its run trained on."""
+def load_rllib_policy(
+    path: Path, name: str | None = None, view: str | None = None, deterministic: bool = True, seed: int | None = None
+) -> PolicyAgent:
+    """An exported RLlib policy (a run's policy/ folder), seeing the view its run trained on; `seed`
+    seeds its draws when it samples."""
     metadata = read_metadata(path.parent / "metadata.json")
-    return PolicyAgent(RLlibModulePolicy(path), name or path.parent.name, view or metadata.get("view", "table"))
+    return PolicyAgent(RLlibModulePolicy(path), name or path.parent.name, view or metadata.get("view", "table"), deterministic, seed)

@@ -1,0 +1,79 @@
+"""Cost per decision of the search agent in an arena batch, on one core, next to OpenSpiel's MCTS.
+
+Plays `--games` four-player arena games of `search` (default budget) against three `counter`s, all
+games at once as the arena does, and reports the search's milliseconds per decision and playouts
+per second (a decision plays worlds x iterations x seats x cards-in-hand playouts to the game's
+end). The peer, measured in the same run: OpenSpiel's `MCTSBot` (UCT with random rollouts, C++)
+playing turn-based `goofspiel(num_cards=12,players=4)` with the same number of simulations per
+decision as the search's average playouts; the ratio compares playouts per second.
+Usage: python benchmarks/search_speed.py [--games 512] [--seed 0]
+Needs the benchmark extra: pip install -e ".[bench]".
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # one core
+
+import numpy as np  # noqa: E402
+
+from miaui_env.agents.heuristics import CountingAgent  # noqa: E402
+from miaui_env.agents.search import RegretMatchingSearchAgent  # noqa: E402
+from miaui_env.arena import ArenaConfig, play  # noqa: E402
+from miaui_env.rules import NUM_ROUNDS  # noqa: E402
+
+PLAYERS = 4
+
+
+def search_cost(games: int, seed: int) -> tuple[float, float]:
+    """Milliseconds per search decision and playouts per decision, over an arena gauntlet."""
+    search = RegretMatchingSearchAgent(seed)
+    config = ArenaConfig(players=PLAYERS, games=games, seed=seed, batch_games=games)
+    play([RegretMatchingSearchAgent(seed, worlds=1, iterations=1), CountingAgent(seed)], "gauntlet", config)  # compile and warm up
+    start = time.perf_counter()
+    play([search, CountingAgent(seed)], "gauntlet", config)
+    seconds = time.perf_counter() - start
+    decisions = games * (NUM_ROUNDS - 1)  # one search seat a game, 11 decisions each
+    # Cards in hand at decision r: 13 - r for every seat.
+    playouts = np.mean([search.worlds * search.iterations * PLAYERS * (NUM_ROUNDS + 1 - r) for r in range(1, NUM_ROUNDS)])
+    return 1000 * seconds / decisions, float(playouts)
+
+
+def mcts_cost(simulations: int, decisions: int, seed: int) -> float:
+    """Milliseconds per decision of OpenSpiel's UCT with random rollouts on 4-player goofspiel."""
+    import pyspiel
+
+    game = pyspiel.convert_to_turn_based(pyspiel.load_game("goofspiel(num_cards=12,players=4)"))
+    bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), 2.0, simulations, 10**7, False, seed, False)
+    made, start = 0, time.perf_counter()
+    while made < decisions:
+        state = game.new_initial_state()
+        while not state.is_terminal() and made < decisions:
+            if state.is_chance_node():
+                state.apply_action(state.chance_outcomes()[0][0])
+                continue
+            state.apply_action(bot.step(state))
+            made += 1
+    return 1000 * (time.perf_counter() - start) / decisions
+
+
+def main() -> None:
+    """Measure both and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=512)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    ms, playouts = search_cost(args.games, args.seed)
+    peer_ms = mcts_cost(round(playouts), 60, args.seed)
+    print(f"search (default budget), 4 players, {args.games} arena games at once: {ms:.1f} ms/decision, {playouts:.0f} playouts/decision")
+    print(f"OpenSpiel MCTSBot, goofspiel 4 players, {round(playouts)} simulations: {peer_ms:.1f} ms/decision")
+    ratio = (playouts / ms) / (round(playouts) / peer_ms)
+    print(f"playouts per second, search / MCTSBot: {ratio:.2f}")
+
+
+if __name__ == "__main__":
+    main()
