@@ -50,6 +50,8 @@ from miaui_env.observation import table_view
 from miaui_env.rules import NUM_DIVER_CARDS, NUM_ROUNDS, GameConfig, InvalidConfigError, check_reward
 from miaui_env.seeding import check_seed, seed_children, seed_int
 from miaui_env.vector import VectorMiaui
+from miaui_env.vector.engine import EngineSnapshot
+from miaui_env.vector.state import GameArrays, Reveal
 
 PLAY_MODES = ("sample", "best")
 
@@ -59,6 +61,17 @@ def _draw(strategies: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     cumulative = np.cumsum(strategies, axis=-1)
     cumulative /= cumulative[..., -1:]  # exactly 1 from the last card with a chance on: rounding cannot reach past it
     return np.asarray((uniforms >= cumulative).sum(axis=-1))
+
+
+def _repeated(snapshot: EngineSnapshot, games: int, times: int, size: int) -> EngineSnapshot:
+    """A snapshot of `size` games: each of the first `games` of `snapshot` `times` times in a row,
+    then copies of the first (padding). Cheaper than loading every copy."""
+
+    def repeat(array: np.ndarray) -> np.ndarray:
+        copies = np.repeat(array[:games], times, axis=0)
+        return np.concatenate([copies, np.repeat(array[:1], size - len(copies), axis=0)])
+
+    return EngineSnapshot(snapshot.round, GameArrays(*map(repeat, snapshot.game)), Reveal(*map(repeat, snapshot.reveal)))
 
 
 class RegretMatchingSearchAgent:
@@ -160,14 +173,14 @@ class RegretMatchingSearchAgent:
         # play and the playouts move it where they show better cards.
         # Every (world, seat, card) branch is one game of the playout engine: (k, w, n, m) of them,
         # then copies of the first to fill the engine (its size is one of a few, built once).
+        # The worlds are loaded once each; their arrays are then repeated for every branch.
+        worlds_engine = self._engine(config, k * w)
+        observations, masks = worlds_engine.load_states(worlds + worlds[:1] * (worlds_engine.num_envs - k * w))
         branches = k * w * n * m
         engine = self._engine(config, branches)
-        loaded = [world for world in worlds for _ in range(n * m)]
-        observations, masks = engine.load_states(loaded + loaded[:1] * (engine.num_envs - branches))
-        start = engine.snapshot()
+        start = _repeated(worlds_engine.snapshot(), k * w, n * m, engine.num_envs)
         reset_agent(self.prior)  # its games start anew, mid-game (it plays from the recall view)
-        first_branch = slice(0, branches, n * m)
-        prior = self._cards(self.prior, observations[first_branch], masks[first_branch]).reshape(k, w, n, 1) == cards_in_hand[:, None]
+        prior = self._cards(self.prior, observations[: k * w], masks[: k * w]).reshape(k, w, n, 1) == cards_in_hand[:, None]
         regrets = self.prior_weight * prior.mean(axis=1)  # (k, n, m)
         strategy_sum = np.zeros((k, n, m))
         seat_index, card_index = np.arange(n)[:, None], np.arange(m)[None, :]
@@ -181,8 +194,7 @@ class RegretMatchingSearchAgent:
             drawn = np.take_along_axis(cards_in_hand[:, None], _draw(strategy[:, None], self.rng.random((k, w, n, 1)))[..., None], axis=3)
             joint = np.broadcast_to(drawn[..., 0][:, :, None, None, :], (k, w, n, m, n)).copy()
             joint[:, :, seat_index, card_index, seat_index] = cards_in_hand[:, None]
-            if iteration:
-                engine.restore(start)
+            engine.restore(start, observe=False)  # the first step plays the drawn cards and writes the observations
             padded = np.concatenate([joint.reshape(-1, n), np.broadcast_to(joint.reshape(-1, n)[:1], (engine.num_envs - branches, n))])
             payoff = self._playout(engine, padded)[:branches].reshape(k, w, n, m, n)
             values = payoff[:, :, seat_index, card_index, seat_index].mean(axis=1)  # (k, n, m): each seat's own payoff

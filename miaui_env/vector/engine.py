@@ -265,14 +265,18 @@ class VectorMiaui:
         from one position again and again)."""
         return EngineSnapshot(self.round, GameArrays(*(a.copy() for a in self._game)), Reveal(*(a.copy() for a in self._reveal)))
 
-    def restore(self, snapshot: EngineSnapshot) -> tuple[np.ndarray, np.ndarray]:
+    def restore(self, snapshot: EngineSnapshot, observe: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
         """Put every game back as `snapshot` took it (copied in place; the snapshot can be restored
-        again) and return the observations and masks; generators and stacked decks carry on."""
+        again) and return the observations and masks; generators and stacked decks carry on.
+        `observe=False` skips writing the observations (the next `step` writes them) and returns None:
+        a search that steps at once saves an encoding of every game."""
         if not isinstance(snapshot, EngineSnapshot) or snapshot.game.hands.shape != self._game.hands.shape:
             raise InvalidConfigError(f"restore takes a snapshot of this engine (engine.snapshot()), got {snapshot!r:.60}")
         for target, source in (*zip(self._game, snapshot.game, strict=True), *zip(self._reveal, snapshot.reveal, strict=True)):
             np.copyto(target, source)
         self.round = snapshot.round
+        if not observe:
+            return None
         self._encode()
         return self._obs, self.action_masks()
 
