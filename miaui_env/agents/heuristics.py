@@ -169,6 +169,25 @@ def _winning_chances(observations, opponent_cards):
     return chances
 
 
+_ROUND = OBSERVATION_LAYOUT.offset("round")
+_CARD_PLAYED, _PLAYED = OBSERVATION_LAYOUT.offset("card_played"), OBSERVATION_LAYOUT.offset("played")  # seat row 0's
+
+
+@njit(cache=True)
+def _remember_reveals(observations, seen):
+    """Mark in `seen` (k, 6, 12) every card each seat row shows played (the last reveal, and in Open
+    Baskets or recall every card); a row in round 1 starts a new game and forgets the old one."""
+    for i in range(observations.shape[0]):
+        row = observations[i]
+        if row[_ROUND] > 0:
+            seen[i] = False
+        for seat in range(MAX_PLAYERS):
+            for card in range(NUM_DIVER_CARDS):
+                at = seat * _SEAT_SIZE + card
+                if row[_CARD_PLAYED + at] > 0 or row[_PLAYED + at] > 0:
+                    seen[i, seat, card] = True
+
+
 def _rows(observations: np.ndarray) -> np.ndarray:
     """Observations as the kernels take them: a C-ordered float32 (k, size) array."""
     return np.ascontiguousarray(np.asarray(observations, dtype=np.float32).reshape(-1, OBSERVATION_LAYOUT.size))
@@ -240,8 +259,5 @@ class CountingAgent(GreedyAgent):
         k = observations.shape[0]
         if self._seen is None or self._seen.shape[0] != k:
             self._seen = np.zeros((k, MAX_PLAYERS, NUM_DIVER_CARDS), dtype=bool)
-        first_round = _VIEW(observations, "round")[:, 0] > 0
-        self._seen[first_round] = False  # a new game in that row
-        self._seen |= _VIEW(observations, "card_played") > 0
-        self._seen |= _VIEW(observations, "played") > 0  # shown in Open Baskets and recall
+        _remember_reveals(_rows(observations), self._seen)  # one compiled pass: this runs at every seat of every playout
         return ~self._seen
