@@ -168,17 +168,17 @@ class RegretMatchingSearchAgent:
         n, m = config.num_players, int(worlds[0].hands[0].sum())  # every hand holds the same number of cards
         hands = np.stack([worlds[i * w].hands for i in range(k)]).astype(bool)  # (k, n, 12): every hand is known
         cards_in_hand = np.nonzero(hands)[2].reshape(k, n, m)  # each seat's cards, in order
-        # Warm start (Brown & Sandholm 2016): every seat's regrets begin as `prior_weight` times
-        # the rollout agent's play in these worlds, so regret matching starts from the rollout's
-        # play and the playouts move it where they show better cards.
         # Every (world, seat, card) branch is one game of the playout engine: (k, w, n, m) of them,
-        # then copies of the first to fill the engine (its size is one of a few, built once).
-        # The worlds are loaded once each; their arrays are then repeated for every branch.
+        # then copies of the first to fill the engine (its size is one of a few, built once). The
+        # worlds are loaded once each and their arrays repeated for every branch.
         worlds_engine = self._engine(config, k * w)
         observations, masks = worlds_engine.load_states(worlds + worlds[:1] * (worlds_engine.num_envs - k * w))
         branches = k * w * n * m
         engine = self._engine(config, branches)
         start = _repeated(worlds_engine.snapshot(), k * w, n * m, engine.num_envs)
+        # Warm start (Brown & Sandholm 2016): every seat's regrets begin as `prior_weight` times
+        # the prior agent's play in these worlds, so regret matching starts from the prior's play
+        # and the playouts move it where they show better cards.
         reset_agent(self.prior)  # its games start anew, mid-game (it plays from the recall view)
         prior = self._cards(self.prior, observations[: k * w], masks[: k * w]).reshape(k, w, n, 1) == cards_in_hand[:, None]
         regrets = self.prior_weight * prior.mean(axis=1)  # (k, n, m)
