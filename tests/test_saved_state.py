@@ -562,5 +562,11 @@ def test_a_restored_snapshot_plays_the_same_games_again():
         runs.append((steps, infos["scores"], rewards))
     assert all(np.array_equal(a, b) for a, b in zip(runs[0][0], runs[1][0], strict=True))
     assert np.array_equal(runs[0][1], runs[1][1]) and np.array_equal(runs[0][2], runs[1][2])
+    # Without observing, restore writes no observations; the next step writes them all the same.
+    after_step = []
+    for observe in (True, False):
+        assert (engine.restore(snapshot, observe=observe) is None) is not observe
+        after_step.append(engine.step(np.argmax(engine.action_masks(), axis=2))[0].copy())
+    assert np.array_equal(after_step[0], after_step[1])
     with pytest.raises(InvalidConfigError, match="restore takes a snapshot of this engine"):
         VectorMiaui(8, num_players=5, seed=0).restore(snapshot)

@@ -115,3 +115,18 @@ def test_search_is_a_builtin_agent():
 def test_bad_search_settings_are_refused(kwargs, message):
     with pytest.raises(InvalidConfigError if "rollout" not in kwargs else ValueError, match=message):
         RegretMatchingSearchAgent(0, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"), [("search+", "name the prior after 'search\\+'"), ("search+nothing", "'nothing' is not a built-in")]
+)
+def test_a_policy_search_spec_names_a_loadable_prior(spec, message):
+    from miaui_env.agents.loading import AgentSpecError
+
+    with pytest.raises(AgentSpecError, match=message):
+        load_agent(spec, seed=0)
+
+
+def test_policy_search_is_named_for_its_prior():
+    agent = load_agent("search+greedy", seed=0)
+    assert isinstance(agent, RegretMatchingSearchAgent) and agent.name == "search+greedy" and agent.prior.name == "greedy"
