@@ -246,8 +246,7 @@ class SeatKnowledge:
     # -- sampling -----------------------------------------------------------------------------------
     def hidden_places(self) -> list[int]:
         """Positions in `deal` whose card the seat has not seen: the put-back, hidden lagoon cards, the deck."""
-        state = self.state
-        if state is None:
+        if self.state is None:
             raise KnowledgeError("nothing observed yet: feed the seat's round-1 observation first")
         return [position for position, card in enumerate(self.deal) if not self._seen[card]]
 

@@ -38,7 +38,6 @@ from miaui_env.observation import (
 )
 from miaui_env.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
 
-_VIEW = OBSERVATION_LAYOUT.view
 # A face-down card nobody told us about is worth what an average card of the deck is worth.
 UNKNOWN_FISH_VALUE = float(np.mean([c.value for c in DEFAULT_DECK]))
 TYPICAL_JELLYFISH = float(np.mean([c.value for c in DEFAULT_DECK if c.kind is FishKind.JELLYFISH]))
