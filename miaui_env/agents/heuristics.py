@@ -181,6 +181,8 @@ def _remember_reveals(observations, seen):
         if row[_ROUND] > 0:
             seen[i] = False
         for seat in range(MAX_PLAYERS):
+            if not row[_SEATS + seat * _SEAT_SIZE + _PRESENT] > 0:  # rows past the table are empty
+                continue
             for card in range(NUM_DIVER_CARDS):
                 at = seat * _SEAT_SIZE + card
                 if row[_CARD_PLAYED + at] > 0 or row[_PLAYED + at] > 0:

@@ -53,7 +53,6 @@ from gymnasium.utils import seeding
 
 from miaui_env.cards import DEFAULT_DECK, FISH_KINDS, DeckError, FishCard, FishKind, parse_deck_order
 from miaui_env.observation import (
-    LAGOON_SLOTS,
     OBSERVATION_LAYOUT,
     SEAT_DIM,
     features,
@@ -175,7 +174,6 @@ class VectorMiaui:
             OBSERVATION_LAYOUT.view(buffer, "num_players")[:, :, n - MIN_PLAYERS] = 1.0
             OBSERVATION_LAYOUT.view(buffer, "variant")[:] = (open_baskets, no_fighting)
         self._obs = self._buffers[0]
-        self._round_one_hot = np.eye(NUM_ROUNDS + 1, NUM_ROUNDS, k=-1, dtype=np.float32)  # row r: round r; 0, 13: none
         # Per-game observation pieces, computed by encode_kernels.encode_pieces and copied into the buffer in bulk.
         self._pieces = ObservationPieces(
             rows=np.zeros((batch, n, SEAT_DIM), dtype=np.float32),
@@ -183,7 +181,6 @@ class VectorMiaui:
             lagoon=np.zeros((batch, OBSERVATION_LAYOUT.view(self._obs[0, 0], "lagoon").size), dtype=np.float32),
             lagoon_rest=np.zeros((batch, OBSERVATION_LAYOUT.view(self._obs[0, 0], "lagoon_rest").size), dtype=np.float32),
         )
-        self._spans = {name: OBSERVATION_LAYOUT.span(name) for name in ("round", "hand", "lagoon", "lagoon_rest", "box", "seats")}
         self._pending_decks: list[list[int] | None] = [None] * batch
         self._new_games()
         self._encode()
@@ -551,27 +548,12 @@ class VectorMiaui:
     # -- observations -------------------------------------------------------------------------
     def _encode(self) -> None:
         """Write every seat's observation into the buffer, exactly as `observation.Encoder` does:
-        `encode_kernels.encode_pieces` computes each game's pieces, numpy copies them into place in bulk."""
-        batch, n, obs, spans, pieces = self.num_envs, self.num_players, self._obs, self._spans, self._pieces
-        encode_kernels.encode_pieces(self._tables, self.round, self._game, self._reveal, pieces)
-        obs[:, :, spans["round"]] = self._round_one_hot[self.round % (NUM_ROUNDS + 1)]
-        obs[:, :, spans["hand"]] = self._game.hands
-        if self.config.no_fighting:
-            obs[:, :, spans["lagoon"]] = pieces.lagoon[:, None]
-            obs[:, :, spans["lagoon_rest"]] = pieces.lagoon_rest[:, None]
-        else:  # a space holds exactly one card: slots 1-2 stay zero
-            slot0 = pieces.lagoon.reshape(batch, NUM_SPACES, LAGOON_SLOTS, -1)[:, :, 0]
-            OBSERVATION_LAYOUT.view(obs, "lagoon")[:, :, :, 0] = slot0[:, None]
-        if self.view == "recall":
-            obs[:, :, spans["box"]] = features(self._game.box_stats)[:, None]
-        # Seat rows, rotated so that each observer comes first; the others' rows as R11 shows them.
-        seats, width = spans["seats"].start, SEAT_DIM
-        for seat in range(n):
-            obs[:, seat, seats : seats + width] = pieces.rows[:, seat]
-            obs[:, seat, seats + width : seats + width * (n - seat)] = pieces.public_rows[:, seat + 1 :].reshape(batch, -1)
-            obs[:, seat, seats + width * (n - seat) : seats + width * n] = pieces.public_rows[:, :seat].reshape(batch, -1)
+        `encode_kernels.encode_pieces` computes each game's pieces, `assemble_observations` writes
+        them into every seat's row, `add_peeks` adds what each peeker saw (R5)."""
+        encode_kernels.encode_pieces(self._tables, self.round, self._game, self._reveal, self._pieces)
+        encode_kernels.assemble_observations(self._obs, self.round, self.view == "recall", self._game, self._pieces)
         if self._game.peeker.max() >= 0:
-            encode_kernels.add_peeks(obs, self._tables, self._game)
+            encode_kernels.add_peeks(self._obs, self._tables, self._game)
 
     # -- inspection ---------------------------------------------------------------------------
     def scores(self) -> np.ndarray:
