@@ -1,10 +1,13 @@
-"""Agent-steps per second of the batched engine, observations and masks included, on one core.
+"""Agent-steps per second of the batched engine, observations and masks included, next to named peers.
 
-Measures `VectorMiaui` playing random legal cards for B = 256, 4096, 16384 and 3-6 players, next to
-OpenSpiel's `goofspiel(num_cards=12,players=4,imp_info=True)` played at random through pyspiel in
-the same run (rules only: it builds no observations), and prints agent-steps/s, the ratio to
-goofspiel and the engine's memory per game.
-Usage: python benchmarks/vector_speed.py [--seconds 3] [--batches 256 4096 16384] [--players 3 4 5 6]
+Measures `VectorMiaui` playing random legal cards for B = 256, 4096, 16384 and 3-6 players on one
+thread with float32 observations, next to OpenSpiel's `goofspiel(num_cards=12,players=4,imp_info=True)`
+played at random through pyspiel (rules only: it builds no observations); then, at B=4096 and 4
+players, compact (uint8) observations and two threads, next to the same engine with float32
+observations on one thread. Every row is measured `--repeats` times, each time right after its
+peer, and the table gives the medians: rate, ratio to the peer (median of the paired ratios), and
+the engine's memory per game. A noisy moment on a shared machine moves one pair, not the median.
+Usage: python benchmarks/vector_speed.py [--seconds 2] [--repeats 3] [--batches 256 4096 16384] [--players 3 4 5 6]
 Needs the benchmark extra: pip install -e ".[bench]".
 """
 
@@ -13,12 +16,15 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from collections.abc import Callable
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")  # one core, as the issue asks
+    os.environ.setdefault(_var, "1")  # numpy on one core: the engine's threads are what the rows vary
 
+import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
+from miaui_env.rules import NUM_ROUNDS  # noqa: E402
 from miaui_env.vector import VectorMiaui  # noqa: E402
 
 
@@ -45,12 +51,15 @@ def goofspiel_steps_per_second(seconds: float, seed: int = 0) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def miaui_steps_per_second(batch: int, players: int, seconds: float, seed: int = 0) -> tuple[float, float]:
-    """Random legal play through VectorMiaui; returns agent-steps/s and bytes per game."""
-    engine = VectorMiaui(batch, num_players=players, seed=seed)
+def miaui_steps_per_second(batch: int, players: int, seconds: float, seed: int = 0, **options: object) -> tuple[float, float]:
+    """Random legal play through VectorMiaui(**options); returns agent-steps/s and bytes per game."""
+    engine = VectorMiaui(batch, num_players=players, seed=seed, **options)  # type: ignore[arg-type]
     rng = np.random.default_rng(seed)
     masks = engine.action_masks()
     noise = np.empty(masks.shape, dtype=np.float32)
+    for _ in range(NUM_ROUNDS):  # warm up: compile, touch the buffers
+        rng.random(dtype=np.float32, out=noise)
+        _, masks, _, _, _ = engine.step(np.argmax(noise * masks, axis=2))
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         rng.random(dtype=np.float32, out=noise)
@@ -60,23 +69,58 @@ def miaui_steps_per_second(batch: int, players: int, seconds: float, seed: int =
     return steps / (time.perf_counter() - start), engine.nbytes / batch
 
 
+def paired(measure: Callable[[], float], peer: Callable[[], float], repeats: int) -> tuple[float, float, float]:
+    """Median rate of `measure`, median rate of `peer`, and the median of their paired ratios,
+    each measurement taken right after its peer's."""
+    rates, peers = [], []
+    for _ in range(repeats):
+        peers.append(peer())
+        rates.append(measure())
+    ratios = np.array(rates) / np.array(peers)
+    return float(np.median(rates)), float(np.median(peers)), float(np.median(ratios))
+
+
 def main() -> None:
     """Measure and print the table."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=3.0, help="wall time per measurement")
+    parser.add_argument("--seconds", type=float, default=2.0, help="wall time per measurement")
+    parser.add_argument("--repeats", type=int, default=3, help="measurements per row, each paired with its peer's")
     parser.add_argument("--batches", type=int, nargs="+", default=[256, 4096, 16384])
     parser.add_argument("--players", type=int, nargs="+", default=[3, 4, 5, 6])
     args = parser.parse_args()
 
-    print("measuring goofspiel ...", flush=True)
-    peer = goofspiel_steps_per_second(args.seconds)
-    print(f"{'engine':<34}{'agent-steps/s':>15}{'x goofspiel':>13}{'KiB/game':>10}")
-    print(f"{'goofspiel 4p (OpenSpiel, rules)':<34}{peer:>15,.0f}{1.0:>13.2f}{'':>10}", flush=True)
+    def goofspiel() -> float:
+        return goofspiel_steps_per_second(args.seconds)
+
+    print(f"{args.repeats} paired measurements of {args.seconds:g} s per row; medians", flush=True)
+    print(f"{'engine':<40}{'agent-steps/s':>15}{'peer':>26}{'x peer':>9}{'KiB/game':>10}")
     for batch in args.batches:
         for players in args.players:
-            rate, per_game = miaui_steps_per_second(batch, players, args.seconds)
-            label = f"VectorMiaui B={batch} {players}p"
-            print(f"{label:<34}{rate:>15,.0f}{rate / peer:>13.2f}{per_game / 1024:>10.1f}", flush=True)
+            memory: list[float] = []
+
+            def engine(batch: int = batch, players: int = players, memory: list[float] = memory) -> float:
+                rate, per_game = miaui_steps_per_second(batch, players, args.seconds)
+                memory.append(per_game)
+                return rate
+
+            rate, peer, ratio = paired(engine, goofspiel, args.repeats)
+            row = f"VectorMiaui B={batch} {players}p"
+            print(f"{row:<40}{rate:>15,.0f}{f'goofspiel 4p {peer:,.0f}':>26}{ratio:>9.2f}{memory[0] / 1024:>10.1f}", flush=True)
+
+    def float32_one_thread() -> float:
+        return miaui_steps_per_second(4096, 4, args.seconds)[0]
+
+    most = min(2, numba.config.NUMBA_NUM_THREADS)
+    for label, options in (
+        ("uint8 observations", {"observation_dtype": "uint8"}),
+        (f"float32, {most} threads", {"threads": most}),
+        (f"uint8, {most} threads", {"observation_dtype": "uint8", "threads": most}),
+    ):
+        rate, peer, ratio = paired(
+            lambda options=options: miaui_steps_per_second(4096, 4, args.seconds, **options)[0], float32_one_thread, args.repeats
+        )
+        row = f"VectorMiaui B=4096 4p {label}"
+        print(f"{row:<40}{rate:>15,.0f}{f'1 thread, float32 {peer:,.0f}':>26}{ratio:>9.2f}{'':>10}", flush=True)
 
 
 if __name__ == "__main__":

@@ -32,15 +32,35 @@ from typing import Any, Unpack
 
 import gymnasium
 import numpy as np
+import torch
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from miaui_env.agents import Agent, Policy, RandomAgent, check_agent, checked_actions, reset_agent
+from miaui_env.compact import expand_observations
+from miaui_env.compact_torch import expand_observations_torch
 from miaui_env.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
 from miaui_env.rules import NUM_DIVER_CARDS, NUM_ROUNDS, IllegalActionError, InvalidConfigError, illegal_action
 from miaui_env.seeding import Seed, seed_children, seed_int
 from miaui_env.settings import SettingsKwargs
 from miaui_env.vector import VectorMiaui
+
+
+class ExpandCompactObservations(BaseFeaturesExtractor):
+    """Features extractor for `observation_dtype="uint8"`: the codes back to the float32 layout, exactly.
+
+    SB3 hands a Box of uint8 to the policy as floats of the codes; this undoes the codes instead
+    (`policy_kwargs={"features_extractor_class": ExpandCompactObservations}`), so a policy trained
+    on compact observations is the same function of the same floats as one trained on float32.
+    """
+
+    def __init__(self, observation_space: gymnasium.spaces.Box):
+        super().__init__(observation_space, OBSERVATION_LAYOUT.size)
+
+    def forward(self, observations: Any) -> Any:
+        """Expand a batch of codes (SB3 has cast them to float32: whole numbers, exact)."""
+        return expand_observations_torch(observations.to(torch.uint8))
 
 
 def slot_seeds(seed: Seed, num_games: int) -> list[int]:
@@ -97,9 +117,10 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         opponent: Agent | Policy | None = None,
         rotate_seats: bool = True,
         seed: Seed | None = None,
+        threads: int = 1,
         **settings: Unpack[SettingsKwargs],
     ):
-        self.engine = VectorMiaui(num_games, **settings)  # checks num_games and the settings first
+        self.engine = VectorMiaui(num_games, threads=threads, **settings)  # checks num_games, threads and the settings first
         # The first reset deals these games again, so the games before and after it are the same.
         self._next_seeds: list[int] | None = None if seed is None else slot_seeds(seed, num_games)
         if self._next_seeds is not None:
@@ -118,7 +139,10 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         self.opponent: Agent | Policy = opponent if opponent is not None else default
         self._next_opponent: Agent | Policy | None = None
         self.render_mode = None
-        observation_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
+        if self.engine.compact:  # uint8 codes: a policy expands them (ExpandCompactObservations)
+            observation_space = gymnasium.spaces.Box(0, np.iinfo(np.uint8).max, (OBSERVATION_LAYOUT.size,), np.uint8)
+        else:
+            observation_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
         super().__init__(num_games * len(seats), observation_space, gymnasium.spaces.Discrete(NUM_DIVER_CARDS))
         self._actions = np.zeros(self.num_envs, dtype=np.int64)
         self._masks = self.engine.action_masks()
@@ -196,6 +220,8 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         joint[:, learners] = self._actions.reshape(games, n_learners)
         if opponents.size:
             seen = self._obs[:, opponents].reshape(-1, self._obs.shape[-1])
+            if self.engine.compact:  # agents read the float layout
+                seen = expand_observations(seen)
             masks = self._masks[:, opponents].reshape(-1, NUM_DIVER_CARDS)
             joint[:, opponents] = checked_actions(self.opponent, seen, masks).reshape(games, opponents.size)
         obs, self._masks, rewards, dones, infos = self.engine.step(joint)

@@ -1,4 +1,5 @@
-"""The settings every env and engine is built from: the game (table size, variants), the view, the reward.
+"""The settings every env and engine is built from: the game (table size, variants), the view, the reward,
+the observation dtype.
 
 Every constructor (`env`, `parallel_env`, `VectorMiaui`, the SB3 and Gymnasium adapters) takes
 them as the same keyword arguments, `SettingsKwargs`, and holds them as one frozen `Settings`,
@@ -11,6 +12,7 @@ import functools
 from dataclasses import dataclass
 from typing import TypedDict
 
+from miaui_env.compact import check_observation_dtype
 from miaui_env.observation import VIEWS, check_view
 from miaui_env.rules import REWARDS, GameConfig, InvalidConfigError, check_reward
 
@@ -23,6 +25,7 @@ class SettingsKwargs(TypedDict, total=False):
     no_fighting: bool
     view: str
     reward: str
+    observation_dtype: str
 
 
 @dataclass(frozen=True)
@@ -39,12 +42,15 @@ class Settings:
     """What a seat observes: "table" (what R11 shows) or "recall" (every reveal remembered)."""
     reward: str = "win"
     """The end-of-game reward: "win" (winners share 1), "score" or "margin"."""
+    observation_dtype: str = "float32"
+    """"float32" (the observation layout's floats) or "uint8" (their exact codes: `miaui_env.compact`)."""
 
     def __post_init__(self) -> None:
         GameConfig(self.num_players, self.open_baskets, self.no_fighting)  # checks the game settings
         object.__setattr__(self, "num_players", int(self.num_players))
         check_view(self.view)
         check_reward(self.reward)
+        object.__setattr__(self, "observation_dtype", check_observation_dtype(self.observation_dtype))
 
     @functools.cached_property
     def game(self) -> GameConfig:
@@ -63,7 +69,12 @@ class Settings:
     def as_kwargs(self) -> SettingsKwargs:
         """The settings as keyword arguments, to build another env or engine on the same table."""
         return SettingsKwargs(
-            num_players=self.num_players, open_baskets=self.open_baskets, no_fighting=self.no_fighting, view=self.view, reward=self.reward
+            num_players=self.num_players,
+            open_baskets=self.open_baskets,
+            no_fighting=self.no_fighting,
+            view=self.view,
+            reward=self.reward,
+            observation_dtype=self.observation_dtype,
         )
 
     def replace(self, **changes: object) -> Settings:

@@ -22,6 +22,7 @@ NOT_LOADED = [
     ("miaui_env.cards", RL_LIBRARIES | {"numba"}),
     ("miaui_env.rules", RL_LIBRARIES | {"numba"}),
     ("miaui_env.observation", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.compact", RL_LIBRARIES | {"numba"}),
     ("miaui_env.settings", RL_LIBRARIES | {"numba"}),
     ("miaui_env.saved_state", RL_LIBRARIES | {"numba"}),
     ("miaui_env.belief", RL_LIBRARIES | {"numba"}),

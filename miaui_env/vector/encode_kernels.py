@@ -12,7 +12,7 @@ checks it game by game.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from miaui_env.cards import FISH_KINDS
 from miaui_env.observation import (
@@ -48,16 +48,28 @@ def _features_of_stats(out: np.ndarray, g: int, s: int, at: int, stats: np.ndarr
         out[g, s, at + k] = np.float32(stats[g, s, k] / STATS_DIVISOR[k])
 
 
+@njit(cache=True, parallel=True)
+def encode_pieces(tables: EncodeTables, round_number: int, game: GameArrays, reveal: Reveal, out: ObservationPieces, chunks: int) -> None:
+    """`_encode_pieces` for every game, in `chunks` of games side by side on numba's threads."""
+    games = out.rows.shape[0]
+    for chunk in prange(chunks):
+        _encode_pieces(tables, round_number, game, reveal, out, chunk * games // chunks, (chunk + 1) * games // chunks)
+
+
+# Each parallel kernel hands its chunks to a function of their own: inside a prange loop, numba
+# (0.6x) loses writes made through a structure's fields (out.lagoon[...] = ...); a called function's are kept.
 @njit(cache=True)
-def encode_pieces(tables: EncodeTables, round_number: int, game: GameArrays, reveal: Reveal, out: ObservationPieces) -> None:
+def _encode_pieces(
+    tables: EncodeTables, round_number: int, game: GameArrays, reveal: Reveal, out: ObservationPieces, start: int, stop: int
+) -> None:
     """The per-game pieces of the observations, as observation.Encoder computes them:
     seat rows (absolute seats) as their owner sees them and as the others do (R11's mask), and the
     lagoon as everyone sees it (face-down cards hidden, R5). numpy then copies them into place.
     Direct indexing throughout: numba's slices and array views cost ~100 ns each here."""
     rows, features, empty, hidden = out.rows, tables.features, tables.empty, tables.hidden
     lagoon, lagoon_len, peeker, piles, pile_len = game.lagoon, game.lagoon_len, game.peeker, game.piles, game.pile_len
-    games, n, seat_dim = rows.shape
-    for g in range(games):
+    n, seat_dim = rows.shape[1:]
+    for g in range(start, stop):
         for s in range(n):
             rows[g, s, _PRESENT] = 1.0
             for k in range(len(_ROUND_COLUMNS)):  # R1: Kiti's place and the tie priorities
@@ -102,42 +114,78 @@ def encode_pieces(tables: EncodeTables, round_number: int, game: GameArrays, rev
                     out.lagoon_rest[g, depth * CARD_DIM + k] = np.float32(total / STATS_DIVISOR[k])
 
 
+@njit(cache=True, parallel=True)
+def quantize(values: np.ndarray, scale: np.ndarray, zero: np.ndarray, codes: np.ndarray) -> None:
+    """`codes[i, k]`: the uint8 code of `values[i, k]`, entry k's scale and zero (`miaui_env.compact`)."""
+    for i in prange(values.shape[0]):  # plain arrays: prange keeps their writes
+        for k in range(values.shape[1]):
+            codes[i, k] = np.uint8(np.rint(values[i, k] * scale[k]) + zero[k])
+
+
+@njit(cache=True, parallel=True)
+def assemble_observations(
+    obs: np.ndarray, round_number: int, recall: bool, hands: np.ndarray, box: np.ndarray, out: ObservationPieces, chunks: int
+) -> None:
+    """`_assemble_observations` for every game, in `chunks` of games side by side on numba's threads."""
+    games = obs.shape[0]
+    for chunk in prange(chunks):
+        _assemble_observations(obs, round_number, recall, hands, box, out, chunk * games // chunks, (chunk + 1) * games // chunks)
+
+
 @njit(cache=True)
-def assemble_observations(obs: np.ndarray, round_number: int, recall: bool, game: GameArrays, out: ObservationPieces) -> None:
+def _assemble_observations(
+    obs: np.ndarray, round_number: int, recall: bool, hands: np.ndarray, box: np.ndarray, out: ObservationPieces, start: int, stop: int
+) -> None:
     """Write every seat's observation from the pieces, in one pass over the buffer: the round,
     the hand, the lagoon, the box (recall view), then the seat rows rotated so that each observer
     comes first and the others' rows are as R11 shows them. Pieces no step changes (table size,
-    variant, absent seats' rows) are left as they are. One compiled pass writes each byte once;
-    numpy's strided copies of the same pieces cost four times as long."""
-    games, n, seat_dim = out.rows.shape
-    lagoon_size, rest_size = out.lagoon.shape[1], out.lagoon_rest.shape[1]
-    for g in range(games):
+    variant, absent seats' rows) are left as they are. Compiled for either dtype: flags and
+    one-hots are the same numbers as floats and as codes (scale 1, zero 0), the pieces come in the
+    buffer's dtype. Direct indexing: a slice or view costs ~100 ns here, more than its copy."""
+    rows, public_rows, lagoon, lagoon_rest = out.rows, out.public_rows, out.lagoon, out.lagoon_rest
+    n, seat_dim = rows.shape[1:]
+    for g in range(start, stop):
         for o in range(n):
-            row = obs[g, o]  # one view a row: numba's index arithmetic on 3-d arrays costs more
             for r in range(NUM_ROUNDS):
-                row[_ROUND + r] = 1.0 if r + 1 == round_number else 0.0
+                obs[g, o, _ROUND + r] = 1 if r + 1 == round_number else 0
             for c in range(NUM_DIVER_CARDS):
-                row[_HAND + c] = game.hands[g, o, c]
-            row[_LAGOON : _LAGOON + lagoon_size] = out.lagoon[g]
-            row[_LAGOON_REST : _LAGOON_REST + rest_size] = out.lagoon_rest[g]
+                obs[g, o, _HAND + c] = hands[g, o, c]
+            for k in range(lagoon.shape[1]):
+                obs[g, o, _LAGOON + k] = lagoon[g, k]
+            for k in range(lagoon_rest.shape[1]):
+                obs[g, o, _LAGOON_REST + k] = lagoon_rest[g, k]
             if recall:
                 for k in range(CARD_DIM):
-                    row[_BOX + k] = np.float32(game.box_stats[g, k] / STATS_DIVISOR[k])
+                    obs[g, o, _BOX + k] = box[g, k]
             for s in range(n):
                 at = _SEATS + seat_dim * ((s - o) % n)
-                row[at : at + seat_dim] = out.rows[g, s] if s == o else out.public_rows[g, s]
+                if s == o:
+                    for k in range(seat_dim):
+                        obs[g, o, at + k] = rows[g, s, k]
+                else:
+                    for k in range(seat_dim):
+                        obs[g, o, at + k] = public_rows[g, s, k]
+
+
+@njit(cache=True, parallel=True)
+def add_peeks(obs: np.ndarray, peek_delta: np.ndarray, game: GameArrays, chunks: int) -> None:
+    """`_add_peeks` for every game, in `chunks` of games side by side on numba's threads."""
+    games = obs.shape[0]
+    for chunk in prange(chunks):
+        _add_peeks(obs, peek_delta, game, chunk * games // chunks, (chunk + 1) * games // chunks)
 
 
 @njit(cache=True)
-def add_peeks(obs: np.ndarray, tables: EncodeTables, game: GameArrays) -> None:
-    """R5: add each face-down card's true features to its peeker's observation, in lagoon order."""
+def _add_peeks(obs: np.ndarray, peek_delta: np.ndarray, game: GameArrays, start: int, stop: int) -> None:
+    """R5: add each face-down card's true features to its peeker's observation, in lagoon order:
+    `peek_delta[card]` is the card's features less HIDDEN's (in uint8, its stats less HIDDEN's:
+    the codes of card features move by their stats)."""
     lagoon, lagoon_len, peeker = game.lagoon, game.lagoon_len, game.peeker
-    games = obs.shape[0]
-    for g in range(games):
+    for g in range(start, stop):
         for depth in range(NUM_SPACES):
             for slot in range(lagoon_len[g, depth]):
                 s = peeker[g, depth, slot]
                 if s >= 0:
                     at = _LAGOON + (depth * LAGOON_SLOTS + slot) * CARD_DIM if slot < LAGOON_SLOTS else _LAGOON_REST + depth * CARD_DIM
                     for k in range(CARD_DIM):
-                        obs[g, s, at + k] += tables.peek_delta[lagoon[g, depth, slot], k]
+                        obs[g, s, at + k] += peek_delta[lagoon[g, depth, slot], k]

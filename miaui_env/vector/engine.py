@@ -9,8 +9,15 @@ encoding (`miaui_env.observation`), for every variant, view and reward mode of t
 is a few named structures of arrays (`vector.state`), written in place. The branchy per-game work
 runs in numba kernels handed those structures whole: the rules in `vector.rule_kernels` (a round's
 resolution, round 1's Seagull replacement), the observation in `vector.encode_kernels` (each game's
-pieces, the peeks); numpy deals and copies the pieces into the observation buffer in bulk, which it
-does faster than numba here.
+pieces, their assembly into every seat's row, the peeks); numpy deals.
+
+**Observation dtype.** `observation_dtype="uint8"` writes every entry as its exact uint8 code
+(`miaui_env.compact`: a quarter of the bytes; `compact.expand_observations` gives the float32
+observation back bit for bit); agents and the SB3 VecEnv's opponents still read floats.
+
+**Threads.** `threads=k` runs the kernels on k of numba's threads, each game on one of them, so
+the results are the same as on one thread, bit for bit; the deals and the bookkeeping stay on the
+calling thread. The default is one thread.
 
 **Lockstep.** Every game lasts 11 decisions (round 12's card is forced), so the B games of a batch
 move in lockstep: one round number for all, and all end together. The step that ends them returns
@@ -43,15 +50,18 @@ rewards and the other infos are fresh arrays.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple, Unpack
 
+import numba
 import numpy as np
 from gymnasium.utils import seeding
 
 from miaui_env.cards import DEFAULT_DECK, FISH_KINDS, DeckError, FishCard, FishKind, parse_deck_order
+from miaui_env.compact import COMPACT_DTYPE, COMPACT_SCALE, COMPACT_ZERO, empty_compact
 from miaui_env.observation import (
     OBSERVATION_LAYOUT,
     SEAT_DIM,
@@ -102,9 +112,10 @@ class EngineSnapshot(NamedTuple):
 class VectorMiaui:
     """B games of Miaui stepped together; see the module docstring."""
 
-    def __init__(self, num_envs: int, *, seed: int | None = None, **settings: Unpack[SettingsKwargs]):
+    def __init__(self, num_envs: int, *, seed: int | None = None, threads: int = 1, **settings: Unpack[SettingsKwargs]):
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise InvalidConfigError(f"num_envs must be a positive int, got {num_envs!r}")
+        self.threads = check_threads(threads)
         self.settings = Settings.of(**settings)
         seed = check_seed(seed)
         check_fits_in_memory(int(num_envs), self.settings.num_players)
@@ -168,19 +179,35 @@ class VectorMiaui:
 
         # Two observation buffers: at an episode's end the filled one becomes `final_observation` and
         # the new games are written into the other, so no 40 MB copy is made. Pieces no step writes
-        # (table size, variant, absent seats' rows) are set here once, in both.
-        self._buffers = [np.zeros((batch, n, OBSERVATION_LAYOUT.size), dtype=np.float32) for _ in range(2)]
-        for buffer in self._buffers:
-            OBSERVATION_LAYOUT.view(buffer, "num_players")[:, :, n - MIN_PLAYERS] = 1.0
+        # (table size, variant, absent seats' rows) are set here once, in both. In uint8 every
+        # entry is its code (`miaui_env.compact`): an empty one is its zero, not 0.
+        self.compact = self.settings.observation_dtype == "uint8"
+        shape = (batch, n, OBSERVATION_LAYOUT.size)
+        self._buffers = [empty_compact(shape) if self.compact else np.zeros(shape, dtype=np.float32) for _ in range(2)]
+        for buffer in self._buffers:  # flags: scale 1, zero 0 in either dtype
+            OBSERVATION_LAYOUT.view(buffer, "num_players")[:, :, n - MIN_PLAYERS] = 1
             OBSERVATION_LAYOUT.view(buffer, "variant")[:] = (open_baskets, no_fighting)
         self._obs = self._buffers[0]
-        # Per-game observation pieces, computed by encode_kernels.encode_pieces and copied into the buffer in bulk.
+        # Per-game observation pieces, computed by encode_kernels.encode_pieces and written into every
+        # seat's row by encode_kernels.assemble_observations; in uint8, their codes are written.
+        lagoon_size, rest_size = (OBSERVATION_LAYOUT.view(self._obs[0, 0], name).size for name in ("lagoon", "lagoon_rest"))
         self._pieces = ObservationPieces(
             rows=np.zeros((batch, n, SEAT_DIM), dtype=np.float32),
             public_rows=np.zeros((batch, n, SEAT_DIM), dtype=np.float32),
-            lagoon=np.zeros((batch, OBSERVATION_LAYOUT.view(self._obs[0, 0], "lagoon").size), dtype=np.float32),
-            lagoon_rest=np.zeros((batch, OBSERVATION_LAYOUT.view(self._obs[0, 0], "lagoon_rest").size), dtype=np.float32),
+            lagoon=np.zeros((batch, lagoon_size), dtype=np.float32),
+            lagoon_rest=np.zeros((batch, rest_size), dtype=np.float32),
         )
+        self._codes = (
+            ObservationPieces(*(np.empty(piece.shape, dtype=COMPACT_DTYPE) for piece in self._pieces)) if self.compact else self._pieces
+        )
+        # Each piece's codes' scales and zeros (a seat row's are the first row's: every row's are the same).
+        seat_row = slice(OBSERVATION_LAYOUT.offset("seats"), OBSERVATION_LAYOUT.offset("seats") + SEAT_DIM)
+        self._code_scales = tuple(
+            (COMPACT_SCALE[span], COMPACT_ZERO[span])
+            for span in (seat_row, seat_row, OBSERVATION_LAYOUT.span("lagoon"), OBSERVATION_LAYOUT.span("lagoon_rest"))
+        )
+        # What a peeker adds to a face-down card (R5): its features less HIDDEN's, or in codes its stats less HIDDEN's.
+        self._peek_delta = (stats - stats[hidden]).astype(np.int16) if self.compact else self._tables.peek_delta
         self._pending_decks: list[list[int] | None] = [None] * batch
         self._new_games()
         self._encode()
@@ -194,7 +221,7 @@ class VectorMiaui:
     @property
     def nbytes(self) -> int:
         """Bytes held in the engine's arrays: its state, tables and buffers."""
-        structures = (self._rules, self._tables, self._game, self._reveal, self._pieces)
+        structures = (self._rules, self._tables, self._game, self._reveal, self._pieces, *([self._codes] if self.compact else []))
         arrays = [a for s in structures for a in s if isinstance(a, np.ndarray)] + [*self._buffers, self._uniforms]
         return sum(a.nbytes for a in arrays)
 
@@ -541,24 +568,53 @@ class VectorMiaui:
         """R7/R8 for every game, then restock (R4/R5); the work is `rule_kernels.resolve_round`."""
         shape = (self.num_envs, NUM_SPACES)
         record = RoundArrays(self.round, plays, np.empty(shape, np.int64), np.empty(shape, np.int64), np.empty(shape, np.int64))
-        rule_kernels.resolve_round(self._rules, self._game, self._reveal, record)
+        with self._kernel_threads():
+            rule_kernels.resolve_round(self._rules, self._game, self._reveal, record, self.threads)
         self.round += 1
         return record
 
     # -- observations -------------------------------------------------------------------------
     def _encode(self) -> None:
         """Write every seat's observation into the buffer, exactly as `observation.Encoder` does:
-        `encode_kernels.encode_pieces` computes each game's pieces, `assemble_observations` writes
-        them into every seat's row, `add_peeks` adds what each peeker saw (R5)."""
-        encode_kernels.encode_pieces(self._tables, self.round, self._game, self._reveal, self._pieces)
-        encode_kernels.assemble_observations(self._obs, self.round, self.view == "recall", self._game, self._pieces)
-        if self._game.peeker.max() >= 0:
-            encode_kernels.add_peeks(self._obs, self._tables, self._game)
+        `encode_kernels.encode_pieces` computes each game's pieces (in uint8, `quantize` turns them
+        into codes), `assemble_observations` writes them into every seat's row, `add_peeks` adds
+        what each peeker saw (R5)."""
+        with self._kernel_threads():
+            encode_kernels.encode_pieces(self._tables, self.round, self._game, self._reveal, self._pieces, self.threads)
+            if self.compact:
+                for piece, codes, (scale, zero) in zip(self._pieces, self._codes, self._code_scales, strict=True):
+                    encode_kernels.quantize(piece.reshape(-1, piece.shape[-1]), scale, zero, codes.reshape(-1, codes.shape[-1]))
+                box = (self._game.box_stats + COMPACT_ZERO[OBSERVATION_LAYOUT.span("box")]).astype(COMPACT_DTYPE)
+            else:
+                box = features(self._game.box_stats)
+            encode_kernels.assemble_observations(
+                self._obs, self.round, self.view == "recall", self._game.hands, box, self._codes, self.threads
+            )
+            if self._game.peeker.max() >= 0:
+                encode_kernels.add_peeks(self._obs, self._peek_delta, self._game, self.threads)
+
+    @contextlib.contextmanager
+    def _kernel_threads(self) -> Iterator[None]:
+        """numba's thread count set to the engine's for its kernels, and the caller's put back after."""
+        previous = numba.get_num_threads()
+        numba.set_num_threads(self.threads)
+        try:
+            yield
+        finally:
+            numba.set_num_threads(previous)
 
     # -- inspection ---------------------------------------------------------------------------
     def scores(self) -> np.ndarray:
         """(B, n) current scores (R10): the value sum of every pile."""
         return self._game.pile_stats[:, :, len(FISH_KINDS)].copy()
+
+
+def check_threads(threads: object) -> int:
+    """A thread count for the engine's kernels: 1 up to the threads numba has (its cores by default)."""
+    most = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]  # set at import, from the cores
+    if isinstance(threads, bool) or not isinstance(threads, int | np.integer) or not 1 <= threads <= most:
+        raise InvalidConfigError(f"threads={threads!r} is not allowed; it must be an integer from 1 to {most} (numba's threads here)")
+    return int(threads)
 
 
 def _described(config: GameConfig) -> str:

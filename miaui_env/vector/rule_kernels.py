@@ -11,7 +11,7 @@ columns mean to an encoder (only the kind columns, for R9's Jellyfish count, mea
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from miaui_env.rules import NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES, Decision
 from miaui_env.vector.state import GameArrays, Reveal, RoundArrays, RuleTables
@@ -81,16 +81,27 @@ def _land(
         lantern_peeker[depth] = w
 
 
+@njit(cache=True, parallel=True)
+def resolve_round(rules: RuleTables, game: GameArrays, reveal: Reveal, record: RoundArrays, chunks: int) -> None:
+    """R7/R8 for every game: the three depths, their catches, then round r+1's restock (R4/R5).
+    The games are cut into `chunks` resolved side by side on numba's threads: a game writes only its own slots."""
+    games = record.plays.shape[0]
+    for chunk in prange(chunks):
+        _resolve_games(rules, game, reveal, record, chunk * games // chunks, (chunk + 1) * games // chunks)
+
+
+# The work of a chunk is a function of its own: inside a prange loop, numba (0.6x) loses writes made
+# through a structure's fields (game.hands[...] = ...); a called function's writes are kept.
 @njit(cache=True)
-def resolve_round(rules: RuleTables, game: GameArrays, reveal: Reveal, record: RoundArrays) -> None:
-    """R7/R8 for every game: the three depths, their catches, then round r+1's restock (R4/R5)."""
+def _resolve_games(rules: RuleTables, game: GameArrays, reveal: Reveal, record: RoundArrays, start: int, stop: int) -> None:
+    """`resolve_round` for games start to stop - 1."""
     plays, round_number, ranks = record.plays, record.round, rules.ranks
     lagoon, lagoon_len, peeker = game.lagoon, game.lagoon_len, game.peeker
-    games, n = plays.shape
+    n = plays.shape[1]
     width = rules.stats.shape[1]
     still_in = np.empty(n, dtype=np.bool_)
     lantern_peeker = np.empty(NUM_SPACES, dtype=np.int64)
-    for g in range(games):
+    for g in range(start, stop):
         for s in range(n):  # the reveal is rewritten whole
             game.hands[g, s, plays[g, s] - 1] = 0
             still_in[s] = True
