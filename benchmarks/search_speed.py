@@ -1,11 +1,12 @@
 """Cost per decision of the search agent in an arena batch, on one core, next to OpenSpiel's MCTS.
 
-Plays `--games` four-player arena games of `search` (default budget) against three `counter`s, all
-games at once as the arena does, and reports the search's milliseconds per decision and playouts
-per second (a decision plays worlds x iterations x seats x cards-in-hand playouts to the game's
-end). The peer, measured in the same run: OpenSpiel's `MCTSBot` (UCT with random rollouts, C++)
-playing turn-based `goofspiel(num_cards=12,players=4)` with the same number of simulations per
-decision as the search's average playouts; the ratio compares playouts per second.
+Plays `--games` four-player arena games of `search` (default budget), and of the same search with
+`miaui-ppo-v0` as its prior (`search+miaui-ppo-v0`), against three `counter`s, all games at once
+as the arena does, and reports the search's milliseconds per decision and playouts per second (a
+decision plays worlds x iterations x seats x cards-in-hand playouts to the game's end). The peer,
+measured in the same run: OpenSpiel's `MCTSBot` (UCT with random rollouts, C++) playing turn-based
+`goofspiel(num_cards=12,players=4)` with the same number of simulations per decision as the
+search's average playouts; the ratio compares playouts per second.
 Usage: python benchmarks/search_speed.py [--games 512] [--seed 0]
 Needs the benchmark extra: pip install -e ".[bench]".
 """
@@ -22,6 +23,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 from miaui_env.agents.heuristics import CountingAgent  # noqa: E402
+from miaui_env.agents.loading import load_agent  # noqa: E402
 from miaui_env.agents.search import RegretMatchingSearchAgent  # noqa: E402
 from miaui_env.arena import ArenaConfig, play  # noqa: E402
 from miaui_env.rules import NUM_ROUNDS  # noqa: E402
@@ -29,9 +31,10 @@ from miaui_env.rules import NUM_ROUNDS  # noqa: E402
 PLAYERS = 4
 
 
-def search_cost(games: int, seed: int) -> tuple[float, float]:
-    """Milliseconds per search decision and playouts per decision, over an arena gauntlet."""
-    search = RegretMatchingSearchAgent(seed)
+def search_cost(games: int, seed: int, spec: str) -> tuple[float, float]:
+    """Milliseconds per decision of the search agent `spec` and its playouts per decision, over an arena gauntlet."""
+    search = load_agent(spec, seed=seed)
+    assert isinstance(search, RegretMatchingSearchAgent)
     config = ArenaConfig(players=PLAYERS, games=games, seed=seed, batch_games=games)
     play([RegretMatchingSearchAgent(seed, worlds=1, iterations=1), CountingAgent(seed)], "gauntlet", config)  # compile and warm up
     start = time.perf_counter()
@@ -67,12 +70,14 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=512)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    ms, playouts = search_cost(args.games, args.seed)
-    peer_ms = mcts_cost(round(playouts), 60, args.seed)
-    print(f"search (default budget), 4 players, {args.games} arena games at once: {ms:.1f} ms/decision, {playouts:.0f} playouts/decision")
-    print(f"OpenSpiel MCTSBot, goofspiel 4 players, {round(playouts)} simulations: {peer_ms:.1f} ms/decision")
-    ratio = (playouts / ms) / (round(playouts) / peer_ms)
-    print(f"playouts per second, search / MCTSBot: {ratio:.2f}")
+    for spec in ("search", "search+miaui-ppo-v0"):
+        ms, playouts = search_cost(args.games, args.seed, spec)
+        peer_ms = mcts_cost(round(playouts), 60, args.seed)
+        where = f"4 players, {args.games} arena games at once"
+        print(f"{spec} (default budget), {where}: {ms:.1f} ms/decision, {playouts:.0f} playouts/decision")
+        print(f"OpenSpiel MCTSBot, goofspiel 4 players, {round(playouts)} simulations: {peer_ms:.1f} ms/decision")
+        ratio = (playouts / ms) / (round(playouts) / peer_ms)
+        print(f"playouts per second, {spec} / MCTSBot: {ratio:.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -128,11 +128,22 @@ def _row_winning_chances(row, opponent_cards, chances):
 
 
 @njit(cache=True)
-def _card_scores(observations, opponent_cards, legal, thrift):
-    """(k, 12): each legal card's expected catch less `thrift` per step from the hand's middle."""
+def _card_scores(observations, opponent_cards, legal, thrift, seen):
+    """(k, 12): each legal card's expected catch less `thrift` per step from the hand's middle.
+
+    With `seen` (k, 6, 12) (the counter's memory; empty for the greedy agent) each row first marks
+    in it the cards it shows played (`_remember_row`), and its opponents may hold the cards not
+    seen, written into `opponent_cards`: one pass over each row, which a playout of the search
+    reads from memory for every seat at every step."""
     scores = np.full((observations.shape[0], NUM_DIVER_CARDS), -np.inf)
     values, chances = np.empty(NUM_SPACES), np.empty((NUM_DIVER_CARDS, NUM_SPACES))
+    remember = seen.shape[0] > 0
     for i in range(observations.shape[0]):
+        if remember:
+            _remember_row(observations[i], seen[i])
+            for seat in range(MAX_PLAYERS):
+                for card in range(NUM_DIVER_CARDS):
+                    opponent_cards[i, seat, card] = not seen[i, seat, card]
         _row_depth_values(observations[i], values)
         _row_winning_chances(observations[i], opponent_cards[i], chances)
         held, total = 0, 0
@@ -172,21 +183,29 @@ _ROUND = OBSERVATION_LAYOUT.offset("round")
 _CARD_PLAYED, _PLAYED = OBSERVATION_LAYOUT.offset("card_played"), OBSERVATION_LAYOUT.offset("played")  # seat row 0's
 
 
+@njit(cache=True, inline="always")
+def _remember_row(row, seen):
+    """Mark in `seen` (6, 12) every card each seat row shows played (the last reveal, and in Open
+    Baskets or recall every card); a row in round 1 starts a new game and forgets the old one."""
+    if row[_ROUND] > 0:
+        seen[:] = False
+    for seat in range(MAX_PLAYERS):
+        if not row[_SEATS + seat * _SEAT_SIZE + _PRESENT] > 0:  # rows past the table are empty
+            continue
+        for card in range(NUM_DIVER_CARDS):
+            at = seat * _SEAT_SIZE + card
+            if row[_CARD_PLAYED + at] > 0 or row[_PLAYED + at] > 0:
+                seen[seat, card] = True
+
+
 @njit(cache=True)
 def _remember_reveals(observations, seen):
-    """Mark in `seen` (k, 6, 12) every card each seat row shows played (the last reveal, and in Open
-    Baskets or recall every card); a row in round 1 starts a new game and forgets the old one."""
+    """`_remember_row` for every row."""
     for i in range(observations.shape[0]):
-        row = observations[i]
-        if row[_ROUND] > 0:
-            seen[i] = False
-        for seat in range(MAX_PLAYERS):
-            if not row[_SEATS + seat * _SEAT_SIZE + _PRESENT] > 0:  # rows past the table are empty
-                continue
-            for card in range(NUM_DIVER_CARDS):
-                at = seat * _SEAT_SIZE + card
-                if row[_CARD_PLAYED + at] > 0 or row[_PLAYED + at] > 0:
-                    seen[i, seat, card] = True
+        _remember_row(observations[i], seen[i])
+
+
+_NOTHING_SEEN = np.zeros((0, MAX_PLAYERS, NUM_DIVER_CARDS), dtype=np.bool_)  # the greedy agent remembers nothing
 
 
 def _rows(observations: np.ndarray) -> np.ndarray:
@@ -226,7 +245,7 @@ class GreedyAgent:
         rows = _rows(observations)
         opponent_cards = np.ascontiguousarray(self.opponent_cards(rows), dtype=np.bool_)
         legal = np.ascontiguousarray(np.asarray(masks).reshape(-1, NUM_DIVER_CARDS) > 0)
-        return _card_scores(rows, opponent_cards, legal, self.THRIFT)
+        return _card_scores(rows, opponent_cards, legal, self.THRIFT, _NOTHING_SEEN)
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The best-scoring legal card; ties broken at random."""
@@ -257,8 +276,19 @@ class CountingAgent(GreedyAgent):
 
     def opponent_cards(self, observations: np.ndarray) -> np.ndarray:
         """The cards each opponent has not revealed yet, remembered across rounds."""
-        k = observations.shape[0]
-        if self._seen is None or self._seen.shape[0] != k:
-            self._seen = np.zeros((k, MAX_PLAYERS, NUM_DIVER_CARDS), dtype=bool)
-        _remember_reveals(_rows(observations), self._seen)  # one compiled pass: this runs at every seat of every playout
-        return ~self._seen
+        _remember_reveals(_rows(observations), self._memory(observations.shape[0]))
+        return ~self._memory(observations.shape[0])
+
+    def card_scores(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """As the greedy agent's, with the opponents' cards remembered in the same compiled pass."""
+        rows = _rows(observations)
+        seen = self._memory(rows.shape[0])
+        opponent_cards = np.empty(seen.shape, dtype=np.bool_)
+        legal = np.ascontiguousarray(np.asarray(masks).reshape(-1, NUM_DIVER_CARDS) > 0)
+        return _card_scores(rows, opponent_cards, legal, self.THRIFT, seen)
+
+    def _memory(self, rows: int) -> np.ndarray:
+        """The reveals seen so far, (rows, 6, 12): new when the number of rows changes."""
+        if self._seen is None or self._seen.shape[0] != rows:
+            self._seen = np.zeros((rows, MAX_PLAYERS, NUM_DIVER_CARDS), dtype=bool)
+        return self._seen
