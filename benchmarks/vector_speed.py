@@ -93,7 +93,7 @@ def main() -> None:
         return goofspiel_steps_per_second(args.seconds)
 
     print(f"{args.repeats} paired measurements of {args.seconds:g} s per row; medians", flush=True)
-    print(f"{'engine':<40}{'agent-steps/s':>15}{'peer':>26}{'x peer':>9}{'KiB/game':>10}")
+    print(f"{'engine':<40}{'agent-steps/s':>15}{'peer':>30}{'x peer':>9}{'KiB/game':>10}")
     for batch in args.batches:
         for players in args.players:
             memory: list[float] = []
@@ -105,7 +105,7 @@ def main() -> None:
 
             rate, peer, ratio = paired(engine, goofspiel, args.repeats)
             row = f"VectorMiaui B={batch} {players}p"
-            print(f"{row:<40}{rate:>15,.0f}{f'goofspiel 4p {peer:,.0f}':>26}{ratio:>9.2f}{memory[0] / 1024:>10.1f}", flush=True)
+            print(f"{row:<40}{rate:>15,.0f}{f'goofspiel 4p {peer:,.0f}':>30}{ratio:>9.2f}{memory[0] / 1024:>10.1f}", flush=True)
 
     def float32_one_thread() -> float:
         return miaui_steps_per_second(4096, 4, args.seconds)[0]
@@ -120,7 +120,7 @@ def main() -> None:
             lambda options=options: miaui_steps_per_second(4096, 4, args.seconds, **options)[0], float32_one_thread, args.repeats
         )
         row = f"VectorMiaui B=4096 4p {label}"
-        print(f"{row:<40}{rate:>15,.0f}{f'1 thread, float32 {peer:,.0f}':>26}{ratio:>9.2f}{'':>10}", flush=True)
+        print(f"{row:<40}{rate:>15,.0f}{f'1 thread, float32 {peer:,.0f}':>30}{ratio:>9.2f}{'':>10}", flush=True)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ turns agents into seats and game results into rewards.
   played cards in either view.
 - `reward`: `"win"` (default; tied winners share 1, others 0), `"score"` (the final score), or
   `"margin"` (own final score minus the best opponent's).
+- `observation_dtype`: `"float32"` (default) or `"uint8"`: every entry as its exact byte code
+  (`miaui_env.compact`; `compact.expand_observations` gives the floats back bit for bit).
 - `render_mode`: `None`, `"ansi"` (`render()` returns the table as text) or `"human"` (prints it).
   The picture shows every card, face-down ones included: it is a spectator's view, not a seat's.
 
@@ -100,6 +102,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from miaui_env.cards import parse_deck_order
+from miaui_env.compact import compact_observations
 from miaui_env.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT, VECTOR_BOUND, Encoder
 from miaui_env.render import RENDER_MODES, check_render_mode, render_table, seat_name
 from miaui_env.rules import (
@@ -140,6 +143,13 @@ METADATA = {
 }
 
 
+def observation_box(compact: bool) -> gymnasium.spaces.Box:
+    """The observation vector's space: float32 within VECTOR_BOUND, or uint8 codes (`miaui_env.compact`)."""
+    if compact:
+        return gymnasium.spaces.Box(0, np.iinfo(np.uint8).max, (OBSERVATION_LAYOUT.size,), np.uint8)
+    return gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
+
+
 class _MiauiEnv:
     """What the AEC and Parallel envs share: settings, spaces, the game, its encoder and generator."""
 
@@ -153,7 +163,8 @@ class _MiauiEnv:
         self.encoder = Encoder(self.config, self.settings.view)
         self.possible_agents = [seat_name(s) for s in range(self.config.num_players)]
         self.seat_of = {agent: s for s, agent in enumerate(self.possible_agents)}
-        obs_box = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
+        self.compact = self.settings.observation_dtype == "uint8"
+        obs_box = observation_box(self.compact)
         mask_box = gymnasium.spaces.Box(0, 1, (NUM_DIVER_CARDS,), np.int8)
         observation_space = gymnasium.spaces.Dict({"observation": obs_box, "action_mask": mask_box})
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
@@ -210,7 +221,11 @@ class _MiauiEnv:
         self.encoder.refresh(self._game)
 
     def _observe(self, seat: int) -> dict[str, np.ndarray]:
-        return {"observation": self.encoder.observe(seat), "action_mask": self.game.hands[seat].copy()}
+        observation = self.encoder.observe(seat)
+        return {
+            "observation": compact_observations(observation) if self.compact else observation,
+            "action_mask": self.game.hands[seat].copy(),
+        }
 
     def check_action(self, agent: str, action: Any) -> int:
         """The card index `action` names; IllegalActionError, naming the legal actions, unless it is a card in `agent`'s hand."""

@@ -24,8 +24,8 @@ import numpy as np
 from gymnasium.error import ResetNeeded
 
 from miaui_env.agents import Agent, AgentError, Policy, RandomAgent, as_seen, check_agent, checked_actions, reset_agent, views_at_table
-from miaui_env.env import MiauiParallelEnv
-from miaui_env.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
+from miaui_env.compact import compact_observations
+from miaui_env.env import MiauiParallelEnv, observation_box
 from miaui_env.render import RENDER_MODES
 from miaui_env.rules import NUM_DIVER_CARDS, InvalidConfigError
 from miaui_env.settings import Settings, SettingsKwargs
@@ -57,11 +57,13 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         for k, opponent in enumerate(self._opponents):
             positions.setdefault(id(opponent), []).append(k)
         self._seats_of_agent = list(positions.values())
-        self._game = MiauiParallelEnv(render_mode=render_mode, **table.replace(view=self._dealt).as_kwargs())
+        # The table plays in floats (what the opponents read); the agent's own view is coded last.
+        self.compact = table.observation_dtype == "uint8"
+        self._game = MiauiParallelEnv(render_mode=render_mode, **table.replace(view=self._dealt, observation_dtype="float32").as_kwargs())
         self.fixed_seat = None if seat is None else int(seat)
         self.seat = self.fixed_seat or 0
         self.num_players, self.render_mode = num_players, render_mode
-        self.observation_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
+        self.observation_space = observation_box(self.compact)
         self.action_space = gymnasium.spaces.Discrete(NUM_DIVER_CARDS)
         self._obs: dict[str, dict[str, np.ndarray]] = {}
 
@@ -81,7 +83,8 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         return self._own_observation(), {"seat": self.seat}
 
     def _own_observation(self) -> np.ndarray:
-        return as_seen(self._obs[f"player_{self.seat}"]["observation"], self.view, self._dealt)
+        seen = as_seen(self._obs[f"player_{self.seat}"]["observation"], self.view, self._dealt)
+        return compact_observations(seen) if self.compact else seen
 
     def action_masks(self) -> np.ndarray:
         """Legal cards of the agent's seat (bool, 12)."""

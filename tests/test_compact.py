@@ -155,3 +155,33 @@ def test_sb3_vecenv_hands_codes_to_the_learner_and_floats_to_opponents():
         learner_codes, *_ = codes.step(actions)
     assert all(observations.dtype == np.float32 for observations in seen_by_opponent)
     np.testing.assert_array_equal(seen_by_opponent[-1], seen_by_opponent[-2])  # same floats from both envs
+
+
+def test_envs_hand_out_the_codes_of_their_float_observations():
+    floats, codes = (
+        miaui_env.parallel_env(num_players=5, view="recall"),
+        miaui_env.parallel_env(num_players=5, view="recall", observation_dtype="uint8"),
+    )
+    first, _ = floats.reset(seed=4)
+    second, _ = codes.reset(seed=4)
+    while floats.agents:
+        for agent in floats.agents:
+            assert codes.observation_space(agent).contains(second[agent])
+            np.testing.assert_array_equal(expand_observations(second[agent]["observation"]), first[agent]["observation"], strict=True)
+        actions = {agent: int(np.flatnonzero(first[agent]["action_mask"])[0]) for agent in floats.agents}
+        first, *_ = floats.step(actions)
+        second, *_ = codes.step(actions)
+
+    aec = miaui_env.env(observation_dtype="uint8")
+    aec.reset(seed=1)
+    observation, *_ = aec.last()
+    assert observation["observation"].dtype == np.uint8 and aec.observation_space("player_0").contains(observation)
+
+    from miaui_env.single_agent import MiauiSingleAgentEnv
+
+    one_seat = MiauiSingleAgentEnv(seat=0, observation_dtype="uint8")
+    float_seat = MiauiSingleAgentEnv(seat=0)
+    mine, _ = one_seat.reset(seed=2)
+    theirs, _ = float_seat.reset(seed=2)
+    assert one_seat.observation_space.contains(mine)
+    np.testing.assert_array_equal(expand_observations(mine), theirs, strict=True)
