@@ -4,7 +4,8 @@ Importing the package loads no RL library: the rules (`miaui_env.rules`), the ob
 (`miaui_env.observation`) and the cards stand alone, and the names below that need PettingZoo or
 Gymnasium (`env`, `parallel_env`, `raw_env`, `MiauiParallelEnv`) are imported on first use. The
 Gymnasium env `miaui_env/Miaui-v0` is registered as soon as Gymnasium is imported, before or after
-this package.
+this package, and so are the AEC and Parallel envs `miaui_env/miaui-v0` in PettingZoo's registry
+(PettingZoo 1.27 and later: `pettingzoo.make("aec", "miaui_env/miaui-v0", num_players=5)`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 GYMNASIUM_ID = "miaui_env/Miaui-v0"
+PETTINGZOO_ID = "miaui_env/miaui-v0"
 
 _LAZY = {"env": "miaui_env.env", "parallel_env": "miaui_env.env", "raw_env": "miaui_env.env", "MiauiParallelEnv": "miaui_env.env"}
 
@@ -59,37 +61,57 @@ def _register_with_gymnasium() -> None:
         register(id=GYMNASIUM_ID, entry_point="miaui_env.single_agent:MiauiSingleAgentEnv")
 
 
-class _RegisterOnGymnasiumImport(importlib.abc.MetaPathFinder):
-    """Registers `miaui_env/Miaui-v0` right after Gymnasium finishes importing (a post-import hook),
-    so that `gymnasium.make` finds it without this package importing Gymnasium itself."""
+def _register_with_pettingzoo() -> None:
+    import pettingzoo
+
+    if not hasattr(pettingzoo, "register"):  # registries came with PettingZoo 1.27
+        return
+    for kind, entry_point in (("aec", "miaui_env.env:env"), ("parallel", "miaui_env.env:parallel_env")):
+        if PETTINGZOO_ID not in getattr(pettingzoo, f"{kind}_registry"):
+            pettingzoo.register(kind, PETTINGZOO_ID, entry_point=entry_point)
+
+
+_REGISTRATIONS = {"gymnasium": _register_with_gymnasium, "pettingzoo": _register_with_pettingzoo}
+
+
+class _RegisterOnImport(importlib.abc.MetaPathFinder):
+    """Registers the envs right after Gymnasium or PettingZoo finishes importing (a post-import
+    hook), so that `gymnasium.make` and `pettingzoo.make` find them without this package importing
+    either library itself."""
 
     def find_spec(self, fullname: str, path: Any, target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
-        if fullname != "gymnasium":
+        if fullname not in _REGISTRATIONS or fullname in sys.modules:
             return None
-        sys.meta_path.remove(self)  # once only; the real finders locate Gymnasium
-        spec = importlib.util.find_spec(fullname)
+        # The real finders locate the library (this finder steps aside while they look).
+        sys.meta_path.remove(self)
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            sys.meta_path.insert(0, self)
         if spec is None or spec.loader is None:
             return spec
-        loader, execute = spec.loader, spec.loader.exec_module
+        loader, execute, register = spec.loader, spec.loader.exec_module, _REGISTRATIONS[fullname]
 
         def exec_module(module: ModuleType) -> None:
             execute(module)
-            _register_with_gymnasium()
+            register()
 
         loader.exec_module = exec_module  # type: ignore[method-assign]
         return spec
 
 
-if "gymnasium" in sys.modules:
-    _register_with_gymnasium()
-elif not any(isinstance(finder, _RegisterOnGymnasiumImport) for finder in sys.meta_path):
-    sys.meta_path.insert(0, _RegisterOnGymnasiumImport())
+for _library, _register in _REGISTRATIONS.items():
+    if _library in sys.modules:
+        _register()
+if not any(isinstance(finder, _RegisterOnImport) for finder in sys.meta_path):
+    sys.meta_path.insert(0, _RegisterOnImport())
 
 __all__ = [
     "DEFAULT_DECK",
     "GYMNASIUM_ID",
     "OBSERVATION_LAYOUT",
     "OBSERVATION_VERSION",
+    "PETTINGZOO_ID",
     "STATE_LAYOUT",
     "DeckError",
     "FishCard",

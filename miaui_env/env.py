@@ -8,11 +8,11 @@ turns agents into seats and game results into rewards.
 
 | | |
 |---|---|
-| Import | `from miaui_env import env, raw_env, parallel_env` |
+| Import | `from miaui_env import env, raw_env, parallel_env`, or `pettingzoo.make("aec", "miaui_env/miaui-v0")` |
 | Agents | `player_0 ... player_{n-1}`, clockwise (R1); `player_0` is the youngest |
 | Actions | `Discrete(12)`: action `a` plays diver card `a + 1` |
 | Observations | `Dict(observation=Box(-64, 64, (620,), float32), action_mask=Box(0, 1, (12,), int8))` |
-| State | `Box(-64, 64, (696,), float32)`: the whole game, every hidden card included |
+| State | `Box(-64, 64, (696,), float32)`: the whole game, every hidden card included (table below) |
 | Episode | 11 decisions per agent: the forced last card of round 12 is played by the engine (R6) |
 | Version | `miaui_v0`, observation layout `OBSERVATION_VERSION` = 1 |
 
@@ -27,7 +27,8 @@ turns agents into seats and game results into rewards.
   `"margin"` (own final score minus the best opponent's).
 - `observation_dtype`: `"float32"` (default) or `"uint8"`: every entry as its exact byte code
   (`miaui_env.compact`; `compact.expand_observations` gives the floats back bit for bit).
-- `render_mode`: `None`, `"ansi"` (`render()` returns the table as text) or `"human"` (prints it).
+- `render_mode`: `None`, `"ansi"` (`render()` returns the table as text) or `"human"` (prints it
+  at every deal and every reveal, as the game goes, and whenever `render()` is called).
   The picture shows every card, face-down ones included: it is a spectator's view, not a seat's.
 
 `reset(seed=..., options={"deck": [...]})` stacks the deck: all 37 cards written `kind:value`
@@ -35,9 +36,17 @@ turns agents into seats and game results into rewards.
 Round-1 Seagulls are reinserted at a seeded random position, the rest keeping its order (R4).
 
 ## Rewards and infos
-Rewards are 0 until the game ends, then as `reward` says. After every reveal each agent's info
-holds `"round_results"`: the `RoundRecord`s just revealed (one; two after round 11, when the forced
-round 12 follows), all public. At the end each info also holds `"score"` (int) and `"winner"` (bool).
+Rewards are 0 until the game ends, then as `reward` says. Every info, from `reset` on, holds the
+same three keys, each one value, so that libraries that stack infos into arrays (Tianshou's
+`Batch`) see the same shapes at every step:
+
+| key | value |
+|---|---|
+| `"round_results"` | `RoundResults`: the public `RoundRecord`s of the last reveal (iterate, or `.records`) |
+| `"score"` | int: the agent's score so far (R10) |
+| `"winner"` | bool: whether the agent is among the winners; False until the game ends |
+
+A reveal resolves one round, two after round 11 (the forced round 12 follows), none before the first.
 
 ## Errors
 Every call checks all its arguments before anything changes. `raw_env` raises
@@ -50,6 +59,21 @@ the envs raise Gymnasium's `ResetNeeded`. `env()` adds PettingZoo's `OrderEnforc
 which checks reset's arguments before it counts the env as reset (it leaves out
 `AssertOutOfBoundsWrapper`, whose bare assertion the env's own check replaces with a clearer
 error). Constructors take their arguments by keyword (`Settings` checks them).
+
+`env(illegal_action="terminate", illegal_reward=-1.0)` treats a card not in hand as PettingZoo's
+classic games do (`TerminateIllegalWrapper`): the game ends, the offender is rewarded
+`illegal_reward` and every other agent 0 (what `pettingzoo.test.state_test`, which samples actions
+without the mask, needs). An action that is no card index at all still raises.
+
+## Legal Actions Mask
+`observation["action_mask"]` (int8, 12) is 1 for each diver card in the agent's hand: any card
+held may be played, once (R6). Every agent's mask is its hand also when it is not the agent
+acting, in the AEC env too: all seats choose at once and the AEC env only collects the joint
+action (nothing is revealed before the last choice), so whose turn it is changes nothing about
+what an agent may play, and a waiting agent's mask says which cards it will choose from. The mask
+is the observation's `hand` piece; the Gymnasium and SB3 envs give it as `action_masks()`, the
+Gymnasium env also as `info["action_mask"]` (every card once its game is over: the next step is
+an autoreset that ignores its action).
 
 ## Observation
 One float32 vector from named pieces: table-wide pieces, then one row per seat, seat-relative (row
@@ -86,12 +110,37 @@ Each row of `seats`:
 
 A pile shows its top 3 cards one by one; its summary counts every card in it. A lagoon space
 shows its oldest 3 cards one by one (outside No Fighting it only ever holds one) and sums the rest.
+
+## State
+`state()`: the whole game for a centralized critic or a spectator, every hidden card shown, in the
+observation's pieces (seat rows as above, absolute: `player_0` first, every entry visible):
+
+| piece | indices | shape | meaning |
+|---|---|---|---|
+| `num_players` | 0-3 | 4 | one-hot table size 3, 4, 5, 6 |
+| `variant` | 4-5 | 2 | Open Baskets, No Fighting flags |
+| `round` | 6-17 | 12 | one-hot round about to be played (1-12) |
+| `hand` | 18-89 | 6x12 | every seat's hand |
+| `lagoon` | 90-161 | 3x3x8 | the lagoon, face-down cards shown |
+| `lagoon_rest` | 162-185 | 3x8 | feature sum of further cards in each space, face-down ones shown |
+| `box` | 186-193 | 8 | feature sum of the cards in the box |
+| `deck` | 194-201 | 8 | feature sum of the undealt deck |
+| `put_back` | 202-209 | 8 | the card put back unseen at setup |
+| `seats` | 210-695 | 6x81 | one row per seat, player_0 first, everything shown |
+
+## Version History
+- `miaui_v0`, observation layout version 1: the 620-float observation and 696-float state above.
+  Added since, without changing either: `illegal_action="terminate"`; infos with the same keys
+  from `reset` on (`round_results` became one `RoundResults` value); `human` rendering at each
+  deal and reveal; registration as `miaui_env/miaui-v0` in PettingZoo's registry;
+  `observation_dtype="uint8"`.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, Unpack
 
 import gymnasium
@@ -99,7 +148,7 @@ import numpy as np
 from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWrapper
 
 from miaui_env.cards import parse_deck_order
 from miaui_env.compact import compact_observations
@@ -109,6 +158,7 @@ from miaui_env.rules import (
     NUM_DIVER_CARDS,
     GameState,
     IllegalActionError,
+    InvalidConfigError,
     RoundRecord,
     check_action,
     final_rewards,
@@ -121,6 +171,7 @@ from miaui_env.seeding import check_seed
 from miaui_env.settings import Settings, SettingsKwargs
 
 RESET_OPTIONS = ("deck",)
+ILLEGAL_ACTIONS = ("raise", "terminate")  # env(illegal_action=...): refuse a card not in hand, or end the game
 
 
 class UnknownAgentError(ValueError):
@@ -148,6 +199,21 @@ def observation_box(compact: bool) -> gymnasium.spaces.Box:
     if compact:
         return gymnasium.spaces.Box(0, np.iinfo(np.uint8).max, (OBSERVATION_LAYOUT.size,), np.uint8)
     return gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
+
+
+@dataclass(frozen=True)
+class RoundResults:
+    """The `RoundRecord`s one reveal made public (`records`), as one value: iterating gives them.
+
+    Deliberately not a sequence: numpy and the libraries built on it (Tianshou's `Batch`) see one
+    object at every step, whether the reveal resolved one round, two (11 and the forced 12) or
+    none yet, so stacked infos keep their shape."""
+
+    records: tuple[RoundRecord, ...] = ()
+
+    def __iter__(self) -> Iterator[RoundRecord]:
+        """The records, in the order the rounds were played."""
+        return iter(self.records)
 
 
 class _MiauiEnv:
@@ -236,15 +302,26 @@ class _MiauiEnv:
         game = self.game
         records: tuple[RoundRecord, ...] = play_round(game, cards)
         self.encoder.refresh(game)
+        infos = self._infos(RoundResults(records))
         if not game.is_over:
-            return None, [{"round_results": records} for _ in self.possible_agents]
-        totals, winning = scores(game), winners(game)
-        infos = [{"round_results": records, "score": totals[s], "winner": s in winning} for s in range(len(totals))]
-        return final_rewards(np.array(totals), self.settings.reward).tolist(), infos
+            return None, infos
+        return final_rewards(np.array(scores(game)), self.settings.reward).tolist(), infos
+
+    def _infos(self, results: RoundResults) -> list[dict[str, Any]]:
+        """Every seat's info, the same keys at every step (see the module docstring)."""
+        game, totals = self.game, scores(self.game)
+        winning = winners(game) if game.is_over else ()
+        return [{"round_results": results, "score": int(totals[s]), "winner": s in winning} for s in range(len(totals))]
 
     def state(self) -> np.ndarray:
         """The global state vector (see `STATE_LAYOUT`): everything, hidden cards included."""
         return self.encoder.state_vector(self.game)
+
+    def _render_as_it_goes(self) -> None:
+        """In `human` mode the table is printed at each deal and each reveal (PettingZoo's convention:
+        a human watches without calling render)."""
+        if self.render_mode == "human":
+            self.render()
 
     def render(self) -> str | None:
         """The table as text (`ansi`) or printed (`human`); see the module docstring."""
@@ -277,9 +354,10 @@ class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = dict(zip(self.agents, self._infos(RoundResults()), strict=True))
         self._pending = []
         self.agent_selection = self.agents[0]
+        self._render_as_it_goes()
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """The acting agent's observation, reward, termination, truncation and info (PettingZoo's `last`)."""
@@ -309,6 +387,7 @@ class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
         self._pending.append(card)
         if len(self._pending) == self.num_agents:
             final, infos = self._reveal(self._pending)
+            self._render_as_it_goes()
             self._pending = []
             self.infos = dict(zip(self.agents, infos, strict=True))
             if final is not None:
@@ -328,10 +407,11 @@ class MiauiParallelEnv(_MiauiEnv, ParallelEnv):
         self.agents: list[str] = []
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Start a new game; returns observations and (empty) infos."""
+        """Start a new game; returns observations and infos (no round revealed yet)."""
         self._new_game(seed, options)
         self.agents = list(self.possible_agents)
-        return self._observations(), {a: {} for a in self.agents}
+        self._render_as_it_goes()
+        return self._observations(), dict(zip(self.agents, self._infos(RoundResults()), strict=True))
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
         return {a: self._observe(s) for s, a in enumerate(self.agents)}
@@ -346,6 +426,7 @@ class MiauiParallelEnv(_MiauiEnv, ParallelEnv):
             raise IllegalActionError(f"step() needs one action for each of {self.agents}, got {sorted(map(repr, actions))}")
         cards = [self.check_action(a, actions[a]) + 1 for a in self.agents]
         final, info_list = self._reveal(cards)
+        self._render_as_it_goes()
         observations = self._observations()
         infos = dict(zip(self.agents, info_list, strict=True))
         done = final is not None
@@ -369,9 +450,32 @@ class _CheckedOrderEnforcingWrapper(OrderEnforcingWrapper):
         super().reset(seed=seed, options=options)
 
 
-def env(**kwargs: Any) -> OrderEnforcingWrapper:
-    """The AEC env with PettingZoo's order-enforcing wrapper (arguments as `raw_env`)."""
-    return _CheckedOrderEnforcingWrapper(raw_env(**kwargs))
+class _TerminateIllegalWrapper(TerminateIllegalWrapper):
+    """PettingZoo's TerminateIllegalWrapper, except that an action that names no card at all (not an
+    int 0-11) is still an IllegalActionError, not an IndexError from inside the wrapper."""
+
+    def step(self, action: Any) -> None:
+        """End the game with the illegal reward for a card not in hand; refuse a non-card."""
+        agent = self.agent_selection
+        acting = action is not None and not (self.terminations.get(agent) or self.truncations.get(agent))
+        if acting and (isinstance(action, bool) or not isinstance(action, int | np.integer) or not 0 <= action < NUM_DIVER_CARDS):
+            raise IllegalActionError(f"{agent}: action {action!r} is not a card index; actions are the ints 0-{NUM_DIVER_CARDS - 1}")
+        super().step(action)
+
+
+def env(*, illegal_action: str = "raise", illegal_reward: float = -1.0, **kwargs: Any) -> OrderEnforcingWrapper:
+    """The AEC env with PettingZoo's order-enforcing wrapper (other arguments as `raw_env`).
+    `illegal_action="terminate"` ends the game at a card not in hand, as PettingZoo's classic
+    games do (`TerminateIllegalWrapper`): the offender is rewarded `illegal_reward`, every other
+    agent 0. The default, "raise", refuses the card with IllegalActionError and changes nothing."""
+    if illegal_action not in ILLEGAL_ACTIONS:
+        raise InvalidConfigError(f"illegal_action={illegal_action!r} is not allowed; use one of {', '.join(map(repr, ILLEGAL_ACTIONS))}")
+    if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, int | float) or not np.isfinite(illegal_reward):
+        raise InvalidConfigError(f"illegal_reward={illegal_reward!r} is not allowed; it must be a finite number")
+    game = raw_env(**kwargs)
+    if illegal_action == "terminate":
+        return _CheckedOrderEnforcingWrapper(_TerminateIllegalWrapper(game, float(illegal_reward)))
+    return _CheckedOrderEnforcingWrapper(game)
 
 
 def parallel_env(**kwargs: Any) -> MiauiParallelEnv:

@@ -8,7 +8,10 @@ random legal cards), one agent or batched callable for every opponent seat (aske
 for all of them, one row a seat, so an agent with memory follows each seat), or a list with one
 per opponent seat in clockwise order from the agent's left. Observations are the env's 620-float vector
 (`miaui_env.env` documents it) as a Box; `action_masks()` gives the legal cards, which is what
-sb3-contrib's MaskablePPO looks for. Rewards, views, variants and errors are the env's: an action
+sb3-contrib's MaskablePPO looks for, and every info holds them too as `info["action_mask"]`
+(int8, Gymnasium's Taxi convention). Once the game is over the mask allows every card: the next
+step of a vector env with next-step autoreset is a reset that ignores its action, and a mask with
+no legal card would leave nothing to choose. Rewards, views, variants and errors are the env's: an action
 that is not a card in hand raises IllegalActionError and changes nothing. An opponent that plays
 from the recall view (its `view` attribute says so, as a policy trained on it does) is shown it,
 whatever `view` the agent sees.
@@ -80,16 +83,20 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
                 opponent.rng = np.random.default_rng(self.np_random.integers(2**31))  # type: ignore[union-attr]
             reset_agent(opponent)
         self._obs, _ = self._game.reset(seed=game_seed, options=options)
-        return self._own_observation(), {"seat": self.seat}
+        return self._own_observation(), {"seat": self.seat, "action_mask": self.action_masks().astype(np.int8)}
 
     def _own_observation(self) -> np.ndarray:
         seen = as_seen(self._obs[f"player_{self.seat}"]["observation"], self.view, self._dealt)
         return compact_observations(seen) if self.compact else seen
 
     def action_masks(self) -> np.ndarray:
-        """Legal cards of the agent's seat (bool, 12)."""
+        """Legal cards of the agent's seat (bool, 12). Once the game is over, every card: what comes
+        next is a reset, and a vector env's next-step autoreset steps a finished env with an action
+        it ignores, which a mask with no legal card would make impossible to choose."""
         if not self._obs:
             raise ResetNeeded("call reset() before action_masks(): no game has been dealt yet")
+        if self._game.game.is_over:
+            return np.ones(NUM_DIVER_CARDS, dtype=bool)
         return self._obs[f"player_{self.seat}"]["action_mask"].astype(bool)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -110,7 +117,7 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
                 actions[agent] = int(card)
         self._obs, rewards, terminations, _, infos = self._game.step(actions)
         info = dict(infos[me])
-        info["seat"] = self.seat
+        info.update(seat=self.seat, action_mask=self.action_masks().astype(np.int8))  # Gymnasium's Taxi convention
         return self._own_observation(), float(rewards[me]), bool(terminations[me]), False, info
 
     def render(self) -> Any:  # gymnasium 1.2 and 1.4 type this differently: text, or None printed

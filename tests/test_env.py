@@ -145,7 +145,7 @@ def test_parallel_env_refuses_a_bad_joint_action_and_changes_nothing():
     assert env.game.round == 1 and env.game.hands.all()
     _, _, terminations, _, infos = env.step({"player_0": 0, "player_1": 1, "player_2": 2})
     assert env.game.round == 2 and not any(terminations.values())
-    assert infos["player_0"]["round_results"][0].plays == (1, 2, 3)
+    assert infos["player_0"]["round_results"].records[0].plays == (1, 2, 3)
 
 
 @pytest.mark.parametrize(
@@ -199,7 +199,7 @@ def test_rewards_arrive_at_the_end_with_score_and_winner_infos(reward):
         if not terminated:
             assert rew == 0.0
             if env.unwrapped.game.round > 1:
-                assert info["round_results"][-1].round == env.unwrapped.game.round - 1
+                assert info["round_results"].records[-1].round == env.unwrapped.game.round - 1
         env.step(None if terminated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     game = env.unwrapped.game
     scores = [sum(game.card(c).value for c in pile) for pile in game.piles]

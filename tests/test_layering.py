@@ -61,6 +61,13 @@ def test_the_package_registers_its_gymnasium_env_whichever_is_imported_first():
         assert done.stdout.strip() == "True", (order, done.stderr)
 
 
+def test_the_package_registers_its_pettingzoo_envs_whichever_is_imported_first():
+    make = "[type(pettingzoo.make(kind, 'miaui_env/miaui-v0', num_players=5)).__name__ for kind in ('aec', 'parallel')]"
+    for order in ("import miaui_env, pettingzoo", "import pettingzoo, miaui_env", "import gymnasium, miaui_env, pettingzoo"):
+        done = subprocess.run([sys.executable, "-c", f"{order}; print({make})"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert done.stdout.strip() == "['_CheckedOrderEnforcingWrapper', 'MiauiParallelEnv']", (order, done.stderr)
+
+
 def test_the_package_attribute_env_stays_the_constructor():
     # Importing the submodule miaui_env.env would otherwise rebind the package's `env` to the module.
     code = "import miaui_env.env, miaui_env; print(callable(miaui_env.env) and miaui_env.env.__name__ == 'env')"

@@ -329,6 +329,7 @@ def test_env_card_and_readme_document_the_current_layout():
     assert layout_tables() in env_module.__doc__
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     assert layout_tables() in readme
+    assert STATE_LAYOUT.index_table() in env_module.__doc__ and STATE_LAYOUT.index_table() in readme
     assert f"({OBSERVATION_LAYOUT.size},)" in env_module.__doc__ and f"({STATE_LAYOUT.size},)" in env_module.__doc__
 
 
