@@ -27,9 +27,12 @@ turns agents into seats and game results into rewards.
   `"margin"` (own final score minus the best opponent's).
 - `observation_dtype`: `"float32"` (default) or `"uint8"`: every entry as its exact byte code
   (`miaui_env.compact`; `compact.expand_observations` gives the floats back bit for bit).
-- `render_mode`: `None`, `"ansi"` (`render()` returns the table as text) or `"human"` (prints it
-  at every deal and every reveal, as the game goes, and whenever `render()` is called).
-  The picture shows every card, face-down ones included: it is a spectator's view, not a seat's.
+- `render_mode`: `None`, `"ansi"` (`render()` returns the table as text), `"human"` (prints it
+  at every deal and every reveal, as the game goes, and whenever `render()` is called) or
+  `"rgb_array"` (`render()` returns a picture of the table, (H, W, 3) uint8, drawn with Pillow:
+  `pip install "miaui-rl[render]"`; without it the constructor raises `MissingExtraError`).
+  Every mode shows every card, face-down ones included: a spectator's view, not a seat's
+  (`miaui_env.picture.seat_picture(observation, n)` draws one seat's view from its observation).
 
 `reset(seed=..., options={"deck": [...]})` stacks the deck: all 37 cards written `kind:value`
 (R2), top first; the first is put back unseen. Anything else raises `DeckError` (a ValueError).
@@ -153,6 +156,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWra
 from miaui_env.cards import parse_deck_order
 from miaui_env.compact import compact_observations
 from miaui_env.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT, VECTOR_BOUND, Encoder
+from miaui_env.picture import require_pillow, table_picture
 from miaui_env.render import RENDER_MODES, check_render_mode, render_table, seat_name
 from miaui_env.rules import (
     NUM_DIVER_CARDS,
@@ -224,6 +228,8 @@ class _MiauiEnv:
     def __init__(self, *, render_mode: str | None = None, **settings: Unpack[SettingsKwargs]):
         self.settings = Settings.of(**settings)
         check_render_mode(render_mode)
+        if render_mode == "rgb_array":
+            require_pillow()  # the extra is named now, not at the first render()
         self.config = self.settings.game
         self.render_mode = render_mode
         self.encoder = Encoder(self.config, self.settings.view)
@@ -323,11 +329,13 @@ class _MiauiEnv:
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
-        """The table as text (`ansi`) or printed (`human`); see the module docstring."""
+    def render(self) -> str | np.ndarray | None:
+        """The table as text (`ansi`), printed (`human`) or as a picture (`rgb_array`); see the module docstring."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            return table_picture(self.game)
         text = render_table(self.game)
         if self.render_mode == "human":
             print(text, end="\n\n")

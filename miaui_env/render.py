@@ -20,7 +20,7 @@ from miaui_env.rules import (
 )
 
 DEPTH_NAMES = ("bottom", "middle", "top")
-RENDER_MODES = ("human", "ansi")
+RENDER_MODES = ("human", "ansi", "rgb_array")
 
 
 def check_render_mode(render_mode: str | None) -> None:

@@ -29,6 +29,7 @@ from gymnasium.error import ResetNeeded
 from miaui_env.agents import Agent, AgentError, Policy, RandomAgent, as_seen, check_agent, checked_actions, reset_agent, views_at_table
 from miaui_env.compact import compact_observations
 from miaui_env.env import MiauiParallelEnv, observation_box
+from miaui_env.picture import seat_picture
 from miaui_env.render import RENDER_MODES
 from miaui_env.rules import NUM_DIVER_CARDS, InvalidConfigError
 from miaui_env.settings import Settings, SettingsKwargs
@@ -120,8 +121,13 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         info.update(seat=self.seat, action_mask=self.action_masks().astype(np.int8))  # Gymnasium's Taxi convention
         return self._own_observation(), float(rewards[me]), bool(terminations[me]), False, info
 
-    def render(self) -> Any:  # gymnasium 1.2 and 1.4 type this differently: text, or None printed
-        """The table as text; see `miaui_env.env`."""
+    def render(self) -> Any:  # gymnasium 1.2 and 1.4 type this differently: text, a picture, or None printed
+        """The table as text (`ansi`, `human`: a spectator's view, see `miaui_env.env`), or the agent's
+        own seat as a picture (`rgb_array`: drawn from its observation, what the agent may see)."""
+        if self.render_mode == "rgb_array":
+            if not self._obs:
+                raise ResetNeeded("call reset() before render(): no game has been dealt yet")
+            return seat_picture(self._obs[f"player_{self.seat}"]["observation"], self.num_players)
         return self._game.render()
 
 

@@ -89,7 +89,7 @@ def test_bad_player_count_is_refused(bad):
     [
         ({"view": "god"}, "view='god'.*'table', 'recall'"),
         ({"reward": "points"}, "reward='points'.*'win', 'score', 'margin'"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "rgb"}, "render_mode='rgb' is not allowed; use None, 'human', 'ansi', 'rgb_array'"),
     ],
 )
 def test_bad_arguments_name_the_allowed_values(kwargs, message):
