@@ -29,7 +29,8 @@ is the same command):
     python -m miaui_env.arena --candidate my_pkg.bots:make_bot --field greedy counter --games 20000
 
 Agents are any spec `load_agent` takes. It prints a table and writes `arena.json`, `arena.csv` and
-`arena.png` (win share and mean score with 95% intervals) to `--out` (default results/arena/).
+`arena.png` (win share and mean score with 95% intervals) to `--out` (default results/arena/), and
+with `--replays N` the first N games as replays in `--out`/replays/ (`miaui_env.replay`).
 Same arguments and seed, same games and numbers.
 """
 
@@ -52,6 +53,7 @@ from miaui_env.agents import Agent, AgentError, Policy, as_agent, as_seen, check
 from miaui_env.agents.loading import load_agents
 from miaui_env.cli import check_writable, non_negative_int, positive_int, run_command
 from miaui_env.files import atomic_write, replacing
+from miaui_env.replay import record_replay, save_replay
 from miaui_env.rules import NUM_ROUNDS, InvalidConfigError
 from miaui_env.seeding import check_seed
 from miaui_env.settings import Settings
@@ -134,15 +136,39 @@ def lineups(mode: str, num_agents: int, players: int, sets: int) -> np.ndarray:
     return np.array([[(s + j) % num_agents for j in range(players)] for s in range(sets)])
 
 
+@dataclass
+class SampleGames:
+    """The first `count` games of a schedule as replays need them: each game's deal seed (the
+    batched engine deals slot seed s as `env.reset(seed=s)` does) and its diver cards, round by round."""
+
+    count: int
+    seeds: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    plays: np.ndarray = field(default_factory=lambda: np.zeros((0, NUM_ROUNDS - 1, 0), dtype=np.int64))
+
+    def start(self, game_seeds: np.ndarray, players: int) -> None:
+        """Make room for the sample of a schedule with these game seeds."""
+        self.count = min(self.count, len(game_seeds))
+        self.seeds = game_seeds[: self.count].astype(np.int64)
+        self.plays = np.zeros((self.count, NUM_ROUNDS - 1, players), dtype=np.int64)
+
+    def keep(self, first_game: int, decision: int, cards: np.ndarray) -> None:
+        """The cards (diver cards 1-12) of a pass's games starting at `first_game`, where they are sampled."""
+        wanted = self.count - first_game
+        if wanted > 0:
+            self.plays[first_game : first_game + min(wanted, len(cards)), decision] = cards[:wanted]
+
+
 def play(
     agents: Sequence[Agent | Policy],
     mode: str,
     config: ArenaConfig,
     progress: Callable[[int], object] | None = None,
+    samples: SampleGames | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Play the schedule; returns seats' agent indices, scores and winners, each (games, players).
 
-    Games are ordered by duplicate set, and within a set by rotation.
+    Games are ordered by duplicate set, and within a set by rotation. `samples`, if given, is
+    filled with the deal seeds and the cards of the first games (for replays).
     """
     if mode not in MODES:
         raise InvalidConfigError(f"mode={mode!r} is not allowed; modes are {', '.join(MODES)}")
@@ -156,6 +182,8 @@ def play(
     seats = np.concatenate([np.roll(base, r, axis=1)[:, None] for r in range(n)], axis=1).reshape(sets * n, n)
     set_seeds = np.random.SeedSequence(config.seed).generate_state(sets, dtype=np.uint32)
     game_seeds = np.repeat(set_seeds, n)
+    if samples is not None:
+        samples.start(game_seeds, n)
     per_pass = max(1, config.batch_games // n) * n
     views, dealt = views_at_table(entrants, config.view)
     table = Settings(n, config.open_baskets, config.no_fighting, dealt, reward="win").as_kwargs()
@@ -177,6 +205,8 @@ def play(
             for agent, view, where in zip(entrants, views, sits, strict=True):
                 if where.any():
                     actions[where] = checked_actions(agent, as_seen(obs[where], view, dealt), masks[where])
+            if samples is not None:
+                samples.keep(start, decision, actions + 1)
             obs, masks, _, _, infos = engine.step(actions)
             if progress is not None:  # round by round, in whole games: a slow agent (a search) still shows its pace
                 reached = start + (stop - start) * (decision + 1) // (NUM_ROUNDS - 1)
@@ -287,15 +317,23 @@ def gauntlet_significance(seats: np.ndarray, winners: np.ndarray, players: int, 
     )
 
 
-def run(names: list[str], mode: str, config: ArenaConfig, out: Path | None, show_progress: bool = True) -> ArenaResult:
-    """Load the agents, play, summarize, write the files; returns the result."""
+def run(names: list[str], mode: str, config: ArenaConfig, out: Path | None, show_progress: bool = True, replays: int = 0) -> ArenaResult:
+    """Load the agents, play, summarize, write the files (and the first `replays` games as
+    replays under `out`/replays/); returns the result."""
     from tqdm import tqdm
 
     agents = load_agents(names, config.seed)
     labels = [name if names.count(name) == 1 else f"{name}#{i}" for i, name in enumerate(names)]
     started = time.perf_counter()
+    samples = SampleGames(replays) if replays and out is not None else None
     with tqdm(total=config.games, unit="game", desc="arena", disable=not show_progress) as bar:
-        seats, scores, winners = play(agents, mode, config, progress=bar.update)
+        seats, scores, winners = play(agents, mode, config, progress=bar.update, samples=samples)
+    if samples is not None and out is not None:
+        table = {"num_players": config.players, "open_baskets": config.open_baskets, "no_fighting": config.no_fighting}
+        for game in range(samples.count):
+            players = [labels[agent] for agent in seats[game]]
+            replay = record_replay(table, samples.plays[game], seed=int(samples.seeds[game]), players=players)
+            save_replay(replay, out / "replays" / f"game-{game:04d}.json")
     results = summarize(labels, seats, scores, winners, config.players)
     significance = gauntlet_significance(seats, winners, config.players, labels[0]) if mode == "gauntlet" else None
     result = ArenaResult(config, mode, results, significance, len(scores) // config.players, round(time.perf_counter() - started, 2))
@@ -367,6 +405,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--batch-games", type=positive_int, default=4096, help="games played at once")
     parser.add_argument("--out", type=Path, default=Path("results/arena"))
+    parser.add_argument("--replays", type=non_negative_int, default=0, help="save the first N games as replays under OUT/replays/")
     args = parser.parse_args(argv)
 
     names = [args.candidate, *args.field] if args.candidate is not None else list(args.pool)
@@ -375,9 +414,11 @@ def main(argv: list[str] | None = None) -> None:
     def arena() -> None:
         config = ArenaConfig(args.players, args.games, args.open_baskets, args.no_fighting, args.view, args.seed, args.batch_games)
         check_writable(args.out)  # before the games, not after them
-        result = run(names, mode, config, args.out)
+        result = run(names, mode, config, args.out, replays=args.replays)
         print(table(result))
         print(f"{result.duplicate_sets} duplicate sets in {result.seconds:.1f} s; written to {args.out}/arena.json, arena.csv, arena.png")
+        if args.replays:
+            print(f"the first {min(args.replays, args.games)} games as replays: {args.out}/replays/ (python -m miaui_env.replay FILE)")
 
     run_command(parser.prog, arena, interrupted="interrupted: nothing written")
 

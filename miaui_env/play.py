@@ -6,13 +6,17 @@
 Each round shows exactly what your seat may know (your observation, read back in words: the env
 builds it, so nothing hidden can show), asks for a diver card, then shows the reveal and who
 caught what. Opponents are any arena agents: built-in names, checkpoints or module:callable,
-cycled over the other seats. Type `q` to leave; bad input is simply asked again.
+cycled over the other seats. Type `q` to leave; bad input is simply asked again. A finished game
+is saved as a replay (`--replay PATH`; default results/replays/play-<time>.json; `--no-replay`):
+`python -m miaui_env.replay PATH` prints it back, with `--gif` as pictures.
 """
 
 from __future__ import annotations
 
 import argparse
+import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -21,7 +25,10 @@ from miaui_env.agents.loading import load_agents
 from miaui_env.cli import non_negative_int, run_command
 from miaui_env.env import parallel_env
 from miaui_env.render import describe_round, describe_view, seat_name
+from miaui_env.replay import record_replay, save_replay
 from miaui_env.rules import NUM_DIVER_CARDS
+
+_NO_REPLAY = Path("-")  # --no-replay
 
 
 def ask_card(legal: list[int], read: Callable[[str], str]) -> int | None:
@@ -54,6 +61,7 @@ def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
         print(f"{seat_name(seat)}: {agent.name}")
     me = seat_name(args.seat)
     observations, _ = env.reset(seed=args.seed)
+    plays: list[list[int]] = []
     while env.agents:
         print("\n" + describe_view(as_seen(observations[me]["observation"], args.view, dealt), args.seat, n))
         card = ask_card((np.flatnonzero(observations[me]["action_mask"]) + 1).tolist(), read)
@@ -65,6 +73,7 @@ def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
             seen = observations[seat_name(seat)]
             shown = as_seen(seen["observation"][None], views[seat], dealt)
             actions[seat_name(seat)] = int(checked_actions(agent, shown, seen["action_mask"][None])[0])
+        plays.append([int(actions[seat_name(s)]) + 1 for s in range(n)])
         observations, _, _, _, infos = env.step(actions)
         for record in infos[me]["round_results"]:
             print("\n" + "\n".join(describe_round(record)))
@@ -74,6 +83,11 @@ def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
         who = "you" if agent_name == me else agents[int(agent_name.split("_")[1])].name
         print(f"  {agent_name} ({who}): {info['score']}{'  winner' if info['score'] == best else ''}")
     print("You win!" if infos[me]["winner"] else "Better luck next time.")
+    if args.replay is not None:
+        players = ["you" if s == args.seat else agents[s].name for s in range(n)]
+        table = {"num_players": n, "open_baskets": args.open_baskets, "no_fighting": args.no_fighting}
+        path = save_replay(record_replay(table, plays, seed=args.seed, players=players), args.replay)
+        print(f"The game is saved as a replay: {path} (python -m miaui_env.replay {path})")
     return 0
 
 
@@ -87,7 +101,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--open-baskets", action="store_true")
     parser.add_argument("--no-fighting", action="store_true")
     parser.add_argument("--view", default="table", choices=["table", "recall"])
+    parser.add_argument(
+        "--replay", type=Path, default=None, help="where the finished game is saved (default: results/replays/play-<time>.json)"
+    )
+    parser.add_argument("--no-replay", dest="replay", action="store_const", const=_NO_REPLAY, help="do not save the game")
     args = parser.parse_args(argv)
+    if args.replay is _NO_REPLAY:
+        args.replay = None
+    elif args.replay is None:
+        args.replay = Path("results/replays") / f"play-{time.strftime('%Y%m%d-%H%M%S')}.json"
     if args.seat >= args.players:
         parser.error(f"--seat {args.seat} is not a seat at a {args.players}-player table; seats are 0-{args.players - 1}")
     if args.seed is None:

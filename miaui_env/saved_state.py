@@ -100,7 +100,7 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
         "piles": [[int(card) for card in pile] for pile in state.piles],
         "played": [[int(card) for card in cards] for cards in state.played],
         "box": [int(card) for card in state.box],
-        "history": [_record_to_dict(record) for record in state.history],
+        "history": [record_to_dict(record) for record in state.history],
     }
 
 
@@ -108,7 +108,8 @@ def _optional_int(value: int | None) -> int | None:
     return None if value is None else int(value)
 
 
-def _record_to_dict(record: RoundRecord) -> dict[str, Any]:
+def record_to_dict(record: RoundRecord) -> dict[str, Any]:
+    """A round's public record as JSON-able data (what saved states and replays hold)."""
     return {
         "round": int(record.round),
         "plays": [int(card) for card in record.plays],

@@ -18,7 +18,9 @@ def run_play(lines: list[str], *args: str, command: str = "miaui_env.play") -> s
 
 def test_a_whole_game_with_bad_input_asked_again():
     # Card r in round r; the bad answers first, then card 1 once more after it has been played.
-    done = run_play(["hello", "0", "13", "1", "1", *map(str, range(2, 12))], "--players", "3", "--seed", "4", "--opponents", "greedy")
+    done = run_play(
+        ["hello", "0", "13", "1", "1", *map(str, range(2, 12))], "--players", "3", "--seed", "4", "--opponents", "greedy", "--no-replay"
+    )
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "'hello' is not a diver card" in out and "'0' is not a diver card" in out and "'13' is not a diver card" in out

@@ -1,0 +1,198 @@
+"""Replays: saved games play back bit for bit through the env; bad replays are refused."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import miaui_env
+from miaui_env.arena import ArenaConfig, run
+from miaui_env.replay import (
+    REPLAY_VERSION,
+    ReplayError,
+    dealt_deck,
+    frames,
+    hand_history,
+    load_replay,
+    record_replay,
+    replay_from_json,
+    replay_to_json,
+    save_replay,
+)
+from miaui_env.saved_state import record_to_dict
+
+ROOT = Path(__file__).parent.parent
+
+
+def played_game(settings_: dict, seed: int, rng: np.random.Generator, deck=None):
+    """A random legal game through the parallel env: its plays, every step's observations and records."""
+    env = miaui_env.parallel_env(**settings_)
+    observations, _ = env.reset(seed=seed, options=None if deck is None else {"deck": list(deck)})
+    first = env.game.clone()
+    plays, seen, records = [], [observations], []
+    while env.agents:
+        actions = {agent: int(rng.choice(np.flatnonzero(o["action_mask"]))) for agent, o in observations.items()}
+        plays.append([actions[f"player_{s}"] + 1 for s in range(settings_["num_players"])])
+        observations, _, _, _, infos = env.step(actions)
+        seen.append(observations)
+        records += [record_to_dict(record) for record in infos["player_0"]["round_results"]]
+    return first, plays, seen, records
+
+
+def assert_same_observations(mine: list[dict], theirs: list[dict]) -> None:
+    assert len(mine) == len(theirs)
+    for step, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+        assert a.keys() == b.keys(), step
+        for agent in a:
+            np.testing.assert_array_equal(a[agent]["observation"], b[agent]["observation"], strict=True)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(3, 6),
+    open_baskets=st.booleans(),
+    no_fighting=st.booleans(),
+    seed=st.integers(0, 2**31 - 1),
+    by_deck=st.booleans(),
+    view=st.sampled_from(["table", "recall"]),
+)
+def test_random_games_replay_to_identical_records_and_observations(n, open_baskets, no_fighting, seed, by_deck, view):
+    table = {"num_players": n, "open_baskets": open_baskets, "no_fighting": no_fighting}
+    first, plays, seen, records = played_game({**table, "view": view}, seed, np.random.default_rng(seed))
+    deal = {"deck": dealt_deck(first)} if by_deck else {"seed": seed}
+    replay = replay_from_json(replay_to_json(record_replay(table, plays, **deal)))
+    assert list(replay.records) == records
+    # through the env again, dealt as the replay says: the same records and observations at every step
+    _, again_plays, again_seen, again_records = played_game(
+        {**table, "view": view}, replay.seed if replay.seed is not None else 0, _Replayer(replay.plays), deck=replay.deck
+    )
+    assert again_plays == plays and again_records == records
+    assert_same_observations(again_seen, seen)
+
+
+class _Replayer:
+    """A stand-in for a generator that picks the replay's cards in order (for `played_game`)."""
+
+    def __init__(self, plays):
+        self.cards = iter(card - 1 for cards in plays for card in cards)
+
+    def choice(self, legal):
+        card = next(self.cards)
+        assert card in legal
+        return card
+
+
+def good_replay_text() -> str:
+    _, plays, _, _ = played_game({"num_players": 4}, 7, np.random.default_rng(7))
+    return replay_to_json(record_replay({"num_players": 4, "open_baskets": False, "no_fighting": False}, plays, seed=7))
+
+
+def edited(text: str, change) -> str:
+    data = json.loads(text)
+    change(data)
+    return json.dumps(data)
+
+
+def swap_two_cards(data: dict) -> None:
+    # two seats' cards of round 3 swapped: still legal cards, but not the game the records tell
+    for round_index in range(2, 11):
+        a, b = data["plays"][round_index][0], data["plays"][round_index][1]
+        if a not in data["plays"][round_index - 1] and a != b:
+            data["plays"][round_index][0], data["plays"][round_index][1] = b, a
+            return
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda text: text[: len(text) // 2], "a replay is JSON"),
+        (lambda text: edited(text, lambda d: d.update(version=2)), f"version 2; this library reads version {REPLAY_VERSION}"),
+        (lambda text: edited(text, lambda d: d.pop("plays")), r"missing \['plays'\]"),
+        (lambda text: edited(text, lambda d: d["plays"][4].__setitem__(0, d["plays"][0][0])), "round 5: .*not in hand|round 5"),
+        (lambda text: edited(text, lambda d: d["plays"][2].__setitem__(1, "7")), "a play is a diver card 1-12, got '7'"),
+        (lambda text: edited(text, lambda d: d["scores"].__setitem__(0, 99)), "scores .* are not the game's"),
+        (
+            lambda text: edited(text, lambda d: d["records"][3].__setitem__("plays", [1, 2, 3, 4])),
+            "round 4's record is not what its cards make",
+        ),
+        (lambda text: edited(text, lambda d: d.update(seed=None, deck=None)), "needs the deal: a seed or a deck"),
+        (lambda text: edited(text, lambda d: d["settings"].update(num_players=9)), "num_players=9"),
+        (lambda text: "[1, 2]", "a JSON object"),
+    ],
+)
+def test_bad_replays_are_refused_with_a_clear_error(change, message):
+    with pytest.raises(ReplayError, match=message):
+        replay_from_json(change(good_replay_text()))
+
+
+def test_an_edited_card_is_caught_where_the_game_changes():
+    with pytest.raises(ReplayError, match=r"record is not what its cards make|not in hand"):
+        replay_from_json(edited(good_replay_text(), swap_two_cards))
+
+
+def test_arena_replays_are_the_games_the_arena_played(tmp_path):
+    config = ArenaConfig(players=4, games=8, seed=5)
+    result = run(["counter", "greedy"], "gauntlet", config, tmp_path, show_progress=False, replays=5)
+    files = sorted((tmp_path / "replays").glob("game-*.json"))
+    assert len(files) == 5 and result.duplicate_sets == 2
+    arena = json.loads((tmp_path / "arena.json").read_text())
+    assert arena  # the usual results are written too
+    for path in files:
+        replay = load_replay(path)
+        assert sorted(set(replay.players)) == ["counter", "greedy"]
+        assert len(frames(replay)) == 12  # after the deal and after each of the 11 reveals
+        assert "final scores:" in hand_history(replay)
+
+
+def test_arena_replay_scores_match_the_batched_games():
+    from miaui_env.agents.heuristics import CountingAgent
+    from miaui_env.arena import SampleGames, play
+
+    samples = SampleGames(6)
+    _, scores, _ = play([CountingAgent(1), CountingAgent(2)], "gauntlet", ArenaConfig(players=3, games=6, seed=11), samples=samples)
+    table = {"num_players": 3, "open_baskets": False, "no_fighting": False}
+    for game in range(6):
+        replay = record_replay(table, samples.plays[game], seed=int(samples.seeds[game]))
+        assert list(replay.scores) == scores[game].tolist()
+
+
+def test_human_play_saves_a_replay_that_prints_back(tmp_path):
+    path = tmp_path / "mine.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "miaui_env.play", "--players", "3", "--seed", "4", "--opponents", "greedy", "--replay", str(path)],
+        cwd=ROOT, input="\n".join(map(str, range(1, 12))) + "\n", capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    replay = load_replay(path)
+    assert replay.players == ("you", "greedy", "greedy") and replay.seed == 4
+    assert [cards[0] for cards in replay.plays] == list(range(1, 12))
+    shown = subprocess.run(
+        [sys.executable, "-m", "miaui_env.replay", str(path), "--gif", str(tmp_path / "game.gif"), "--seat", "0"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    assert "round 11 reveal" in shown.stdout and "winners:" in shown.stdout
+    from PIL import Image
+
+    with Image.open(tmp_path / "game.gif") as gif:
+        assert gif.n_frames == 12
+
+
+def test_the_replay_command_refuses_a_bad_file_in_one_line(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"version": 7}')
+    done = subprocess.run([sys.executable, "-m", "miaui_env.replay", str(bad)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "replay format version 7" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_saved_replays_round_trip_through_files(tmp_path):
+    replay = replay_from_json(good_replay_text())
+    assert load_replay(save_replay(replay, tmp_path / "a" / "b.json")) == replay
