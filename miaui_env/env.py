@@ -39,9 +39,10 @@ turns agents into seats and game results into rewards.
 Round-1 Seagulls are reinserted at a seeded random position, the rest keeping its order (R4).
 
 ## Rewards and infos
-Rewards are 0 until the game ends, then as `reward` says. Every info, from `reset` on, holds the
-same three keys, each one value, so that libraries that stack infos into arrays (Tianshou's
-`Batch`) see the same shapes at every step:
+Rewards are 0 until the game ends, then as `reward` says. `reset`'s infos are empty, as PettingZoo's
+classic games' are (TorchRL builds its info specs from them, and leaves empty ones out); after that
+every info holds the same three keys, each one value, so that libraries that stack infos into
+arrays (Tianshou's `Batch`) see the same shapes at every step:
 
 | key | value |
 |---|---|
@@ -49,7 +50,8 @@ same three keys, each one value, so that libraries that stack infos into arrays 
 | `"score"` | int: the agent's score so far (R10) |
 | `"winner"` | bool: whether the agent is among the winners; False until the game ends |
 
-A reveal resolves one round, two after round 11 (the forced round 12 follows), none before the first.
+A reveal resolves one round, two after round 11 (the forced round 12 follows); before the first
+reveal the AEC env's infos are still `reset`'s.
 
 ## Errors
 Every call checks all its arguments before anything changes. `raw_env` raises
@@ -134,7 +136,7 @@ observation's pieces (seat rows as above, absolute: `player_0` first, every entr
 ## Version History
 - `miaui_v0`, observation layout version 1: the 620-float observation and 696-float state above.
   Added since, without changing either: `illegal_action="terminate"`; infos with the same keys
-  from `reset` on (`round_results` became one `RoundResults` value); `human` rendering at each
+  at every step (`round_results` became one `RoundResults` value, `score` is there throughout); `human` rendering at each
   deal and reveal; registration as `miaui_env/miaui-v0` in PettingZoo's registry;
   `observation_dtype="uint8"`.
 """
@@ -362,7 +364,7 @@ class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = dict(zip(self.agents, self._infos(RoundResults()), strict=True))
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._pending = []
         self.agent_selection = self.agents[0]
         self._render_as_it_goes()
@@ -415,11 +417,11 @@ class MiauiParallelEnv(_MiauiEnv, ParallelEnv):
         self.agents: list[str] = []
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Start a new game; returns observations and infos (no round revealed yet)."""
+        """Start a new game; returns observations and (empty) infos."""
         self._new_game(seed, options)
         self.agents = list(self.possible_agents)
         self._render_as_it_goes()
-        return self._observations(), dict(zip(self.agents, self._infos(RoundResults()), strict=True))
+        return self._observations(), {agent: {} for agent in self.agents}
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
         return {a: self._observe(s) for s, a in enumerate(self.agents)}

@@ -77,11 +77,13 @@ def test_infos_have_the_same_keys_and_shapes_at_every_step(n, open_baskets, no_f
 
     aec = miaui_env.env(**settings)
     aec.reset(seed=n)
+    assert all(info == {} for info in aec.infos.values())  # reset's infos are empty (TorchRL builds its specs from them)
     seen = []
     for _ in aec.agent_iter():
         observation, _, terminated, _, info = aec.last()
-        assert info_shapes(info) == expected
-        seen.append(info)
+        if aec.unwrapped.game.round > 1:  # from the first reveal on: the same keys and shapes every step
+            assert info_shapes(info) == expected
+            seen.append(info)
         aec.step(None if terminated else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
     # as Tianshou's Batch stacks them: one array per key, one entry per step
     assert all(np.stack([np.asarray(info[key]) for info in seen]).shape == (len(seen),) for key in expected)
@@ -89,7 +91,7 @@ def test_infos_have_the_same_keys_and_shapes_at_every_step(n, open_baskets, no_f
 
     parallel = miaui_env.parallel_env(**settings)
     observations, infos = parallel.reset(seed=n)
-    assert all(info_shapes(info) == expected and not info["round_results"].records for info in infos.values())
+    assert all(info == {} for info in infos.values())
     while parallel.agents:
         actions = {agent: int(rng.choice(np.flatnonzero(seen_["action_mask"]))) for agent, seen_ in observations.items()}
         observations, _, _, _, infos = parallel.step(actions)
@@ -139,3 +141,26 @@ def test_single_agent_info_mask_is_the_hand_until_the_end():
         if not terminated:
             np.testing.assert_array_equal(info["action_mask"], miaui_env.OBSERVATION_LAYOUT.view(observation, "hand"))
     assert info["action_mask"].dtype == np.int8 and info["action_mask"].all()  # over: every card, for the reset to ignore
+
+
+def test_mask_in_observation_plays_whole_games_and_its_mask_comes_back_out():
+    from miaui_env.adapters import MaskInObservation, split_mask
+
+    game = MaskInObservation(miaui_env.parallel_env(num_players=4))
+    joined, _ = game.reset(seed=1)
+    rounds = 0
+    while game.agents:  # a whole game, cards chosen from the masks cut back out
+        assert all(game.observation_space(agent).contains(seen) for agent, seen in joined.items())
+        joined, *_ = game.step({agent: int(np.flatnonzero(split_mask(seen)[1])[0]) for agent, seen in joined.items()})
+        rounds += 1
+    assert rounds == NUM_ROUNDS - 1
+    env = MaskInObservation(miaui_env.parallel_env(num_players=3))
+    plain = miaui_env.parallel_env(num_players=3)
+    joined, _ = env.reset(seed=2)
+    observations, _ = plain.reset(seed=2)
+    for agent in plain.agents:
+        vector, mask = split_mask(joined[agent])
+        np.testing.assert_array_equal(vector, observations[agent]["observation"])
+        np.testing.assert_array_equal(mask, observations[agent]["action_mask"].astype(bool))
+    with pytest.raises(ValueError, match=r"observations with their mask are \(\.\.\., 632\); got shape \(620,\)"):
+        split_mask(observations["player_0"]["observation"])

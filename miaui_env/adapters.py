@@ -1,0 +1,86 @@
+"""Small adapters for RL clients that ignore action masks (SuperSuit's vector envs, skrl, plain
+Box-observation pipelines): the mask carried inside the observation, where such a client passes
+everything on untouched, and taken back out on the policy's side.
+
+    env = MaskInObservation(miaui_env.parallel_env(num_players=4))
+    # observation_space: Box((632,), float32) = the 620-float observation, then the 12-card mask
+
+`split_mask(observations)` cuts a batch back into observations and boolean masks;
+`miaui_env.sb3.ActionMasksFromObservation` gives an SB3 VecEnv built from such an env (by
+SuperSuit, say) the `action_masks()` that sb3-contrib's MaskablePPO reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from pettingzoo import ParallelEnv
+
+from miaui_env.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
+from miaui_env.rules import NUM_DIVER_CARDS
+
+MASKED_SIZE = OBSERVATION_LAYOUT.size + NUM_DIVER_CARDS
+
+
+def split_mask(observations: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(..., 632) observations with their mask at the end: the (..., 620) observations and (..., 12) bool masks."""
+    observations = np.asarray(observations)
+    if observations.shape[-1:] != (MASKED_SIZE,):
+        raise ValueError(f"observations with their mask are (..., {MASKED_SIZE}); got shape {observations.shape}")
+    return observations[..., : OBSERVATION_LAYOUT.size], observations[..., OBSERVATION_LAYOUT.size :] > 0
+
+
+class MaskInObservation(ParallelEnv):
+    """A Parallel env whose observations are one Box: the observation, then the action mask."""
+
+    def __init__(self, env: ParallelEnv):
+        self.env = env
+        self.metadata = env.metadata
+        self.possible_agents = env.possible_agents
+        self.render_mode = getattr(env, "render_mode", None)
+        self._space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (MASKED_SIZE,), np.float32)
+
+    @property
+    def agents(self) -> list[str]:
+        """The agents still playing."""
+        agents: list[str] = self.env.agents
+        return agents
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        """Box((632,)): the observation, then the mask."""
+        return self._space
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        """The wrapped env's: Discrete(12)."""
+        space: gymnasium.spaces.Space[Any] = self.env.action_space(agent)
+        return space
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The wrapped env's reset, observations joined with their masks."""
+        observations, infos = self.env.reset(seed=seed, options=options)
+        return self._joined(observations), infos
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
+        """The wrapped env's step, observations joined with their masks."""
+        observations, rewards, terminations, truncations, infos = self.env.step(actions)
+        return self._joined(observations), rewards, terminations, truncations, infos
+
+    def _joined(self, observations: dict[str, Any]) -> dict[str, np.ndarray]:
+        return {
+            agent: np.concatenate([seen["observation"], seen["action_mask"]]).astype(np.float32) for agent, seen in observations.items()
+        }
+
+    def state(self) -> np.ndarray:
+        """The wrapped env's global state."""
+        state: np.ndarray = self.env.state()
+        return state
+
+    def render(self) -> Any:
+        """The wrapped env's picture."""
+        return self.env.render()
+
+    def close(self) -> None:
+        """Close the wrapped env."""
+        self.env.close()
