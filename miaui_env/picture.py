@@ -13,7 +13,7 @@ seat that peeked it sees its face.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -104,6 +104,24 @@ class Table:
 
 def table_picture(game: GameState) -> np.ndarray:
     """The whole table as a spectator with every card turned up sees it: (H, W, 3) uint8."""
+    return _draw(spectator_table(game))
+
+
+def seat_picture(observation: np.ndarray, num_players: int) -> np.ndarray:
+    """One seat's view drawn from its observation alone (what R11 and its view let it see): (H, W, 3) uint8."""
+    return _draw(seat_table(observation, num_players))
+
+
+def table_as_dict(table: Table) -> dict[str, Any]:
+    """A `Table` as JSON-able data (kinds by name): what the browser app draws."""
+    data: dict[str, Any] = asdict(table)
+    for card in [card for space in data["lagoon"] for card in space] + [card for seat in data["seats"] for card in seat["pile"]]:
+        card["kind"] = None if card["kind"] is None else card["kind"].value
+    return data
+
+
+def spectator_table(game: GameState) -> Table:
+    """What the spectator's picture shows, every card turned up."""
     n, config = game.num_players, game.config
     names = [seat_name(s) for s in range(n)]
     kiti: list[str] = []
@@ -128,11 +146,11 @@ def table_picture(game: GameState) -> np.ndarray:
         seats.append(
             SeatRow(names[s], [int(h) for h in game.hands[s]], pile, len(game.piles[s]), score(game, s), _last_words(last, s, game))
         )
-    return _draw(Table(_title(n, config.open_baskets, config.no_fighting), _round_line(game.round), kiti, lagoon, seats, _reveal(game)))
+    return Table(_title(n, config.open_baskets, config.no_fighting), _round_line(game.round), kiti, lagoon, seats, _reveal(game))
 
 
-def seat_picture(observation: np.ndarray, num_players: int) -> np.ndarray:
-    """One seat's view drawn from its observation alone (what R11 and its view let it see): (H, W, 3) uint8."""
+def seat_table(observation: np.ndarray, num_players: int) -> Table:
+    """What one seat's picture shows, read from its observation alone."""
     observation = np.asarray(observation, dtype=np.float32)
     if observation.shape != (OBSERVATION_LAYOUT.size,) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
         given = f"{observation.shape}, {num_players}"
@@ -176,7 +194,7 @@ def seat_picture(observation: np.ndarray, num_players: int) -> np.ndarray:
         seats.append(SeatRow(names[k], held, pile, height, known_score, _last_from_observation(observation, k)))
     open_baskets, no_fighting = (bool(flag) for flag in view(observation, "variant"))
     title = _title(num_players, open_baskets, no_fighting) + ": one seat's view"
-    return _draw(Table(title, _round_line(round_number), kiti, lagoon, seats))
+    return Table(title, _round_line(round_number), kiti, lagoon, seats)
 
 
 # -- reading the sources -----------------------------------------------------------------------
