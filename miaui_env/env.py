@@ -136,9 +136,9 @@ observation's pieces (seat rows as above, absolute: `player_0` first, every entr
 ## Version History
 - `miaui_v0`, observation layout version 1: the 620-float observation and 696-float state above.
   Added since, without changing either: `illegal_action="terminate"`; infos with the same keys
-  at every step (`round_results` became one `RoundResults` value, `score` is there throughout); `human` rendering at each
-  deal and reveal; registration as `miaui_env/miaui-v0` in PettingZoo's registry;
-  `observation_dtype="uint8"`.
+  at every step (`round_results` became one `RoundResults` value, `score` is there throughout);
+  `human` rendering at each deal and reveal; registration as `miaui_env/miaui-v0` in PettingZoo's
+  registry; `render_mode="rgb_array"`; `observation_dtype="uint8"`.
 """
 
 from __future__ import annotations

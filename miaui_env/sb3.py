@@ -38,6 +38,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
+from miaui_env.adapters import split_mask
 from miaui_env.agents import Agent, Policy, RandomAgent, check_agent, checked_actions, reset_agent
 from miaui_env.compact import expand_observations
 from miaui_env.compact_torch import expand_observations_torch
@@ -97,8 +98,6 @@ class ActionMasksFromObservation(VecEnvWrapper):
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, 12) bool: the mask at the end of each index's last observation."""
-        from miaui_env.adapters import split_mask
-
         if self._last is None:
             raise ResetNeeded("call reset() before action_masks()")
         return split_mask(self._last)[1]
