@@ -16,6 +16,7 @@ import yaml
 from miaui_env.agents import RandomAgent
 from miaui_env.agents.loading import load_agent
 from miaui_env.arena import ArenaConfig, play, summarize
+from miaui_env.replay import load_replay
 from training.config import ConfigError, load_config
 
 ROOT = Path(__file__).parent.parent
@@ -40,6 +41,11 @@ def test_smoke_run_writes_a_whole_run(tmp_path):
     assert len(list((run / "pool").glob("step_*.pt"))) == 2  # pool_size
     assert (run / "evaluations.csv").read_text().startswith("step,baseline,win_share")
     assert (run / "win_share.png").read_bytes()[:4] == b"\x89PNG"
+    replays = sorted((run / "replays").glob("step-*.json"))  # the first game of every evaluation gauntlet
+    assert len(replays) == len(metadata["evaluations"])
+    assert all(
+        set(load_replay(path).players) <= {"learner", "random", "greedy"} and "learner" in load_replay(path).players for path in replays
+    )
     assert yaml.safe_load((run / "config.yaml").read_text())["run_name"] == "smoke"
     assert any((run / "tensorboard").rglob("events.out.tfevents.*"))
     agent = load_agent(str(run))  # the arena and human play can load it
@@ -222,9 +228,9 @@ def test_every_evaluation_of_a_run_replays_the_same_games_in_the_learner_s_view(
     run = Run(config, tmp_path, resume=False)
     lineups = []
 
-    def recording_play(agents, mode, arena):
+    def recording_play(agents, mode, arena, samples=None):
         lineups.append(([getattr(agent, "view", None) for agent in agents], arena.seed))
-        return play(agents, mode, arena)
+        return play(agents, mode, arena, samples=samples)
 
     monkeypatch.setattr(training.selfplay, "play", recording_play)
     first = run.evaluate(0)

@@ -18,6 +18,7 @@ and a checkpoint is written. A run lives in checkpoints/<run_name>/:
     metadata.json      observation layout version, tables, steps, every evaluation so far
     evaluations.csv    step, baseline, win share and its 95% CI, mean score
     win_share.png      win share against each baseline over training steps
+    replays/           the first game of every evaluation gauntlet, as a replay (miaui_env.replay)
     pool/              the opponent snapshots
     tensorboard/       SB3's training curves and the evaluations (tensorboard --logdir ...)
 
@@ -32,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -42,10 +44,11 @@ import numpy as np
 from miaui_env.agents import Agent, Policy
 from miaui_env.agents.loading import load_agent
 from miaui_env.agents.policy import PolicyAgent
-from miaui_env.arena import ArenaConfig, play, summarize
+from miaui_env.arena import ArenaConfig, SampleGames, play, summarize
 from miaui_env.cli import check_writable, run_command
 from miaui_env.files import CheckpointError, atomic_write, finish_staged, read_metadata, replacing, write_rows, write_together
 from miaui_env.observation import OBSERVATION_VERSION
+from miaui_env.replay import record_replay, save_replay
 from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, thaw
 from training.kickstart import TeacherGuidance, clone_teacher
 from training.opponents import OpponentMixture, SnapshotPool
@@ -147,8 +150,15 @@ class Run:
             )  # fmt: skip
             baseline = load_agent(name, seed=seeds.integer("evaluation", i, 1))
             learner_agent = PolicyAgent(self.model, "learner", view=self.config.view)  # shown what it was trained to see
-            seats, scores, winners = play([learner_agent, baseline], "gauntlet", arena)
+            sample = SampleGames(1)
+            seats, scores, winners = play([learner_agent, baseline], "gauntlet", arena, samples=sample)
             learner = summarize(["learner", name], seats, scores, winners, arena.players)[0]
+            # The first game of each gauntlet, to watch (python -m miaui_env.replay, or the browser app)
+            table = {"num_players": arena.players, "open_baskets": False, "no_fighting": False}
+            players = [("learner", name)[agent] for agent in seats[0]]
+            replay = record_replay(table, sample.plays[0], seed=int(sample.seeds[0]), players=players)
+            baseline_file = re.sub(r"[^\w.@+-]", "_", name)  # a spec may be a path or module:callable
+            save_replay(replay, self.directory / "replays" / f"step-{step:09d}-{baseline_file}.json")
             rows.append(
                 {"step": step, "baseline": name, "win_share": round(learner.win_share, 4), "win_share_ci": round(learner.win_share_ci, 4),
                  "mean_score": round(learner.mean_score, 2), "games": learner.games}
