@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -507,13 +507,7 @@ class Encoder:
         self._peek_delta = self.features[: len(config.deck)] - self.features[self.hidden]
 
         self.canvas = np.zeros(_CANVAS.size, dtype=np.float32)
-        # Views into the canvas, bound once: refresh() writes through them in place.
-        self._round, self._hands, self._seats = self._canvas("round"), self._canvas("hand")[:n], self._canvas("seats")
-        self._lagoon, self._lagoon_rest = self._canvas("lagoon"), self._canvas("lagoon_rest")
-        self._round_column_views = [self._canvas(name)[:, 0] for name in ROUND_COLUMNS]
-        self._played, self._last_round = self._canvas("played")[:n], self._canvas("last_round")[:n]
-        self._reveal = {name: self._canvas(name)[:n] for name in LAST_ROUND_LAYOUT.names()}
-        self._pile, self._pile_summary = self._canvas("pile"), self._canvas("pile_summary")
+        self._bind_views()
         self._canvas("num_players")[n - MIN_PLAYERS] = 1.0
         self._canvas("variant")[:] = (config.open_baskets, config.no_fighting)
         self._canvas("present")[:n] = 1.0
@@ -527,6 +521,31 @@ class Encoder:
     def _canvas(self, name: str) -> np.ndarray:
         """Piece `name` of the canvas, a view to write through."""
         return _CANVAS.view(self.canvas, name)
+
+    def _bind_views(self) -> None:
+        """Views into the canvas, bound once: refresh() writes through them in place."""
+        n = self.config.num_players
+        self._round, self._hands, self._seats = self._canvas("round"), self._canvas("hand")[:n], self._canvas("seats")
+        self._lagoon, self._lagoon_rest = self._canvas("lagoon"), self._canvas("lagoon_rest")
+        self._round_column_views = [self._canvas(name)[:, 0] for name in ROUND_COLUMNS]
+        self._played, self._last_round = self._canvas("played")[:n], self._canvas("last_round")[:n]
+        self._reveal = {name: self._canvas(name)[:n] for name in LAST_ROUND_LAYOUT.names()}
+        self._pile, self._pile_summary = self._canvas("pile"), self._canvas("pile_summary")
+
+    # A copy (pickle, copy.deepcopy: SuperSuit's vector envs copy the env) would copy each view as
+    # an array of its own, cut off from the canvas the observations are read from; the views are
+    # left out and bound again onto the copied canvas.
+    _VIEWS = ("_round", "_hands", "_seats", "_lagoon", "_lagoon_rest", "_round_column_views", "_played", "_last_round", "_reveal", "_pile",
+              "_pile_summary")  # fmt: skip
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The encoder without its views into the canvas (they are bound again on unpickling)."""
+        return {key: value for key, value in self.__dict__.items() if key not in self._VIEWS}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore, then bind the views onto this copy's own canvas."""
+        self.__dict__.update(state)
+        self._bind_views()
 
     # -- per reveal ---------------------------------------------------------------------------
     def refresh(self, state: GameState) -> None:

@@ -164,3 +164,25 @@ def test_mask_in_observation_plays_whole_games_and_its_mask_comes_back_out():
         np.testing.assert_array_equal(mask, observations[agent]["action_mask"].astype(bool))
     with pytest.raises(ValueError, match=r"observations with their mask are \(\.\.\., 632\); got shape \(620,\)"):
         split_mask(observations["player_0"]["observation"])
+
+
+@pytest.mark.parametrize("copy_env", ["deepcopy", "pickle"])
+def test_a_copied_env_observes_what_a_new_one_does(copy_env):
+    # SuperSuit's vector envs (and others) copy the env they are given: the copy must stay whole.
+    import copy
+    import pickle
+
+    original = miaui_env.parallel_env(num_players=4, view="recall")
+    original.reset(seed=1)
+    copied = copy.deepcopy(original) if copy_env == "deepcopy" else pickle.loads(pickle.dumps(original))
+    fresh = miaui_env.parallel_env(num_players=4, view="recall")
+    rng = np.random.default_rng(0)
+    for seed in (3, 4):
+        mine, _ = copied.reset(seed=seed)
+        theirs, _ = fresh.reset(seed=seed)
+        while fresh.agents:
+            for agent in fresh.agents:
+                np.testing.assert_array_equal(mine[agent]["observation"], theirs[agent]["observation"], strict=True)
+            actions = {agent: int(rng.choice(np.flatnonzero(seen["action_mask"]))) for agent, seen in theirs.items()}
+            mine, *_ = copied.step(actions)
+            theirs, *_ = fresh.step(actions)
