@@ -47,13 +47,16 @@ class Agent(nn.Module):
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
-    """Train; returns the steps taken, the games finished and their mean return."""
+    """Train; returns the steps taken, the games finished, their mean return and the last minibatch's loss."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--total-timesteps", type=int, default=50_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--num-envs", type=int, default=8)
     parser.add_argument("--num-steps", type=int, default=64)
     args = parser.parse_args(argv)
+    if args.total_timesteps < args.num_envs * args.num_steps:
+        rollout = args.num_envs * args.num_steps
+        parser.error(f"--total-timesteps {args.total_timesteps} is less than one rollout: --num-envs x --num-steps = {rollout}")
     gamma, lam, clip, epochs, minibatches, lr = 0.99, 0.95, 0.2, 4, 4, 2.5e-4
     torch.manual_seed(args.seed)
 
@@ -112,7 +115,12 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
                 nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
                 optimizer.step()
     envs.close()
-    summary = {"steps": float(global_step), "games": float(len(finished)), "mean_return": float(np.mean(finished[-200:]))}
+    summary = {
+        "steps": float(global_step),
+        "games": float(len(finished)),
+        "mean_return": float(np.mean(finished[-200:])),
+        "loss": float(loss.item()),
+    }
     print(f"PPO with masks: {global_step} steps, {len(finished)} games, mean win share of the last 200: {summary['mean_return']:.2f}")
     return summary
 

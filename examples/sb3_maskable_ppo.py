@@ -19,7 +19,7 @@ import miaui_env  # noqa: F401  (registers miaui_env/Miaui-v0 with Gymnasium)
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
-    """Train for --steps, then play 20 games greedily; returns the mean return and the steps trained."""
+    """Train for --steps, then play 20 games greedily; returns the steps trained, the last update's loss and the mean return."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=0)
@@ -28,6 +28,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     envs = make_vec_env("miaui_env/Miaui-v0", n_envs=4, seed=args.seed, env_kwargs={"num_players": 4})
     model = MaskablePPO("MlpPolicy", envs, n_steps=256, batch_size=256, seed=args.seed, verbose=0)
     model.learn(args.steps)
+    loss = model.logger.name_to_value["train/loss"]  # the last update's, still there: SB3 logs before each update
 
     returns, episode_return, observations = [], np.zeros(envs.num_envs), envs.reset()
     while len(returns) < 20:
@@ -36,7 +37,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         episode_return += rewards
         returns.extend(episode_return[dones])
         episode_return[dones] = 0.0
-    summary = {"steps": float(model.num_timesteps), "mean_return": float(np.mean(returns))}
+    summary = {"steps": float(model.num_timesteps), "loss": float(loss), "mean_return": float(np.mean(returns))}
     print(f"MaskablePPO after {model.num_timesteps} steps: mean win share {summary['mean_return']:.2f} against 3 random seats")
     return summary
 

@@ -21,7 +21,7 @@ from miaui_env.sb3 import ActionMasksFromObservation
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
-    """Train the shared policy for --steps; returns the steps and whether every card it then plays is legal."""
+    """Train the shared policy for --steps; returns the steps, the last update's loss and whether every card it then plays is legal."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=0)
@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     venv = ActionMasksFromObservation(venv)
     model = MaskablePPO("MlpPolicy", venv, n_steps=128, batch_size=256, seed=args.seed, verbose=0)
     model.learn(args.steps)
+    loss = model.logger.name_to_value["train/loss"]  # the last update's, still there: SB3 logs before each update
 
     observations, legal = venv.reset(), True
     for _ in range(50):
@@ -39,7 +40,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         legal &= bool(split_mask(observations)[1][np.arange(len(actions)), actions].all())
         observations, *_ = venv.step(actions)
     print(f"MaskablePPO on SuperSuit's vector env: {model.num_timesteps} steps; every card legal afterwards: {legal}")
-    return {"steps": float(model.num_timesteps), "legal": float(legal)}
+    return {"steps": float(model.num_timesteps), "loss": float(loss), "legal": float(legal)}
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ def make_env() -> PettingZooEnv:
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
-    """Collect --steps env steps, updating the DQN seat as we go; returns the steps and the games played."""
+    """Collect --steps env steps, updating the DQN seat as we go; returns the steps, the games and the seat's last loss."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=0)
@@ -59,16 +59,16 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     train_envs.seed(args.seed)
     collector = Collector(algorithm, train_envs, VectorReplayBuffer(20_000, len(train_envs)), exploration_noise=True)
     collector.reset()
-    games = 0
-    collected = 0
+    games, collected, loss = 0, 0, float("nan")
     while collected < args.steps:
         stats = collector.collect(n_step=256)
         collected += stats.n_collected_steps
         games += stats.n_collected_episodes
         with policy_within_training_step(algorithm.policy), torch_train_mode(algorithm):
-            algorithm.update(sample_size=64, buffer=collector.buffer)
-    summary = {"steps": float(collected), "games": float(games)}
-    print(f"Tianshou DQN seat: {collected} agent steps, {games} games")
+            update = algorithm.update(sample_size=64, buffer=collector.buffer)
+        loss = update.get_loss_stats_dict()["player_0/loss"]  # the random seats learn nothing and report no loss
+    summary = {"steps": float(collected), "games": float(games), "loss": float(loss)}
+    print(f"Tianshou DQN seat: {collected} agent steps, {games} games, last loss {loss:.4f}")
     return summary
 
 

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import gymnasium
 import numpy as np
 import pytest
+from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
 from sb3_contrib import MaskablePPO
 
 import miaui_env
 from miaui_env import OBSERVATION_LAYOUT, IllegalActionError
 from miaui_env.agents import RandomAgent
+from miaui_env.rules import NUM_ROUNDS
 from miaui_env.sb3 import MiauiSelfPlayVecEnv
 
 
@@ -198,3 +201,55 @@ def test_single_agent_env_shows_a_recall_opponent_its_view():
     assert played.sum() > 0  # the opponent remembers every card played
     assert np.array_equal(table_view(np.array(mine)), np.array(mine))  # the agent sees the table view
     assert OBSERVATION_LAYOUT.view(np.array(mine), "played")[:, 1:].sum() == 0
+
+
+def supersuit_vec_env(copies: int) -> Any:
+    """Four-seat MaskInObservation envs vectorised by SuperSuit for SB3, as examples/supersuit_masks.py builds them."""
+    import supersuit  # the supersuit extra: only the tests of SuperSuit's adapter need it
+
+    from miaui_env.adapters import MaskInObservation
+
+    env = MaskInObservation(miaui_env.parallel_env(num_players=4))
+    return supersuit.concat_vec_envs_v1(supersuit.pettingzoo_env_to_vec_env_v1(env), copies, num_cpus=0, base_class="stable_baselines3")
+
+
+def test_supersuits_copies_of_the_env_observe_what_the_env_observes():
+    from miaui_env.adapters import MaskInObservation
+
+    venv = supersuit_vec_env(copies=2)  # SuperSuit builds each copy by pickling the env it is given
+    joined, _ = venv.venv.reset(seed=5)  # the i-th copy is seeded 5 + i
+    for copy, seed in enumerate((5, 6)):
+        env = MaskInObservation(miaui_env.parallel_env(num_players=4))
+        observations, _ = env.reset(seed=seed)
+        np.testing.assert_array_equal(joined[4 * copy : 4 * copy + 4], np.stack([observations[agent] for agent in env.possible_agents]))
+
+
+def test_action_masks_from_observation_follow_the_games_through_the_autoreset():
+    from miaui_env.adapters import split_mask
+    from miaui_env.sb3 import ActionMasksFromObservation
+
+    venv = ActionMasksFromObservation(supersuit_vec_env(copies=2))
+    with pytest.raises(ResetNeeded, match="reset"):
+        venv.action_masks()
+    assert venv.has_attr("action_masks")
+    observations = venv.reset()
+    rng = np.random.default_rng(0)
+    for step in range(NUM_ROUNDS - 1):
+        masks = venv.action_masks()
+        np.testing.assert_array_equal(masks, split_mask(observations)[1])
+        assert (masks.sum(axis=1) == NUM_ROUNDS - step).all()  # one card fewer in every hand each round
+        np.testing.assert_array_equal(venv.env_method("action_masks", indices=[1, 6]), masks[[1, 6]])
+        observations, _, dones, _ = venv.step(np.argmax(rng.random(masks.shape) * masks, axis=1))
+    assert dones.all() and venv.action_masks().all()  # the next games, dealt by SuperSuit's autoreset: full hands
+
+
+def test_action_masks_from_observation_take_maskable_ppos_seed_to_the_games():
+    from miaui_env.sb3 import ActionMasksFromObservation
+
+    def first_observations(seed: int) -> np.ndarray:
+        venv = ActionMasksFromObservation(supersuit_vec_env(copies=2))
+        venv.seed(seed)
+        return np.array(venv.reset())
+
+    np.testing.assert_array_equal(first_observations(3), first_observations(3))
+    assert not np.array_equal(first_observations(3), first_observations(4))
