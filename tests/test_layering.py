@@ -31,6 +31,7 @@ NOT_LOADED = [
     ("miaui_env.agents.heuristics", {"pettingzoo", "torch", "ray"} | SB3),
     ("miaui_env.arena", {"pettingzoo", "torch", "ray"} | SB3),
     ("miaui_env.env", {"torch", "ray", "numba"} | SB3),
+    ("miaui_env.web", {"flask", "waitress", "pettingzoo", "torch", "ray"} | SB3),  # Flask loads when the app is made
     ("training.config", {"torch", "ray"} | SB3),
     ("training.rllib_selfplay", SB3),
 ]

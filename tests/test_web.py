@@ -1,151 +1,586 @@
-"""The browser app's API: whole games, isolation between games, and every bad request a 4xx."""
+"""The browser app without a browser: its JSON API, its sessions and limits, what a seat's page
+may show, and every bad request a clear 4xx that changes nothing."""
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
+import re
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import stacked_game
+from helpers import stacked_deck
+from waitress import create_server
 
-from miaui_env.picture import seat_table, table_as_dict
-from miaui_env.replay import load_replay
-from miaui_env.rules import LagoonCard, play_round
-from miaui_env.web import AGENTS, create_app
+import miaui_env
+from miaui_env import rules
+from miaui_env.cards import parse_deck_order
+from miaui_env.observation import Encoder
+from miaui_env.replay import load_replay, record_replay, replay_from_json, replay_states, replay_to_json, save_replay
+from miaui_env.rules import GameConfig, SeagullTheft, play_round
+from miaui_env.web import create_app
+from miaui_env.web.app import STATIC
+from miaui_env.web.games import MAX_BODY, GameStore, HumanGame, agent_menu
+from miaui_env.web.views import reveal_steps, seat_table, spectator_table
 
-LANTERN_FIRST = [["lantern:7", "tigerfish:6", "kittenfish:2"], ["emperor_tuna:15", "tigerfish:9", "kittenfish:4"]]
+ROOT = Path(__file__).parent.parent
 
 
 @pytest.fixture
-def client(tmp_path):
-    app = create_app(max_games=3, replays=tmp_path)
-    app.testing = True
+def app(tmp_path):
+    return create_app(GameStore(max_games=8), replays=tmp_path / "replays", library=[tmp_path])
+
+
+@pytest.fixture
+def client(app):
     return app.test_client()
 
 
-def new_game(client, **choices):
-    response = client.post("/api/games", json={"players": 3, "opponents": ["random"], "seed": 5, **choices})
-    assert response.status_code == 201, response.get_json()
+def new_game(client, status=201, **choices):
+    body = {"players": 3, "seat": 0, "opponents": ["random", "random"], "seed": 5, **choices}
+    response = client.post("/api/games", json=body)
+    assert response.status_code == status, response.get_json()
     return response.get_json()
 
 
-def play_out(client, view):
+def play_out(client, view, pick=lambda hand: hand[0]):
     while not view["over"]:
-        response = client.post(f"/api/games/{view['id']}/play", json={"card": view["hand"][0]})
+        response = client.post(f"/api/games/{view['id']}/play", json={"card": pick(view["hand"])})
         assert response.status_code == 200, response.get_json()
         view = response.get_json()
     return view
 
 
+def refused(response, status, message):
+    assert response.status_code == status, (response.status_code, response.get_json())
+    error = response.get_json()["error"]
+    assert re.search(message, error), error
+    return error
+
+
+# -- whole games ------------------------------------------------------------------------------------
 def test_a_whole_game_to_the_final_scores_saved_as_a_replay(client, tmp_path):
-    view = new_game(client, opponents=["counter", "greedy"], seat=1)  # dealt clockwise from your left: seat 2, then seat 0
-    assert view["table"]["round_line"] == "round 1 of 12" and view["hand"] == list(range(1, 13))
-    assert view["table"]["seats"][0]["name"] == "player_1 (you)"
-    view = play_out(client, view)
-    assert view["final"]["names"] == ["greedy", "you", "counter"] and len(view["final"]["scores"]) == 3
+    # The person sits at seat 1; the opponents are listed clockwise from their left: seats 2, 3, 0.
+    view = new_game(client, players=4, seat=1, opponents=["counter", "greedy", "search"], seed=11)
+    assert view["players"] == ["search", "human", "counter", "greedy"] and view["seat"] == 1
+    # Dealt as reset(seed=11) deals: the first page is seat 1's first observation from the env.
+    observations, _ = miaui_env.parallel_env(num_players=4).reset(seed=11)
+    assert view["table"] == seat_table(observations["player_1"]["observation"], 1, 4)
+    assert view["table"]["round"] == 1 and view["hand"] == list(range(1, 13)) and view["reveal"] == []
+
+    mine = []
+    while not view["over"]:
+        mine.append(view["hand"][len(view["hand"]) // 2])
+        view = client.post(f"/api/games/{view['id']}/play", json={"card": mine[-1]}).get_json()
+        assert [reveal["round"] for reveal in view["reveal"]] == ([11, 12] if view["over"] else [len(mine)])
+        assert view["reveal"][0]["plays"][1] == mine[-1]
+    assert view["table"]["round"] == 13 and view["hand"] == []
+
+    replay = load_replay(view["replay"])
+    assert Path(view["replay"]).parent == tmp_path / "replays"
+    assert replay.players == ("search", "human", "counter", "greedy") and replay.seed == 11
+    assert [cards[1] for cards in replay.plays] == mine
+    assert list(replay.scores) == view["final"]["scores"] and list(replay.winners) == view["final"]["winners"]
     best = max(view["final"]["scores"])
     assert view["final"]["winners"] == [s for s, total in enumerate(view["final"]["scores"]) if total == best]
-    assert any("round 12 reveal" in line for line in view["reveal"])
-    replay = load_replay(view["replay"])
-    assert replay.players == ("greedy", "you", "counter") and list(replay.scores) == view["final"]["scores"]
+    assert client.get(f"/api/games/{view['id']}/replay").get_data(as_text=True) == replay_to_json(replay)
 
 
-def test_games_never_see_each_other(client):
-    first, second = new_game(client, seed=1), new_game(client, seed=2)
-    assert first["id"] != second["id"]
-    moved = client.post(f"/api/games/{first['id']}/play", json={"card": 12}).get_json()
-    untouched = client.get(f"/api/games/{second['id']}").get_json()
-    assert moved["table"]["round_line"] == "round 2 of 12" and untouched == second  # the other game did not move
+def test_every_offered_agent_plays(client):
+    offered = [choice.name for choice in agent_menu()]
+    assert {"random", "greedy", "counter", "search", "miaui-ppo-v0", "miaui-ppo-v0@sample", "search+miaui-ppo-v0"} <= set(offered)
+    for lineup in (offered[:4], offered[4:]):
+        response = client.post("/api/watch/agents", json={"players": len(lineup), "agents": lineup, "seed": 2})
+        assert response.status_code == 200, response.get_json()
+        assert response.get_json()["players"] == lineup and len(response.get_json()["frames"]) == 12
 
 
-def test_a_seat_is_shown_only_what_its_observation_holds():
-    # The page's table comes from the seat's observation; a face-down card it did not peek cannot show.
-    from miaui_env.observation import Encoder
+# -- what a seat may see ---------------------------------------------------------------------------
+class Script:
+    """An agent that plays the cards it is given, in order."""
 
-    game = stacked_game(LANTERN_FIRST, num_players=3)
-    play_round(game, [12, 5, 1])  # player_0 catches the Lantern and peeks round 2's bottom card
-    swapped = game.clone()
-    swapped.lagoon[0][0] = LagoonCard(game.lagoon[1][0].card, peeker=0)
-    encoder = Encoder(game.config, "table")
+    name = "script"
 
-    def shown(state, seat):
-        encoder.refresh(state)
-        return json.dumps(table_as_dict(seat_table(encoder.observe(seat), 3)))
+    def __init__(self, cards):
+        self.cards = iter(cards)
 
-    assert shown(game, 1) == shown(swapped, 1) and shown(game, 2) == shown(swapped, 2)
-    assert shown(game, 0) != shown(swapped, 0)
+    def act(self, observations, masks):
+        return np.array([next(self.cards) - 1])
+
+    def reset(self):
+        pass
 
 
+def seat_page(deck, seat, rounds, **config):
+    """The page (as JSON text) of the person at `seat` after scripted rounds, each a card per seat."""
+    n = len(rounds[0])
+    state = rules.new_game(GameConfig(num_players=n, **config), np.random.default_rng(0), parse_deck_order(deck))
+    game = HumanGame(state, {s: Script([cards[s] for cards in rounds]) for s in range(n) if s != seat})
+    for cards in rounds:
+        game.play(cards[seat])
+    view = game.view()
+    del view["id"]  # a random name
+    return json.dumps(view, sort_keys=True)
+
+
+LANTERN_FIRST = [["lantern:7", "tigerfish:6", "kittenfish:2"], ["emperor_tuna:15", "tigerfish:9", "kittenfish:4"]]
+
+
+def test_a_face_down_card_shows_only_to_its_peeker():
+    # Round 1: player_0 catches the Lantern at the bottom and peeks at round 2's bottom card.
+    deck = stacked_deck(LANTERN_FIRST)
+    other = deck.copy()
+    i, j = deck.index("emperor_tuna:15"), deck.index("emperor_tuna:14")
+    other[i], other[j] = other[j], other[i]  # another face-down card, the rest of the game as dealt
+    rounds = [(12, 1, 6, 11)]
+    for seat in (1, 2, 3):
+        assert seat_page(deck, seat, rounds) == seat_page(other, seat, rounds)
+    assert seat_page(deck, 0, rounds) != seat_page(other, 0, rounds)
+    peeked = json.loads(seat_page(deck, 0, rounds))["table"]["lagoon"][0]["cards"]
+    assert peeked == [{"kind": "emperor_tuna", "value": 15, "face_down": True, "peeker": 0}]
+    unseen = json.loads(seat_page(deck, 2, rounds))["table"]["lagoon"][0]["cards"]
+    assert unseen == [{"kind": None, "value": None, "face_down": True, "peeker": 0}]
+
+
+def test_what_the_rules_hide_never_reaches_the_page():
+    # Two games that differ in what seat 1 may not know: the card put back unseen, the deck's
+    # order, and which card player_2 spent in round 1 (5 or 6: it caught nothing either way, and
+    # the table view forgets it after the next reveal).
+    deck = stacked_deck(LANTERN_FIRST, put_back="kittenfish:1")
+    other = deck.copy()
+    other[0], other[-1] = other[-1], other[0]
+    other[10:30] = reversed(other[10:30])  # rounds 1-3 are the first 10 cards: round 3's lie in the lagoon after round 2
+    first, second = [(12, 1, 5, 11), (3, 10, 9, 2)], [(12, 1, 6, 11), (3, 10, 9, 2)]
+    assert seat_page(deck, 1, first) == seat_page(other, 1, second)
+    # The check sees a change where the seat may see it: Open Baskets shows every card played.
+    assert seat_page(deck, 1, first, open_baskets=True) != seat_page(deck, 1, second, open_baskets=True)
+
+
+@pytest.mark.parametrize(("n", "open_baskets", "no_fighting", "view"), [(3, False, False, "table"), (4, True, False, "table"),
+                         (5, False, True, "table"), (6, True, True, "recall"), (4, False, False, "recall")])  # fmt: skip
+def test_a_seat_table_agrees_with_the_whole_table_where_the_seat_may_look(n, open_baskets, no_fighting, view):
+    rng = np.random.default_rng(n)
+    for _ in range(4):
+        state = rules.new_game(GameConfig(n, open_baskets, no_fighting), rng)
+        encoder = Encoder(state.config, view)
+        while True:
+            encoder.refresh(state)
+            truth = spectator_table(state)
+            for seat in range(n):
+                seen = seat_table(encoder.observe(seat), seat, n)
+                for key in ("round", "kiti", "deep_order", "shallow_order", "num_players", "open_baskets", "no_fighting"):
+                    assert seen[key] == truth[key], key
+                for space, true_space in zip(seen["lagoon"], truth["lagoon"], strict=True):
+                    assert space["more"] == true_space["more"]
+                    for card, true_card in zip(space["cards"], true_space["cards"], strict=True):
+                        hidden = true_card["face_down"] and true_card["peeker"] != seat
+                        assert card == ({**true_card, "kind": None, "value": None} if hidden else true_card) or (
+                            # No Fighting keeps a face-down card past the reveal that showed who peeked it
+                            no_fighting
+                            and true_card["face_down"]
+                            and card
+                            == {**true_card, **({"kind": None, "value": None} if hidden else {}), "peeker": None}
+                            | ({} if hidden else {"face_down": False})
+                        )
+                rows = {row["seat"]: row for row in seen["seats"]}
+                assert [row["seat"] for row in seen["seats"]] == [(seat + k) % n for k in range(n)]
+                assert rows[seat] == truth["seats"][seat]  # everything about your own seat
+                for other, row in rows.items():
+                    true_row = truth["seats"][other]
+                    assert row["height"] == true_row["height"] and row["played"] == true_row["played"]
+                    assert row["pile"] == true_row["pile"][: len(row["pile"])] and row["score"] in (None, true_row["score"])
+                    assert all(held in (None, true_held) for held, true_held in zip(row["hand"], true_row["hand"], strict=True))
+                    if view == "recall":
+                        assert row["score"] == true_row["score"]
+            if state.is_over:
+                break
+            play_round(state, [int(rng.choice(state.legal_cards(s))) for s in range(n)])
+
+
+def test_a_reveal_shows_each_catch_then_what_its_fish_did():
+    # Round 1: player_0 catches a tigerfish; round 2 it catches a Seagull, which steals it.
+    state = rules.new_game(
+        GameConfig(num_players=3),
+        np.random.default_rng(0),
+        parse_deck_order(stacked_deck([["tigerfish:6", "kittenfish:2", "kittenfish:4"], ["seagull:0", "kittenfish:5", "tigerfish:7"]])),
+    )
+    play_round(state, [12, 5, 1])
+    (record,) = play_round(state, [11, 6, 2])
+    steps = reveal_steps(record)
+    assert steps["round"] == 2 and steps["plays"] == [11, 6, 2]
+    assert [(step["kind"], step["depth"], step["seat"]) for step in steps["steps"]] == [
+        ("catch", "bottom", 0), ("theft", "bottom", 0), ("catch", "middle", 1), ("catch", "top", 2)]  # fmt: skip
+    assert steps["steps"][1]["stolen"] == {"kind": "tigerfish", "value": 6, "face_down": False, "peeker": None}
+
+
+def test_every_fish_event_follows_its_catch_in_the_order_it_happened():
+    rng = np.random.default_rng(3)
+    seen = set()
+    for game in range(150):
+        state = rules.new_game(GameConfig(num_players=3 + game % 4, no_fighting=game % 3 == 0), rng)
+        while not state.is_over:
+            for record in play_round(state, [int(rng.choice(state.legal_cards(s))) for s in range(state.num_players)]):
+                steps = reveal_steps(record)["steps"]
+                events = [step for step in steps if step["kind"] in ("theft", "triple")]
+                assert [(step["kind"] == "theft", step["seat"]) for step in events] == [
+                    (isinstance(event, SeagullTheft), event.seat) for event in record.events
+                ]
+                catcher = None
+                for step in steps:
+                    if step["kind"] == "catch":
+                        catcher = step["seat"]
+                    elif step["kind"] in ("theft", "triple"):
+                        assert step["seat"] == catcher  # right after its own catch
+                    else:
+                        catcher = None
+                    seen.add(step["kind"])
+    assert seen == {"catch", "theft", "triple", "tie", "nobody_left"}
+
+
+def test_the_recall_view_shows_what_was_ever_public(client):
+    table, recall = new_game(client, seed=8), new_game(client, seed=8, view="recall")
+    for _ in range(3):
+        table = client.post(f"/api/games/{table['id']}/play", json={"card": table["hand"][0]}).get_json()
+        recall = client.post(f"/api/games/{recall['id']}/play", json={"card": recall["hand"][0]}).get_json()
+    assert table["reveal"] == recall["reveal"]  # the same game
+    for row in recall["table"]["seats"]:
+        assert None not in row["hand"] and sum(row["hand"]) == 9 and row["score"] is not None
+    assert any(None in row["hand"] for row in table["table"]["seats"][1:])
+
+
+def test_an_agent_that_fails_fails_its_own_request_only(app, monkeypatch):
+    healthy_client, broken_client = app.test_client(), app.test_client()
+    healthy = new_game(healthy_client)
+
+    class Broken(Script):
+        name = "broken"
+
+        def act(self, observations, masks):
+            raise RuntimeError("the policy file is corrupt")
+
+    monkeypatch.setattr("miaui_env.web.games.load_agents", lambda names, seed: [Broken([]) for _ in names])
+    broken = new_game(broken_client)
+    before = broken_client.get(f"/api/games/{broken['id']}").get_json()
+    refused(broken_client.post(f"/api/games/{broken['id']}/play", json={"card": 3}), 500, "RuntimeError: the policy file is corrupt")
+    assert broken_client.get(f"/api/games/{broken['id']}").get_json() == before  # nothing was played
+    assert healthy_client.post(f"/api/games/{healthy['id']}/play", json={"card": 3}).status_code == 200
+
+
+def test_the_page_loads_nothing_from_elsewhere(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "default-src 'self'" in page.headers["Content-Security-Policy"]
+    for asset, kind in (("app.js", "javascript"), ("style.css", "css")):
+        response = client.get(f"/static/{asset}")
+        assert response.status_code == 200 and kind in response.headers["Content-Type"]
+    for path in STATIC.iterdir():
+        text = path.read_text()
+        assert not re.search(r"(src|href)=\"(https?:)?//|url\((https?:)?//|import\s|innerHTML", text), path.name
+    assert "<script>" not in page.get_data(as_text=True)  # no inline script: the policy forbids it
+
+
+# -- sessions ---------------------------------------------------------------------------------------
+def test_sessions_never_reach_each_others_games(app):
+    alice, bob = app.test_client(), app.test_client()
+    game = new_game(alice)
+    for response in (bob.get(f"/api/games/{game['id']}"), bob.post(f"/api/games/{game['id']}/play", json={"card": 3}),
+                     bob.delete(f"/api/games/{game['id']}"), bob.get(f"/api/games/{game['id']}/replay")):  # fmt: skip
+        refused(response, 404, "no game .* in this browser session")
+    assert alice.get(f"/api/games/{game['id']}").get_json() == game  # untouched by bob's tries
+
+
+def test_a_session_cookie_is_http_only_and_same_site(client):
+    cookie = client.get("/api/agents").headers["Set-Cookie"]
+    assert re.match(r"miaui_session=[A-Za-z0-9_-]{22};", cookie) and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert "Set-Cookie" not in client.get("/api/agents").headers  # kept, not renewed
+    client.set_cookie("miaui_session", "forged<script>")
+    assert re.match(r"miaui_session=[A-Za-z0-9_-]{22};", client.get("/api/agents").headers["Set-Cookie"])
+
+
+@pytest.fixture
+def server(tmp_path) -> Iterator[str]:
+    app = create_app(GameStore(max_games=16), replays=tmp_path / "replays", library=[tmp_path])
+    serving = create_server(app, host="127.0.0.1", port=0, threads=8)
+    thread = threading.Thread(target=serving.run, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{serving.effective_port}"
+    serving.close()
+
+
+def browser_session():
+    """A client with its own cookie jar: one browser session."""
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+    def call(method, url, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+        try:
+            with opener.open(request, timeout=60) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    return call
+
+
+def test_many_sessions_play_at_once_on_a_real_server(server):
+    # Eight sessions play the same deal with the same cards at the same time: if any game reached
+    # another's state, their games would come out different.
+    results, failures = [None] * 8, []
+
+    def play(index):
+        call = browser_session()
+        status, view = call("POST", f"{server}/api/games", {"players": 4, "opponents": ["counter", "random", "greedy"], "seed": 21})
+        while status in (200, 201) and not view["over"]:
+            status, view = call("POST", f"{server}/api/games/{view['id']}/play", {"card": view["hand"][-1]})
+            if index == 0:  # one session sends junk between its cards: the others never notice
+                junk = call("POST", f"{server}/api/games/{view['id']}/play", {"card": "junk"})
+                failures.extend([] if junk[0] in (400, 409) else [(index, junk)])
+        if status != 200:
+            failures.append((index, status, view))
+            return
+        results[index] = (view["final"], load_replay(view["replay"]).plays)
+
+    threads = [threading.Thread(target=play, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not failures and all(result == results[0] for result in results), failures
+
+
+def test_a_double_click_plays_one_card(app):
+    client = app.test_client()
+    game = new_game(client, opponents=["search", "search"])  # slow enough that the two requests overlap
+    statuses = []
+    start = threading.Barrier(2)
+
+    def click():
+        start.wait()
+        statuses.append(client.post(f"/api/games/{game['id']}/play", json={"card": 7}).status_code)
+
+    threads = [threading.Thread(target=click) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(statuses) == [200, 400]
+    view = client.get(f"/api/games/{game['id']}").get_json()
+    assert view["table"]["round"] == 2 and 7 not in view["hand"] and len(view["hand"]) == 11
+
+
+# -- limits -----------------------------------------------------------------------------------------
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_abandoned_and_finished_games_are_dropped(tmp_path):
+    clock = Clock()
+    store = GameStore(max_games=8, idle_ttl=120.0, finished_ttl=10.0, clock=clock)
+    client = create_app(store, replays=None, library=[tmp_path]).test_client()
+    idle, busy, done = new_game(client), new_game(client), new_game(client)
+    done = play_out(client, done)
+    clock.now = 50.0
+    client.post(f"/api/games/{busy['id']}/play", json={"card": 1})
+    clock.now = 60.5  # the finished game's last card was 60.5 s ago
+    refused(client.get(f"/api/games/{done['id']}"), 404, r"no game .* kept 2 minutes untouched, 10 seconds after the last card")
+    assert client.get(f"/api/games/{idle['id']}").status_code == 200  # touched at 60.5
+    clock.now = 181.0
+    refused(client.get(f"/api/games/{idle['id']}"), 404, "no game")
+    assert client.get(f"/api/games/{busy['id']}").status_code == 404 and len(store) == 0  # last touched at 60.5
+    assert done["replay"] is None  # replays=None: nothing saved
+
+
+def test_a_full_server_refuses_new_games_and_a_session_keeps_its_latest(tmp_path):
+    store = GameStore(max_games=3, per_session=2)
+    app = create_app(store, replays=None, library=[tmp_path])
+    alice, bob = app.test_client(), app.test_client()
+    first, second, third = new_game(alice), new_game(alice), new_game(alice)  # alice may keep two: the first is dropped
+    assert alice.get(f"/api/games/{first['id']}").status_code == 404
+    assert [alice.get(f"/api/games/{game['id']}").status_code for game in (second, third)] == [200, 200]
+    new_game(bob)
+    refused(bob.post("/api/games", json={"players": 3, "opponents": ["random", "random"]}), 503, "as many as it may")
+    assert alice.delete(f"/api/games/{second['id']}").status_code == 204 and len(store) == 2
+    new_game(bob)  # room again
+
+
+# -- bad requests -----------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    ("request_body", "status", "message"),
+    ("body", "message"),
     [
-        ({"players": 9}, 400, "players=9: a table seats 3-6"),
-        ({"opponents": ["evil:agent"]}, 400, "opponents=\\['evil:agent'\\]: choose from random"),
-        ({"opponents": ["checkpoints/miaui-ppo-v0"]}, 400, "choose from"),
-        ({"seat": 5}, 400, "seat=5: seats are 0-2"),
-        ({"no_fighting": "yes"}, 400, "open_baskets and no_fighting are true or false"),
-        ([1, 2], 400, "a new game is a JSON object"),
+        ({"players": 9}, r"players=9 is not allowed: an integer from 3 to 6"),
+        ({"players": "4"}, r"players='4' is not allowed"),
+        ({"seat": 3}, r"seat=3 is not allowed: an integer from 0 to 2"),
+        ({"opponents": ["random"]}, r"opponents=\['random'\]: a list of 2 agent names"),
+        ({"opponents": ["random", "nobody"]}, r"agent 'nobody' is not offered here; choose from random, greedy, counter"),
+        ({"opponents": ["random", "checkpoints/miaui-ppo-v0"]}, r"agent 'checkpoints/miaui-ppo-v0' is not offered"),
+        ({"opponents": ["random", "os:system"]}, r"agent 'os:system' is not offered"),
+        ({"opponents": ["random", "search+counter"]}, r"agent 'search\+counter' is not offered"),
+        ({"no_fighting": "yes"}, r"no_fighting='yes' is not allowed: true or false"),
+        ({"view": "god"}, r"view='god' is not allowed: table or recall"),
+        ({"seed": -1}, r"seed=-1 is not allowed"),
+        ({"seed": 2**70}, r"seed=\d+ is not allowed: an integer from 0 to"),
+        ({"cheat": True}, r"unknown field 'cheat'; the fields are players, seat, opponents"),
     ],
 )
-def test_bad_new_games_are_refused(client, request_body, status, message):
-    body = request_body if isinstance(request_body, list) else {"players": 3, **request_body}
-    response = client.post("/api/games", json=body)
-    assert response.status_code == status
-    assert __import__("re").search(message, response.get_json()["error"])
+def test_bad_new_games_are_refused_and_create_nothing(app, client, body, message):
+    response = client.post("/api/games", json={"players": 3, "opponents": ["random", "random"], **body})
+    refused(response, 400, message)
+    assert len(app.extensions["miaui_games"]) == 0
 
 
 def test_bad_cards_are_refused_and_change_nothing(client):
-    view = new_game(client)
-    game = f"/api/games/{view['id']}"
-    client.post(f"{game}/play", json={"card": 1})
-    before = client.get(game).get_json()
-    for card, message in ((1, "you have already played 1"), (13, "card=13: a diver card is a number 1-12"), ("7", "card='7'")):
-        response = client.post(f"{game}/play", json={"card": card})
-        assert response.status_code == 400 and message in response.get_json()["error"]
-    assert client.get(game).get_json() == before
-    assert client.post(f"{game}/play", data="not json", content_type="application/json").status_code == 400
+    game = new_game(client)
+    url = f"/api/games/{game['id']}"
+    client.post(f"{url}/play", json={"card": 1})
+    before = client.get(url).get_json()
+    for body, message in [
+        ({"card": 1}, r"card 1 is not in your hand: you have already played it; your cards are \[2, 3"),
+        ({"card": 13}, r"card=13 is not allowed: an integer from 1 to 12"),
+        ({"card": 0}, r"card=0 is not allowed"),
+        ({"card": "7"}, r"card='7' is not allowed"),
+        ({"card": True}, r"card=True is not allowed"),
+        ({"card": 7.0}, r"card=7.0 is not allowed"),
+        ({"card": 7, "seat": 2}, r"a play is a JSON object \{'card': a diver card 1-12\}"),
+        ([7], r"a play is a JSON object"),
+    ]:
+        refused(client.post(f"{url}/play", json=body), 400, message)
+    assert client.get(url).get_json() == before
 
 
-def test_a_card_for_a_finished_game_and_unknown_games(client):
-    view = play_out(client, new_game(client))
-    response = client.post(f"/api/games/{view['id']}/play", json={"card": 1})
-    assert response.status_code == 409 and "this game is over" in response.get_json()["error"]
-    response = client.get("/api/games/nosuchgame")
-    assert response.status_code == 404 and "no game 'nosuchgame' here" in response.get_json()["error"]
+def test_a_card_for_a_finished_game_and_a_replay_before_the_end(client):
+    game = new_game(client)
+    refused(client.get(f"/api/games/{game['id']}/replay"), 409, "not over yet")
+    game = play_out(client, game)
+    refused(client.post(f"/api/games/{game['id']}/play", json={"card": 1}), 409, "this game is over: deal a new one")
+    assert client.get(f"/api/games/{game['id']}").get_json() == game
 
 
-def test_full_server_refuses_new_games_and_abandoned_ones_expire(tmp_path):
-    app = create_app(max_games=2, game_ttl=0.0, replays=tmp_path)
-    client = app.test_client()
-    assert client.post("/api/games", json={"players": 3}).status_code == 201
-    assert client.post("/api/games", json={"players": 3}).status_code == 201  # the first expired (ttl 0) on the way
-    assert len(app.extensions["miaui_games"]) == 1
-    full = create_app(max_games=1, replays=tmp_path).test_client()
-    assert full.post("/api/games", json={"players": 3}).status_code == 201
-    response = full.post("/api/games", json={"players": 3})
-    assert response.status_code == 503 and "as many as it may" in response.get_json()["error"]
+def test_requests_that_are_not_json_or_not_here(client):
+    refused(client.post("/api/games", data="players=3", content_type="application/x-www-form-urlencoded"), 415, "must be JSON")
+    refused(client.post("/api/games", data="{players: 3", content_type="application/json"), 400, "not valid JSON")
+    refused(client.get("/api/games/nosuchgame"), 404, "no game 'nosuchgame' in this browser session")
+    refused(client.get("/api/nothing"), 404, "nothing at /api/nothing")
+    refused(client.put("/api/games"), 405, "not allowed")
 
 
-def test_huge_bodies_and_malformed_replays_are_refused(client):
-    response = client.post("/api/replays", data="x" * (2 << 20), content_type="application/json")
-    assert response.status_code == 413 and "larger than 1 MB" in response.get_json()["error"]
-    for replay, message in (("{", "a replay is JSON"), ('{"version": 3}', "replay format version 3"), ({"version": 1}, "missing")):
-        response = client.post("/api/replays", json={"replay": replay})
-        assert response.status_code == 400 and message in response.get_json()["error"]
-    assert client.post("/api/replays", json={"nothing": 1}).status_code == 400
-    assert client.get("/api/agents").get_json()["agents"] == list(AGENTS)  # and it keeps serving
+def test_huge_bodies_are_refused(client):
+    huge = json.dumps({"replay": "x" * MAX_BODY})
+    for url in ("/api/games", "/api/watch", "/api/watch/agents"):
+        refused(client.post(url, data=huge, content_type="application/json"), 413, "larger than 1024 kB")
+    assert client.get("/api/agents").status_code == 200  # and it keeps serving
 
 
-def test_watching_steps_through_a_replay_as_spectator_or_one_seat(client):
-    watched = client.post("/api/watch", json={"players": 4, "opponents": ["counter"], "seed": 3}).get_json()
-    assert len(watched["frames"]) == 12 and watched["players"] == ["counter"] * 4
-    spectator = client.post("/api/replays", json={"replay": watched["replay"], "seat": None}).get_json()["frames"]
-    seat = client.post("/api/replays", json={"replay": watched["replay"], "seat": 2}).get_json()["frames"]
-    assert [frame["step"] for frame in spectator] == list(range(12))
-    assert spectator[3]["table"]["round_line"] == "round 4 of 12" and spectator[3]["reveal"][0].startswith("round 3 reveal")
-    # a seat never sees another's hand in the table view after round 1; the spectator sees every hand
-    assert all(held is None for row in seat[5]["table"]["seats"][1:] for held in row["held"])
-    assert all(held in (0, 1) for row in spectator[5]["table"]["seats"] for held in row["held"])
-    response = client.post("/api/replays", json={"replay": watched["replay"], "seat": 7})
-    assert response.status_code == 400 and "seat=7" in response.get_json()["error"]
-    assert np.all([frame["table"]["title"].startswith("Miaui, 4 players") for frame in spectator])
+def a_replay_text(seed=4):
+    plays = [[r, (r + 3) % 12 + 1, (r + 6) % 12 + 1] for r in range(1, 12)]
+    return replay_to_json(record_replay({"num_players": 3}, plays, seed=seed, players=["a", "b", "c"]))
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda text: "{", r"not a replay this app can play back: a replay is JSON"),
+        (lambda text: text[: len(text) // 2], r"a replay is JSON"),
+        (lambda text: text.replace('"version": 1', '"version": 3'), r"replay format version 3; this library reads version 1"),
+        (lambda text: json.dumps({"version": 1}), r"missing \['deck', 'players'"),
+        (
+            lambda text: json.dumps({**json.loads(text), "plays": [[2, 5, 8], [1, 6, 9], *json.loads(text)["plays"][2:]]}),
+            r"round 1's record",
+        ),
+        (lambda text: json.dumps({**json.loads(text), "scores": [99, 0, 0]}), r"scores \[99, 0, 0\]"),
+    ],
+)
+def test_malformed_replays_are_refused(client, edit, message):
+    refused(client.post("/api/watch", json={"replay": edit(a_replay_text())}), 400, message)
+
+
+def test_bad_watch_requests(client):
+    text = a_replay_text()
+    refused(client.post("/api/watch", json={"replay": text, "seat": 3}), 400, r"seat=3 is not allowed: an integer from 0 to 2")
+    refused(client.post("/api/watch", json={"replay": text, "file": "x"}), 400, r"send \{'replay'")
+    refused(client.post("/api/watch", json={"replay": 5}), 400, "as a string; got int")
+    for name in ("../../etc/passwd", "replays/../../x.json", "/etc/hostname", "nothing.json"):
+        refused(client.post("/api/watch", json={"file": name}), 404, "no saved replay")
+    refused(client.post("/api/watch/agents", json={"players": 3, "agents": ["random", "random"]}), 400, "a list of 3 agent names")
+    refused(client.post("/api/watch/agents", json={"players": 3, "agents": ["random"] * 3, "seat": 4}), 400, "seat=4")
+
+
+# -- watching ---------------------------------------------------------------------------------------
+def test_a_replay_steps_round_by_round_as_spectator_or_one_seat(client):
+    text = a_replay_text()
+    spectator = client.post("/api/watch", json={"replay": text, "seat": None}).get_json()
+    seat = client.post("/api/watch", json={"replay": text, "seat": 2}).get_json()
+    assert spectator["players"] == ["a", "b", "c"] and json.loads(spectator["replay"]) == json.loads(text)
+    frames = spectator["frames"]
+    assert [frame["step"] for frame in frames] == list(range(12))
+    assert [[reveal["round"] for reveal in frame["reveal"]] for frame in frames] == [[], *[[r] for r in range(1, 11)], [11, 12]]
+    states = replay_states(replay_from_json(text))
+    assert [frame["table"] for frame in frames] == [spectator_table(state) for state in states]
+    # one seat's view: its observations; the table view forgets the others' hands after round 1
+    assert all(frame["table"]["viewer"] == 2 for frame in seat["frames"])
+    assert all(held in (0, None) for row in seat["frames"][5]["table"]["seats"][1:] for held in row["hand"])
+    assert all(held in (0, 1) for row in frames[5]["table"]["seats"] for held in row["hand"])
+
+
+def test_saved_replays_are_listed_and_opened_by_name(tmp_path):
+    results, checkpoints = tmp_path / "results", tmp_path / "checkpoints"
+    client = create_app(replays=None, library=[results, checkpoints]).test_client()
+    arena = save_replay(replay_from_json(a_replay_text(1)), results / "arena" / "run" / "replays" / "game-0000.json")
+    played = save_replay(replay_from_json(a_replay_text(2)), results / "replays" / "play-1.json")
+    trained = save_replay(replay_from_json(a_replay_text(3)), checkpoints / "miaui-ppo" / "replays" / "step-000100000-counter.json")
+    (results / "arena" / "run" / "arena.json").write_text("{}")  # not in a replays/ folder: not listed
+    outside = save_replay(replay_from_json(a_replay_text(4)), tmp_path / "elsewhere" / "replays" / "x.json")
+    listed = client.get("/api/replays").get_json()
+    assert listed["roots"] == [str(results), str(checkpoints)]
+    assert sorted(item["name"] for item in listed["replays"]) == sorted(str(path) for path in (arena, played, trained))
+    for path, seed in ((arena, 1), (trained, 3)):
+        watched = client.post("/api/watch", json={"file": str(path)}).get_json()
+        assert watched["players"] == ["a", "b", "c"] and replay_from_json(watched["replay"]).seed == seed
+    for name in (
+        str(results / "arena" / "run" / "arena.json"),
+        str(outside),
+        str(results / "replays" / ".." / ".." / "elsewhere" / "replays" / "x.json"),
+    ):
+        refused(client.post("/api/watch", json={"file": name}), 404, "no saved replay")
+
+
+# -- the command ------------------------------------------------------------------------------------
+def test_the_command_serves_on_loopback_and_answers_only_its_own_host_names(tmp_path):
+    command = [
+        sys.executable,
+        "-m",
+        "training.web",
+        "--port",
+        "0",
+        "--replays",
+        str(tmp_path),
+        "--library",
+        str(tmp_path),
+        str(tmp_path / "checkpoints"),
+    ]
+    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert url, (line, server.stderr.read() if server.poll() is not None else "")
+        with urllib.request.urlopen(url.group(0) + "api/agents", timeout=60) as response:
+            assert response.status == 200 and "counter" in response.read().decode()
+        with urllib.request.urlopen(url.group(0), timeout=60) as response:
+            assert "<title>Miaui</title>" in response.read().decode()
+        rebound = urllib.request.Request(url.group(0) + "api/agents", headers={"Host": f"attacker.example:{url.group(1)}"})
+        with pytest.raises(urllib.error.HTTPError) as error:
+            urllib.request.urlopen(rebound, timeout=60)
+        assert error.value.code == 400
+    finally:
+        server.terminate()
+        server.wait(timeout=60)

@@ -1,4 +1,4 @@
-"""Play and watch Miaui in the browser: `python -m training.web` (see miaui_env/web)."""
+"""`python -m training.web`: play and watch Miaui in the browser; see `miaui_env.web`."""
 
 from miaui_env.web import main
 

@@ -1,0 +1,429 @@
+"""The browser app's games, without the web framework: what a page may ask for, a person's game
+against agents, the live games of every browser session, replays turned into frames, and the
+replays saved on this machine.
+
+Everything a request names is checked here and refused with `WebError` (a ValueError carrying the
+HTTP status) naming the value and what is allowed; a refused request changes nothing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import secrets
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium.utils import seeding
+
+from miaui_env.agents import Agent, as_seen, checked_actions, views_at_table
+from miaui_env.agents.loading import SEARCH_PREFIX, SHIPPED_POLICIES, load_agents
+from miaui_env.observation import VIEWS, Encoder
+from miaui_env.replay import Replay, dealt_deck, record_replay, replay_states, save_replay
+from miaui_env.rules import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_DIVER_CARDS,
+    NUM_ROUNDS,
+    GameConfig,
+    GameState,
+    new_game,
+    play_round,
+    scores,
+    winners,
+)
+from miaui_env.web.views import reveal_steps, seat_table, spectator_table
+
+MAX_BODY = 1 << 20  # bytes: a replay is about 20 kB, every other request far less
+MAX_SEED = 2**63  # seeds are JSON integers: keep them exact in every client
+HUMAN = "human"  # the person's seat in a saved replay's `players`
+
+
+class WebError(ValueError):
+    """A request the app refuses: the message is shown on the page, with an HTTP status."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+# -- what a page may ask for ------------------------------------------------------------------
+@dataclass(frozen=True)
+class AgentChoice:
+    """An opponent the server offers: the agent spec it loads, and a line for the page."""
+
+    name: str
+    about: str
+
+
+_BUILTIN_ABOUT = {
+    "random": "plays a random card",
+    "greedy": "the card with the best expected catch",
+    "counter": "greedy, counting every card revealed, keeping its extremes",
+    "search": "regret-matching search over sampled worlds (about 25 ms a card)",
+}
+
+
+def agent_menu(policies: Path = SHIPPED_POLICIES) -> tuple[AgentChoice, ...]:
+    """The opponents a page may choose: the built-in agents and, where torch and sb3-contrib are
+    installed, every shipped policy (most likely card, mixed strategy, and as the search's prior).
+    A request can only name these: never a path or a module:callable."""
+    menu = [AgentChoice(name, about) for name, about in _BUILTIN_ABOUT.items()]
+    if all(importlib.util.find_spec(package) is not None for package in ("torch", "sb3_contrib")):
+        for policy in sorted(path.parent.name for path in policies.glob("*/model.zip")):
+            menu += [
+                AgentChoice(policy, f"the shipped policy {policy}: its most likely card"),
+                AgentChoice(f"{policy}@sample", f"the shipped policy {policy}: a card drawn from its mixed strategy"),
+                AgentChoice(f"{SEARCH_PREFIX}{policy}", f"search warm-started by {policy}"),
+            ]
+    return tuple(menu)
+
+
+def _checked_int(value: Any, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise WebError(f"{name}={value!r:.40} is not allowed: an integer from {low} to {high}")
+    return value
+
+
+def _checked_bool(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise WebError(f"{name}={value!r:.40} is not allowed: true or false")
+    return value
+
+
+def _checked_object(body: Any, fields: Sequence[str], what: str) -> Mapping[str, Any]:
+    if not isinstance(body, dict):
+        raise WebError(f"{what} is a JSON object with the fields {', '.join(fields)}; got {type(body).__name__}")
+    unknown = sorted(set(body) - set(fields))
+    if unknown:
+        raise WebError(f"{what}: unknown field {unknown[0]!r:.40}; the fields are {', '.join(fields)}")
+    return body
+
+
+@dataclass(frozen=True)
+class TableChoice:
+    """A table from the page: its size and variants, the agents by seat (None: the person's seat),
+    the person's view, and the deal's seed (None: a fresh one)."""
+
+    num_players: int
+    agents: tuple[str | None, ...]
+    open_baskets: bool = False
+    no_fighting: bool = False
+    view: str = "table"
+    seed: int | None = None
+
+    PERSON_FIELDS = ("players", "seat", "opponents", "open_baskets", "no_fighting", "view", "seed")
+    AGENTS_FIELDS = ("players", "agents", "open_baskets", "no_fighting", "seed")
+
+    @classmethod
+    def parse(cls, body: Any, menu: Sequence[AgentChoice], person: bool) -> TableChoice:
+        """The table a request body asks for: with `person`, `seat` and `opponents` (one agent for
+        each other seat, clockwise from the person's left); without, `agents` (one for each seat)."""
+        what, fields = ("a new game", cls.PERSON_FIELDS) if person else ("a game of agents", cls.AGENTS_FIELDS)
+        body = _checked_object(body, fields, what)
+        n = _checked_int(body.get("players", 4), "players", MIN_PLAYERS, MAX_PLAYERS)
+        key, count = ("opponents", n - 1) if person else ("agents", n)
+        chosen = body.get(key)
+        if not isinstance(chosen, list) or len(chosen) != count:
+            raise WebError(f"{key}={chosen!r:.60}: a list of {count} agent names, one for each {'other ' if person else ''}seat")
+        names = [choice.name for choice in menu]
+        for name in chosen:
+            if not isinstance(name, str) or name not in names:
+                raise WebError(f"agent {name!r:.60} is not offered here; choose from {', '.join(names)}")
+        agents: list[str | None] = list(chosen)
+        if person:
+            seat = _checked_int(body.get("seat", 0), "seat", 0, n - 1)
+            agents = [None if s == seat else chosen[(s - seat - 1) % n] for s in range(n)]
+        view = body.get("view", "table")
+        if view not in VIEWS:
+            raise WebError(f"view={view!r:.40} is not allowed: {' or '.join(VIEWS)}")
+        seed = body.get("seed")
+        return cls(
+            n,
+            tuple(agents),
+            _checked_bool(body.get("open_baskets", False), "open_baskets"),
+            _checked_bool(body.get("no_fighting", False), "no_fighting"),
+            view,
+            None if seed is None else _checked_int(seed, "seed", 0, MAX_SEED - 1),
+        )
+
+    @property
+    def config(self) -> GameConfig:
+        """The rules settings of the table."""
+        return GameConfig(self.num_players, self.open_baskets, self.no_fighting)
+
+    def deal(self) -> tuple[GameState, int]:
+        """A new game dealt as `reset(seed=...)` deals it (a fresh seed when none was chosen), and its seed."""
+        seed = self.seed if self.seed is not None else secrets.randbelow(2**31)
+        return new_game(self.config, seeding.np_random(seed)[0]), seed
+
+
+def _settings(config: GameConfig) -> dict[str, Any]:
+    return {"num_players": config.num_players, "open_baskets": config.open_baskets, "no_fighting": config.no_fighting}
+
+
+# -- a person's game ----------------------------------------------------------------------------
+class HumanGame:
+    """One person's game against agents on the rules engine. The person's page shows exactly
+    what their seat's observation holds (`view`); the agents act on their own observations."""
+
+    def __init__(self, state: GameState, agents: Mapping[int, Agent], view: str = "table", seed: int | None = None):
+        n = state.num_players
+        if state.history or len(agents) != n - 1 or not all(0 <= s < n for s in agents):
+            raise ValueError(f"a HumanGame starts before round 1 with agents in all seats but one; got {sorted(agents)} at {n}")
+        self.id = secrets.token_urlsafe(12)
+        self.state, self.agents, self.view_name, self.seed = state, dict(agents), view, seed
+        self.seat = next(s for s in range(n) if s not in agents)
+        self.players = tuple(HUMAN if s == self.seat else self.agents[s].name for s in range(n))
+        agent_views, self.dealt = views_at_table(list(self.agents.values()), view)
+        self.agent_views = dict(zip(self.agents, agent_views, strict=True))
+        self.deck = dealt_deck(state)  # the deal, for the replay of a game dealt without a seed
+        self.encoder = Encoder(state.config, self.dealt)
+        self.encoder.refresh(state)
+        self.plays: list[tuple[int, ...]] = []
+        self.last_reveal: list[dict[str, Any]] = []
+        self.replay: Replay | None = None
+        self.replay_path: Path | None = None
+        self.replay_error: str | None = None
+        self.lock = threading.Lock()  # one card at a time: a double click is refused as a card already played
+
+    @property
+    def over(self) -> bool:
+        """Whether round 12 has been played."""
+        return bool(self.state.is_over)
+
+    def observation(self, seat: int, view: str) -> np.ndarray:
+        """`seat`'s observation, as a player of `view` sees it."""
+        return np.asarray(as_seen(self.encoder.observe(seat)[None], view, self.dealt)[0])
+
+    def play(self, card: Any, replays: Path | None = None) -> None:
+        """The person's diver card (1-12) with the agents' cards; WebError, nothing changed, if it
+        cannot be played. The finished game is saved as a replay in the folder `replays` (if given)."""
+        with self.lock:
+            if self.over:
+                raise WebError("this game is over: deal a new one", 409)
+            _checked_int(card, "card", 1, NUM_DIVER_CARDS)
+            if not self.state.hands[self.seat, card - 1]:
+                held = self.state.legal_cards(self.seat)
+                raise WebError(f"card {card} is not in your hand: you have already played it; your cards are {held}")
+            plays = [card] * self.state.num_players
+            for seat, agent in self.agents.items():
+                shown = self.observation(seat, self.agent_views[seat])
+                plays[seat] = int(checked_actions(agent, shown[None], self.state.hands[seat][None])[0]) + 1
+            records = play_round(self.state, plays)
+            self.plays.append(tuple(plays))
+            self.encoder.refresh(self.state)
+            self.last_reveal = [reveal_steps(record) for record in records]
+            if self.over:
+                deal = {"seed": self.seed} if self.seed is not None else {"deck": self.deck}
+                self.replay = record_replay(_settings(self.state.config), self.plays, players=self.players, **deal)
+                if replays is not None:
+                    self._save(replays)
+
+    def _save(self, replays: Path) -> None:
+        assert self.replay is not None
+        path = replays / f"web-{time.strftime('%Y%m%d-%H%M%S')}-{self.id[:6]}.json"
+        try:
+            self.replay_path = save_replay(self.replay, path)
+        except OSError as error:  # the game is over all the same: the page says why it was not saved
+            self.replay_error = f"the replay could not be saved to {path}: {error.strerror or error}"
+
+    def view(self) -> dict[str, Any]:
+        """What the person's page shows: their seat's table from its observation, the last reveal,
+        their cards, and at the end the final scores."""
+        with self.lock:
+            n = self.state.num_players
+            final = None
+            if self.over:  # every pile is counted in the open at the end (R10)
+                final = {"scores": list(scores(self.state)), "winners": list(winners(self.state))}
+            return {
+                "id": self.id,
+                "seat": self.seat,
+                "players": list(self.players),
+                "view": self.view_name,
+                "table": seat_table(self.observation(self.seat, self.view_name), self.seat, n),
+                "reveal": self.last_reveal,
+                "hand": self.state.legal_cards(self.seat),
+                "over": self.over,
+                "final": final,
+                "replay": None if self.replay_path is None else str(self.replay_path),
+                "replay_error": self.replay_error,
+            }
+
+
+def start_game(choice: TableChoice) -> HumanGame:
+    """The person's game for a parsed table choice, dealt and waiting for their first card."""
+    state, seed = choice.deal()
+    seats = [s for s, name in enumerate(choice.agents) if name is not None]
+    loaded = load_agents([name for name in choice.agents if name is not None], seed)
+    return HumanGame(state, dict(zip(seats, loaded, strict=True)), choice.view, seed)
+
+
+# -- every session's games ------------------------------------------------------------------------
+@dataclass
+class _Held:
+    game: HumanGame
+    session: str
+    touched: float
+
+
+@dataclass
+class GameStore:
+    """The live games of every browser session, behind one lock.
+
+    A game belongs to the session that started it, and any other session asking for it is told
+    there is no such game. At most `max_games` live at once (a new one beyond is refused, 503)
+    and `per_session` per session (a session's new game beyond that ends its least recently
+    used one). A game untouched for `idle_ttl` seconds is abandoned, a finished one is kept
+    `finished_ttl` seconds after its last card (its page may reload the final scores): both are
+    dropped at the next request. `clock` is the time in seconds (replaceable in tests)."""
+
+    max_games: int = 64
+    per_session: int = 4
+    idle_ttl: float = 1800.0
+    finished_ttl: float = 600.0
+    clock: Callable[[], float] = time.monotonic
+    _held: dict[str, _Held] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def add(self, session: str, game: HumanGame) -> None:
+        """Keep a new game for `session`; WebError (503) when the server holds as many as it may."""
+        with self._lock:
+            self._sweep()
+            mine = sorted((held.touched, game_id) for game_id, held in self._held.items() if held.session == session)
+            for _, game_id in mine[: max(len(mine) - self.per_session + 1, 0)]:
+                del self._held[game_id]
+            if len(self._held) >= self.max_games:
+                raise WebError(f"the server is playing {self.max_games} games, as many as it may; try again in a few minutes", 503)
+            self._held[game.id] = _Held(game, session, self.clock())
+
+    def get(self, session: str, game_id: str) -> HumanGame:
+        """The session's game `game_id`; WebError (404) if it has none of that id (never had, or dropped)."""
+        with self._lock:
+            self._sweep()
+            held = self._held.get(game_id)
+            if held is None or held.session != session:
+                raise WebError(
+                    f"no game {game_id!r:.40} in this browser session: it may have ended (games are kept "
+                    f"{_duration(self.idle_ttl)} untouched, {_duration(self.finished_ttl)} after the last card)",
+                    404,
+                )
+            held.touched = self.clock()
+            return held.game
+
+    def touch(self, game: HumanGame) -> None:
+        """Start a game's time to live again (after a card that may have taken a while)."""
+        with self._lock:
+            if game.id in self._held:
+                self._held[game.id].touched = self.clock()
+
+    def drop(self, session: str, game_id: str) -> None:
+        """End the session's game `game_id` now (the page left it); WebError (404) if there is none."""
+        self.get(session, game_id)
+        with self._lock:
+            self._held.pop(game_id, None)
+
+    def _sweep(self) -> None:
+        now = self.clock()
+        for game_id in [i for i, held in self._held.items() if now - held.touched > self._ttl(held.game)]:
+            del self._held[game_id]
+
+    def _ttl(self, game: HumanGame) -> float:
+        return self.finished_ttl if game.over else self.idle_ttl
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 60:g} minutes" if seconds >= 60 else f"{seconds:g} seconds"
+
+
+# -- watching ---------------------------------------------------------------------------------------
+def checked_seat(seat: Any, num_players: int) -> int | None:
+    """A seat to watch from (None: the spectator); WebError naming the seats otherwise."""
+    return None if seat is None else _checked_int(seat, "seat", 0, num_players - 1)
+
+
+def frames_of(replay: Replay, seat: Any = None) -> list[dict[str, Any]]:
+    """The replay as the watch page steps through it: the table after the deal and after each
+    reveal (the spectator's, or `seat`'s view from its observations), with that step's reveal."""
+    n = replay.config.num_players
+    seat = checked_seat(seat, n)
+    states = replay_states(replay)
+    encoder = Encoder(replay.config, "table")
+    frames = []
+    for step, state in enumerate(states):
+        if seat is None:
+            table = spectator_table(state)
+        else:
+            encoder.refresh(state)
+            table = seat_table(encoder.observe(seat), seat, n)
+        previous = len(states[step - 1].history) if step else 0
+        frames.append({"step": step, "table": table, "reveal": [reveal_steps(record) for record in state.history[previous:]]})
+    return frames
+
+
+def agents_game(choice: TableChoice) -> Replay:
+    """A whole game played by agents alone (every seat as `choice.agents` says), as a replay."""
+    names = [name for name in choice.agents if name is not None]
+    if len(names) != choice.num_players:
+        raise WebError(f"a game of agents needs an agent in every seat; got {list(choice.agents)}")
+    state, seed = choice.deal()
+    agents = load_agents(names, seed)
+    views, dealt = views_at_table(agents, "table")
+    encoder = Encoder(choice.config, dealt)
+    plays = []
+    for _ in range(NUM_ROUNDS - 1):  # round 12's cards are forced (R6)
+        encoder.refresh(state)
+        cards = [
+            int(checked_actions(agent, as_seen(encoder.observe(s)[None], view, dealt), state.hands[s][None])[0]) + 1
+            for s, (agent, view) in enumerate(zip(agents, views, strict=True))
+        ]
+        play_round(state, cards)
+        plays.append(cards)
+    return record_replay(_settings(choice.config), plays, seed=seed, players=[agent.name for agent in agents])
+
+
+@dataclass(frozen=True)
+class ReplayShelf:
+    """The replays saved under the folders `roots`: every `*.json` in a folder named `replays`
+    (human play's and this app's `results/replays/`, the arena's `<out>/replays/`, a self-play
+    run's `checkpoints/<run>/replays/`), newest first, at most `limit`. A replay is named by its
+    path as the root spells it (`results/replays/web-....json`); only listed names can be opened."""
+
+    roots: tuple[Path, ...]
+    limit: int = 500
+
+    def list(self) -> list[dict[str, Any]]:
+        """The replays' names and when they were written, newest first."""
+        found = []
+        for root in self.roots:
+            for path in root.glob("**/replays/*.json"):
+                try:
+                    found.append((path.stat().st_mtime, path))
+                except OSError:  # removed while we looked
+                    continue
+        found.sort(reverse=True)
+        return [{"name": path.as_posix(), "modified": time.strftime("%Y-%m-%d %H:%M", time.localtime(mtime))}
+                for mtime, path in found[: self.limit]]  # fmt: skip
+
+    def read(self, name: Any) -> str:
+        """The text of the listed replay `name`; WebError (404) for a name the shelf does not list."""
+        if not isinstance(name, str) or not name:
+            raise WebError(f"file={name!r:.60}: the name of a saved replay, as the list gives it")
+        path = Path(name).resolve()
+        listed = any(path.is_relative_to(root.resolve()) for root in self.roots)
+        if not (listed and path.suffix == ".json" and path.parent.name == "replays" and path.is_file()):
+            folders = ", ".join(f"{root}/" for root in self.roots)
+            raise WebError(f"no saved replay {name!r:.80} here; the list names the replays/ folders under {folders}", 404)
+        if path.stat().st_size > MAX_BODY:
+            raise WebError(f"{name!r:.80} is larger than {MAX_BODY // 1024} kB: not a replay this app reads", 413)
+        try:
+            return path.read_text()
+        except (OSError, UnicodeDecodeError) as error:
+            raise WebError(f"{name!r:.80} cannot be read: {error}", 404) from None

@@ -1,0 +1,484 @@
+// Miaui in the browser: the page draws what the server sends (miaui_env/web/views.py describes the
+// JSON) and sends back clicks. Every text is set as text, never as HTML: a replay's player names
+// are anyone's to write.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const ROUNDS = 12;
+const DEPTH_RULES = { bottom: "the highest card", middle: "the next highest card", top: "the lowest card" };
+const KIND_NAMES = { kittenfish: "Kittenfish", tigerfish: "Tigerfish", emperor_tuna: "Emperor tuna", lantern: "Lantern", jellyfish: "Jellyfish", seagull: "Seagull" };
+const KIND_SHORT = { kittenfish: "kitten", tigerfish: "tiger", emperor_tuna: "tuna", lantern: "lantern", jellyfish: "jelly", seagull: "gull" };
+const STEP_SECONDS = 0.55; // between the steps of a reveal
+const AUTOPLAY_MS = 2200;
+
+let agents = [];
+let limits = null;
+let game = null; // the person's game as the server last sent it
+let busy = false;
+let watching = null; // {replay, players, frames, frame, seat, title, result}
+let autoplay = null;
+
+// -- building elements ------------------------------------------------------------------------
+function h(tag, attrs, ...children) {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") element.className = value;
+    else if (key === "text") element.textContent = String(value);
+    else if (key.startsWith("on")) element.addEventListener(key.slice(2), value);
+    else element.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : String(child));
+  }
+  return element;
+}
+
+function option(value, text, selected, title) {
+  return h("option", { value, selected: selected || null, title: title || null, text });
+}
+
+// -- talking to the server ----------------------------------------------------------------------
+function showError(message) { $("error-text").textContent = message; $("error").hidden = false; }
+function clearError() { $("error").hidden = true; }
+
+async function api(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  if (response.status === 204) return null;
+  let data = null;
+  try { data = await response.json(); } catch { /* a plain answer from the server in front of the app */ }
+  if (!response.ok) {
+    const fallback = response.status === 413 ? "the request is too large for the server" : `the server answered ${response.status}`;
+    throw new Error(data && data.error ? data.error : fallback);
+  }
+  return data;
+}
+
+async function attempt(work) {
+  try {
+    const result = await work();
+    clearError();
+    return result;
+  } catch (error) {
+    showError(error.message);
+    return undefined;
+  }
+}
+
+// -- names ------------------------------------------------------------------------------------
+// ctx: {players: [name by seat], you: the person's seat or null}
+function label(ctx, seat) { return seat === ctx.you ? "you" : `player_${seat}`; }
+function title(ctx, seat) { return seat === ctx.you ? "You" : `player_${seat}`; }
+function who(ctx, seat) { return seat === ctx.you ? "" : ctx.players[seat]; }
+function list(ctx, seats) { return seats.map((seat) => label(ctx, seat)).join(", "); }
+function verb(ctx, seat, plural, singular) { return seat === ctx.you ? plural : singular; }
+
+// -- drawing a table --------------------------------------------------------------------------------
+function cardElement(card, ctx, small) {
+  const classes = ["card"];
+  if (small) classes.push("small");
+  if (card.kind === null) {
+    classes.push("down");
+    const hint = card.peeker === null ? "face-down" : `face-down; ${label(ctx, card.peeker)} peeked`;
+    return h("span", { class: classes.join(" "), title: hint }, h("span", { class: "value", text: "?" }));
+  }
+  classes.push(card.kind);
+  if (card.face_down) classes.push("peeked");
+  const hint = `${KIND_NAMES[card.kind]} ${card.value}${card.face_down ? " (face-down)" : ""}`;
+  return h("span", { class: classes.join(" "), title: hint },
+    h("span", { class: "value", text: card.value }), h("span", { class: "kind", text: KIND_SHORT[card.kind] }));
+}
+
+function peekNote(card, ctx) {
+  if (!card.face_down) return null;
+  if (card.peeker === null) return h("span", { class: "peek", text: "face-down" });
+  if (card.peeker === ctx.you) return h("span", { class: "peek", text: "face-down: only you have seen it" });
+  return h("span", { class: "peek", text: `face-down: ${label(ctx, card.peeker)} peeked` });
+}
+
+function statusLine(table, ctx) {
+  const variants = [table.open_baskets && "Open Baskets", table.no_fighting && "No Fighting"].filter(Boolean);
+  let viewer = "spectator: every card turned up";
+  if (table.viewer !== null) viewer = table.viewer === ctx.you ? "your view" : `player_${table.viewer}'s view: what its observation holds`;
+  return h("div", { class: "status" },
+    h("span", { class: "round", text: table.round <= ROUNDS ? `Round ${table.round} of ${ROUNDS}` : "Game over" }),
+    h("span", { class: "variant", text: `${table.num_players} players${variants.length ? " · " + variants.join(", ") : ""}` }),
+    h("span", { class: "viewer", text: viewer }));
+}
+
+function tiesLine(table, ctx) {
+  if (table.round > ROUNDS) return null;
+  if (table.no_fighting) return h("div", { class: "ties", text: "No Fighting: tied players catch nothing, and the fish stay for the next round." });
+  if (!table.kiti) return null;
+  return h("div", { class: "ties" },
+    "Kiti sits between ", h("b", { text: label(ctx, table.kiti[0]) }), " and ", h("b", { text: label(ctx, table.kiti[1]) }),
+    ". Ties at the bottom and middle go to ", h("b", { text: table.deep_order.map((s) => label(ctx, s)).join(" › ") }),
+    "; at the top to ", h("b", { text: table.shallow_order.map((s) => label(ctx, s)).join(" › ") }), ".");
+}
+
+function lagoonElement(table, ctx) {
+  const names = ["bottom", "middle", "top"];
+  return h("div", { class: "lagoon" }, table.lagoon.map((space, depth) => {
+    const cards = space.cards.map((card) => [cardElement(card, ctx, false), peekNote(card, ctx)]);
+    if (space.more) cards.push(h("span", { class: "note", text: `+${space.more} more` }));
+    return h("div", { class: "space" },
+      h("div", { class: "name", text: `Lagoon ${names[depth]}` }),
+      h("div", { class: "rule", text: `caught by ${DEPTH_RULES[names[depth]]}` }),
+      h("div", { class: "cards" }, cards.length ? cards : h("span", { class: "empty", text: "empty" })));
+  }));
+}
+
+function seatElement(row, table, ctx, winners) {
+  const classes = ["seat"];
+  if (row.seat === ctx.you) classes.push("you");
+  if (winners && winners.includes(row.seat)) classes.push("winner");
+  const kiti = table.kiti && table.kiti[0] === row.seat && table.round <= ROUNDS
+    ? h("span", { class: "kiti", text: `Kiti → ${label(ctx, table.kiti[1])}` }) : null;
+  const score = row.score === null
+    ? h("span", { class: "seat-score unknown", title: "the table view shows an opponent's pile height and top fish only", text: "score ?" })
+    : h("span", { class: "seat-score", text: row.score });
+  const below = row.height - row.pile.length;
+  const pile = row.pile.map((card) => cardElement(card, ctx, true));
+  const height = row.height === 0 ? "no fish yet" : `${row.height} fish${below > 0 ? ` (${below} below)` : ""}`;
+  const divers = row.hand.map((held, index) => {
+    const state = held === 1 ? "held" : held === 0 ? "played" : "unknown";
+    const last = row.played === index + 1 ? " last" : "";
+    const hint = held === null ? "not known to this view" : held ? "still in hand" : "played";
+    return h("span", { class: `diver ${state}${last}`, title: `${index + 1}: ${hint}`, text: index + 1 });
+  });
+  return h("div", { class: classes.join(" "), "data-seat": row.seat }, kiti,
+    h("div", { class: "seat-head" }, h("span", { class: "seat-name", text: title(ctx, row.seat) }),
+      h("span", { class: "seat-who", text: who(ctx, row.seat) }), score),
+    h("div", { class: "pile" }, pile, h("span", { class: "height", text: height })),
+    h("div", { class: "divers" }, divers));
+}
+
+function tableElement(table, ctx, winners) {
+  return h("div", { class: "table" }, statusLine(table, ctx), tiesLine(table, ctx), lagoonElement(table, ctx),
+    h("div", { class: `seats n${table.num_players}` }, table.seats.map((row) => seatElement(row, table, ctx, winners))));
+}
+
+// -- drawing a reveal ---------------------------------------------------------------------------
+function stepElement(step, ctx) {
+  const cards = (list) => h("span", { class: "cards" }, list.map((card) => cardElement(card, ctx, true)));
+  let what;
+  if (step.kind === "catch") {
+    const tie = step.kiti ? ` (tied with ${list(ctx, step.contenders.filter((s) => s !== step.seat))}; Kiti gives it to ${label(ctx, step.seat)})` : "";
+    what = [`${title(ctx, step.seat)} ${verb(ctx, step.seat, "catch", "catches")} with ${step.card}${tie}`];
+    return h("li", { class: "catch" }, h("span", { class: "depth", text: step.depth }), h("span", { class: "what" }, what), cards(step.fish));
+  }
+  if (step.kind === "tie") {
+    what = `${list(ctx, step.contenders)} tied on ${step.card}: nobody catches, and they are out of this round`;
+  } else if (step.kind === "nobody_left") {
+    what = "nobody is left to catch here";
+  } else if (step.kind === "theft") {
+    if (step.stolen === null) {
+      what = `the Seagull finds ${label(ctx, step.seat)}'s pile empty and flies off`;
+    } else {
+      return h("li", { class: "theft" }, h("span", { class: "depth", text: "seagull" }),
+        h("span", { class: "what", text: `the Seagull steals the top of ${label(ctx, step.seat)}'s pile; both go to the box` }), cards([step.stolen]));
+    }
+    return h("li", { class: "theft" }, h("span", { class: "depth", text: "seagull" }), h("span", { class: "what", text: what }));
+  } else if (step.kind === "triple") {
+    return h("li", { class: "triple" }, h("span", { class: "depth", text: "jelly" }),
+      h("span", { class: "what", text: `three Jellyfish in ${label(ctx, step.seat)}'s pile go to the box` }), cards(step.cards));
+  }
+  return h("li", { class: step.kind }, h("span", { class: "depth", text: step.depth }), h("span", { class: "what", text: what }));
+}
+
+function revealElement(reveal, ctx, animate) {
+  const plays = reveal.plays.map((card, seat) => [
+    h("span", { text: seat === ctx.you ? "you" : `player_${seat} (${ctx.players[seat]})` }),
+    h("span", {}, h("span", { class: "chip", text: card }))]);
+  const steps = reveal.steps.map((step, index) => {
+    const item = stepElement(step, ctx);
+    item.style.animationDelay = animate ? `${(index + 1) * STEP_SECONDS}s` : "0s";
+    return item;
+  });
+  const forced = reveal.round === ROUNDS ? " (the last cards, forced)" : "";
+  return h("div", { class: "reveal" }, h("h3", { text: `Round ${reveal.round} revealed${forced}` }),
+    h("div", { class: "plays" }, plays), h("ol", { class: "steps" }, steps));
+}
+
+function finalElement(final, ctx, actions) {
+  const order = final.scores.map((score, seat) => seat).sort((a, b) => final.scores[b] - final.scores[a]);
+  const won = final.winners.includes(ctx.you);
+  let heading = `${list(ctx, final.winners)} ${final.winners.length > 1 ? "share the win" : "wins"}`;
+  if (ctx.you !== null) heading = won ? (final.winners.length > 1 ? "You share the win!" : "You win!") : `${heading}. Better luck next time.`;
+  const rows = order.map((seat) => h("tr", { class: final.winners.includes(seat) ? "won" : null, "data-seat": seat },
+    h("td", { text: seat === ctx.you ? "you" : `player_${seat}` }), h("td", { text: who(ctx, seat) }),
+    h("td", { class: "score", text: final.scores[seat] }), h("td", { text: final.winners.includes(seat) ? "winner" : "" })));
+  return [h("h2", { text: `Final scores: ${heading}` }), h("table", {}, rows), ...(actions || [])];
+}
+
+// -- playing ------------------------------------------------------------------------------------
+function agentSelect(id, chosen) {
+  return h("select", { id }, agents.map((agent) => option(agent.name, agent.name, agent.name === chosen, agent.about)));
+}
+
+function fillSeats() {
+  const n = Number($("players").value);
+  const seat = Math.min(Number($("seat").value || 0), n - 1);
+  $("seat").replaceChildren(...[...Array(n).keys()].map((s) => option(s, `player_${s}`, s === seat)));
+  fillOpponents();
+}
+
+function fillOpponents() {
+  const n = Number($("players").value);
+  const seat = Number($("seat").value);
+  const before = [...$("opponents").querySelectorAll("select")].map((select) => select.value);
+  const rows = [];
+  for (let k = 1; k < n; k++) {
+    const other = (seat + k) % n;
+    rows.push(h("label", { class: "opponent" }, `player_${other}`, agentSelect(`opponent-${k}`, before[k - 1] || "counter")));
+  }
+  $("opponents").replaceChildren(h("strong", { text: "Opponents" }), ...rows);
+}
+
+function playContext(view) { return { players: view.players, you: view.seat }; }
+
+function showGame(view) {
+  game = view;
+  const ctx = playContext(view);
+  $("play-board").hidden = false;
+  const winners = view.final ? view.final.winners : null;
+  $("play-table").replaceChildren(tableElement(view.table, ctx, winners));
+  $("hand").replaceChildren(...[...Array(ROUNDS).keys()].map((index) => {
+    const card = index + 1;
+    const held = view.hand.includes(card);
+    return h("button", { type: "button", id: `card-${card}`, class: held ? "held" : "spent", disabled: view.over || busy,
+      title: held ? `play ${card}` : "already played", onclick: () => playCard(card), text: card });
+  }));
+  $("hand-hint").textContent = view.over ? "the game is over" : `round ${view.table.round}: click the card to play`;
+  $("play-reveal").replaceChildren(...view.reveal.map((reveal) => revealElement(reveal, ctx, true)));
+  $("final").hidden = !view.final;
+  if (view.final) {
+    const saved = view.replay ? h("div", { class: "saved", text: `saved as a replay: ${view.replay}` })
+      : h("div", { class: "saved", text: view.replay_error || "" });
+    const actions = h("div", { class: "actions" },
+      h("button", { type: "button", id: "watch-this", onclick: () => watchFinishedGame() }, "Watch this game"),
+      h("a", { href: `/api/games/${view.id}/replay`, download: `miaui-${view.id.slice(0, 6)}.json` },
+        h("button", { type: "button", tabindex: "-1" }, "Download replay")),
+      h("button", { type: "button", class: "primary", onclick: () => startGame() }, "Deal again"));
+    $("final").replaceChildren(...finalElement(view.final, ctx, [saved, actions]));
+  }
+}
+
+async function playCard(card) {
+  if (busy || !game) return;
+  busy = true;
+  document.querySelectorAll("#hand button").forEach((button) => { button.disabled = true; });
+  const view = await attempt(() => api("POST", `/api/games/${game.id}/play`, { card }));
+  busy = false;
+  if (view) showGame(view);
+  else document.querySelectorAll("#hand button").forEach((button) => { button.disabled = game.over; });
+}
+
+async function startGame() {
+  const n = Number($("players").value);
+  const body = {
+    players: n, seat: Number($("seat").value), view: $("view").value,
+    opponents: [...Array(n - 1).keys()].map((k) => $(`opponent-${k + 1}`).value),
+    open_baskets: $("open_baskets").checked, no_fighting: $("no_fighting").checked,
+  };
+  if ($("seed").value !== "") body.seed = Number($("seed").value);
+  const previous = game;
+  $("start").disabled = true;
+  const view = await attempt(() => api("POST", "/api/games", body));
+  $("start").disabled = false;
+  if (!view) return;
+  if (previous && !previous.over) api("DELETE", `/api/games/${previous.id}`).catch(() => {}); // the old game is left
+  history.replaceState(null, "", `#game=${view.id}`);
+  $("setup-box").open = false;
+  showGame(view);
+}
+
+async function resumeGame() {
+  const match = /^#game=([A-Za-z0-9_-]+)$/.exec(location.hash);
+  if (!match) return;
+  const view = await attempt(() => api("GET", `/api/games/${match[1]}`));
+  if (view) {
+    $("setup-box").open = false;
+    showGame(view);
+  }
+  else history.replaceState(null, "", location.pathname);
+}
+
+// -- watching -----------------------------------------------------------------------------------
+function fillWatchAgents() {
+  const n = Number($("watch-players").value);
+  const before = [...$("watch-agents").querySelectorAll("select")].map((select) => select.value);
+  const defaults = ["counter", "greedy", "search", "random", "counter", "greedy"];
+  const rows = [...Array(n).keys()].map((s) => h("label", { class: "opponent" }, `player_${s}`, agentSelect(`watch-agent-${s}`, before[s] || defaults[s])));
+  $("watch-agents").replaceChildren(...rows);
+}
+
+async function loadShelf() {
+  const data = await attempt(() => api("GET", "/api/replays"));
+  if (!data) return;
+  const chosen = $("shelf").value;
+  $("shelf").replaceChildren(...(data.replays.length ? data.replays.map((item) => option(item.name, `${item.name}  (${item.modified})`, item.name === chosen))
+    : [option("", `(none under ${data.roots.join("/, ")}/)`, true)]));
+}
+
+function startWatching(data, heading) {
+  stopAutoplay();
+  const result = JSON.parse(data.replay);
+  watching = { replay: data.replay, players: data.players, frames: data.frames, frame: 0, seat: null, title: heading, result };
+  $("watch-seat").replaceChildren(option("", "spectator (every card)", true),
+    ...data.players.map((name, seat) => option(seat, `player_${seat} (${name})`, false)));
+  $("watch-board").hidden = false;
+  $("watch-box").open = false;
+  showFrame(false);
+}
+
+function showFrame(animate) {
+  const { frames, frame } = watching;
+  const last = frames.length - 1;
+  const ctx = { players: watching.players, you: null };
+  const current = frames[frame];
+  $("watch-title").textContent = watching.title;
+  const what = frame === 0 ? "the deal" : frame === last ? `rounds ${frame} and ${ROUNDS} revealed` : `round ${frame} revealed`;
+  $("step").textContent = `step ${frame} of ${last}: ${what}`;
+  const winners = frame === last ? watching.result.winners : null;
+  $("watch-table").replaceChildren(tableElement(current.table, ctx, winners));
+  $("watch-reveal").replaceChildren(...current.reveal.map((reveal) => revealElement(reveal, ctx, animate)));
+  $("watch-final").hidden = frame !== last;
+  if (frame === last) $("watch-final").replaceChildren(...finalElement(watching.result, ctx, null));
+  $("first").disabled = $("back").disabled = frame === 0;
+  $("forward").disabled = $("last").disabled = frame === last;
+}
+
+function step(to) {
+  if (!watching) return;
+  const frame = Math.max(0, Math.min(watching.frames.length - 1, to));
+  if (frame === watching.frame) return;
+  const animate = frame === watching.frame + 1;
+  watching.frame = frame;
+  showFrame(animate);
+}
+
+function stopAutoplay() {
+  if (autoplay !== null) clearInterval(autoplay);
+  autoplay = null;
+  $("autoplay").textContent = "play";
+}
+
+function toggleAutoplay() {
+  if (autoplay !== null) { stopAutoplay(); return; }
+  if (watching.frame === watching.frames.length - 1) step(0);
+  $("autoplay").textContent = "pause";
+  autoplay = setInterval(() => {
+    step(watching.frame + 1);
+    if (watching.frame === watching.frames.length - 1) stopAutoplay();
+  }, AUTOPLAY_MS);
+}
+
+async function watchText(text, heading) {
+  const data = await attempt(() => api("POST", "/api/watch", { replay: text, seat: null }));
+  if (data) startWatching(data, heading);
+}
+
+async function watchFinishedGame() {
+  const text = await attempt(async () => {
+    const response = await fetch(`/api/games/${game.id}/replay`);
+    if (!response.ok) throw new Error((await response.json()).error);
+    return response.text();
+  });
+  if (text === undefined) return;
+  showTab("watch");
+  await watchText(text, "your game");
+}
+
+async function changeSeat() {
+  const seat = $("watch-seat").value === "" ? null : Number($("watch-seat").value);
+  const data = await attempt(() => api("POST", "/api/watch", { replay: watching.replay, seat }));
+  if (!data) return;
+  watching.frames = data.frames;
+  watching.seat = seat;
+  showFrame(false);
+}
+
+function download() {
+  const link = h("a", { href: URL.createObjectURL(new Blob([watching.replay], { type: "application/json" })), download: "miaui-replay.json" });
+  document.body.append(link);
+  link.click();
+  link.remove();
+}
+
+// -- wiring ---------------------------------------------------------------------------------------
+function showTab(name) {
+  $("play").hidden = name !== "play";
+  $("watch").hidden = name !== "watch";
+  $("tab-play").classList.toggle("active", name === "play");
+  $("tab-watch").classList.toggle("active", name === "watch");
+  if (name === "watch") loadShelf();
+  else stopAutoplay();
+}
+
+function wire() {
+  $("tab-play").onclick = () => showTab("play");
+  $("tab-watch").onclick = () => showTab("watch");
+  $("error-close").onclick = clearError;
+  $("players").onchange = fillSeats;
+  $("seat").onchange = fillOpponents;
+  $("setup").onsubmit = (event) => { event.preventDefault(); startGame(); };
+  $("watch-players").onchange = fillWatchAgents;
+  $("open-saved").onclick = async () => {
+    const name = $("shelf").value;
+    if (!name) { showError("no saved replay is chosen: pick one from the list, or open a file"); return; }
+    const data = await attempt(() => api("POST", "/api/watch", { file: name, seat: null }));
+    if (data) startWatching(data, name);
+  };
+  $("replay-file").onchange = async (event) => {
+    const file = event.target.files[0];
+    if (!file) return;
+    if (limits && file.size > limits.max_body_kb * 1024) { showError(`${file.name} is larger than ${limits.max_body_kb} kB: not a replay`); return; }
+    await watchText(await file.text(), file.name);
+    event.target.value = "";
+  };
+  $("watch-fresh").onclick = async () => {
+    const n = Number($("watch-players").value);
+    const body = { players: n, agents: [...Array(n).keys()].map((s) => $(`watch-agent-${s}`).value),
+      open_baskets: $("watch-open_baskets").checked, no_fighting: $("watch-no_fighting").checked, seat: null };
+    $("watch-fresh").disabled = true;
+    const data = await attempt(() => api("POST", "/api/watch/agents", body));
+    $("watch-fresh").disabled = false;
+    if (data) startWatching(data, "a fresh game of agents");
+  };
+  $("watch-seat").onchange = changeSeat;
+  $("first").onclick = () => step(0);
+  $("back").onclick = () => step(watching.frame - 1);
+  $("forward").onclick = () => step(watching.frame + 1);
+  $("last").onclick = () => step(watching.frames.length - 1);
+  $("autoplay").onclick = toggleAutoplay;
+  $("download").onclick = download;
+  document.addEventListener("keydown", (event) => {
+    if ($("watch").hidden || !watching || ["SELECT", "INPUT"].includes(document.activeElement.tagName)) return;
+    if (event.key === "ArrowRight") step(watching.frame + 1);
+    if (event.key === "ArrowLeft") step(watching.frame - 1);
+  });
+}
+
+async function init() {
+  wire();
+  for (const select of [$("players"), $("watch-players")]) {
+    select.replaceChildren(...[3, 4, 5, 6].map((n) => option(n, n, n === 4)));
+  }
+  const data = await attempt(() => api("GET", "/api/agents"));
+  if (!data) return;
+  agents = data.agents;
+  limits = data.limits;
+  $("limits").textContent = `Finished games are saved as replays. Games are kept ${limits.idle_minutes} minutes untouched.`;
+  fillSeats();
+  fillWatchAgents();
+  await resumeGame();
+}
+
+init();
