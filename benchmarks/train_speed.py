@@ -1,12 +1,13 @@
 """End-to-end self-play training throughput, next to SB3's PPO on CartPole-v1 in the same run.
 
 Measures environment steps per second of `learn()` (rollouts, opponents and PPO updates all
-included): Miaui self-play as configs/default.yaml sets it up (MaskablePPO over every table, the
-baselines as opponents, the teacher's guidance), and Stable-Baselines3's PPO with default settings
-on CartPole-v1 with 8 environments, the usual yardstick. The two are measured in turn `--repeats`
-times, so that a machine whose speed drifts during the run slows both alike; each pair's ratio is
-printed, and the median.
-Usage: python benchmarks/train_speed.py [--steps 300000] [--cartpole-steps 50000] [--repeats 3]
+included): Miaui self-play as each config sets it up (configs/default.yaml: MaskablePPO over every
+table, the baselines as opponents, the teacher's guidance; configs/v1.yaml: the league's snapshots
+as opponents and the privileged critic), and Stable-Baselines3's PPO with default settings on
+CartPole-v1 with 8 environments, the usual yardstick. They are measured in turn `--repeats` times,
+so that a machine whose speed drifts during the run slows all alike; each ratio is printed, and the
+medians.
+Usage: python benchmarks/train_speed.py [--steps 300000] [--cartpole-steps 50000] [--repeats 3] [--configs A.yaml B.yaml]
 """
 
 from __future__ import annotations
@@ -31,15 +32,20 @@ def cartpole_steps_per_second(steps: int) -> float:
     return model.num_timesteps / (time.perf_counter() - start)
 
 
-def miaui_steps_per_second(steps: int) -> float:
-    """The default self-play config (the teacher's guidance included), evaluations and snapshots
-    switched off; the cloning that precedes PPO is not counted (it is timed in the run's metadata),
-    nor is a first rollout and update, which compiles the kernels of a fresh install."""
+def miaui_steps_per_second(steps: int, config_file: str) -> float:
+    """A self-play config (the teacher's guidance included), evaluations switched off and the pool
+    filled once with snapshots of the fresh learner (a league meets its pool's networks); the
+    cloning that precedes PPO is not counted (it is timed in the run's metadata), nor is a first
+    rollout and update, which compiles the kernels of a fresh install."""
     from training.selfplay import Run
 
-    config = load_config(None, ["evaluation.every=1000000000", "opponents.snapshot_every=1000000000"])
+    config = load_config(config_file, ["evaluation.every=1000000000", "opponents.snapshot_every=1000000000"])
     with tempfile.TemporaryDirectory() as directory:
         run = Run(config, Path(directory), resume=False)
+        if config.opponents.mode != "latest":
+            for index in range(config.opponents.pool_size):
+                run.pool.add(run.model, index)
+            run.refresh_opponents()
         run.model.learn(1, callback=run.guidance)  # one rollout and update: numba compiles here
         warm = run.model.num_timesteps
         start = time.perf_counter()
@@ -53,15 +59,18 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=300_000)
     parser.add_argument("--cartpole-steps", type=int, default=50_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--configs", nargs="+", default=["configs/default.yaml", "configs/v1.yaml"])
     args = parser.parse_args()
-    print(f"{'repeat':<8}{'CartPole PPO steps/s':>22}{'Miaui self-play steps/s':>25}{'ratio':>8}", flush=True)
-    ratios = []
+    print(f"{'repeat':<8}{'config':<22}{'CartPole PPO steps/s':>22}{'Miaui self-play steps/s':>25}{'ratio':>8}", flush=True)
+    ratios: dict[str, list[float]] = {name: [] for name in args.configs}
     for repeat in range(1, args.repeats + 1):
         peer = cartpole_steps_per_second(args.cartpole_steps)
-        ours = miaui_steps_per_second(args.steps)
-        ratios.append(ours / peer)
-        print(f"{repeat:<8}{peer:>22,.0f}{ours:>25,.0f}{ratios[-1]:>8.2f}", flush=True)
-    print(f"median ratio (Miaui self-play, default.yaml / SB3 PPO CartPole-v1 x 8 envs): {statistics.median(ratios):.2f}")
+        for name in args.configs:
+            ours = miaui_steps_per_second(args.steps, name)
+            ratios[name].append(ours / peer)
+            print(f"{repeat:<8}{Path(name).name:<22}{peer:>22,.0f}{ours:>25,.0f}{ratios[name][-1]:>8.2f}", flush=True)
+    for name, values in ratios.items():
+        print(f"median ratio ({Path(name).name} self-play / SB3 PPO CartPole-v1 x 8 envs): {statistics.median(values):.2f}")
 
 
 if __name__ == "__main__":

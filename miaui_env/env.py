@@ -459,6 +459,40 @@ class _CheckedOrderEnforcingWrapper(OrderEnforcingWrapper):
         self.unwrapped.check_reset(seed, options)
         super().reset(seed=seed, options=options)
 
+    # PettingZoo's wrappers reach the env's attributes through two __getattr__ calls per access, about
+    # eight accesses an agent step in the usual loop (agent_iter, last, step). The ones that loop reads
+    # go straight to the env here, with the same order checks (and the same errors) as upstream.
+    @property
+    def agents(self) -> list[str]:
+        """The agents still playing (AttributeError before reset, as upstream)."""
+        if not self._has_reset:
+            raise AttributeError("agents cannot be accessed before reset")
+        agents: list[str] = self.env.agents
+        return agents
+
+    @property
+    def agent_selection(self) -> str:
+        """The agent to act (AttributeError before reset, as upstream)."""
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        agent: str = self.env.agent_selection
+        return agent
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The acting agent's observation, reward, termination, truncation and info."""
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        last: tuple[Any, float, bool, bool, dict[str, Any]] = self.env.last(observe)
+        return last
+
+    def step(self, action: Any) -> None:
+        """Pass the action on (upstream's checks and warnings where the env is not reset or is over)."""
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
 
 class _TerminateIllegalWrapper(TerminateIllegalWrapper):
     """PettingZoo's TerminateIllegalWrapper, except that an action that names no card at all (not an

@@ -14,7 +14,10 @@ batched agent or callable `(observations, masks) -> actions` (default: random le
 move one place clockwise every episode, so the policy learns every position relative to Kiti.
 `action_masks()` is what sb3-contrib's MaskablePPO reads. Episodes end together (the engine runs
 its games in lockstep); the final observation of each index is in its info's
-`terminal_observation`, and its info's `episode` holds the return and length for SB3's logger.
+`terminal_observation`, its `opponents` names who played the game's other seats, seat by seat,
+and its `episode` holds the return and length for SB3's logger.
+With `privileged=True` each row is the seat's observation followed by the global state, for a
+privileged critic (`miaui_env.privileged`); opponents are still shown observations only.
 
 Seeding: a seed (an int or a `numpy.random.SeedSequence`) is the root of a seed tree. Every game
 slot gets its own seed from it (`slot_seeds`: words of the tree's state, not `seed + i`), so two
@@ -43,6 +46,7 @@ from miaui_env.agents import Agent, Policy, RandomAgent, check_agent, checked_ac
 from miaui_env.compact import expand_observations
 from miaui_env.compact_torch import expand_observations_torch
 from miaui_env.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
+from miaui_env.privileged import PRIVILEGED_SIZE, privileged_features
 from miaui_env.rules import NUM_DIVER_CARDS, NUM_ROUNDS, IllegalActionError, InvalidConfigError, illegal_action
 from miaui_env.seeding import Seed, seed_children, seed_int
 from miaui_env.settings import SettingsKwargs
@@ -168,9 +172,15 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         rotate_seats: bool = True,
         seed: Seed | None = None,
         threads: int = 1,
+        privileged: bool = False,
         **settings: Unpack[SettingsKwargs],
     ):
         self.engine = VectorMiaui(num_games, threads=threads, **settings)  # checks num_games, threads and the settings first
+        if not isinstance(privileged, bool):
+            raise InvalidConfigError(f"privileged must be True or False, got {privileged!r}")
+        if privileged and self.engine.compact:
+            raise InvalidConfigError("privileged=True appends float32 state features: it needs observation_dtype='float32', not 'uint8'")
+        self.privileged = privileged
         # The first reset deals these games again, so the games before and after it are the same.
         self._next_seeds: list[int] | None = None if seed is None else slot_seeds(seed, num_games)
         if self._next_seeds is not None:
@@ -192,7 +202,8 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         if self.engine.compact:  # uint8 codes: a policy expands them (ExpandCompactObservations)
             observation_space = gymnasium.spaces.Box(0, np.iinfo(np.uint8).max, (OBSERVATION_LAYOUT.size,), np.uint8)
         else:
-            observation_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
+            width = OBSERVATION_LAYOUT.size + (PRIVILEGED_SIZE if privileged else 0)
+            observation_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (width,), np.float32)
         super().__init__(num_games * len(seats), observation_space, gymnasium.spaces.Discrete(NUM_DIVER_CARDS))
         self._actions = np.zeros(self.num_envs, dtype=np.int64)
         self._masks = self.engine.action_masks()
@@ -223,7 +234,7 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         self._next_seeds = None
         self._shift = 0
         self._start_episode()
-        return self._learner_view(self._obs)
+        return self._learner_rows(self._obs)
 
     def _start_episode(self) -> None:
         if self._next_opponent is not None:
@@ -235,6 +246,14 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
     def _learner_view(self, per_seat: np.ndarray) -> np.ndarray:
         learners, _ = self._seats()
         return per_seat[:, learners].reshape(self.num_envs, *per_seat.shape[2:])
+
+    def _learner_rows(self, observations: np.ndarray) -> np.ndarray:
+        """The learner seats' observations, followed by the global state when the env is privileged."""
+        rows = self._learner_view(observations)
+        if not self.privileged:
+            return rows
+        state = privileged_features(self.engine, self._seats()[0]).reshape(self.num_envs, PRIVILEGED_SIZE)
+        return np.concatenate([rows, state], axis=1)
 
     def step_async(self, actions: np.ndarray) -> None:
         """Store the learner seats' actions (one per env index), checked before any opponent moves."""
@@ -281,17 +300,21 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         done = bool(dones[0])
         env_dones = np.full(self.num_envs, done)
         if not done:
-            return self._learner_view(obs), learner_rewards, env_dones, [{} for _ in range(self.num_envs)]
+            return self._learner_rows(obs), learner_rewards, env_dones, [{} for _ in range(self.num_envs)]
         final = infos["final_observation"][:, learners].reshape(self.num_envs, -1)
+        if self.privileged:  # the finished games' state is gone; a final row is never valued (the game is over)
+            final = np.concatenate([final, np.zeros((self.num_envs, PRIVILEGED_SIZE), dtype=final.dtype)], axis=1)
         scores = infos["scores"][:, learners].reshape(self.num_envs)
         winners = infos["winners"][:, learners].reshape(self.num_envs)
         elapsed = round(time.time() - self._episode_start, 6)
+        seated = self._seated_opponents(games, opponents.size)
         env_infos = [
             {
                 "terminal_observation": final[i],
                 "score": int(scores[i]),
                 "winner": bool(winners[i]),
                 "seat": int(learners[i % n_learners]),
+                "opponents": seated[i // n_learners],
                 "episode": {"r": float(self._returns[i]), "l": NUM_ROUNDS - 1, "t": elapsed},
             }
             for i in range(self.num_envs)
@@ -299,7 +322,18 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         if self.rotate_seats:
             self._shift = (self._shift + 1) % self.num_players
         self._start_episode()
-        return self._learner_view(obs), learner_rewards, env_dones, env_infos
+        return self._learner_rows(obs), learner_rewards, env_dones, env_infos
+
+    def _seated_opponents(self, games: int, seats: int) -> list[tuple[str, ...]]:
+        """Each game's opponents by name, seat by seat: a mixture of agents says who it dealt where
+        (`seated(rows)`), any other opponent is one agent in every seat."""
+        seated = getattr(self.opponent, "seated", None)
+        if callable(seated):
+            names = list(seated(games * seats))
+        else:
+            name = getattr(self.opponent, "name", getattr(self.opponent, "__name__", type(self.opponent).__name__))
+            names = [str(name)] * (games * seats)
+        return [tuple(names[g * seats : (g + 1) * seats]) for g in range(games)]
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, 12) bool: the legal cards of each index's seat."""

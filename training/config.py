@@ -41,6 +41,7 @@ from typing import Any, ClassVar, Literal, Self
 import numpy as np
 import yaml
 
+from miaui_env.agents.loading import PLAY_MODES
 from miaui_env.observation import VIEWS
 from miaui_env.rules import MAX_PLAYERS, MIN_PLAYERS, REWARDS
 from miaui_env.seeding import seed_int
@@ -49,6 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent  # the repository: configs/ and ch
 CONFIG_DIR = ROOT / "configs"
 DEFAULT_CONFIG = CONFIG_DIR / "default.yaml"
 RLLIB_CONFIG = CONFIG_DIR / "rllib.yaml"
+SELF_PLAY_MODES = ("latest", "mixture", "league")
 
 
 class ConfigError(ValueError):
@@ -198,6 +200,12 @@ class OpponentsConfig(_Section):
     """Learner steps between snapshots joining the pool."""
     pool_size: int = field(metadata=_at_least(1))
     """Snapshots kept (the latest), saved with the run in pool/."""
+    mode: str = field(default="mixture", metadata={"choices": SELF_PLAY_MODES})
+    """How the pool's share is split: latest (the learner itself), mixture (every snapshot alike), league (PFSP)."""
+    pfsp_exponent: float = field(default=2.0, metadata=_at_least(0))
+    """league: snapshot weight (1 - x)^p, x the learner's recent win rate against it (0: every snapshot alike)."""
+    draw: str = field(default="game", metadata={"choices": ("game", "seat")})
+    """game: all opponent seats of a game go to one agent; seat: every opponent seat is drawn on its own."""
 
     @property
     def baseline_names(self) -> tuple[str, ...]:
@@ -241,6 +249,19 @@ class KickstartConfig(_Section):
     """Minibatches of cross-entropy toward the teacher's cards after every PPO update (0: no guidance)."""
     guidance_learning_rate: float = field(metadata=_at_least(0))
     """Adam's learning rate of the guidance."""
+
+
+@dataclass(frozen=True)
+class ProbeConfig(_Section):
+    """An exploitability probe at the end of a run (training/exploit.py): a best response trained
+    against the final policy, and how far it rises above the fair share."""
+
+    steps: int = field(metadata=_at_least(0))
+    """Best-response PPO steps (0: no probe)."""
+    players: int = field(metadata=_at_least(MIN_PLAYERS, MAX_PLAYERS))
+    """Seats at the probe's games (one best response, the final policy in every other seat)."""
+    games: int = field(metadata=_at_least(1))
+    """Arena games of each of the probe's evaluations."""
 
 
 @dataclass(frozen=True)
@@ -315,6 +336,12 @@ class SelfPlayConfig(RunConfig):
     """sb3-contrib MaskablePPO keyword arguments, spelled as MaskablePPO takes them (any key)."""
     kickstart: KickstartConfig
     """Kickstarting from a teacher agent."""
+    probe: ProbeConfig
+    """The exploitability probe at the end of the run."""
+    privileged_critic: bool = False
+    """The value network also reads the global state (miaui_env.privileged); the policy never does."""
+    play: str = field(default="best", metadata={"choices": tuple(PLAY_MODES)})
+    """How the run's policy plays once loaded (arena, play, browser, the probe): best (its most likely card) or sample."""
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 
 from miaui_env.agents import as_policy, reset_agent
 from miaui_env.agents.loading import load_agent
+from miaui_env.observation import OBSERVATION_LAYOUT
 from miaui_env.rules import NUM_ROUNDS
 from miaui_env.seeding import seed_children, seed_int
 from training.config import KickstartConfig
@@ -65,7 +66,7 @@ def clone_teacher(model: Any, settings: KickstartConfig, seed: int | np.random.S
         seen, legal, labels, rewards = [], [], [], []
         for _ in range(NUM_ROUNDS - 1):
             masks = venv.action_masks()
-            taught = np.asarray(as_policy(teacher)(observations, masks))
+            taught = np.asarray(as_policy(teacher)(own_part(observations), masks))  # a privileged critic's state is not the teacher's
             with torch.no_grad():
                 sampled, _ = policy.predict(observations, action_masks=masks, deterministic=False)
             played = np.where(rng.random(venv.num_envs) < teacher_share, taught, sampled)
@@ -118,6 +119,11 @@ def _fit(
     return {"policy_loss": policy_loss.item(), "value_loss": value_loss.item(), "accuracy": float((best == labels_t[rows]).float().mean())}
 
 
+def own_part(rows: np.ndarray) -> np.ndarray:
+    """The seat's observation at the front of a row (a privileged critic's rows carry the state after it)."""
+    return rows[..., : OBSERVATION_LAYOUT.size]
+
+
 class TeacherGuidance(BaseCallback):
     """An SB3 callback: cross-entropy steps toward the teacher's cards on each PPO rollout (see the
     module docstring), logged to TensorBoard under kickstart/."""
@@ -156,7 +162,7 @@ class TeacherGuidance(BaseCallback):
         labels = np.empty((steps, envs), dtype=np.int64)
         reset_agent(self.teacher)
         for step in range(steps):
-            labels[step] = as_policy(self.teacher)(observations[step], masks[step])
+            labels[step] = as_policy(self.teacher)(own_part(observations[step]), masks[step])
         rows = torch.randperm(steps * envs, generator=self.generator)[: self.steps * self.batch_size].numpy()
         return observations.reshape(steps * envs, -1)[rows], masks.reshape(steps * envs, -1)[rows], labels.reshape(-1)[rows]
 

@@ -1,8 +1,17 @@
-"""Opponents for self-play: frozen snapshots of the learner, and a weighted mix with the baselines.
+"""Opponents for self-play: frozen snapshots of the learner, a league that picks among them, and a
+weighted mix with the baselines.
 
 Against one fixed opponent PPO learns to beat that opponent and can forget the rest (strategy
 cycling). So each episode every opponent seat is dealt to an agent drawn by weight: snapshots of
-the learner taken during training (the pool) and the baseline agents.
+the learner taken during training (the pool) and the baseline agents. How the pool's share is
+split among the snapshots is the run's self-play mode (`opponents.mode`):
+
+- `latest`: no snapshots, the pool's share goes to the learner itself as it is now, playing its
+  mixed strategy (latest-vs-latest, the simplest self-play; it can cycle between strategies);
+- `mixture`: every snapshot alike (fictitious self-play over the pool's window);
+- `league`: prioritized fictitious self-play (PFSP, AlphaStar: Vinyals et al. 2019): snapshot `i`
+  gets weight `(1 - x_i)^p`, where `x_i` is the learner's recent win rate against it (`League`),
+  so the learner meets most the past selves it still loses to, and rarely the ones it has beaten.
 """
 
 from __future__ import annotations
@@ -23,19 +32,31 @@ class OpponentMixture:
     a batch of games meets a mix of opponents every episode.
 
     The rows it is asked about come game by game, `seats_per_game` at a time (as the self-play
-    VecEnv asks); all the opponent seats of one game go to the same agent, so the learner meets
-    whole tables of one kind, as the arena measures it (one against n-1 copies).
+    VecEnv asks). With `draw="game"` all the opponent seats of one game go to the same agent, so
+    the learner meets whole tables of one kind, as the arena measures it (one against n-1 copies);
+    with `draw="seat"` every opponent seat is drawn on its own (mixed tables).
     """
 
     name = "mixture"
 
-    def __init__(self, agents: list[Agent | Policy], weights: list[float], rng: np.random.Generator, seats_per_game: int = 1):
-        total = float(sum(weights))
-        if not agents or total <= 0:
+    def __init__(
+        self, agents: list[Agent | Policy], weights: list[float], rng: np.random.Generator, seats_per_game: int = 1, draw: str = "game"
+    ):
+        if draw not in DRAWS:
+            raise ValueError(f"draw={draw!r} is not allowed; allowed: {', '.join(DRAWS)}")
+        if not agents:
             raise ValueError("an opponent mixture needs at least one agent with a positive weight")
-        self.agents, self.weights, self.rng = agents, np.asarray(weights) / total, rng
-        self.seats_per_game = seats_per_game
+        self.agents, self.rng = agents, rng
+        self.set_weights(weights)
+        self.seats_per_game = seats_per_game if draw == "game" else 1
         self._assignment: np.ndarray | None = None
+
+    def set_weights(self, weights: list[float]) -> None:
+        """Draw by these weights from the next episode on (one per agent, not all zero)."""
+        total = float(sum(weights))
+        if len(weights) != len(self.agents) or total <= 0 or min(weights) < 0:
+            raise ValueError(f"an opponent mixture needs one weight >= 0 per agent, not all zero; got {weights!r}")
+        self.weights = np.asarray(weights, dtype=np.float64) / total
 
     def reset(self) -> None:
         """New games: redraw who sits where, and reset every agent."""
@@ -56,6 +77,79 @@ class OpponentMixture:
             if mine.any():
                 actions[mine] = as_policy(agent)(observations[mine], masks[mine])
         return actions
+
+    def seated(self, rows: int) -> list[str]:
+        """The name of the agent playing each of this episode's `rows` opponent rows."""
+        if self._assignment is None or self._assignment.size != rows:
+            return [self.name] * rows
+        names = [agent_name(agent) for agent in self.agents]
+        return [names[index] for index in self._assignment]
+
+
+DRAWS = ("game", "seat")
+
+
+def agent_name(agent: Agent | Policy) -> str:
+    """An agent's name (a plain policy function's own name)."""
+    return str(getattr(agent, "name", getattr(agent, "__name__", type(agent).__name__)))
+
+
+class League:
+    """Prioritized fictitious self-play's bookkeeping (PFSP, AlphaStar): the learner's recent win
+    rate against each snapshot, and the draw weight it gives that snapshot.
+
+    Every finished game the learner played against a snapshot counts for it (a mixed table counts
+    for each snapshot seated there). Old results fade by `decay` per episode, since the learner they
+    measured has moved on. A snapshot with few games is assumed even (`prior` games at the fair
+    share) until its own results speak. Weight: `(1 - x)^exponent` (AlphaStar's f_hard), plus a
+    floor so that no snapshot is ever dropped for good.
+    """
+
+    def __init__(self, exponent: float, decay: float = 0.98, prior: float = 8.0, floor: float = 0.02):
+        self.exponent, self.decay, self.prior, self.floor = exponent, decay, prior, floor
+        self.wins: dict[str, float] = {}  # decayed sums over the games against each snapshot: the learner's win share,
+        self.games: dict[str, float] = {}  # the games,
+        self.fair: dict[str, float] = {}  # and the fair share 1/n of each game's table
+
+    def record(self, results: list[tuple[list[str], float, int]]) -> None:
+        """One episode's games: (opponent names at the table, the learner's win share 0-1, seats)."""
+        for table in (self.wins, self.games, self.fair):
+            for name in table:
+                table[name] *= self.decay
+        for names, won, seats in results:
+            for name in set(names):
+                if name.startswith(SNAPSHOT_PREFIX):
+                    self.wins[name] = self.wins.get(name, 0.0) + won
+                    self.games[name] = self.games.get(name, 0.0) + 1.0
+                    self.fair[name] = self.fair.get(name, 0.0) + 1.0 / seats
+
+    def win_rate(self, name: str) -> float:
+        """The learner's recent win share against `name`, shrunk toward the fair share of its games."""
+        games = self.games.get(name, 0.0)
+        fair = self.fair[name] / games if games > 0 else 0.25
+        return (self.wins.get(name, 0.0) + self.prior * fair) / (games + self.prior)
+
+    def weights(self, names: list[str]) -> list[float]:
+        """PFSP draw weights of these snapshots, summing to 1."""
+        raw = np.array([(1.0 - self.win_rate(name)) ** self.exponent for name in names]) + self.floor
+        return list(raw / raw.sum()) if len(raw) else []
+
+    def forget(self, keep: list[str]) -> None:
+        """Drop the statistics of snapshots that left the pool."""
+        for table in (self.wins, self.games, self.fair):
+            for name in [name for name in table if name not in keep]:
+                del table[name]
+
+    def state_dict(self) -> dict[str, Any]:
+        """What a checkpoint keeps (league.json)."""
+        return {"wins": dict(self.wins), "games": dict(self.games), "fair": dict(self.fair)}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Carry on from a checkpoint's statistics."""
+        self.wins, self.games, self.fair = (dict(state[key]) for key in ("wins", "games", "fair"))
+
+
+SNAPSHOT_PREFIX = "snapshot@"
 
 
 class SnapshotPool:
@@ -105,5 +199,5 @@ class SnapshotPool:
             policy = type(model.policy)(model.observation_space, model.action_space, lambda _: 0.0, **model.policy_kwargs)
             policy.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
             policy.set_training_mode(False)
-            agents.append(PolicyAgent(policy, f"snapshot@{self.step_of(path)}", deterministic=False))
+            agents.append(PolicyAgent(policy, f"{SNAPSHOT_PREFIX}{self.step_of(path)}", deterministic=False))
         return agents

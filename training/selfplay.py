@@ -8,8 +8,11 @@
 One sb3-contrib MaskablePPO policy plays every learner seat of every table in the config (table
 sizes and variants at once, one network), on the batched engine. Before PPO the network is
 kickstarted: it learns to play like a teacher heuristic, which then keeps guiding it
-(training/kickstart.py). Opponent seats are dealt each episode among snapshots of the learner and
-the baselines (training/opponents.py). Every
+(training/kickstart.py). Opponent seats are dealt each episode among the learner's own side and
+the baselines, the learner's side played as `opponents.mode` says: the learner itself (`latest`),
+its past snapshots alike (`mixture`) or by prioritized fictitious self-play (`league`)
+(training/opponents.py). With `privileged_critic` the value network also reads the global state
+(miaui_env/privileged.py). Every
 `evaluation.every` steps the learner plays arena gauntlets against each baseline (duplicate deals)
 and a checkpoint is written. A run lives in checkpoints/<run_name>/:
 
@@ -20,6 +23,7 @@ and a checkpoint is written. A run lives in checkpoints/<run_name>/:
     win_share.png      win share against each baseline over training steps
     replays/           the first game of every evaluation gauntlet, as a replay (miaui_env.replay)
     pool/              the opponent snapshots
+    league.json        a league's statistics: the learner's recent results against each snapshot
     tensorboard/       SB3's training curves and the evaluations (tensorboard --logdir ...)
 
 A checkpoint's files are written as one set (`miaui_env.files.write_together`: staged in .staged/,
@@ -47,11 +51,11 @@ from miaui_env.agents.policy import PolicyAgent
 from miaui_env.arena import ArenaConfig, SampleGames, play, summarize
 from miaui_env.cli import check_writable, run_command
 from miaui_env.files import CheckpointError, atomic_write, finish_staged, read_metadata, replacing, write_rows, write_together
-from miaui_env.observation import OBSERVATION_VERSION
+from miaui_env.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION
 from miaui_env.replay import record_replay, save_replay
 from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, thaw
 from training.kickstart import TeacherGuidance, clone_teacher
-from training.opponents import OpponentMixture, SnapshotPool
+from training.opponents import SNAPSHOT_PREFIX, League, OpponentMixture, SnapshotPool
 
 
 class Run:
@@ -65,6 +69,7 @@ class Run:
     def __init__(self, config: SelfPlayConfig, directory: Path, resume: bool):
         from sb3_contrib import MaskablePPO
 
+        from miaui_env.privileged import PrivilegedCriticPolicy
         from miaui_env.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
 
         self.config, self.directory = config, directory
@@ -79,11 +84,14 @@ class Run:
                 view=config.view,
                 reward=config.reward,
                 seed=child,
+                privileged=config.privileged_critic,
             )
             for table, child in zip(config.tables, seeds.sequence("tables").spawn(len(config.tables)), strict=True)
         ]
         self.venv = MultiTableVecEnv(self.tables)
         self.pool = SnapshotPool(directory / "pool", config.opponents.pool_size)
+        self.league = League(config.opponents.pfsp_exponent) if config.opponents.mode == "league" else None
+        self.mixtures: list[OpponentMixture] = []
         # Each table has baselines of its own: an agent with memory (the counter) follows one batch of games.
         self.baselines = [
             {name: load_agent(name, seed=seeds.integer("baselines", t, i)) for i, name in enumerate(config.opponents.baseline_names)}
@@ -98,11 +106,17 @@ class Run:
             self.model = MaskablePPO.load(model_file, env=self.venv, device="cpu", tensorboard_log=str(directory / "tensorboard"))
             self.metadata = json.loads((directory / "metadata.json").read_text())
             self.pool.discard_after(self.metadata["steps"])  # snapshots taken after the checkpoint belong to lost steps
+            if self.league is not None and (directory / "league.json").exists():
+                self.league.load_state_dict(json.loads((directory / "league.json").read_text()))
         else:
             kwargs = ppo_kwargs(config.ppo)
+            policy: Any = "MlpPolicy"
+            if config.privileged_critic:
+                policy = PrivilegedCriticPolicy
+                kwargs["policy_kwargs"] = {**kwargs.get("policy_kwargs", {}), "own_size": OBSERVATION_LAYOUT.size}
             try:
                 self.model = MaskablePPO(
-                    "MlpPolicy", self.venv, seed=seeds.integer("ppo"), device="cpu", verbose=0,
+                    policy, self.venv, seed=seeds.integer("ppo"), device="cpu", verbose=0,
                     tensorboard_log=str(directory / "tensorboard"), **kwargs,
                 )  # fmt: skip
             except (TypeError, ValueError, AssertionError, NotImplementedError) as error:
@@ -114,6 +128,8 @@ class Run:
                 "player_counts": sorted({table.num_players for table in config.tables}),
                 "variants": sorted({(table.open_baskets, table.no_fighting) for table in config.tables}),
                 "view": config.view,
+                "privileged_critic": config.privileged_critic,
+                "play": config.play,
                 "steps": 0,
                 "evaluations": [],
             }
@@ -125,18 +141,70 @@ class Run:
 
     def refresh_opponents(self) -> None:
         """Deal opponent seats among the pool and the baselines, by weight, from the next episode."""
-        weights = self.config.opponents.weights
-        members: list[Agent | Policy] = []
+        opponents = self.config.opponents
+        weights = opponents.weights
+        self.members: list[Agent | Policy] = []
         if weights.get("pool", 0) > 0:
-            # Until the first snapshot, the pool's share goes to the learner itself (pure self-play).
-            members = [*self.pool.agents(self.model)] or [PolicyAgent(self.model, "learner")]
-        baseline_weights = {name: weight for name, weight in weights.items() if name != "pool" and weight > 0}
-        shares = [weights.get("pool", 0) / max(len(members), 1)] * len(members) + list(baseline_weights.values())
+            # The learner as it is now, playing its mixed strategy: always in `latest` mode, and until
+            # the first snapshot in the others.
+            learner = PolicyAgent(self.model, "learner", deterministic=False)
+            self.members = [learner] if opponents.mode == "latest" else [*self.pool.agents(self.model)] or [learner]
+        if self.league is not None:
+            self.league.forget([agent.name for agent in self.members if isinstance(agent, PolicyAgent)])
+        self.baseline_weights = {name: weight for name, weight in weights.items() if name != "pool" and weight > 0}
+        shares = self.opponent_shares()
         spawned = zip(self.tables, self.baselines, self.opponent_seeds.spawn(len(self.tables)), strict=True)
+        self.mixtures = []
         for table, baselines, seed in spawned:
-            agents = [*members, *(baselines[name] for name in baseline_weights)]
+            agents = [*self.members, *(baselines[name] for name in self.baseline_weights)]
             seats = max(table.num_players - len(table.learner_seats), 1)  # all-learner tables never ask
-            table.set_opponent(OpponentMixture(agents, shares, np.random.default_rng(seed), seats_per_game=seats))
+            mixture = OpponentMixture(agents, shares, np.random.default_rng(seed), seats_per_game=seats, draw=opponents.draw)
+            table.set_opponent(mixture)
+            self.mixtures.append(mixture)
+
+    def opponent_shares(self) -> list[float]:
+        """The draw weight of each pool member (alike, or by PFSP in a league), then of each baseline."""
+        pool = self.config.opponents.weights.get("pool", 0)
+        names = [str(getattr(agent, "name", "")) for agent in self.members]
+        if self.league is not None and names and names[0].startswith(SNAPSHOT_PREFIX):
+            split = self.league.weights(names)
+        else:
+            split = [1 / max(len(names), 1)] * len(names)
+        return [pool * share for share in split] + list(self.baseline_weights.values())
+
+    def record_games(self, infos: list[dict[str, Any]]) -> None:
+        """A league's statistics from the games that just ended; the new draw weights from the next episode."""
+        if self.league is None:
+            return
+        results, members = [], {str(getattr(agent, "name", "")) for agent in self.members}
+        for table, start in zip(self.tables, self.venv._bounds[:-1], strict=True):
+            learners = len(table.learner_seats)
+            for index in range(start, start + table.num_envs, learners):  # one row per game: its first learner seat
+                info = infos[index]
+                won = np.mean([infos[index + j]["winner"] for j in range(learners)])
+                # A snapshot that left the pool may still finish this episode's games: it is not counted.
+                results.append(([name for name in info["opponents"] if name in members], float(won), table.num_players))
+        self.league.record(results)
+        shares = self.opponent_shares()
+        for mixture in self.mixtures:
+            mixture.set_weights(shares)
+
+    def write_league(self, path: Path) -> None:
+        """The league's statistics, for --resume."""
+        assert self.league is not None
+        path.write_text(json.dumps(self.league.state_dict(), indent=2) + "\n")
+
+    def league_summary(self) -> dict[str, Any]:
+        """The league's win rates and draw weights, for the log and metadata."""
+        if self.league is None:
+            return {}
+        names = [str(getattr(agent, "name", "")) for agent in self.members if isinstance(agent, PolicyAgent)]
+        if not names or not names[0].startswith(SNAPSHOT_PREFIX):
+            return {}
+        weights = self.league.weights(names)
+        return {
+            name: {"win_rate": round(self.league.win_rate(name), 4), "weight": round(w, 4)} for name, w in zip(names, weights, strict=True)
+        }
 
     def evaluate(self, step: int) -> list[dict[str, Any]]:
         """Arena gauntlets of the learner against each baseline; returns one row per baseline. Every
@@ -179,6 +247,7 @@ class Run:
                 "config.yaml": lambda path: path.write_text(self.config.to_yaml()),
                 "evaluations.csv": lambda path: write_rows(path, evaluations),
                 "win_share.png": lambda path: plot_win_shares(evaluations, path, players),
+                **({"league.json": self.write_league} if self.league else {}),
                 "metadata.json": lambda path: path.write_text(json.dumps(self.metadata, indent=2) + "\n"),  # the manifest: last
             },
         )
@@ -305,9 +374,13 @@ def train(config: SelfPlayConfig, directory: Path, resume: bool = False, show_pr
             step = self.num_timesteps
             bar.total = max(bar.total, step)  # PPO finishes its last rollout past the total
             bar.update(step - bar.n)
+            dones = self.locals.get("dones")
+            if dones is not None and bool(np.any(dones)):
+                run.record_games(self.locals["infos"])
             if step >= self.next_snapshot:
                 self.next_snapshot += every_snapshot
-                run.pool.add(run.model, step)
+                if config.opponents.mode != "latest":
+                    run.pool.add(run.model, step)
                 run.refresh_opponents()
             if step >= self.next_eval:
                 self.next_eval += every_eval
@@ -319,6 +392,10 @@ def train(config: SelfPlayConfig, directory: Path, resume: bool = False, show_pr
             for row in rows:
                 self.logger.record(f"eval/win_share_vs_{row['baseline']}", row["win_share"])
                 self.logger.record(f"eval/mean_score_vs_{row['baseline']}", row["mean_score"])
+            league = run.league_summary()
+            if league:
+                self.logger.record("league/learner_win_rate_vs_pool", float(np.mean([v["win_rate"] for v in league.values()])))
+                run.metadata["league"] = league
             self.logger.dump(step)
             run.checkpoint(step, rows)
             bar.set_postfix({row["baseline"]: f"{row['win_share']:.2f}" for row in rows})
@@ -335,9 +412,29 @@ def train(config: SelfPlayConfig, directory: Path, resume: bool = False, show_pr
         bar.close()
     if run.metadata["steps"] < run.model.num_timesteps:
         callback.evaluate(int(run.model.num_timesteps))
+    run.metadata["play"] = config.play  # a resumed run may change only how its policy plays
+    probed = run.metadata.get("exploitability", {}).get("at_step")
+    if config.probe.steps > 0 and probed != run.metadata["steps"]:
+        atomic_write(directory / "metadata.json", json.dumps(run.metadata, indent=2) + "\n")  # the probe loads the policy as it plays
+        run.metadata["exploitability"] = probe(config, directory, run.metadata["steps"], show_progress)
     run.metadata["seconds_this_session"] = round(time.perf_counter() - started, 1)
     atomic_write(directory / "metadata.json", json.dumps(run.metadata, indent=2) + "\n")
     return run.metadata
+
+
+def probe(config: SelfPlayConfig, directory: Path, step: int, show_progress: bool) -> dict[str, Any]:
+    """How exploitable the run's final policy is: a best response trained against it for
+    `probe.steps` (training/exploit.py), its files in the run's exploit/; returns the final figures."""
+    from training.exploit import measure
+
+    settings = config.probe
+    arguments = ["--target", str(directory), "--players", str(settings.players), "--steps", str(settings.steps),
+                 "--eval-games", str(settings.games), "--seed", str(config.seed), "--out", str(directory / "exploit")]  # fmt: skip
+    final = measure(arguments, show_progress)["tables"][0]["final"]
+    return {
+        "at_step": step, "players": settings.players, "steps": settings.steps, "win_share": final["win_share"],
+        "win_share_ci": final["win_share_ci"], "gain": final["gain"], "gain_ci": final["gain_ci"], "games": final["games"],
+    }  # fmt: skip
 
 
 def summary(metadata: dict[str, Any], directory: Path) -> str:
@@ -348,6 +445,12 @@ def summary(metadata: dict[str, Any], directory: Path) -> str:
     lines = [f"trained {metadata['steps']:,} steps; last arena evaluation:"]
     for name, row in latest.items():
         lines.append(f"  vs {name:<8} win share {row['win_share']:.3f} +- {row['win_share_ci']:.3f}, mean score {row['mean_score']:.1f}")
+    probed = metadata.get("exploitability")
+    if probed:
+        lines.append(
+            f"exploitability probe: a best response trained {probed['steps']:,} steps wins {probed['win_share']:.3f} "
+            f"+- {probed['win_share_ci']:.3f} at {probed['players']} players, gain over the fair share {probed['gain']:+.3f}"
+        )
     lines.append(f"run written to {directory}/ (model.zip, metadata.json, evaluations.csv, win_share.png, tensorboard/)")
     return "\n".join(lines)
 

@@ -13,9 +13,10 @@ A callable that returns an object with `act` is an agent factory; any other call
 batched policy `(observations, masks) -> actions` itself.
 
 Play modes. A trained policy (a checkpoint, a shipped policy, or a module:callable that returns a
-`PolicyAgent`) plays its most likely card; `SPEC@sample` makes it play the mixed strategy it
+`PolicyAgent`) plays its most likely card, unless its run's metadata.json says `"play": "sample"`
+(the mode it was measured strongest in); `SPEC@sample` makes it play the mixed strategy it
 learned, a card drawn from its masked distribution by its own generator (seeded by `seed`, so the
-same seed plays the same games), and `SPEC@best` says the default outright. The agent is named
+same seed plays the same games), and `SPEC@best` its most likely card. The agent is named
 with its mode (`miaui-ppo-v0@sample`), so results show which one played. The suffix is a word
 after the last `@`; a spec that exists as a path is that path (so a folder named `run@v2` stays a
 folder), and `@` can appear in no module:callable. A mode on anything else (`counter@sample`), or

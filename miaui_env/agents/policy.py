@@ -76,9 +76,10 @@ def action_probabilities(policy: Any, observations: np.ndarray, masks: np.ndarra
     return np.asarray(distribution.distribution.probs.cpu().numpy(), dtype=np.float64)
 
 
-def load_sb3_policy(path: Path, name: str | None = None, deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
-    """A MaskablePPO run (its directory, or a model .zip), seeing the view it was trained on; `seed`
-    seeds its draws when it samples."""
+def load_sb3_policy(path: Path, name: str | None = None, deterministic: bool | None = None, seed: int | None = None) -> PolicyAgent:
+    """A MaskablePPO run (its directory, or a model .zip), seeing the view it was trained on and
+    playing as its metadata's `play` says (`best` unless it says `sample`; `deterministic` decides
+    instead when given); `seed` seeds its draws when it samples."""
     from sb3_contrib import MaskablePPO
 
     model_file = path / "model.zip" if path.is_dir() else path
@@ -88,6 +89,8 @@ def load_sb3_policy(path: Path, name: str | None = None, deterministic: bool = T
     except (ValueError, KeyError, OSError, RuntimeError, zipfile.BadZipFile) as error:
         raise CheckpointError(f"{model_file} is not a loadable MaskablePPO model ({error})") from None
     name = name or (path.name if path.is_dir() else path.stem)
+    if deterministic is None:
+        deterministic = metadata.get("play", "best") != "sample"
     return PolicyAgent(model, name, metadata.get("view", "table"), deterministic, seed)
 
 
