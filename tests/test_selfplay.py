@@ -116,8 +116,10 @@ def test_config_overrides():
         load_config(None, ["seed"])
 
 
-def test_the_shipped_policy_beats_random_clearly():
-    agent = load_agent("miaui-ppo-v0")
+@pytest.mark.parametrize("name", ["miaui-ppo-v0", "miaui-ppo-v1"])
+def test_the_shipped_policies_load_by_name_and_beat_random_clearly(name):
+    agent = load_agent(name, seed=5)
+    assert agent.name == name
     config = ArenaConfig(players=4, games=1200, seed=11)
     seats, scores, winners = play([agent, RandomAgent(1)], "gauntlet", config)
     result = summarize(["ppo", "random"], seats, scores, winners, 4)[0]

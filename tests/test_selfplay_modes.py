@@ -84,6 +84,70 @@ def test_pfsp_draws_most_the_snapshots_the_learner_loses_to():
     assert strong not in fading.games
 
 
+@pytest.mark.parametrize("seats", [3, 4, 6])
+def test_pfsp_reads_an_n_seat_win_share_as_a_two_player_rate(seats):
+    league = League(exponent=2.0, decay=1.0, prior=0.0)
+    league.record([(["snapshot@1"], 1.0 / seats, seats)] * 10)  # even: the fair share
+    league.record([(["snapshot@2"], 0.0, seats)] * 10)
+    league.record([(["snapshot@3"], 1.0, seats)] * 10)
+    assert [league.win_rate(f"snapshot@{i}") for i in (1, 2, 3)] == pytest.approx([0.5, 0.0, 1.0])
+    assert league.win_rate("snapshot@9") == 0.5  # no games yet: even
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        {"wins": {"snapshot@1": 3.0}, "games": {"snapshot@1": 2.0}, "fair": {"snapshot@1": 0.5}},  # more wins than games
+        {"wins": {"snapshot@1": 1.0}, "games": {"snapshot@1": 2.0}},  # no fair shares
+        {"wins": {"snapshot@1": "one"}, "games": {"snapshot@1": 2.0}, "fair": {"snapshot@1": 0.5}},
+        {"wins": {"snapshot@1": 1.0}, "games": {"snapshot@2": 2.0}, "fair": {"snapshot@2": 0.5}},
+        [1, 2, 3],
+    ],
+)
+def test_league_statistics_no_league_could_write_are_refused(state):
+    league = League(exponent=2.0)
+    with pytest.raises(ValueError, match="league statistics"):
+        league.load_state_dict(state)
+    assert league.state_dict() == {"wins": {}, "games": {}, "fair": {}}  # unchanged
+
+
+def test_a_damaged_league_file_stops_the_resume_with_one_clear_error(tmp_path):
+    from miaui_env.files import CheckpointError
+
+    run = tmp_path / "league"
+    config = smoke("league", "total_timesteps=500")
+    train(config, run, show_progress=False)
+    (run / "league.json").write_text("{not json")
+    with pytest.raises(CheckpointError, match=r"league\.json is damaged"):
+        Run(config, run, resume=True)
+
+
+def test_a_run_keeps_the_critic_it_started_with(tmp_path):
+    run = tmp_path / "plain"
+    train(smoke("latest", "total_timesteps=500"), run, show_progress=False)
+    with pytest.raises(ConfigError, match=r"privileged_critic=True but .* was trained with privileged_critic=False"):
+        Run(smoke("latest", "total_timesteps=500", "privileged_critic=true"), run, resume=True)
+
+
+def test_settings_that_cannot_work_are_refused_before_training(tmp_path):
+    with pytest.raises(ConfigError, match=r"opponents\.mode.*'league'.*pool is 0"):
+        smoke("league", "opponents.weights.pool=0")
+    with pytest.raises(ConfigError, match="probe"):
+        Run(smoke("mixture", "probe.steps=1000", "probe.games=100000000"), tmp_path / "huge", resume=False)
+
+
+def test_an_interrupted_run_is_not_probed(tmp_path, monkeypatch):
+    from sb3_contrib import MaskablePPO
+
+    def interrupted(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(MaskablePPO, "collect_rollouts", interrupted)  # Ctrl-C during the first rollout
+    run = tmp_path / "stopped"
+    metadata = train(smoke("mixture", "probe.steps=1000", "probe.games=16"), run, show_progress=False)
+    assert "exploitability" not in metadata and not (run / "exploit").exists()
+
+
 def test_draw_by_seat_mixes_a_game_s_opponents():
     def fixed(card):
         return lambda observations, masks: np.full(len(masks), card)

@@ -207,6 +207,11 @@ class OpponentsConfig(_Section):
     draw: str = field(default="game", metadata={"choices": ("game", "seat")})
     """game: all opponent seats of a game go to one agent; seat: every opponent seat is drawn on its own."""
 
+    def __post_init__(self) -> None:
+        if self.mode in ("latest", "league") and self.weights.get("pool", 0) <= 0:
+            raise ConfigError(f"config key 'opponents.mode' is {self.mode!r} but opponents.weights.pool is 0: "
+                              f"the mode decides who plays the pool's share, so give the pool a weight > 0")  # fmt: skip
+
     @property
     def baseline_names(self) -> tuple[str, ...]:
         """The baselines named in the weights (every name but `pool`)."""

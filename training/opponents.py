@@ -16,6 +16,7 @@ split among the snapshots is the run's self-play mode (`opponents.mode`):
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -100,9 +101,12 @@ class League:
 
     Every finished game the learner played against a snapshot counts for it (a mixed table counts
     for each snapshot seated there). Old results fade by `decay` per episode, since the learner they
-    measured has moved on. A snapshot with few games is assumed even (`prior` games at the fair
-    share) until its own results speak. Weight: `(1 - x)^exponent` (AlphaStar's f_hard), plus a
-    floor so that no snapshot is ever dropped for good.
+    measured has moved on. PFSP is defined for two players; at an n-seat table the learner's win
+    share w is read as a two-player win rate x = w / (w + (1 - w) / (n - 1)), its share against one
+    copy's (with table sizes mixed, 1/(n-1) is the games' mean fair share f over 1 - f): even play
+    (w = 1/n) is x = 1/2 at every table size. A snapshot with few games is assumed even (`prior`
+    games at x = 1/2) until its own results speak. Weight: `(1 - x)^exponent` (AlphaStar's
+    f_hard), plus a floor so that no snapshot is ever dropped for good.
     """
 
     def __init__(self, exponent: float, decay: float = 0.98, prior: float = 8.0, floor: float = 0.02):
@@ -124,10 +128,14 @@ class League:
                     self.fair[name] = self.fair.get(name, 0.0) + 1.0 / seats
 
     def win_rate(self, name: str) -> float:
-        """The learner's recent win share against `name`, shrunk toward the fair share of its games."""
+        """The learner's recent win rate against `name` as a two-player rate (1/2: even; see the class docstring)."""
         games = self.games.get(name, 0.0)
-        fair = self.fair[name] / games if games > 0 else 0.25
-        return (self.wins.get(name, 0.0) + self.prior * fair) / (games + self.prior)
+        if games <= 0:
+            return 0.5
+        share, fair = self.wins[name] / games, self.fair[name] / games
+        against_one = (1.0 - share) * fair / (1.0 - fair)  # one snapshot copy's share of the wins
+        rate = share / (share + against_one) if share + against_one > 0 else 0.5
+        return (games * rate + self.prior * 0.5) / (games + self.prior)
 
     def weights(self, names: list[str]) -> list[float]:
         """PFSP draw weights of these snapshots, summing to 1."""
@@ -145,8 +153,17 @@ class League:
         return {"wins": dict(self.wins), "games": dict(self.games), "fair": dict(self.fair)}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Carry on from a checkpoint's statistics."""
-        self.wins, self.games, self.fair = (dict(state[key]) for key in ("wins", "games", "fair"))
+        """Carry on from a checkpoint's statistics (ValueError for statistics no league could have written)."""
+        tables = []
+        for key in ("wins", "games", "fair"):
+            table = state.get(key) if isinstance(state, dict) else None
+            if not isinstance(table, dict) or not all(isinstance(v, int | float) and 0 <= v < math.inf for v in table.values()):
+                raise ValueError(f"league statistics: {key!r} must map snapshot names to numbers >= 0, got {table!r}")
+            tables.append({str(name): float(value) for name, value in table.items()})
+        wins, games, fair = tables
+        if set(wins) != set(games) or set(fair) != set(games) or any(wins[n] > games[n] or fair[n] > games[n] for n in games):
+            raise ValueError("league statistics: wins, games and fair must name the same snapshots, wins and fair at most games")
+        self.wins, self.games, self.fair = wins, games, fair
 
 
 SNAPSHOT_PREFIX = "snapshot@"

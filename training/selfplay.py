@@ -12,18 +12,21 @@ kickstarted: it learns to play like a teacher heuristic, which then keeps guidin
 the baselines, the learner's side played as `opponents.mode` says: the learner itself (`latest`),
 its past snapshots alike (`mixture`) or by prioritized fictitious self-play (`league`)
 (training/opponents.py). With `privileged_critic` the value network also reads the global state
-(miaui_env/privileged.py). Every
-`evaluation.every` steps the learner plays arena gauntlets against each baseline (duplicate deals)
-and a checkpoint is written. A run lives in checkpoints/<run_name>/:
+(miaui_env/privileged.py). Every `evaluation.every` steps the learner plays arena gauntlets
+against each baseline (duplicate deals) and a checkpoint is written; at the end an exploitability
+probe trains a best response against the final policy (`probe`, training/exploit.py). A run lives
+in checkpoints/<run_name>/:
 
     model.zip          the policy (and optimizer), loadable by the arena and human play
     config.yaml        the resolved config
-    metadata.json      observation layout version, tables, steps, every evaluation so far
+    metadata.json      observation layout version, tables, play mode, steps, every evaluation so far,
+                       the league's win rates and draw weights, the probe's figures
     evaluations.csv    step, baseline, win share and its 95% CI, mean score
     win_share.png      win share against each baseline over training steps
     replays/           the first game of every evaluation gauntlet, as a replay (miaui_env.replay)
     pool/              the opponent snapshots
     league.json        a league's statistics: the learner's recent results against each snapshot
+    exploit/           the probe's best response: exploit.json, exploit.csv, exploit.png
     tensorboard/       SB3's training curves and the evaluations (tensorboard --logdir ...)
 
 A checkpoint's files are written as one set (`miaui_env.files.write_together`: staged in .staged/,
@@ -100,14 +103,32 @@ class Run:
         self.opponent_seeds = seeds.sequence("opponents")  # each refresh spawns one child per table
         for name in (*config.evaluation.baselines, config.kickstart.teacher):
             load_agent(name)  # a name nothing can load is refused now, not after the cloning
+        arenas = [("evaluation", config.evaluation.players, config.evaluation.games_per_baseline)]
+        arenas += [("probe", config.probe.players, config.probe.games)] if config.probe.steps > 0 else []
+        for section, players, games in arenas:  # too many games for the arena: refused now, not after training
+            try:
+                ArenaConfig(players=players, games=games)
+            except ValueError as error:
+                raise ConfigError(f"config section '{section}': {error}") from None
         model_file = directory / "model.zip"
         if resume:
             finish_staged(directory)  # a checkpoint the killed run was putting in place is completed (or dropped) first
-            self.model = MaskablePPO.load(model_file, env=self.venv, device="cpu", tensorboard_log=str(directory / "tensorboard"))
             self.metadata = json.loads((directory / "metadata.json").read_text())
+            trained_with = bool(self.metadata.get("privileged_critic", False))
+            if trained_with != config.privileged_critic:
+                raise ConfigError(
+                    f"privileged_critic={config.privileged_critic} but {directory} was trained with privileged_critic={trained_with}: "
+                    "the network's input differs, so a run keeps the critic it started with"
+                )
+            self.model = MaskablePPO.load(model_file, env=self.venv, device="cpu", tensorboard_log=str(directory / "tensorboard"))
             self.pool.discard_after(self.metadata["steps"])  # snapshots taken after the checkpoint belong to lost steps
-            if self.league is not None and (directory / "league.json").exists():
-                self.league.load_state_dict(json.loads((directory / "league.json").read_text()))
+            self.metadata["play"] = config.play  # how its policy plays may change on --resume --set play=...
+            league_file = directory / "league.json"
+            if self.league is not None and league_file.exists():
+                try:
+                    self.league.load_state_dict(json.loads(league_file.read_text()))
+                except ValueError as error:  # json's errors are ValueErrors too
+                    raise CheckpointError(f"{league_file} is damaged ({error}); delete it to start the league's statistics anew") from None
         else:
             kwargs = ppo_kwargs(config.ppo)
             policy: Any = "MlpPolicy"
@@ -217,7 +238,8 @@ class Run:
                 seed=seeds.integer("evaluation", i, 0), batch_games=4096,
             )  # fmt: skip
             baseline = load_agent(name, seed=seeds.integer("evaluation", i, 1))
-            learner_agent = PolicyAgent(self.model, "learner", view=self.config.view)  # shown what it was trained to see
+            # Shown what it was trained to see, playing as it will once loaded (`play`)
+            learner_agent = PolicyAgent(self.model, "learner", view=self.config.view, deterministic=self.config.play == "best")
             sample = SampleGames(1)
             seats, scores, winners = play([learner_agent, baseline], "gauntlet", arena, samples=sample)
             learner = summarize(["learner", name], seats, scores, winners, arena.players)[0]
@@ -402,19 +424,24 @@ def train(config: SelfPlayConfig, directory: Path, resume: bool = False, show_pr
 
     callback = SelfPlay()
     callbacks = CallbackList([callback, *([run.guidance] if run.guidance else [])])
+    interrupted = False
     try:
         if total > start:
             run.model.learn(total - start, callback=callbacks, reset_num_timesteps=not resume, tb_log_name="ppo")
     except KeyboardInterrupt:
+        interrupted = True
         print("\ninterrupted: checkpointing what was learned ...")
         callback.evaluate(int(run.model.num_timesteps))
     finally:
         bar.close()
     if run.metadata["steps"] < run.model.num_timesteps:
         callback.evaluate(int(run.model.num_timesteps))
-    run.metadata["play"] = config.play  # a resumed run may change only how its policy plays
-    probed = run.metadata.get("exploitability", {}).get("at_step")
-    if config.probe.steps > 0 and probed != run.metadata["steps"]:
+    # A probe describes one policy, at one step, measured one way; an interrupted run is probed when it finishes.
+    wanted = {"at_step": run.metadata["steps"], **config.probe.to_dict()}
+    probed = run.metadata.get("exploitability", {})
+    if config.probe.steps == 0 or {key: probed.get(key) for key in wanted} != wanted:
+        run.metadata.pop("exploitability", None)
+    if config.probe.steps > 0 and "exploitability" not in run.metadata and not interrupted:
         atomic_write(directory / "metadata.json", json.dumps(run.metadata, indent=2) + "\n")  # the probe loads the policy as it plays
         run.metadata["exploitability"] = probe(config, directory, run.metadata["steps"], show_progress)
     run.metadata["seconds_this_session"] = round(time.perf_counter() - started, 1)
@@ -432,8 +459,8 @@ def probe(config: SelfPlayConfig, directory: Path, step: int, show_progress: boo
                  "--eval-games", str(settings.games), "--seed", str(config.seed), "--out", str(directory / "exploit")]  # fmt: skip
     final = measure(arguments, show_progress)["tables"][0]["final"]
     return {
-        "at_step": step, "players": settings.players, "steps": settings.steps, "win_share": final["win_share"],
-        "win_share_ci": final["win_share_ci"], "gain": final["gain"], "gain_ci": final["gain_ci"], "games": final["games"],
+        "at_step": step, **settings.to_dict(), "win_share": final["win_share"], "win_share_ci": final["win_share_ci"],
+        "gain": final["gain"], "gain_ci": final["gain_ci"],
     }  # fmt: skip
 
 
