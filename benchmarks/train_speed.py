@@ -1,13 +1,16 @@
 """End-to-end self-play training throughput, next to SB3's PPO on CartPole-v1 in the same run.
 
 Measures environment steps per second of `learn()` (rollouts, opponents and PPO updates all
-included): Miaui self-play as each config sets it up (configs/default.yaml: MaskablePPO over every
-table, the baselines as opponents, the teacher's guidance; configs/v1.yaml: the league's snapshots
-as opponents and the privileged critic), and Stable-Baselines3's PPO with default settings on
-CartPole-v1 with 8 environments, the usual yardstick. They are measured in turn `--repeats` times,
-so that a machine whose speed drifts during the run slows all alike; each ratio is printed, and the
-medians.
-Usage: python benchmarks/train_speed.py [--steps 300000] [--cartpole-steps 50000] [--repeats 3] [--configs A.yaml B.yaml]
+included): Miaui self-play as each config sets it up, and Stable-Baselines3's PPO with default
+settings on CartPole-v1 with 8 environments, the usual yardstick. The default rows:
+configs/default.yaml (MaskablePPO over every table, mostly baselines as opponents, the teacher's
+guidance); the same with the privileged critic (the state's features built and read every step);
+configs/v1.yaml (the league's snapshots and v0 as opponents, so three networks' worth of opponent
+seats to run for every learner step, and the privileged critic). They are measured in turn
+`--repeats` times, so that a machine whose speed drifts during the run slows all alike; each ratio
+is printed, and the medians.
+Usage: python benchmarks/train_speed.py [--steps 300000] [--cartpole-steps 50000] [--repeats 3]
+       [--configs configs/default.yaml configs/default.yaml,privileged_critic=true ...]
 """
 
 from __future__ import annotations
@@ -32,14 +35,15 @@ def cartpole_steps_per_second(steps: int) -> float:
     return model.num_timesteps / (time.perf_counter() - start)
 
 
-def miaui_steps_per_second(steps: int, config_file: str) -> float:
+def miaui_steps_per_second(steps: int, config_spec: str) -> float:
     """A self-play config (the teacher's guidance included), evaluations switched off and the pool
     filled once with snapshots of the fresh learner (a league meets its pool's networks); the
     cloning that precedes PPO is not counted (it is timed in the run's metadata), nor is a first
     rollout and update, which compiles the kernels of a fresh install."""
     from training.selfplay import Run
 
-    config = load_config(config_file, ["evaluation.every=1000000000", "opponents.snapshot_every=1000000000"])
+    config_file, *overrides = config_spec.split(",")  # "configs/default.yaml,privileged_critic=true"
+    config = load_config(config_file, [*overrides, "evaluation.every=1000000000", "opponents.snapshot_every=1000000000"])
     with tempfile.TemporaryDirectory() as directory:
         run = Run(config, Path(directory), resume=False)
         if config.opponents.mode != "latest":
@@ -59,18 +63,23 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=300_000)
     parser.add_argument("--cartpole-steps", type=int, default=50_000)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--configs", nargs="+", default=["configs/default.yaml", "configs/v1.yaml"])
+    parser.add_argument(
+        "--configs",
+        nargs="+",
+        default=["configs/default.yaml", "configs/default.yaml,privileged_critic=true", "configs/v1.yaml"],
+        help="config files, each optionally followed by ,KEY=VALUE overrides",
+    )
     args = parser.parse_args()
-    print(f"{'repeat':<8}{'config':<22}{'CartPole PPO steps/s':>22}{'Miaui self-play steps/s':>25}{'ratio':>8}", flush=True)
+    print(f"{'repeat':<8}{'config':<42}{'CartPole PPO steps/s':>22}{'Miaui self-play steps/s':>25}{'ratio':>8}", flush=True)
     ratios: dict[str, list[float]] = {name: [] for name in args.configs}
     for repeat in range(1, args.repeats + 1):
         peer = cartpole_steps_per_second(args.cartpole_steps)
         for name in args.configs:
             ours = miaui_steps_per_second(args.steps, name)
             ratios[name].append(ours / peer)
-            print(f"{repeat:<8}{Path(name).name:<22}{peer:>22,.0f}{ours:>25,.0f}{ratios[name][-1]:>8.2f}", flush=True)
+            print(f"{repeat:<8}{name.removeprefix('configs/'):<42}{peer:>22,.0f}{ours:>25,.0f}{ratios[name][-1]:>8.2f}", flush=True)
     for name, values in ratios.items():
-        print(f"median ratio ({Path(name).name} self-play / SB3 PPO CartPole-v1 x 8 envs): {statistics.median(values):.2f}")
+        print(f"median ratio ({name.removeprefix('configs/')} self-play / SB3 PPO CartPole-v1 x 8 envs): {statistics.median(values):.2f}")
 
 
 if __name__ == "__main__":
