@@ -478,7 +478,8 @@ def summary(metadata: dict[str, Any], directory: Path) -> str:
             f"exploitability probe: a best response trained {probed['steps']:,} steps wins {probed['win_share']:.3f} "
             f"+- {probed['win_share_ci']:.3f} at {probed['players']} players, gain over the fair share {probed['gain']:+.3f}"
         )
-    lines.append(f"run written to {directory}/ (model.zip, metadata.json, evaluations.csv, win_share.png, tensorboard/)")
+    probe_files = ", exploit/" if probed else ""
+    lines.append(f"run written to {directory}/ (model.zip, metadata.json, evaluations.csv, win_share.png{probe_files}, tensorboard/)")
     return "\n".join(lines)
 
 
