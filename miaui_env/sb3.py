@@ -42,7 +42,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from miaui_env.adapters import split_mask
-from miaui_env.agents import Agent, Policy, RandomAgent, check_agent, checked_actions, reset_agent
+from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent, checked_actions, reset_agent
 from miaui_env.compact import expand_observations
 from miaui_env.compact_torch import expand_observations_torch
 from miaui_env.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
@@ -328,11 +328,7 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         """Each game's opponents by name, seat by seat: a mixture of agents says who it dealt where
         (`seated(rows)`), any other opponent is one agent in every seat."""
         seated = getattr(self.opponent, "seated", None)
-        if callable(seated):
-            names = list(seated(games * seats))
-        else:
-            name = getattr(self.opponent, "name", getattr(self.opponent, "__name__", type(self.opponent).__name__))
-            names = [str(name)] * (games * seats)
+        names = list(seated(games * seats)) if callable(seated) else [agent_name(self.opponent)] * (games * seats)
         return [tuple(names[g * seats : (g + 1) * seats]) for g in range(games)]
 
     def action_masks(self) -> np.ndarray:

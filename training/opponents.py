@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from miaui_env.agents import Agent, Policy, as_policy, reset_agent
+from miaui_env.agents import Agent, Policy, agent_name, as_policy, reset_agent
 from miaui_env.agents.policy import PolicyAgent
 from miaui_env.files import replacing
 
@@ -88,11 +88,6 @@ class OpponentMixture:
 
 
 DRAWS = ("game", "seat")
-
-
-def agent_name(agent: Agent | Policy) -> str:
-    """An agent's name (a plain policy function's own name)."""
-    return str(getattr(agent, "name", getattr(agent, "__name__", type(agent).__name__)))
 
 
 class League:

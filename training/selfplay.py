@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from miaui_env.agents import Agent, Policy
+from miaui_env.agents import Agent, Policy, agent_name
 from miaui_env.agents.loading import load_agent
 from miaui_env.agents.policy import PolicyAgent
 from miaui_env.arena import ArenaConfig, SampleGames, play, summarize
@@ -171,7 +171,7 @@ class Run:
             learner = PolicyAgent(self.model, "learner", deterministic=False)
             self.members = [learner] if opponents.mode == "latest" else [*self.pool.agents(self.model)] or [learner]
         if self.league is not None:
-            self.league.forget([agent.name for agent in self.members if isinstance(agent, PolicyAgent)])
+            self.league.forget(self.league_members())
         self.baseline_weights = {name: weight for name, weight in weights.items() if name != "pool" and weight > 0}
         shares = self.opponent_shares()
         spawned = zip(self.tables, self.baselines, self.opponent_seeds.spawn(len(self.tables)), strict=True)
@@ -186,18 +186,24 @@ class Run:
     def opponent_shares(self) -> list[float]:
         """The draw weight of each pool member (alike, or by PFSP in a league), then of each baseline."""
         pool = self.config.opponents.weights.get("pool", 0)
-        names = [str(getattr(agent, "name", "")) for agent in self.members]
-        if self.league is not None and names and names[0].startswith(SNAPSHOT_PREFIX):
-            split = self.league.weights(names)
+        snapshots = self.league_members()
+        if self.league is not None and snapshots:
+            split = self.league.weights(snapshots)
         else:
-            split = [1 / max(len(names), 1)] * len(names)
+            split = [1 / max(len(self.members), 1)] * len(self.members)
         return [pool * share for share in split] + list(self.baseline_weights.values())
+
+    def league_members(self) -> list[str]:
+        """The snapshots a league weighs now: the pool's members once snapshots are in it (none
+        outside a league, nor while the learner itself stands in for the empty pool)."""
+        names = [agent_name(agent) for agent in self.members]
+        return names if self.league is not None and names and names[0].startswith(SNAPSHOT_PREFIX) else []
 
     def record_games(self, infos: list[dict[str, Any]]) -> None:
         """A league's statistics from the games that just ended; the new draw weights from the next episode."""
         if self.league is None:
             return
-        results, members = [], {str(getattr(agent, "name", "")) for agent in self.members}
+        results, members = [], set(self.league_members())
         for table, start in zip(self.tables, self.venv._bounds[:-1], strict=True):
             learners = len(table.learner_seats)
             for index in range(start, start + table.num_envs, learners):  # one row per game: its first learner seat
@@ -217,10 +223,8 @@ class Run:
 
     def league_summary(self) -> dict[str, Any]:
         """The league's win rates and draw weights, for the log and metadata."""
-        if self.league is None:
-            return {}
-        names = [str(getattr(agent, "name", "")) for agent in self.members if isinstance(agent, PolicyAgent)]
-        if not names or not names[0].startswith(SNAPSHOT_PREFIX):
+        names = self.league_members()
+        if self.league is None or not names:
             return {}
         weights = self.league.weights(names)
         return {

@@ -66,6 +66,11 @@ def check_agent(agent: object, what: str = "agent") -> Agent | Policy:
     return agent  # type: ignore[return-value]
 
 
+def agent_name(agent: Agent | Policy) -> str:
+    """An agent's name (a plain policy function's own name, else its type's)."""
+    return str(getattr(agent, "name", getattr(agent, "__name__", type(agent).__name__)))
+
+
 def checked_actions(agent: Agent | Policy, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """The agent's cards for a batch, as int64 card indices, each one its mask allows; an agent's
     malformed answer (floats, a wrong length, an illegal card) is an AgentError naming the agent."""
