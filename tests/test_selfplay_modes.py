@@ -279,3 +279,12 @@ def test_the_exploitability_probe_trains_a_best_response_to_the_final_policy(tmp
     (run / "exploit" / "exploit.json").unlink()
     again = train(config, run, resume=True, show_progress=False)
     assert again["exploitability"] == probed and not (run / "exploit" / "exploit.json").exists()
+
+
+@pytest.mark.parametrize("own_size", [0, OBSERVATION_LAYOUT.size + PRIVILEGED_SIZE])
+def test_a_privileged_policy_needs_the_observation_to_be_a_proper_prefix_of_the_row(own_size):
+    from sb3_contrib import MaskablePPO
+
+    venv = MiauiSelfPlayVecEnv(2, num_players=3, privileged=True, seed=0)
+    with pytest.raises(ValueError, match=f"own_size={own_size} must be between 1 and the row length"):
+        MaskablePPO(PrivilegedCriticPolicy, venv, policy_kwargs={"own_size": own_size}, device="cpu")
