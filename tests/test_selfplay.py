@@ -239,3 +239,40 @@ def test_every_evaluation_of_a_run_replays_the_same_games_in_the_learner_s_view(
     assert run.evaluate(0) == first  # the same deals, and the baselines seeded alike
     assert [view for (view, _), _ in lineups] == [config.view] * 4  # a recall learner is shown recall
     assert len({seed for _, seed in lineups}) == 2  # each baseline its own deals
+
+
+def test_a_run_starts_from_the_weights_init_names(tmp_path):
+    """`init` starts PPO from a trained policy (its network shape and critic too): before any step the
+    learner is that policy, weight for weight; afterwards PPO trains it on."""
+    import torch
+
+    from training.selfplay import Run, train
+
+    start = load_agent("miaui-ppo-v1")
+    overrides = ["init=miaui-ppo-v1", "kickstart.decisions=0", "privileged_critic=true", "total_timesteps=600"]
+    run = Run(load_config("configs/smoke.yaml", overrides), tmp_path / "fresh", resume=False)
+    theirs, ours = start.policy.policy.state_dict(), run.model.policy.state_dict()
+    assert type(run.model.policy) is type(start.policy.policy) and theirs.keys() == ours.keys()
+    assert all(torch.equal(theirs[key], ours[key]) for key in theirs)
+    metadata = train(load_config("configs/smoke.yaml", [*overrides, "evaluation.every=100000"]), tmp_path / "trained", show_progress=False)
+    assert metadata["init"] == "miaui-ppo-v1" and metadata["steps"] >= 600
+    trained = load_agent(str(tmp_path / "trained")).policy.policy.state_dict()
+    assert any(not torch.equal(theirs[key], trained[key]) for key in theirs)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["init=miaui-ppo-v1", "privileged_critic=true"], "both start the network; set kickstart.decisions=0"),
+        (["init=counter", "kickstart.decisions=0"], "'counter', which is not a trained MaskablePPO policy"),
+        (["init=miaui-ppo-v1", "kickstart.decisions=0"], "trained with privileged_critic=True, but the run has privileged_critic=False"),
+        (["init=miaui-ppo-v0", "kickstart.decisions=0", "view=table"], "sees the 'recall' view, but the run's view is 'table'"),
+    ],
+)
+def test_an_init_that_cannot_start_the_run_is_refused(tmp_path, overrides, message):
+    from training.selfplay import Run
+
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        Run(load_config("configs/smoke.yaml", overrides), tmp_path / "run", resume=False)
+    done = selfplay("--config", "configs/smoke.yaml", *(f"--set={o}" for o in overrides), "--out", str(tmp_path / "cli"), timeout=120)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr

@@ -347,6 +347,8 @@ class SelfPlayConfig(RunConfig):
     """The value network also reads the global state (miaui_env.privileged); the policy never does."""
     play: str = field(default="best", metadata={"choices": tuple(PLAY_MODES)})
     """How the run's policy plays once loaded (arena, play, browser, the probe): best (its most likely card) or sample."""
+    init: str | None = None
+    """A trained MaskablePPO policy (agent spec) whose weights and network shape PPO starts from (null: new weights)."""
 
 
 @dataclass(frozen=True)

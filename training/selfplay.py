@@ -132,7 +132,10 @@ class Run:
         else:
             kwargs = ppo_kwargs(config.ppo)
             policy: Any = "MlpPolicy"
-            if config.privileged_critic:
+            start = initial_weights(config)
+            if start is not None:  # the init policy's own network: its class (critic) and shape, to take its weights
+                policy, kwargs["policy_kwargs"] = start[0], start[1]
+            elif config.privileged_critic:
                 policy = PrivilegedCriticPolicy
                 kwargs["policy_kwargs"] = {**kwargs.get("policy_kwargs", {}), "own_size": OBSERVATION_LAYOUT.size}
             try:
@@ -143,6 +146,8 @@ class Run:
             except (TypeError, ValueError, AssertionError, NotImplementedError) as error:
                 # Values inside the section (policy_kwargs, schedules) are checked by SB3 and torch themselves.
                 raise ConfigError(f"the ppo section was refused by MaskablePPO: {type(error).__name__}: {error}") from None
+            if start is not None:
+                self.model.policy.load_state_dict(start[2])
             self.metadata = {
                 "observation_version": OBSERVATION_VERSION,
                 "tables": [table.to_dict() for table in config.tables],
@@ -151,6 +156,7 @@ class Run:
                 "view": config.view,
                 "privileged_critic": config.privileged_critic,
                 "play": config.play,
+                "init": config.init,
                 "steps": 0,
                 "evaluations": [],
             }
@@ -360,6 +366,41 @@ def plot_win_shares(history: list[dict[str, Any]], path: Path, players: int) -> 
     with replacing(path) as temporary:
         figure.savefig(temporary, dpi=110)
     plt.close(figure)
+
+
+def trained_weights(agent: Agent) -> tuple[type, dict[str, Any], dict[str, Any]] | None:
+    """A trained SB3 policy's (policy class, policy_kwargs, network weights); None for any other agent."""
+    from sb3_contrib import MaskablePPO
+
+    if isinstance(agent, PolicyAgent) and isinstance(agent.policy, MaskablePPO):
+        return type(agent.policy.policy), dict(agent.policy.policy_kwargs), agent.policy.policy.state_dict()
+    return None
+
+
+def initial_weights(config: SelfPlayConfig) -> tuple[type, dict[str, Any], dict[str, Any]] | None:
+    """The weights `config.init` names (None without one); ConfigError unless it is a trained
+    MaskablePPO policy that sees the run's view through the run's kind of critic."""
+    from miaui_env.privileged import PrivilegedCriticPolicy
+
+    if config.init is None:
+        return None
+    if config.kickstart.decisions > 0:  # checked here, not per --set: the two keys are often set one after the other
+        raise ConfigError(f"config key 'init' is {config.init!r} and kickstart.decisions is {config.kickstart.decisions}: both "
+                          "start the network; set kickstart.decisions=0 to start from init's weights, or init=null to clone")  # fmt: skip
+    agent = load_agent(config.init, seed=0)
+    weights = trained_weights(agent)
+    if weights is None:
+        raise ConfigError(f"config key 'init' is {config.init!r}, which is not a trained MaskablePPO policy; name a checkpoint "
+                          "(e.g. miaui-ppo-v1, checkpoints/my-run, results/exploit/counter/best-response-4p)")  # fmt: skip
+    privileged = issubclass(weights[0], PrivilegedCriticPolicy)
+    if privileged != config.privileged_critic:
+        raise ConfigError(f"config key 'init' is {config.init!r}, trained with privileged_critic={privileged}, but the run has "
+                          f"privileged_critic={config.privileged_critic}: the inputs differ, so set it to {privileged}")  # fmt: skip
+    view = getattr(agent, "view", "table")
+    if view != config.view:
+        raise ConfigError(f"config key 'init' is {config.init!r}, which sees the {view!r} view, but the run's view is "
+                          f"{config.view!r}: set view={view} to start from it")  # fmt: skip
+    return weights
 
 
 def train(config: SelfPlayConfig, directory: Path, resume: bool = False, show_progress: bool = True) -> dict[str, Any]:
