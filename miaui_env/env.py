@@ -169,9 +169,8 @@ from miaui_env.rules import (
     check_action,
     final_rewards,
     new_game,
-    play_round,
+    play_checked_round,
     scores,
-    winners,
 )
 from miaui_env.seeding import check_seed
 from miaui_env.settings import Settings, SettingsKwargs
@@ -308,18 +307,16 @@ class _MiauiEnv:
     def _reveal(self, cards: list[int]) -> tuple[list[float] | None, list[dict[str, Any]]]:
         """Play the joint action (diver cards); the rewards if the game ended, and every seat's info."""
         game = self.game
-        records: tuple[RoundRecord, ...] = play_round(game, cards)
+        records: tuple[RoundRecord, ...] = play_checked_round(game, tuple(cards))  # each card was checked as it came
         self.encoder.refresh(game)
-        infos = self._infos(RoundResults(records))
+        totals = scores(game)
+        # R10: the highest score wins, tied winners share the victory (rules.winners, from the scores at hand)
+        best = max(totals) if game.is_over else None
+        results = RoundResults(records)
+        infos = [{"round_results": results, "score": total, "winner": total == best} for total in totals]
         if not game.is_over:
             return None, infos
-        return final_rewards(np.array(scores(game)), self.settings.reward).tolist(), infos
-
-    def _infos(self, results: RoundResults) -> list[dict[str, Any]]:
-        """Every seat's info, the same keys at every step (see the module docstring)."""
-        game, totals = self.game, scores(self.game)
-        winning = winners(game) if game.is_over else ()
-        return [{"round_results": results, "score": int(totals[s]), "winner": s in winning} for s in range(len(totals))]
+        return final_rewards(np.array(totals), self.settings.reward).tolist(), infos
 
     def state(self) -> np.ndarray:
         """The global state vector (see `STATE_LAYOUT`): everything, hidden cards included."""

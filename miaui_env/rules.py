@@ -344,7 +344,12 @@ def play_round(state: GameState, plays: Sequence[int]) -> tuple[RoundRecord, ...
     `plays[seat]` is the diver card (1-12) that seat plays. Raises IllegalActionError, leaving the
     state untouched, if any card is not in its seat's hand. Returns the records of the rounds played.
     """
-    cards = check_plays(state, plays)
+    return play_checked_round(state, check_plays(state, plays))
+
+
+def play_checked_round(state: GameState, cards: tuple[int, ...]) -> tuple[RoundRecord, ...]:
+    """`play_round` for a joint action `check_plays` accepted (the envs check each agent's card as it
+    comes, so the reveal does not check them all again)."""
     records = [_resolve_round(state, cards)]
     if state.round == NUM_ROUNDS:
         records.append(_resolve_round(state, forced_plays(state)))
