@@ -143,9 +143,9 @@ observation's pieces (seat rows as above, absolute: `player_0` first, every entr
 
 from __future__ import annotations
 
+import functools
 import warnings
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Unpack
 
 import gymnasium
@@ -156,7 +156,6 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWrapper
 
 from miaui_env.cards import parse_deck_order
-from miaui_env.compact import compact_observations
 from miaui_env.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT, VECTOR_BOUND, Encoder
 from miaui_env.picture import require_pillow, table_picture
 from miaui_env.render import RENDER_MODES, check_render_mode, render_table, seat_name
@@ -170,10 +169,10 @@ from miaui_env.rules import (
     final_rewards,
     new_game,
     play_checked_round,
-    scores,
 )
 from miaui_env.seeding import check_seed
 from miaui_env.settings import Settings, SettingsKwargs
+from miaui_env.vector import VectorMiaui
 
 RESET_OPTIONS = ("deck",)
 ILLEGAL_ACTIONS = ("raise", "terminate")  # env(illegal_action=...): refuse a card not in hand, or end the game
@@ -206,19 +205,71 @@ def observation_box(compact: bool) -> gymnasium.spaces.Box:
     return gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
 
 
-@dataclass(frozen=True)
 class RoundResults:
     """The `RoundRecord`s one reveal made public (`records`), as one value: iterating gives them.
 
     Deliberately not a sequence: numpy and the libraries built on it (Tianshou's `Batch`) see one
     object at every step, whether the reveal resolved one round, two (11 and the forced 12) or
-    none yet, so stacked infos keep their shape."""
+    none yet, so stacked infos keep their shape. The envs' records are written by the reference
+    rules when first read (`PlayedGame`), so a loop that never reads them never pays for them."""
 
-    records: tuple[RoundRecord, ...] = ()
+    __slots__ = ("_records", "_source")
+
+    def __init__(self, records: Iterable[RoundRecord] = (), *, source: Callable[[], tuple[RoundRecord, ...]] | None = None):
+        self._records = None if source is not None else tuple(records)
+        self._source = source
+
+    @property
+    def records(self) -> tuple[RoundRecord, ...]:
+        """The records, in the order the rounds were played."""
+        if self._records is None:
+            assert self._source is not None
+            self._records, self._source = self._source(), None
+        return self._records
 
     def __iter__(self) -> Iterator[RoundRecord]:
         """The records, in the order the rounds were played."""
         return iter(self.records)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RoundResults) and self.records == other.records
+
+    def __hash__(self) -> int:
+        return hash(self.records)
+
+    def __repr__(self) -> str:
+        return f"RoundResults(records={self.records!r})"
+
+    def __reduce__(self) -> tuple[type, tuple[tuple[RoundRecord, ...]]]:
+        return RoundResults, (self.records,)  # a copy holds the records themselves, not the game they come from
+
+
+class PlayedGame:
+    """One dealt game as the reference rules (`miaui_env.rules`) see it, brought up to date when
+    asked: the compiled engine plays the rounds, and the joint actions it played are replayed
+    through the rules only when the state or a round's records are read."""
+
+    def __init__(self, state: GameState):
+        self._state, self._plays, self._applied = state, list[tuple[int, ...]](), 0
+        self._history_ends: list[int] = []  # len(history) after each reveal
+
+    def add(self, cards: tuple[int, ...]) -> int:
+        """Note the joint action (diver cards) the engine just played; returns the reveal's number."""
+        self._plays.append(cards)
+        return len(self._plays) - 1
+
+    def state(self) -> GameState:
+        """The game now: every noted joint action played by the rules."""
+        while self._applied < len(self._plays):
+            play_checked_round(self._state, self._plays[self._applied])  # the engine checked the cards
+            self._applied += 1
+            self._history_ends.append(len(self._state.history))
+        return self._state
+
+    def records(self, reveal: int) -> tuple[RoundRecord, ...]:
+        """The records of reveal `reveal` (one round, two after round 11)."""
+        history = self.state().history
+        return tuple(history[self._history_ends[reveal - 1] if reveal else 0 : self._history_ends[reveal]])
 
 
 class _MiauiEnv:
@@ -247,7 +298,14 @@ class _MiauiEnv:
         self.state_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (STATE_LAYOUT.size,), np.float32)
         self.observation_version = OBSERVATION_VERSION
         self.np_random, self.np_random_seed = seeding.np_random(None)
-        self._game: GameState | None = None
+        # The compiled path: one game on the batched engine (proven identical to the rules); the
+        # reference state follows it only when read (`PlayedGame`). The engine's own deals are never
+        # used: every game is dealt by the rules here and loaded into it.
+        self.engine = VectorMiaui(1, seed=0, autoreset=False, **self.settings.as_kwargs())
+        self._played: PlayedGame | None = None
+        self._seat_observations = self._masks = np.zeros((0, 0))
+        self._is_over = False
+        self._encoded: tuple[PlayedGame, int] | None = None  # the game and round the encoder last wrote (for state())
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         """The observation space of `agent` (the same for every agent)."""
@@ -259,10 +317,18 @@ class _MiauiEnv:
 
     @property
     def game(self) -> GameState:
-        """The engine state (omniscient; for tools and tests, not for agents)."""
-        if self._game is None:
+        """The reference rules' state of the game (omniscient; for tools and tests, not for agents),
+        brought up to date when read; changing it does not change the game the env plays."""
+        if self._played is None:
             raise ResetNeeded("call reset() before using the env: no game has been dealt yet")
-        return self._game
+        return self._played.state()
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended (ResetNeeded before the first reset)."""
+        if self._played is None:
+            raise ResetNeeded("call reset() before using the env: no game has been dealt yet")
+        return self._is_over
 
     def seat(self, agent: Any) -> int:
         """The seat of `agent`; UnknownAgentError naming the table's agents if it is not one of them."""
@@ -290,37 +356,44 @@ class _MiauiEnv:
         seed, deck_order = self.check_reset(seed, options)  # every argument checked before anything changes
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
-        self._game = new_game(self.config, self.np_random, deck_order)
-        self.encoder.refresh(self._game)
+        game = new_game(self.config, self.np_random, deck_order)
+        observations, masks = self.engine.load_states([game])
+        self._seat_observations, self._masks = observations[0], masks[0]
+        self._played, self._is_over = PlayedGame(game), False
 
     def _observe(self, seat: int) -> dict[str, np.ndarray]:
-        observation = self.encoder.observe(seat)
-        return {
-            "observation": compact_observations(observation) if self.compact else observation,
-            "action_mask": self.game.hands[seat].copy(),
-        }
+        return {"observation": self._seat_observations[seat].copy(), "action_mask": self._masks[seat].copy()}
 
     def check_action(self, agent: str, action: Any) -> int:
         """The card index `action` names; IllegalActionError, naming the legal actions, unless it is a card in `agent`'s hand."""
-        return check_action(self.game.hands[self.seat(agent)], action, agent)
+        if self._played is None:
+            raise ResetNeeded("call reset() before using the env: no game has been dealt yet")
+        return check_action(self._masks[self.seat(agent)], action, agent)
 
     def _reveal(self, cards: list[int]) -> tuple[list[float] | None, list[dict[str, Any]]]:
         """Play the joint action (diver cards); the rewards if the game ended, and every seat's info."""
-        game = self.game
-        records: tuple[RoundRecord, ...] = play_checked_round(game, tuple(cards))  # each card was checked as it came
-        self.encoder.refresh(game)
-        totals = scores(game)
-        # R10: the highest score wins, tied winners share the victory (rules.winners, from the scores at hand)
-        best = max(totals) if game.is_over else None
-        results = RoundResults(records)
-        infos = [{"round_results": results, "score": total, "winner": total == best} for total in totals]
-        if not game.is_over:
-            return None, infos
-        return final_rewards(np.array(totals), self.settings.reward).tolist(), infos
+        assert self._played is not None
+        # Each card was checked as it came (check_action), so the engine need not check them again.
+        observations, masks, _, done, ended = self.engine.step(np.array([cards], dtype=np.int64) - 1, trusted=True)
+        reveal = self._played.add(tuple(cards))
+        results = RoundResults(source=functools.partial(self._played.records, reveal))
+        self._seat_observations, self._masks, self._is_over = observations[0], masks[0], bool(done[0])
+        if self._is_over:
+            totals, winning = ended["scores"][0].tolist(), ended["winners"][0].tolist()
+        else:
+            totals, winning = self.engine.scores()[0].tolist(), [False] * len(cards)
+        infos = [{"round_results": results, "score": total, "winner": won} for total, won in zip(totals, winning, strict=True)]
+        rewards: list[float] | None = final_rewards(np.array(totals), self.settings.reward).tolist() if self._is_over else None
+        return rewards, infos
 
     def state(self) -> np.ndarray:
         """The global state vector (see `STATE_LAYOUT`): everything, hidden cards included."""
-        return self.encoder.state_vector(self.game)
+        game = self.game
+        assert self._played is not None
+        if self._encoded != (self._played, game.round):
+            self.encoder.refresh(game, new_game=self._encoded is None or self._encoded[0] is not self._played)
+            self._encoded = (self._played, game.round)
+        return self.encoder.state_vector(game)
 
     def _render_as_it_goes(self) -> None:
         """In `human` mode the table is printed at each deal and each reveal (PettingZoo's convention:
@@ -368,20 +441,24 @@ class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """The acting agent's observation, reward, termination, truncation and info (PettingZoo's `last`)."""
-        if self._game is None:
+        if self._played is None:
             raise ResetNeeded("call reset() before last(): no game has been dealt yet")
         if not self.agents:
             raise ResetNeeded("the game is over and every agent has stepped out: call reset() to deal a new one")
-        last: tuple[Any, float, bool, bool, dict[str, Any]] = super().last(observe)
-        return last
+        agent = self.agent_selection  # AECEnv.last, with the agent's seat looked up once
+        observation = self._observe(self.seat_of[agent]) if observe else None
+        return observation, self._cumulative_rewards[agent], self.terminations[agent], self.truncations[agent], self.infos[agent]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """What `agent` sees now: nothing of this round's choices until all are revealed (R6, R11)."""
-        return self._observe(self.seat(agent))
+        seat = self.seat(agent)
+        if self._played is None:
+            raise ResetNeeded("call reset() before observe(): no game has been dealt yet")
+        return self._observe(seat)
 
     def step(self, action: Any) -> None:
         """Take the acting agent's card; the round is revealed once every seat has chosen."""
-        if self._game is None:
+        if self._played is None:
             raise ResetNeeded("call reset() before step(): no game has been dealt yet")
         if not self.agents:
             raise ResetNeeded("the game is over: call reset() to deal a new one")
@@ -389,10 +466,11 @@ class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        card = self.check_action(agent, action) + 1
+        seat = self.seat_of[agent]
+        self._pending.append(check_action(self._masks[seat], action, agent) + 1)
         self._cumulative_rewards[agent] = 0.0
-        self._pending.append(card)
-        if len(self._pending) == self.num_agents:
+        # Rewards are 0 until the last reveal sets them, so only that step has any to accumulate.
+        if len(self._pending) == len(self.agents):
             final, infos = self._reveal(self._pending)
             self._render_as_it_goes()
             self._pending = []
@@ -400,10 +478,8 @@ class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
             if final is not None:
                 self.rewards = dict(zip(self.agents, final, strict=True))
                 self.terminations = dict.fromkeys(self.agents, True)
-        else:
-            self._clear_rewards()
-        self.agent_selection = self.agents[(self.seat(agent) + 1) % self.num_agents]
-        self._accumulate_rewards()
+                self._accumulate_rewards()
+        self.agent_selection = self.agents[(seat + 1) % len(self.agents)]
 
 
 class MiauiParallelEnv(_MiauiEnv, ParallelEnv):
@@ -425,7 +501,7 @@ class MiauiParallelEnv(_MiauiEnv, ParallelEnv):
 
     def step(self, actions: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
         """Reveal one round from every agent's action; IllegalActionError (nothing changes) if any is bad."""
-        if self.game.is_over:
+        if self.is_over:
             raise ResetNeeded("the game is over: call reset() to deal a new one")
         if not isinstance(actions, Mapping):
             raise IllegalActionError(f"step() takes a dict of one action per agent ({self.agents}), got {actions!r:.60}")

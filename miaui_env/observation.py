@@ -548,9 +548,10 @@ class Encoder:
         self._bind_views()
 
     # -- per reveal ---------------------------------------------------------------------------
-    def refresh(self, state: GameState) -> None:
-        """Write the game into the canvas; call after new_game and after every play_round."""
-        if not state.history:
+    def refresh(self, state: GameState, new_game: bool = False) -> None:
+        """Write the game into the canvas; call after new_game and after every play_round, or with
+        `new_game` at the first refresh of a game that has already played rounds."""
+        if new_game or not state.history:
             self._records_seen = self._box_seen = -1  # a new game: every pile and the box are rewritten
         feats = self.features
         self._round.fill(0.0)

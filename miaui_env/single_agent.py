@@ -96,13 +96,13 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         it ignores, which a mask with no legal card would make impossible to choose."""
         if not self._obs:
             raise ResetNeeded("call reset() before action_masks(): no game has been dealt yet")
-        if self._game.game.is_over:
+        if self._game.is_over:
             return np.ones(NUM_DIVER_CARDS, dtype=bool)
         return self._obs[f"player_{self.seat}"]["action_mask"].astype(bool)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the agent's card; the opponents choose theirs from their own observations."""
-        if self._game.game.is_over:  # (before any reset, `game` raises ResetNeeded)
+        if self._game.is_over:  # (before any reset, `game` raises ResetNeeded)
             raise ResetNeeded("the game is over: call reset() to deal a new one")
         me = f"player_{self.seat}"
         self._game.check_action(me, action)  # refuse a bad card before the opponents move

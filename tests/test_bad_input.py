@@ -35,10 +35,10 @@ DECK = [str(card) for card in miaui_env.DEFAULT_DECK]  # a whole deck in its pri
 def aec_snapshot(env) -> bytes:
     """Everything a careless call could change in an AEC or parallel env, as bytes."""
     raw = env.unwrapped
-    game = raw._game
+    game = None if raw._played is None else raw.game  # the reference state, and below the compiled engine's
     parts = [pickle.dumps(raw.np_random.bit_generator.state)]
     if game is not None:
-        parts += [pickle.dumps(game), raw.state().tobytes()]
+        parts += [pickle.dumps(game), raw.state().tobytes(), pickle.dumps(raw.engine.snapshot())]
         parts += [raw._observe(seat)["observation"].tobytes() for seat in range(len(raw.possible_agents))]
     for name in ("agent_selection", "_pending", "agents", "_has_reset"):
         parts.append(pickle.dumps(getattr(env, name, None)))

@@ -13,7 +13,7 @@ from helpers import stacked_deck
 import miaui_env
 from miaui_env import IllegalActionError
 from miaui_env.cards import FISH_KINDS, FishKind
-from miaui_env.rules import DEAL_UNIFORMS, DECK_SIZE, GameConfig, first_round_order
+from miaui_env.rules import DEAL_UNIFORMS, DECK_SIZE, NUM_ROUNDS, GameConfig, first_round_order
 from miaui_env.vector import DECISIONS, VectorMiaui, rule_kernels
 
 CONFIGS = list(itertools.product(range(3, 7), (False, True), (False, True)))
@@ -121,6 +121,7 @@ def test_bad_actions_name_game_and_seat_and_change_nothing(actions, message):
         ({"num_envs": 2, "num_players": 7}, "num_players=7"),
         ({"num_envs": 2, "view": "x"}, "view"),
         ({"num_envs": 2, "reward": "x"}, "reward"),
+        ({"num_envs": 2, "autoreset": "no"}, "autoreset must be True or False, got 'no'"),
     ],
 )
 def test_bad_settings_are_refused(kwargs, message):
@@ -177,3 +178,33 @@ def test_rule_kernels_know_nothing_of_the_observation():
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     assert imported == {"__future__", "numpy", "numba", "miaui_env.rules", "miaui_env.vector.state"}
+
+
+def test_without_autoreset_the_ended_games_stay_until_new_ones_are_loaded():
+    """autoreset=False (the envs' one game): the last step returns the final observations, the same
+    games the autoresetting engine ends, and nothing plays on until new games are loaded."""
+    from gymnasium.error import ResetNeeded
+
+    kept, resetting = VectorMiaui(3, num_players=4, seed=9, autoreset=False), VectorMiaui(3, num_players=4, seed=9)
+    rng = np.random.default_rng(1)
+    for _ in range(NUM_ROUNDS - 1):  # the last card of round 12 is forced
+        actions = np.argmax(rng.random((3, 4, 12)) * kept.action_masks(), axis=2)
+        obs, masks, rewards, dones, infos = kept.step(actions)
+        _, _, rewards_too, _, infos_too = resetting.step(actions)
+        np.testing.assert_array_equal(rewards, rewards_too)
+    assert dones.all() and (masks == 0).all()
+    np.testing.assert_array_equal(obs, infos_too["final_observation"])
+    np.testing.assert_array_equal(infos["scores"], infos_too["scores"])
+    with pytest.raises(ResetNeeded, match="autoreset is off"):
+        kept.step(actions)
+    obs, masks = kept.reset(seed=9)
+    assert masks.all() and kept.round == 1
+
+
+def test_trusted_actions_play_as_checked_ones():
+    checked, trusted = VectorMiaui(4, num_players=5, seed=2), VectorMiaui(4, num_players=5, seed=2)
+    rng = np.random.default_rng(3)
+    for _ in range(2 * (NUM_ROUNDS - 1)):
+        actions = np.argmax(rng.random((4, 5, 12)) * checked.action_masks(), axis=2).astype(np.int64)
+        for one, other in zip(checked.step(actions)[:4], trusted.step(actions, trusted=True)[:4], strict=True):
+            np.testing.assert_array_equal(one, other)

@@ -50,16 +50,16 @@ def _features_of_stats(out: np.ndarray, g: int, s: int, at: int, stats: np.ndarr
 
 @njit(cache=True, parallel=True)
 def encode_pieces(tables: EncodeTables, round_number: int, game: GameArrays, reveal: Reveal, out: ObservationPieces, chunks: int) -> None:
-    """`_encode_pieces` for every game, in `chunks` of games side by side on numba's threads."""
+    """`encode_game_pieces` for every game, in `chunks` of games side by side on numba's threads."""
     games = out.rows.shape[0]
     for chunk in prange(chunks):
-        _encode_pieces(tables, round_number, game, reveal, out, chunk * games // chunks, (chunk + 1) * games // chunks)
+        encode_game_pieces(tables, round_number, game, reveal, out, chunk * games // chunks, (chunk + 1) * games // chunks)
 
 
 # Each parallel kernel hands its chunks to a function of their own: inside a prange loop, numba
 # (0.6x) loses writes made through a structure's fields (out.lagoon[...] = ...); a called function's are kept.
 @njit(cache=True)
-def _encode_pieces(
+def encode_game_pieces(
     tables: EncodeTables, round_number: int, game: GameArrays, reveal: Reveal, out: ObservationPieces, start: int, stop: int
 ) -> None:
     """The per-game pieces of the observations, as observation.Encoder computes them:
@@ -126,14 +126,14 @@ def quantize(values: np.ndarray, scale: np.ndarray, zero: np.ndarray, codes: np.
 def assemble_observations(
     obs: np.ndarray, round_number: int, recall: bool, hands: np.ndarray, box: np.ndarray, out: ObservationPieces, chunks: int
 ) -> None:
-    """`_assemble_observations` for every game, in `chunks` of games side by side on numba's threads."""
+    """`assemble_game_observations` for every game, in `chunks` of games side by side on numba's threads."""
     games = obs.shape[0]
     for chunk in prange(chunks):
-        _assemble_observations(obs, round_number, recall, hands, box, out, chunk * games // chunks, (chunk + 1) * games // chunks)
+        assemble_game_observations(obs, round_number, recall, hands, box, out, chunk * games // chunks, (chunk + 1) * games // chunks)
 
 
 @njit(cache=True)
-def _assemble_observations(
+def assemble_game_observations(
     obs: np.ndarray, round_number: int, recall: bool, hands: np.ndarray, box: np.ndarray, out: ObservationPieces, start: int, stop: int
 ) -> None:
     """Write every seat's observation from the pieces, in one pass over the buffer: the round,
@@ -169,14 +169,14 @@ def _assemble_observations(
 
 @njit(cache=True, parallel=True)
 def add_peeks(obs: np.ndarray, peek_delta: np.ndarray, game: GameArrays, chunks: int) -> None:
-    """`_add_peeks` for every game, in `chunks` of games side by side on numba's threads."""
+    """`add_game_peeks` for every game, in `chunks` of games side by side on numba's threads."""
     games = obs.shape[0]
     for chunk in prange(chunks):
-        _add_peeks(obs, peek_delta, game, chunk * games // chunks, (chunk + 1) * games // chunks)
+        add_game_peeks(obs, peek_delta, game, chunk * games // chunks, (chunk + 1) * games // chunks)
 
 
 @njit(cache=True)
-def _add_peeks(obs: np.ndarray, peek_delta: np.ndarray, game: GameArrays, start: int, stop: int) -> None:
+def add_game_peeks(obs: np.ndarray, peek_delta: np.ndarray, game: GameArrays, start: int, stop: int) -> None:
     """R5: add each face-down card's true features to its peeker's observation, in lagoon order:
     `peek_delta[card]` is the card's features less HIDDEN's (in uint8, its stats less HIDDEN's:
     the codes of card features move by their stats)."""

@@ -25,6 +25,10 @@ move in lockstep: one round number for all, and all end together. The step that 
 `terminal_observation` convention); the games have already been replaced by new ones, whose first
 observations are what the step returns.
 
+With `autoreset=False` the games are not replaced: that step returns their final observations
+(also as `final_observation`), and the next `step` raises `ResetNeeded` until `reset` or
+`load_states` starts new ones (the envs, which deal each game themselves, run one game this way).
+
 **Seeding.** Slot i of a batch seeded s deals exactly what the reference env deals after
 `reset(seed=s + i)` and then, game after game, plain `reset()`: each slot owns a generator, and
 dealing is `rules.deal` itself. `reset(decks=...)` stacks the next deal per slot as the env's
@@ -58,6 +62,7 @@ from typing import Any, NamedTuple, Unpack
 
 import numba
 import numpy as np
+from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 
 from miaui_env.cards import DEFAULT_DECK, FISH_KINDS, DeckError, FishCard, FishKind, parse_deck_order
@@ -112,9 +117,14 @@ class EngineSnapshot(NamedTuple):
 class VectorMiaui:
     """B games of Miaui stepped together; see the module docstring."""
 
-    def __init__(self, num_envs: int, *, seed: int | None = None, threads: int = 1, **settings: Unpack[SettingsKwargs]):
+    def __init__(
+        self, num_envs: int, *, seed: int | None = None, threads: int = 1, autoreset: bool = True, **settings: Unpack[SettingsKwargs]
+    ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise InvalidConfigError(f"num_envs must be a positive int, got {num_envs!r}")
+        if not isinstance(autoreset, bool):
+            raise InvalidConfigError(f"autoreset must be True or False, got {autoreset!r}")
+        self.autoreset = autoreset
         self.threads = check_threads(threads)
         self.settings = Settings.of(**settings)
         seed = check_seed(seed)
@@ -276,13 +286,32 @@ class VectorMiaui:
         engine's config, all at one round still to be played (lockstep); anything else is refused with
         InvalidConfigError before anything changes."""
         round_number = self._checked_states(states)
-        game, reveal = self._state_arrays(states, round_number)
-        # Everything is checked and built: from here on the call changes the engine.
-        for target, source in (*zip(self._game, game, strict=True), *zip(self._reveal, reveal, strict=True)):
-            np.copyto(target, source)
-        self.round = round_number
+        placement = self._fresh_placement(states) if round_number == 1 else None
+        if placement is not None:  # games just dealt: a new game of the engine's own, with their cards to come
+            self._game.placement[:] = placement
+            self._start_games()
+        else:
+            game, reveal = self._state_arrays(states, round_number)
+            # Everything is checked and built: from here on the call changes the engine.
+            for target, source in (*zip(self._game, game, strict=True), *zip(self._reveal, reveal, strict=True)):
+                np.copyto(target, source)
+            self.round = round_number
         self._encode()
         return self._obs, self.action_masks()
+
+    def _fresh_placement(self, states: Sequence[GameState]) -> np.ndarray | None:
+        """The placement (the lagoon's cards, then the undealt deck, top first: what restocking reads,
+        R4) of states that are games just dealt (`rules.new_game`: full hands, one unpeeked card in
+        each lagoon space, no pile, an empty box); None if any state is not, or names no card."""
+        for state in states:
+            if state.box or any(state.piles) or any(len(space) != 1 or space[0].peeker is not None for space in state.lagoon):
+                return None
+            if not state.hands.all():
+                return None
+        placement = np.array([[*(space[0].card for space in state.lagoon), *state.deck] for state in states], dtype=np.int64)
+        if placement.shape != self._game.placement.shape or ((placement < 0) | (placement >= len(self.config.deck))).any():
+            return None  # the general path names what is wrong
+        return placement
 
     def snapshot(self) -> EngineSnapshot:
         """A copy of every game's state as it is now, to `restore` later (a search's playouts start
@@ -485,9 +514,13 @@ class VectorMiaui:
         """(B, n, 12) int8: 1 for each diver card still in hand."""
         return self._game.hands.copy()
 
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Play one round of every game from `actions` (B, n); see the module docstring."""
-        plays = self._checked(actions) + 1
+    def step(self, actions: np.ndarray, *, trusted: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Play one round of every game from `actions` (B, n); see the module docstring. `trusted`:
+        the caller has checked that every action is a card in its seat's hand (the envs check each
+        as it comes), and `actions` is an int64 array of that shape; nothing is checked again."""
+        if self.round > NUM_ROUNDS:
+            raise ResetNeeded("the games are over and autoreset is off: call reset() or load_states() to start new ones")
+        plays = (actions if trusted else self._checked(actions)) + 1
         records = [self._resolve(plays)]
         if self.round == NUM_ROUNDS:  # R6: the last card is forced
             records.append(self._resolve(self._game.hands.argmax(axis=2) + 1))
@@ -501,10 +534,11 @@ class VectorMiaui:
             winners = scores == scores.max(axis=1, keepdims=True)
             rewards[:] = final_rewards(scores, self.settings.reward)
             infos.update(final_observation=self._obs, final_action_mask=masks, scores=scores, winners=winners)
-            self._obs = self._buffers[self._obs is self._buffers[0]]
-            self._new_games()
-            self._encode()
-            masks = self.action_masks()
+            if self.autoreset:
+                self._obs = self._buffers[self._obs is self._buffers[0]]
+                self._new_games()
+                self._encode()
+                masks = self.action_masks()
         return self._obs, masks, rewards, np.full(self.num_envs, done), infos
 
     # -- rules --------------------------------------------------------------------------------
@@ -531,6 +565,10 @@ class VectorMiaui:
     def _new_games(self) -> None:
         """Deal a new game in every slot (R3/R4) and clear everything else."""
         self._deal()
+        self._start_games()
+
+    def _start_games(self) -> None:
+        """Start every slot's game from its placement: full hands, the first three cards in the lagoon, nothing else."""
         self.round = 1
         game = self._game
         game.hands.fill(1)
@@ -568,8 +606,11 @@ class VectorMiaui:
         """R7/R8 for every game, then restock (R4/R5); the work is `rule_kernels.resolve_round`."""
         shape = (self.num_envs, NUM_SPACES)
         record = RoundArrays(self.round, plays, np.empty(shape, np.int64), np.empty(shape, np.int64), np.empty(shape, np.int64))
-        with self._kernel_threads():
-            rule_kernels.resolve_round(self._rules, self._game, self._reveal, record, self.threads)
+        if self.threads == 1:  # on the calling thread: no parallel launch (each game's work is the same function)
+            rule_kernels.resolve_games(self._rules, self._game, self._reveal, record, 0, self.num_envs)
+        else:
+            with self._kernel_threads():
+                rule_kernels.resolve_round(self._rules, self._game, self._reveal, record, self.threads)
         self.round += 1
         return record
 
@@ -579,18 +620,34 @@ class VectorMiaui:
         `encode_kernels.encode_pieces` computes each game's pieces (in uint8, `quantize` turns them
         into codes), `assemble_observations` writes them into every seat's row, `add_peeks` adds
         what each peeker saw (R5)."""
-        with self._kernel_threads():
+        if self.threads == 1:  # on the calling thread, as `_resolve`
+            self._write_observations()
+        else:
+            with self._kernel_threads():
+                self._write_observations()
+
+    def _write_observations(self) -> None:
+        """`_encode`'s kernels: one call each over all games, split into `threads` chunks (one: the game functions themselves)."""
+        serial, games = self.threads == 1, self.num_envs
+        if serial:
+            encode_kernels.encode_game_pieces(self._tables, self.round, self._game, self._reveal, self._pieces, 0, games)
+        else:
             encode_kernels.encode_pieces(self._tables, self.round, self._game, self._reveal, self._pieces, self.threads)
-            if self.compact:
-                for piece, codes, (scale, zero) in zip(self._pieces, self._codes, self._code_scales, strict=True):
-                    encode_kernels.quantize(piece.reshape(-1, piece.shape[-1]), scale, zero, codes.reshape(-1, codes.shape[-1]))
-                box = (self._game.box_stats + COMPACT_ZERO[OBSERVATION_LAYOUT.span("box")]).astype(COMPACT_DTYPE)
+        if self.compact:
+            for piece, codes, (scale, zero) in zip(self._pieces, self._codes, self._code_scales, strict=True):
+                encode_kernels.quantize(piece.reshape(-1, piece.shape[-1]), scale, zero, codes.reshape(-1, codes.shape[-1]))
+            box = (self._game.box_stats + COMPACT_ZERO[OBSERVATION_LAYOUT.span("box")]).astype(COMPACT_DTYPE)
+        else:
+            box = features(self._game.box_stats)
+        recall = self.view == "recall"
+        if serial:
+            encode_kernels.assemble_game_observations(self._obs, self.round, recall, self._game.hands, box, self._codes, 0, games)
+        else:
+            encode_kernels.assemble_observations(self._obs, self.round, recall, self._game.hands, box, self._codes, self.threads)
+        if self._game.peeker.max() >= 0:
+            if serial:
+                encode_kernels.add_game_peeks(self._obs, self._peek_delta, self._game, 0, games)
             else:
-                box = features(self._game.box_stats)
-            encode_kernels.assemble_observations(
-                self._obs, self.round, self.view == "recall", self._game.hands, box, self._codes, self.threads
-            )
-            if self._game.peeker.max() >= 0:
                 encode_kernels.add_peeks(self._obs, self._peek_delta, self._game, self.threads)
 
     @contextlib.contextmanager

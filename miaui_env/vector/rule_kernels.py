@@ -87,13 +87,13 @@ def resolve_round(rules: RuleTables, game: GameArrays, reveal: Reveal, record: R
     The games are cut into `chunks` resolved side by side on numba's threads: a game writes only its own slots."""
     games = record.plays.shape[0]
     for chunk in prange(chunks):
-        _resolve_games(rules, game, reveal, record, chunk * games // chunks, (chunk + 1) * games // chunks)
+        resolve_games(rules, game, reveal, record, chunk * games // chunks, (chunk + 1) * games // chunks)
 
 
 # The work of a chunk is a function of its own: inside a prange loop, numba (0.6x) loses writes made
 # through a structure's fields (game.hands[...] = ...); a called function's writes are kept.
 @njit(cache=True)
-def _resolve_games(rules: RuleTables, game: GameArrays, reveal: Reveal, record: RoundArrays, start: int, stop: int) -> None:
+def resolve_games(rules: RuleTables, game: GameArrays, reveal: Reveal, record: RoundArrays, start: int, stop: int) -> None:
     """`resolve_round` for games start to stop - 1."""
     plays, round_number, ranks = record.plays, record.round, rules.ranks
     lagoon, lagoon_len, peeker = game.lagoon, game.lagoon_len, game.peeker

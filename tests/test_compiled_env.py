@@ -1,0 +1,128 @@
+"""The envs run on the compiled engine (one game of `VectorMiaui` behind each env); the pure
+reference rules and encoder stay the definition. Random games of every configuration, played
+through the AEC and the Parallel env and, beside them, through `rules.play_round` and
+`observation.Encoder` on a state of the test's own: every observation, mask, score, winner, round
+record, reward and global state must be the same at every step."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium.utils import seeding
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import miaui_env
+from miaui_env.compact import compact_observations
+from miaui_env.observation import Encoder
+from miaui_env.rules import final_rewards, new_game, play_round, scores, winners
+from miaui_env.settings import Settings
+
+configurations = st.fixed_dictionaries(
+    {
+        "num_players": st.integers(3, 6),
+        "open_baskets": st.booleans(),
+        "no_fighting": st.booleans(),
+        "view": st.sampled_from(["table", "recall"]),
+        "reward": st.sampled_from(["win", "score", "margin"]),
+        "observation_dtype": st.sampled_from(["float32", "uint8"]),
+    }
+)
+
+
+class Reference:
+    """The game as the pure rules and encoder play and show it, dealt as the env deals `seed`."""
+
+    def __init__(self, kwargs: dict, seed: int):
+        self.settings = Settings.of(**kwargs)
+        self.game = new_game(self.settings.game, seeding.np_random(seed)[0])
+        self.encoder = Encoder(self.settings.game, self.settings.view)
+        self.encoder.refresh(self.game)
+
+    def play(self, cards: list[int]) -> tuple:
+        """One reveal: its records."""
+        records = play_round(self.game, cards)
+        self.encoder.refresh(self.game)
+        return records
+
+    def observation(self, seat: int) -> np.ndarray:
+        observation = self.encoder.observe(seat)
+        return compact_observations(observation) if self.settings.observation_dtype == "uint8" else observation
+
+    def check(self, observations: dict, agents: list[str]) -> None:
+        """Every seat's observation and mask are the reference's."""
+        for seat, agent in enumerate(agents):
+            np.testing.assert_array_equal(observations[agent]["observation"], self.observation(seat))
+            np.testing.assert_array_equal(observations[agent]["action_mask"], self.game.hands[seat])
+
+    def check_infos(self, infos: dict, agents: list[str], records: tuple) -> None:
+        totals, winning = scores(self.game), winners(self.game) if self.game.is_over else ()
+        for seat, agent in enumerate(agents):
+            assert infos[agent]["score"] == totals[seat] and infos[agent]["winner"] == (seat in winning)
+            assert infos[agent]["round_results"].records == records
+
+
+def random_cards(game, rng: np.random.Generator) -> list[int]:
+    return [int(rng.choice(np.flatnonzero(hand))) + 1 for hand in game.hands]
+
+
+@settings(max_examples=40, deadline=None)
+@given(kwargs=configurations, seed=st.integers(0, 2**31), play_seed=st.integers(0, 2**31))
+def test_the_aec_env_plays_and_shows_what_the_reference_does(kwargs, seed, play_seed):
+    env = miaui_env.env(**kwargs)
+    env.reset(seed=seed)
+    reference, rng = Reference(kwargs, seed), np.random.default_rng(play_seed)
+    agents = list(env.possible_agents)
+    while not reference.game.is_over:
+        reference.check({agent: env.observe(agent) for agent in agents}, agents)
+        np.testing.assert_array_equal(env.state(), reference.encoder.state_vector(reference.game))
+        cards = random_cards(reference.game, rng)
+        for card in cards:
+            env.step(card - 1)
+        records = reference.play(cards)
+        reference.check_infos(env.infos, agents, records)
+    reference.check({agent: env.observe(agent) for agent in agents}, agents)
+    expected = final_rewards(np.array(scores(reference.game)), reference.settings.reward)
+    assert [env.rewards[agent] for agent in agents] == expected.tolist()
+    assert env.unwrapped.game.history == reference.game.history  # the env's own reference state, replayed from its plays
+
+
+@settings(max_examples=40, deadline=None)
+@given(kwargs=configurations, seed=st.integers(0, 2**31), play_seed=st.integers(0, 2**31))
+def test_the_parallel_env_plays_and_shows_what_the_reference_does(kwargs, seed, play_seed):
+    env = miaui_env.parallel_env(**kwargs)
+    observations, _ = env.reset(seed=seed)
+    reference, rng = Reference(kwargs, seed), np.random.default_rng(play_seed)
+    agents = list(env.possible_agents)
+    reference.check(observations, agents)
+    while not reference.game.is_over:
+        cards = random_cards(reference.game, rng)
+        observations, rewards, terminations, _, infos = env.step({agent: card - 1 for agent, card in zip(agents, cards, strict=True)})
+        records = reference.play(cards)
+        reference.check(observations, agents)
+        reference.check_infos(infos, agents, records)
+        np.testing.assert_array_equal(env.state(), reference.encoder.state_vector(reference.game))
+        assert all(terminations.values()) == reference.game.is_over
+    expected = final_rewards(np.array(scores(reference.game)), reference.settings.reward)
+    assert [rewards[agent] for agent in agents] == expected.tolist()
+
+
+def test_round_results_are_written_when_read_and_keep_their_reveal():
+    """A reveal's records come from the reference rules when first read, even games later; a copy
+    holds the records themselves."""
+    import pickle
+
+    env = miaui_env.parallel_env(num_players=4)
+    env.reset(seed=5)
+    reference = Reference({"num_players": 4}, 5)
+    rng = np.random.default_rng(0)
+    kept = []
+    while not reference.game.is_over:
+        cards = random_cards(reference.game, rng)
+        _, _, _, _, infos = env.step({f"player_{s}": c - 1 for s, c in enumerate(cards)})
+        kept.append((infos["player_0"]["round_results"], reference.play(cards)))
+    env.reset(seed=6)  # a new game: the old results still read their own
+    env.step({agent: int(np.flatnonzero(env.game.hands[s])[0]) for s, agent in enumerate(env.agents)})
+    for results, records in reversed(kept):
+        assert results.records == records and list(results) == list(records)
+        assert pickle.loads(pickle.dumps(results)) == results
+    assert len(kept[-1][1]) == 2  # the last reveal: round 11 and the forced round 12
