@@ -6,6 +6,16 @@ middle one, the lowest the top one; Kiti breaks ties; Lanterns, Jellyfish and Se
 score. The rules are `miaui_env.rules` (R1-R11 of `shared/spec/rulings.md`); this module only
 turns agents into seats and game results into rewards.
 
+The envs play on the compiled path: each holds one game of the batched engine
+(`miaui_env.vector.VectorMiaui`, numba kernels), which resolves every reveal and writes every
+seat's observation in one go. Games are dealt by `rules.new_game` from the env's own generator,
+so seeds and stacked decks deal what they always dealt. The pure rules stay the definition:
+`env.game` is a copy of the game's `rules.GameState`, brought up to date from the cards played
+when it is read (as are `state()`, rendering and each info's `round_results`), and a property test plays
+random games of every configuration through both envs beside `rules.play_round` and
+`observation.Encoder`, requiring the same observations, masks, infos, rewards and states at
+every step (tests/test_compiled_env.py).
+
 | | |
 |---|---|
 | Import | `from miaui_env import env, raw_env, parallel_env`, or `pettingzoo.make("aec", "miaui_env/miaui-v0")` |
@@ -138,7 +148,8 @@ observation's pieces (seat rows as above, absolute: `player_0` first, every entr
   Added since, without changing either: `illegal_action="terminate"`; infos with the same keys
   at every step (`round_results` became one `RoundResults` value, `score` is there throughout);
   `human` rendering at each deal and reveal; registration as `miaui_env/miaui-v0` in PettingZoo's
-  registry; `render_mode="rgb_array"`; `observation_dtype="uint8"`.
+  registry; `render_mode="rgb_array"`; `observation_dtype="uint8"`; the compiled path (same
+  games, observations and infos; `round_results` are written when first read).
 """
 
 from __future__ import annotations
@@ -232,7 +243,7 @@ class RoundResults:
         return iter(self.records)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, RoundResults) and self.records == other.records
+        return self.records == other.records if isinstance(other, RoundResults) else NotImplemented
 
     def __hash__(self) -> int:
         return hash(self.records)
@@ -242,6 +253,10 @@ class RoundResults:
 
     def __reduce__(self) -> tuple[type, tuple[tuple[RoundRecord, ...]]]:
         return RoundResults, (self.records,)  # a copy holds the records themselves, not the game they come from
+
+    def __setstate__(self, state: Any) -> None:
+        """Unpickle infos pickled when RoundResults was a dataclass (its state: {"records": ...})."""
+        self._records, self._source = tuple(state["records"]), None
 
 
 class PlayedGame:
@@ -284,7 +299,7 @@ class _MiauiEnv:
             require_pillow()  # the extra is named now, not at the first render()
         self.config = self.settings.game
         self.render_mode = render_mode
-        self.encoder = Encoder(self.config, self.settings.view)
+        self._encoder = Encoder(self.config, self.settings.view)
         self.possible_agents = [seat_name(s) for s in range(self.config.num_players)]
         self.seat_of = {agent: s for s, agent in enumerate(self.possible_agents)}
         self.compact = self.settings.observation_dtype == "uint8"
@@ -317,11 +332,11 @@ class _MiauiEnv:
 
     @property
     def game(self) -> GameState:
-        """The reference rules' state of the game (omniscient; for tools and tests, not for agents),
-        brought up to date when read; changing it does not change the game the env plays."""
+        """A copy of the game as the reference rules have it now (omniscient; for tools and tests,
+        not for agents): read it again after a step; changing it changes nothing in the env."""
         if self._played is None:
             raise ResetNeeded("call reset() before using the env: no game has been dealt yet")
-        return self._played.state()
+        return self._played.state().clone()
 
     @property
     def is_over(self) -> bool:
@@ -388,12 +403,13 @@ class _MiauiEnv:
 
     def state(self) -> np.ndarray:
         """The global state vector (see `STATE_LAYOUT`): everything, hidden cards included."""
-        game = self.game
-        assert self._played is not None
+        if self._played is None:
+            raise ResetNeeded("call reset() before using the env: no game has been dealt yet")
+        game = self._played.state()
         if self._encoded != (self._played, game.round):
-            self.encoder.refresh(game, new_game=self._encoded is None or self._encoded[0] is not self._played)
+            self._encoder.refresh(game, new_game=self._encoded is None or self._encoded[0] is not self._played)
             self._encoded = (self._played, game.round)
-        return self.encoder.state_vector(game)
+        return self._encoder.state_vector(game)
 
     def _render_as_it_goes(self) -> None:
         """In `human` mode the table is printed at each deal and each reveal (PettingZoo's convention:

@@ -208,3 +208,13 @@ def test_trusted_actions_play_as_checked_ones():
         actions = np.argmax(rng.random((4, 5, 12)) * checked.action_masks(), axis=2).astype(np.int64)
         for one, other in zip(checked.step(actions)[:4], trusted.step(actions, trusted=True)[:4], strict=True):
             np.testing.assert_array_equal(one, other)
+
+
+def test_a_fresh_deal_with_a_hand_that_is_no_hand_is_refused():
+    from miaui_env.rules import InvalidConfigError, new_game
+
+    engine = VectorMiaui(1, num_players=4, seed=0)
+    state = new_game(engine.config, np.random.default_rng(0))
+    state.hands[0, 0] = 2
+    with pytest.raises(InvalidConfigError, match="states.0. has a hand that does not hold the 12 diver cards left at round 1"):
+        engine.load_states([state])

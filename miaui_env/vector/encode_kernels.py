@@ -97,8 +97,8 @@ def encode_game_pieces(
                 _features_of_stats(rows, g, s, _STOLEN, reveal.stolen_stats)
                 rows[g, s, _THEFTS] = reveal.thefts[g, s]
                 rows[g, s, _TRIPLES] = reveal.triples[g, s]
-            for k in range(seat_dim):
-                out.public_rows[g, s, k] = rows[g, s, k] * tables.opponent_mask[k]
+            for k in range(seat_dim):  # masked out is written as 0.0: a product would leave -0.0 for a negative value
+                out.public_rows[g, s, k] = rows[g, s, k] if tables.opponent_mask[k] != 0 else np.float32(0.0)
         for depth in range(NUM_SPACES):
             for slot in range(LAGOON_SLOTS):
                 card = lagoon[g, depth, slot] if slot < lagoon_len[g, depth] else empty

@@ -122,9 +122,9 @@ class VectorMiaui:
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise InvalidConfigError(f"num_envs must be a positive int, got {num_envs!r}")
-        if not isinstance(autoreset, bool):
+        if not isinstance(autoreset, bool | np.bool_):
             raise InvalidConfigError(f"autoreset must be True or False, got {autoreset!r}")
-        self.autoreset = autoreset
+        self.autoreset = bool(autoreset)
         self.threads = check_threads(threads)
         self.settings = Settings.of(**settings)
         seed = check_seed(seed)
@@ -306,7 +306,7 @@ class VectorMiaui:
         for state in states:
             if state.box or any(state.piles) or any(len(space) != 1 or space[0].peeker is not None for space in state.lagoon):
                 return None
-            if not state.hands.all():
+            if not (state.hands == 1).all():
                 return None
         placement = np.array([[*(space[0].card for space in state.lagoon), *state.deck] for state in states], dtype=np.int64)
         if placement.shape != self._game.placement.shape or ((placement < 0) | (placement >= len(self.config.deck))).any():
