@@ -216,5 +216,5 @@ def test_a_fresh_deal_with_a_hand_that_is_no_hand_is_refused():
     engine = VectorMiaui(1, num_players=4, seed=0)
     state = new_game(engine.config, np.random.default_rng(0))
     state.hands[0, 0] = 2
-    with pytest.raises(InvalidConfigError, match="states.0. has a hand that does not hold the 12 diver cards left at round 1"):
+    with pytest.raises(InvalidConfigError, match=r"states\[0\] has a hand that does not hold the 12 diver cards left at round 1"):
         engine.load_states([state])
