@@ -5,8 +5,8 @@ included): Miaui self-play as each config sets it up, and Stable-Baselines3's PP
 settings on CartPole-v1 with 8 environments, the usual yardstick. The default rows:
 configs/default.yaml (MaskablePPO over every table, mostly baselines as opponents, the teacher's
 guidance); the same with the privileged critic (the state's features built and read every step);
-configs/v1.yaml (the league's snapshots and v0 as opponents, so three networks' worth of opponent
-seats to run for every learner step, and the privileged critic). They are measured in turn
+configs/v1.yaml (its league's snapshots, a best response, its first stage and v0 as opponents, so
+networks in most opponent seats to run for every learner step, and the privileged critic). They are measured in turn
 `--repeats` times, so that a machine whose speed drifts during the run slows all alike; each ratio
 is printed, and the medians.
 Usage: python benchmarks/train_speed.py [--steps 300000] [--cartpole-steps 50000] [--repeats 3]

@@ -100,7 +100,7 @@ def test_unknown_keys_are_refused_at_every_depth(tmp_path, text, key):
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("learnign_rate=1", "unknown key 'learnign_rate'; known keys here: evaluation, kickstart"),
+        ("learnign_rate=1", "unknown key 'learnign_rate'; known keys here: evaluation, init, kickstart"),
         ("kickstart.techer=random", "unknown key 'kickstart.techer'; known keys here: batch_size"),
         ("opponents.pool.size=2", "unknown key 'opponents.pool'"),
         ("tables.0.num_games=2", "'tables' has no keys; set it whole"),
@@ -277,3 +277,18 @@ def test_a_table_seeded_at_construction_deals_as_seed_does():
     reseeded = MiauiSelfPlayVecEnv(num_games=6, num_players=4)
     reseeded.seed(child)
     assert np.array_equal(built, reseeded.reset())
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("*.yaml")), ids=lambda path: path.name)
+def test_every_committed_config_loads_and_names_agents_that_load(path):
+    """A config in configs/ (v1.yaml names the shipped stage-1 policy and its best response) must run
+    as it stands: it loads, and every agent it names loads."""
+    from miaui_env.agents.loading import load_agent
+
+    if path.name == "rllib.yaml":
+        RLlibConfig.load(path)
+        return
+    config = load_config(path)
+    names = [*config.opponents.baseline_names, *config.evaluation.baselines, config.kickstart.teacher]
+    for name in [*names, *([config.init] if config.init else [])]:
+        load_agent(name, seed=0)

@@ -30,7 +30,7 @@ NOT_LOADED = [
     ("miaui_env.vector", {"pettingzoo", "torch", "ray"} | SB3),
     ("miaui_env.agents.heuristics", {"pettingzoo", "torch", "ray"} | SB3),
     ("miaui_env.arena", {"pettingzoo", "torch", "ray"} | SB3),
-    ("miaui_env.env", {"torch", "ray", "numba"} | SB3),
+    ("miaui_env.env", {"torch", "ray"} | SB3),  # numba it needs: the envs play on the compiled engine
     ("miaui_env.web", {"flask", "waitress", "pettingzoo", "torch", "ray"} | SB3),  # Flask loads when the app is made
     ("training.config", {"torch", "ray"} | SB3),
     ("training.rllib_selfplay", SB3),

@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -500,8 +501,10 @@ def probe(config: SelfPlayConfig, directory: Path, step: int, show_progress: boo
     from training.exploit import measure
 
     settings = config.probe
-    arguments = ["--target", str(directory), "--players", str(settings.players), "--steps", str(settings.steps),
-                 "--eval-games", str(settings.games), "--seed", str(config.seed), "--out", str(directory / "exploit")]  # fmt: skip
+    # Relative where it can be (no machine's paths in the run's files), and never a bare name a built-in agent could shadow.
+    run = os.path.join(".", os.path.relpath(directory)) if directory.resolve().is_relative_to(Path.cwd()) else str(directory)
+    arguments = ["--target", run, "--players", str(settings.players), "--steps", str(settings.steps),
+                 "--eval-games", str(settings.games), "--seed", str(config.seed), "--out", os.path.join(run, "exploit")]  # fmt: skip
     final = measure(arguments, show_progress)["tables"][0]["final"]
     return {
         "at_step": step, **settings.to_dict(), "win_share": final["win_share"], "win_share_ci": final["win_share_ci"],

@@ -634,8 +634,10 @@ class VectorMiaui:
         else:
             encode_kernels.encode_pieces(self._tables, self.round, self._game, self._reveal, self._pieces, self.threads)
         if self.compact:
-            for piece, codes, (scale, zero) in zip(self._pieces, self._codes, self._code_scales, strict=True):
-                encode_kernels.quantize(piece.reshape(-1, piece.shape[-1]), scale, zero, codes.reshape(-1, codes.shape[-1]))
+            # quantize is a prange over rows: held to the engine's threads on the serial path too
+            with self._kernel_threads() if serial else contextlib.nullcontext():
+                for piece, codes, (scale, zero) in zip(self._pieces, self._codes, self._code_scales, strict=True):
+                    encode_kernels.quantize(piece.reshape(-1, piece.shape[-1]), scale, zero, codes.reshape(-1, codes.shape[-1]))
             box = (self._game.box_stats + COMPACT_ZERO[OBSERVATION_LAYOUT.span("box")]).astype(COMPACT_DTYPE)
         else:
             box = features(self._game.box_stats)
