@@ -8,8 +8,9 @@
 One sb3-contrib MaskablePPO policy plays every learner seat of every table in the config (table
 sizes and variants at once, one network), on the batched engine. Before PPO the network is
 kickstarted: it learns to play like a teacher heuristic, which then keeps guiding it
-(training/kickstart.py); or it starts from a trained policy's weights (`init`). Opponent seats are dealt each episode among the learner's own side and
-the baselines, the learner's side played as `opponents.mode` says: the learner itself (`latest`),
+(training/kickstart.py); or it starts from a trained policy's weights (`init`). Opponent seats
+are dealt each episode among the learner's own side and the baselines, the learner's side played
+as `opponents.mode` says: the learner itself (`latest`),
 its past snapshots alike (`mixture`) or by prioritized fictitious self-play (`league`)
 (training/opponents.py). With `privileged_critic` the value network also reads the global state
 (miaui_env/privileged.py). Every `evaluation.every` steps the learner plays arena gauntlets
