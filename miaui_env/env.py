@@ -265,8 +265,8 @@ class PlayedGame:
     through the rules only when the state or a round's records are read."""
 
     def __init__(self, state: GameState):
-        self._state, self._plays, self._applied = state, list[tuple[int, ...]](), 0
-        self._history_ends: list[int] = []  # len(history) after each reveal
+        self._state, self._plays = state, list[tuple[int, ...]]()
+        self._history_ends: list[int] = []  # len(history) after each reveal played so far
 
     def add(self, cards: tuple[int, ...]) -> int:
         """Note the joint action (diver cards) the engine just played; returns the reveal's number."""
@@ -275,9 +275,8 @@ class PlayedGame:
 
     def state(self) -> GameState:
         """The game now: every noted joint action played by the rules."""
-        while self._applied < len(self._plays):
-            play_checked_round(self._state, self._plays[self._applied])  # the engine checked the cards
-            self._applied += 1
+        for cards in self._plays[len(self._history_ends) :]:
+            play_checked_round(self._state, cards)  # the engine checked the cards
             self._history_ends.append(len(self._state.history))
         return self._state
 
@@ -330,19 +329,22 @@ class _MiauiEnv:
         """The action space of `agent`: Discrete(12)."""
         return self.action_spaces[self.possible_agents[self.seat(agent)]]
 
+    def _dealt(self, call: str = "using the env") -> PlayedGame:
+        """The game being played; ResetNeeded before the first reset."""
+        if self._played is None:
+            raise ResetNeeded(f"call reset() before {call}: no game has been dealt yet")
+        return self._played
+
     @property
     def game(self) -> GameState:
         """A copy of the game as the reference rules have it now (omniscient; for tools and tests,
         not for agents): read it again after a step; changing it changes nothing in the env."""
-        if self._played is None:
-            raise ResetNeeded("call reset() before using the env: no game has been dealt yet")
-        return self._played.state().clone()
+        return self._dealt().state().clone()
 
     @property
     def is_over(self) -> bool:
         """Whether the game has ended (ResetNeeded before the first reset)."""
-        if self._played is None:
-            raise ResetNeeded("call reset() before using the env: no game has been dealt yet")
+        self._dealt()
         return self._is_over
 
     def seat(self, agent: Any) -> int:
@@ -381,8 +383,7 @@ class _MiauiEnv:
 
     def check_action(self, agent: str, action: Any) -> int:
         """The card index `action` names; IllegalActionError, naming the legal actions, unless it is a card in `agent`'s hand."""
-        if self._played is None:
-            raise ResetNeeded("call reset() before using the env: no game has been dealt yet")
+        self._dealt()
         return check_action(self._masks[self.seat(agent)], action, agent)
 
     def _reveal(self, cards: list[int]) -> tuple[list[float] | None, list[dict[str, Any]]]:
@@ -403,12 +404,11 @@ class _MiauiEnv:
 
     def state(self) -> np.ndarray:
         """The global state vector (see `STATE_LAYOUT`): everything, hidden cards included."""
-        if self._played is None:
-            raise ResetNeeded("call reset() before using the env: no game has been dealt yet")
-        game = self._played.state()
-        if self._encoded != (self._played, game.round):
-            self._encoder.refresh(game, new_game=self._encoded is None or self._encoded[0] is not self._played)
-            self._encoded = (self._played, game.round)
+        played = self._dealt()
+        game = played.state()
+        if self._encoded != (played, game.round):
+            self._encoder.refresh(game, new_game=self._encoded is None or self._encoded[0] is not played)
+            self._encoded = (played, game.round)
         return self._encoder.state_vector(game)
 
     def _render_as_it_goes(self) -> None:
@@ -457,8 +457,7 @@ class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """The acting agent's observation, reward, termination, truncation and info (PettingZoo's `last`)."""
-        if self._played is None:
-            raise ResetNeeded("call reset() before last(): no game has been dealt yet")
+        self._dealt("last()")
         if not self.agents:
             raise ResetNeeded("the game is over and every agent has stepped out: call reset() to deal a new one")
         agent = self.agent_selection  # AECEnv.last, with the agent's seat looked up once
@@ -468,14 +467,12 @@ class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """What `agent` sees now: nothing of this round's choices until all are revealed (R6, R11)."""
         seat = self.seat(agent)
-        if self._played is None:
-            raise ResetNeeded("call reset() before observe(): no game has been dealt yet")
+        self._dealt("observe()")
         return self._observe(seat)
 
     def step(self, action: Any) -> None:
         """Take the acting agent's card; the round is revealed once every seat has chosen."""
-        if self._played is None:
-            raise ResetNeeded("call reset() before step(): no game has been dealt yet")
+        self._dealt("step()")
         if not self.agents:
             raise ResetNeeded("the game is over: call reset() to deal a new one")
         agent = self.agent_selection

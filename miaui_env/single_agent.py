@@ -102,7 +102,7 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the agent's card; the opponents choose theirs from their own observations."""
-        if self._game.is_over:  # (before any reset, `game` raises ResetNeeded)
+        if self._game.is_over:  # (before any reset, `is_over` raises ResetNeeded)
             raise ResetNeeded("the game is over: call reset() to deal a new one")
         me = f"player_{self.seat}"
         self._game.check_action(me, action)  # refuse a bad card before the opponents move

@@ -94,11 +94,22 @@ def test_a_refused_first_reset_leaves_the_env_not_reset():
     assert env.agent_selection == "player_0"
 
 
-@pytest.mark.parametrize("call", ["observe", "state", "step", "last"])
+BEFORE_RESET = {
+    "observe": lambda raw: raw.observe("player_0"),
+    "state": lambda raw: raw.state(),
+    "step": lambda raw: raw.step(0),
+    "last": lambda raw: raw.last(),
+    "game": lambda raw: raw.game,
+    "is_over": lambda raw: raw.is_over,
+    "check_action": lambda raw: raw.check_action("player_0", 0),
+}
+
+
+@pytest.mark.parametrize("call", list(BEFORE_RESET))
 def test_before_reset_the_raw_envs_say_reset_is_needed(call):
     raw = miaui_env.raw_env()
     with pytest.raises(ResetNeeded, match="reset"):
-        {"observe": lambda: raw.observe("player_0"), "state": raw.state, "step": lambda: raw.step(0), "last": raw.last}[call]()
+        BEFORE_RESET[call](raw)
     parallel = miaui_env.parallel_env()
     with pytest.raises(ResetNeeded, match="reset"):
         parallel.step({})

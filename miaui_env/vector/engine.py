@@ -57,7 +57,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple, Unpack
 
 import numba
@@ -606,11 +606,7 @@ class VectorMiaui:
         """R7/R8 for every game, then restock (R4/R5); the work is `rule_kernels.resolve_round`."""
         shape = (self.num_envs, NUM_SPACES)
         record = RoundArrays(self.round, plays, np.empty(shape, np.int64), np.empty(shape, np.int64), np.empty(shape, np.int64))
-        if self.threads == 1:  # on the calling thread: no parallel launch (each game's work is the same function)
-            rule_kernels.resolve_games(self._rules, self._game, self._reveal, record, 0, self.num_envs)
-        else:
-            with self._kernel_threads():
-                rule_kernels.resolve_round(self._rules, self._game, self._reveal, record, self.threads)
+        self._over_games(rule_kernels.resolve_games, rule_kernels.resolve_round, self._rules, self._game, self._reveal, record)
         self.round += 1
         return record
 
@@ -620,37 +616,40 @@ class VectorMiaui:
         `encode_kernels.encode_pieces` computes each game's pieces (in uint8, `quantize` turns them
         into codes), `assemble_observations` writes them into every seat's row, `add_peeks` adds
         what each peeker saw (R5)."""
-        if self.threads == 1:  # on the calling thread, as `_resolve`
-            self._write_observations()
+        game, codes = self._game, self._codes
+        self._over_games(
+            encode_kernels.encode_game_pieces, encode_kernels.encode_pieces, self._tables, self.round, game, self._reveal, self._pieces
+        )
+        if self.compact:
+            with self._kernel_threads():  # quantize is a prange over rows, held to the engine's threads
+                for piece, code, (scale, zero) in zip(self._pieces, codes, self._code_scales, strict=True):
+                    encode_kernels.quantize(piece.reshape(-1, piece.shape[-1]), scale, zero, code.reshape(-1, code.shape[-1]))
+            box = (game.box_stats + COMPACT_ZERO[OBSERVATION_LAYOUT.span("box")]).astype(COMPACT_DTYPE)
+        else:
+            box = features(game.box_stats)
+        recall = self.view == "recall"
+        self._over_games(
+            encode_kernels.assemble_game_observations,
+            encode_kernels.assemble_observations,
+            self._obs,
+            self.round,
+            recall,
+            game.hands,
+            box,
+            codes,
+        )
+        if game.peeker.max() >= 0:
+            self._over_games(encode_kernels.add_game_peeks, encode_kernels.add_peeks, self._obs, self._peek_delta, game)
+
+    def _over_games(self, per_games: Callable[..., None], chunked: Callable[..., None], *args: Any) -> None:
+        """A kernel over every game. One thread: the per-game function itself, on the calling thread
+        (no parallel launch, no switch of numba's thread count); more: `chunked`, the games cut into
+        `threads` chunks on numba's threads. Each game's work is the same function either way."""
+        if self.threads == 1:
+            per_games(*args, 0, self.num_envs)
         else:
             with self._kernel_threads():
-                self._write_observations()
-
-    def _write_observations(self) -> None:
-        """`_encode`'s kernels: one call each over all games, split into `threads` chunks (one: the game functions themselves)."""
-        serial, games = self.threads == 1, self.num_envs
-        if serial:
-            encode_kernels.encode_game_pieces(self._tables, self.round, self._game, self._reveal, self._pieces, 0, games)
-        else:
-            encode_kernels.encode_pieces(self._tables, self.round, self._game, self._reveal, self._pieces, self.threads)
-        if self.compact:
-            # quantize is a prange over rows: held to the engine's threads on the serial path too
-            with self._kernel_threads() if serial else contextlib.nullcontext():
-                for piece, codes, (scale, zero) in zip(self._pieces, self._codes, self._code_scales, strict=True):
-                    encode_kernels.quantize(piece.reshape(-1, piece.shape[-1]), scale, zero, codes.reshape(-1, codes.shape[-1]))
-            box = (self._game.box_stats + COMPACT_ZERO[OBSERVATION_LAYOUT.span("box")]).astype(COMPACT_DTYPE)
-        else:
-            box = features(self._game.box_stats)
-        recall = self.view == "recall"
-        if serial:
-            encode_kernels.assemble_game_observations(self._obs, self.round, recall, self._game.hands, box, self._codes, 0, games)
-        else:
-            encode_kernels.assemble_observations(self._obs, self.round, recall, self._game.hands, box, self._codes, self.threads)
-        if self._game.peeker.max() >= 0:
-            if serial:
-                encode_kernels.add_game_peeks(self._obs, self._peek_delta, self._game, 0, games)
-            else:
-                encode_kernels.add_peeks(self._obs, self._peek_delta, self._game, self.threads)
+                chunked(*args, self.threads)
 
     @contextlib.contextmanager
     def _kernel_threads(self) -> Iterator[None]:
