@@ -145,15 +145,21 @@ class VectorMiaui:
             [[[0] * n] + [np.argsort(priority(r, n)).tolist() for r in rounds[1:]] for priority in (deep_priority, shallow_priority)]
         )
         self._rules = RuleTables(stats, kind, ranks, _SEAGULL, _JELLYFISH, _LANTERN, empty, no_fighting)
+        self.compact = self.settings.observation_dtype == "uint8"
         self._tables = EncodeTables(
             features=card_features,
             stats=stats,
-            peek_delta=card_features - card_features[hidden],
+            # What a peeker adds to a face-down card (R5): its features less HIDDEN's, or in codes its stats less HIDDEN's.
+            peek_delta=(stats - stats[hidden]).astype(np.int16) if self.compact else card_features - card_features[hidden],
             round_columns=np.ascontiguousarray(round_columns(self.config)[:, :n]),
             opponent_mask=opponent_row_mask(view == "recall" or open_baskets).astype(np.float32),
+            code_scale=COMPACT_SCALE,
+            code_zero=COMPACT_ZERO,
             empty=empty,
             hidden=hidden,
             no_fighting=no_fighting,
+            recall=view == "recall",
+            compact=self.compact,
         )
 
         self._rngs = [seeding.np_random(None if seed is None else seed + i)[0] for i in range(batch)]
@@ -191,33 +197,25 @@ class VectorMiaui:
         # the new games are written into the other, so no 40 MB copy is made. Pieces no step writes
         # (table size, variant, absent seats' rows) are set here once, in both. In uint8 every
         # entry is its code (`miaui_env.compact`): an empty one is its zero, not 0.
-        self.compact = self.settings.observation_dtype == "uint8"
         shape = (batch, n, OBSERVATION_LAYOUT.size)
         self._buffers = [empty_compact(shape) if self.compact else np.zeros(shape, dtype=np.float32) for _ in range(2)]
         for buffer in self._buffers:  # flags: scale 1, zero 0 in either dtype
             OBSERVATION_LAYOUT.view(buffer, "num_players")[:, :, n - MIN_PLAYERS] = 1
             OBSERVATION_LAYOUT.view(buffer, "variant")[:] = (open_baskets, no_fighting)
         self._obs = self._buffers[0]
-        # Per-game observation pieces, computed by encode_kernels.encode_pieces and written into every
-        # seat's row by encode_kernels.assemble_observations; in uint8, their codes are written.
+        # One game's observation pieces per thread, written and assembled by encode_kernels.encode while
+        # still in that core's cache; in uint8, their codes too.
+        slots = max(self.threads, 1)
         lagoon_size, rest_size = (OBSERVATION_LAYOUT.view(self._obs[0, 0], name).size for name in ("lagoon", "lagoon_rest"))
-        self._pieces = ObservationPieces(
-            rows=np.zeros((batch, n, SEAT_DIM), dtype=np.float32),
-            public_rows=np.zeros((batch, n, SEAT_DIM), dtype=np.float32),
-            lagoon=np.zeros((batch, lagoon_size), dtype=np.float32),
-            lagoon_rest=np.zeros((batch, rest_size), dtype=np.float32),
+        self._scratch = ObservationPieces(
+            rows=np.zeros((slots, n, SEAT_DIM), dtype=np.float32),
+            public_rows=np.zeros((slots, n, SEAT_DIM), dtype=np.float32),
+            lagoon=np.zeros((slots, lagoon_size), dtype=np.float32),
+            lagoon_rest=np.zeros((slots, rest_size), dtype=np.float32),
         )
-        self._codes = (
-            ObservationPieces(*(np.empty(piece.shape, dtype=COMPACT_DTYPE) for piece in self._pieces)) if self.compact else self._pieces
+        self._scratch_codes = (
+            ObservationPieces(*(np.zeros(piece.shape, dtype=COMPACT_DTYPE) for piece in self._scratch)) if self.compact else self._scratch
         )
-        # Each piece's codes' scales and zeros (a seat row's are the first row's: every row's are the same).
-        seat_row = slice(OBSERVATION_LAYOUT.offset("seats"), OBSERVATION_LAYOUT.offset("seats") + SEAT_DIM)
-        self._code_scales = tuple(
-            (COMPACT_SCALE[span], COMPACT_ZERO[span])
-            for span in (seat_row, seat_row, OBSERVATION_LAYOUT.span("lagoon"), OBSERVATION_LAYOUT.span("lagoon_rest"))
-        )
-        # What a peeker adds to a face-down card (R5): its features less HIDDEN's, or in codes its stats less HIDDEN's.
-        self._peek_delta = (stats - stats[hidden]).astype(np.int16) if self.compact else self._tables.peek_delta
         self._pending_decks: list[list[int] | None] = [None] * batch
         self._new_games()
         self._encode()
@@ -231,7 +229,7 @@ class VectorMiaui:
     @property
     def nbytes(self) -> int:
         """Bytes held in the engine's arrays: its state, tables and buffers."""
-        structures = (self._rules, self._tables, self._game, self._reveal, self._pieces, *([self._codes] if self.compact else []))
+        structures = (self._rules, self._tables, self._game, self._reveal, self._scratch, *([self._scratch_codes] if self.compact else []))
         arrays = [a for s in structures for a in s if isinstance(a, np.ndarray)] + [*self._buffers, self._uniforms]
         return sum(a.nbytes for a in arrays)
 
@@ -612,34 +610,19 @@ class VectorMiaui:
 
     # -- observations -------------------------------------------------------------------------
     def _encode(self) -> None:
-        """Write every seat's observation into the buffer, exactly as `observation.Encoder` does:
-        `encode_kernels.encode_pieces` computes each game's pieces (in uint8, `quantize` turns them
-        into codes), `assemble_observations` writes them into every seat's row, `add_peeks` adds
-        what each peeker saw (R5)."""
-        game, codes = self._game, self._codes
+        """Write every seat's observation into the buffer, exactly as `observation.Encoder` does
+        (`encode_kernels.encode`: each game's pieces, their assembly into every seat's row, the peeks, R5)."""
         self._over_games(
-            encode_kernels.encode_game_pieces, encode_kernels.encode_pieces, self._tables, self.round, game, self._reveal, self._pieces
-        )
-        if self.compact:
-            with self._kernel_threads():  # quantize is a prange over rows, held to the engine's threads
-                for piece, code, (scale, zero) in zip(self._pieces, codes, self._code_scales, strict=True):
-                    encode_kernels.quantize(piece.reshape(-1, piece.shape[-1]), scale, zero, code.reshape(-1, code.shape[-1]))
-            box = (game.box_stats + COMPACT_ZERO[OBSERVATION_LAYOUT.span("box")]).astype(COMPACT_DTYPE)
-        else:
-            box = features(game.box_stats)
-        recall = self.view == "recall"
-        self._over_games(
-            encode_kernels.assemble_game_observations,
-            encode_kernels.assemble_observations,
-            self._obs,
+            encode_kernels.encode_games,
+            encode_kernels.encode,
+            self._tables,
             self.round,
-            recall,
-            game.hands,
-            box,
-            codes,
+            self._game,
+            self._reveal,
+            self._obs,
+            self._scratch,
+            self._scratch_codes,
         )
-        if game.peeker.max() >= 0:
-            self._over_games(encode_kernels.add_game_peeks, encode_kernels.add_peeks, self._obs, self._peek_delta, game)
 
     def _over_games(self, per_games: Callable[..., None], chunked: Callable[..., None], *args: Any) -> None:
         """A kernel over every game. One thread: the per-game function itself, on the calling thread

@@ -69,19 +69,25 @@ class EncodeTables(NamedTuple):
 
     features: np.ndarray  # (cards + 2, CARD_DIM) float32: observation.features of each card's stats
     stats: np.ndarray  # (cards + 2, stat) int32: as RuleTables.stats
-    peek_delta: np.ndarray  # (cards + 2, CARD_DIM) float32: a card's features less HIDDEN's, what its peeker adds (R5)
+    peek_delta: np.ndarray  # (cards + 2, CARD_DIM) what a peeker adds to a face-down card (R5): its features less
+    # HIDDEN's (float32), or for uint8 observations its stats less HIDDEN's (int16: codes move by the stats)
     round_columns: np.ndarray  # (round 0-13, n, 3) float32: observation.round_columns
     opponent_mask: np.ndarray  # (SEAT_DIM,) float32: 1 where an opponent's row shows the entry (R11)
+    code_scale: np.ndarray  # (observation size,) float64: compact.COMPACT_SCALE
+    code_zero: np.ndarray  # (observation size,) int64: compact.COMPACT_ZERO
     empty: int
     hidden: int
     no_fighting: bool
+    recall: bool  # the recall view: the box is shown
+    compact: bool  # uint8 observations: codes are written
 
 
 class ObservationPieces(NamedTuple):
-    """The per-game pieces of the observations, written by `encode_kernels.encode_pieces` and
-    copied into the observation buffer by numpy."""
+    """One game's pieces of the observations per thread (the first axis is the thread's slot, not
+    the game), written by the encode kernels and assembled into every seat's observation; as
+    floats, or as the codes of a uint8 observation."""
 
-    rows: np.ndarray  # (B, n, SEAT_DIM) float32: each seat's row (absolute seats) as its owner sees it
-    public_rows: np.ndarray  # (B, n, SEAT_DIM) float32: the same rows as the other seats see them (R11)
-    lagoon: np.ndarray  # (B, lagoon piece size) float32: the lagoon with face-down cards hidden
-    lagoon_rest: np.ndarray  # (B, lagoon_rest piece size) float32: the same for the cards past LAGOON_SLOTS
+    rows: np.ndarray  # (slots, n, SEAT_DIM): each seat's row (absolute seats) as its owner sees it
+    public_rows: np.ndarray  # (slots, n, SEAT_DIM): the same rows as the other seats see them (R11)
+    lagoon: np.ndarray  # (slots, lagoon piece size): the lagoon with face-down cards hidden
+    lagoon_rest: np.ndarray  # (slots, lagoon_rest piece size): the same for the cards past LAGOON_SLOTS
