@@ -13,7 +13,7 @@ from helpers import stacked_deck
 import miaui_env
 from miaui_env import IllegalActionError
 from miaui_env.cards import FISH_KINDS, FishKind
-from miaui_env.rules import DEAL_UNIFORMS, DECK_SIZE, NUM_ROUNDS, GameConfig, first_round_order
+from miaui_env.rules import DEAL_UNIFORMS, DECK_SIZE, NUM_ROUNDS, GameConfig, deal_from
 from miaui_env.vector import DECISIONS, VectorMiaui, rule_kernels
 
 CONFIGS = list(itertools.product(range(3, 7), (False, True), (False, True)))
@@ -144,7 +144,8 @@ def test_same_seed_same_games():
     assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
 
 
-def test_round_one_seagull_kernel_matches_the_rules():
+def test_deal_kernel_matches_the_rules_on_stacked_decks():
+    """R4: round 1's Seagull replacement, as rules.deal_from does it, on decks stacked to meet it often."""
     config = GameConfig()
     kind = np.array([FISH_KINDS.index(c.kind) for c in config.deck])
     seagulls = np.flatnonzero(kind == FISH_KINDS.index(FishKind.SEAGULL))
@@ -154,12 +155,29 @@ def test_round_one_seagull_kernel_matches_the_rules():
         for top, gull in enumerate(seagulls[:3], start=1):
             where = np.flatnonzero(row == gull)[0]
             row[top], row[where] = row[where], row[top]
-    uniforms = rng.random((3000, DEAL_UNIFORMS - DECK_SIZE))
-    uniforms[::7, :3] = 0.0  # put back on top: drawn again at once
-    placement = orders[:, 1:].astype(np.int16)
-    rule_kernels.first_round_orders(placement, uniforms, np.arange(3000), kind, FISH_KINDS.index(FishKind.SEAGULL))
+    uniforms = rng.random((3000, DEAL_UNIFORMS))
+    uniforms[::7, DECK_SIZE : DECK_SIZE + 3] = 0.0  # put back on top: drawn again at once
+    placement = np.empty((3000, DECK_SIZE - 1), dtype=np.int16)
+    rule_kernels.deal_games(uniforms, orders, placement, kind, FISH_KINDS.index(FishKind.SEAGULL), 0, 3000)
     for g in range(3000):
-        assert placement[g].tolist() == first_round_order(config, orders[g, 1:].tolist(), uniforms[g])
+        assert placement[g].tolist() == deal_from(config, uniforms[g], orders[g].tolist())[1]
+
+
+def test_deal_kernel_shuffles_as_the_rules_do_even_with_equal_uniforms():
+    """R3: the shuffle is the stable argsort of the deal's uniforms; equal ones keep their order."""
+    config = GameConfig()
+    kind = np.array([FISH_KINDS.index(c.kind) for c in config.deck])
+    rng = np.random.default_rng(1)
+    uniforms = rng.random((3000, DEAL_UNIFORMS))
+    uniforms[::3, 5] = uniforms[::3, 30]  # ties, the later index first in the row
+    uniforms[1::3, :DECK_SIZE] = np.round(uniforms[1::3, :DECK_SIZE], 1)  # many ties, in every bucket
+    uniforms[2::6, :DECK_SIZE] = np.nextafter(1.0, 0.0)  # all equal, in the last bucket
+    uniforms[5::6, :4] = 0.0
+    placement = np.empty((3000, DECK_SIZE - 1), dtype=np.int16)
+    unstacked = np.full((3000, DECK_SIZE), -1)
+    rule_kernels.deal_games(uniforms, unstacked, placement, kind, FISH_KINDS.index(FishKind.SEAGULL), 0, 3000)
+    for g in range(3000):
+        assert placement[g].tolist() == deal_from(config, uniforms[g])[1]
 
 
 def test_equal_slot_seeds_deal_equal_games():

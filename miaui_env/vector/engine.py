@@ -165,7 +165,6 @@ class VectorMiaui:
         self._rngs = [seeding.np_random(None if seed is None else seed + i)[0] for i in range(batch)]
         self._uniforms = np.zeros((batch, _DEALS_AHEAD, DEAL_UNIFORMS))
         self._deals_left = 0
-        self._first_round_gull = kind == _SEAGULL
         # A record's FishCard -> a deck index with its stats (equal cards have equal stats). Records name
         # the config's own card objects, so their ids find them first: hashing a FishCard runs Python code.
         self._card_index = {card: index for index, card in enumerate(self.config.deck)}
@@ -212,6 +211,7 @@ class VectorMiaui:
             ObservationPieces(*(_thread_scratch(self.threads, shape, COMPACT_DTYPE) for shape in shapes)) if self.compact else self._scratch
         )
         self._pending_decks: list[list[int] | None] = [None] * batch
+        self._stacked_decks = np.full((batch, DECK_SIZE), -1, dtype=np.int64)  # the pending decks as the deal kernel reads them
         self._new_games()
         self._encode()
 
@@ -225,7 +225,7 @@ class VectorMiaui:
     def nbytes(self) -> int:
         """Bytes held in the engine's arrays: its state, tables and buffers."""
         structures = (self._rules, self._tables, self._game, self._reveal, self._scratch, *([self._scratch_codes] if self.compact else []))
-        arrays = [a for s in structures for a in s if isinstance(a, np.ndarray)] + [*self._buffers, self._uniforms]
+        arrays = [a for s in structures for a in s if isinstance(a, np.ndarray)] + [*self._buffers, self._uniforms, self._stacked_decks]
         return sum(a.nbytes for a in arrays)
 
     def reset(
@@ -577,23 +577,22 @@ class VectorMiaui:
 
     def _deal(self) -> None:
         """R3/R4 for every slot, consuming exactly the uniforms `rules.deal` would (so slot i deals
-        what the reference env seeded s + i deals): one argsort shuffles all games, and only games
-        that meet a Seagull in round 1 go through round 1's replacement (`rule_kernels.first_round_orders`)."""
+        what the reference env seeded s + i deals): `rule_kernels.deal_games` shuffles each game
+        and replaces round 1's Seagulls."""
         if self._deals_left == 0:
-            self._uniforms = np.stack([rng.random((_DEALS_AHEAD, DEAL_UNIFORMS)) for rng in self._rngs])
+            for rng, slot_uniforms in zip(self._rngs, self._uniforms, strict=True):  # in place: no 4096 arrays to stack
+                rng.random(out=slot_uniforms)
             self._deals_left = _DEALS_AHEAD
         uniforms = self._uniforms[:, _DEALS_AHEAD - self._deals_left]
         self._deals_left -= 1
-        order = np.argsort(uniforms[:, :DECK_SIZE], axis=1, kind="stable")
-        for slot, stacked in enumerate(self._pending_decks):
-            if stacked is not None:
-                order[slot] = stacked
+        stacked_slots = [slot for slot, order in enumerate(self._pending_decks) if order is not None]
+        for slot in stacked_slots:
+            self._stacked_decks[slot] = self._pending_decks[slot]
+        self._over_games(
+            rule_kernels.deal_games, rule_kernels.deal, uniforms, self._stacked_decks, self._game.placement, self._rules.kind, _SEAGULL
+        )
+        self._stacked_decks[stacked_slots] = -1
         self._pending_decks = [None] * self.num_envs
-        placement = self._game.placement
-        placement[:] = order[:, 1:]
-        # A Seagull among the first three cards sets off R4's replacement; the others deal as they lie.
-        replaced = np.flatnonzero(self._first_round_gull[order[:, 1 : 1 + NUM_SPACES]].any(axis=1))
-        rule_kernels.first_round_orders(placement, uniforms[:, DECK_SIZE:], replaced, self._rules.kind, _SEAGULL)
 
     def _resolve(self, plays: np.ndarray) -> RoundArrays:
         """R7/R8 for every game, then restock (R4/R5); the work is `rule_kernels.resolve_round`."""

@@ -1,5 +1,5 @@
 """Numba kernels of the rules for the batched engine: a round's resolution (R7-R9, then R4/R5's
-restock) and round 1's Seagull replacement (R4).
+restock) and the deal (R3, with round 1's Seagull replacement, R4).
 
 Each kernel loops over the games of a batch and works on `state.GameArrays` in place; a round also
 writes the whole `state.Reveal` and the `state.RoundArrays` record. They know the rules and nothing
@@ -180,40 +180,100 @@ def resolve_games(rules: RuleTables, game: GameArrays, reveal: Reveal, record: R
                 lagoon_len[g, depth] = slot + 1
 
 
+@njit(cache=True, parallel=True)
+def deal(uniforms: np.ndarray, stacked: np.ndarray, placement: np.ndarray, kind: np.ndarray, seagull: int, chunks: int) -> None:
+    """`deal_games` for every game, in `chunks` of games side by side on numba's threads."""
+    games = placement.shape[0]
+    for chunk in prange(chunks):
+        deal_games(uniforms, stacked, placement, kind, seagull, chunk * games // chunks, (chunk + 1) * games // chunks)
+
+
 @njit(cache=True)
-def first_round_orders(placement: np.ndarray, uniforms: np.ndarray, games: np.ndarray, kind: np.ndarray, seagull: int) -> None:
-    """R4 round 1 for the listed games, as rules.first_round_order does it: a Seagull drawn is
-    replaced by the next card and inserted at position int(u * (len + 1)) of what remains, u the
-    next of the deal's Seagull uniforms (1.0 once they run out). placement[g] holds the deck after
-    the put-back card and becomes the lagoon order (round 1's three cards first)."""
-    size = placement.shape[1]
-    deck = np.empty(size + 1, dtype=placement.dtype)
-    first = np.empty(NUM_SPACES, dtype=placement.dtype)
-    for g in games:
-        length = size
-        for i in range(size):
-            deck[i] = placement[g, i]
-        used = 0
+def deal_games(
+    uniforms: np.ndarray, stacked: np.ndarray, placement: np.ndarray, kind: np.ndarray, seagull: int, start: int, stop: int
+) -> None:
+    """R3/R4 for games start to stop - 1, as rules.deal_from does it from each game's DEAL_UNIFORMS
+    `uniforms[g]`: the deck order is the stable argsort of the first DECK_SIZE of them, or
+    `stacked[g]` where `stacked[g, 0] >= 0`; its first card is put back, and placement[g] gets the
+    rest in lagoon order, after round 1's Seagull replacement."""
+    size = stacked.shape[1]
+    order = np.empty(size, dtype=np.int64)
+    bucket_of = np.empty(size, dtype=np.int64)
+    starts = np.empty(_SORT_BUCKETS + 1, dtype=np.int64)
+    deck, first = np.empty(size, dtype=placement.dtype), np.empty(NUM_SPACES, dtype=placement.dtype)
+    for g in range(start, stop):
+        if stacked[g, 0] >= 0:
+            for i in range(size):
+                order[i] = stacked[g, i]
+        else:
+            _stable_argsort(uniforms[g], size, order, bucket_of, starts)
+        for i in range(size - 1):
+            placement[g, i] = order[i + 1]
         for space in range(NUM_SPACES):
-            card = deck[0]
-            for i in range(length - 1):  # pop the top card
+            if kind[placement[g, space]] == seagull:
+                _first_round_order(placement, uniforms[g, size:], g, kind, seagull, deck, first)
+                break
+
+
+_SORT_BUCKETS = 64  # a deal sorts 37 uniforms: one bucket pass leaves a few pairs for insertion to swap
+
+
+@njit(cache=True, inline="always")
+def _stable_argsort(values: np.ndarray, size: int, order: np.ndarray, bucket_of: np.ndarray, starts: np.ndarray) -> None:
+    """order[:size] = np.argsort(values[:size], kind="stable") for values in [0, 1): a stable
+    counting sort on the leading bits, then insertion on the value (equal values keep their index
+    order at both steps). 4x faster than numpy's sort of the same rows (measured on 4096 deals)."""
+    starts[:] = 0
+    for i in range(size):
+        bucket = min(int(values[i] * _SORT_BUCKETS), _SORT_BUCKETS - 1)
+        bucket_of[i] = bucket
+        starts[bucket + 1] += 1
+    for b in range(_SORT_BUCKETS):
+        starts[b + 1] += starts[b]
+    for i in range(size):
+        order[starts[bucket_of[i]]] = i
+        starts[bucket_of[i]] += 1
+    for i in range(1, size):
+        index, value, j = order[i], values[order[i]], i
+        while j > 0 and values[order[j - 1]] > value:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = index
+
+
+@njit(cache=True)
+def _first_round_order(
+    placement: np.ndarray, uniforms: np.ndarray, g: int, kind: np.ndarray, seagull: int, deck: np.ndarray, first: np.ndarray
+) -> None:
+    """R4 round 1 for game g, as rules.first_round_order does it: a Seagull drawn is replaced by the
+    next card and inserted at position int(u * (len + 1)) of what remains, u the next of the deal's
+    Seagull `uniforms` (1.0 once they run out). placement[g] holds the deck after the put-back card
+    and becomes the lagoon order (round 1's three cards first)."""
+    size = placement.shape[1]
+    length = size
+    for i in range(size):
+        deck[i] = placement[g, i]
+    used = 0
+    for space in range(NUM_SPACES):
+        card = deck[0]
+        for i in range(length - 1):  # pop the top card
+            deck[i] = deck[i + 1]
+        length -= 1
+        while kind[card] == seagull:
+            replacement = deck[0]
+            for i in range(length - 1):
                 deck[i] = deck[i + 1]
             length -= 1
-            while kind[card] == seagull:
-                replacement = deck[0]
-                for i in range(length - 1):
-                    deck[i] = deck[i + 1]
-                length -= 1
-                u = uniforms[g, used] if used < uniforms.shape[1] else 1.0
-                used += 1
-                position = min(int(u * (length + 1)), length)
-                for i in range(length, position, -1):  # make room, then insert
-                    deck[i] = deck[i - 1]
-                deck[position] = card
-                length += 1
-                card = replacement
-            first[space] = card
-        for space in range(NUM_SPACES):
-            placement[g, space] = first[space]
-        for i in range(length):
-            placement[g, NUM_SPACES + i] = deck[i]
+            u = uniforms[used] if used < uniforms.size else 1.0
+            used += 1
+            position = min(int(u * (length + 1)), length)
+            for i in range(length, position, -1):  # make room, then insert
+                deck[i] = deck[i - 1]
+            deck[position] = card
+            length += 1
+            card = replacement
+        first[space] = card
+    for space in range(NUM_SPACES):
+        placement[g, space] = first[space]
+    for i in range(length):
+        placement[g, NUM_SPACES + i] = deck[i]
