@@ -585,9 +585,11 @@ class VectorMiaui:
             self._deals_left = _DEALS_AHEAD
         uniforms = self._uniforms[:, _DEALS_AHEAD - self._deals_left]
         self._deals_left -= 1
-        stacked_slots = [slot for slot, order in enumerate(self._pending_decks) if order is not None]
-        for slot in stacked_slots:
-            self._stacked_decks[slot] = self._pending_decks[slot]
+        stacked_slots = []
+        for slot, order in enumerate(self._pending_decks):
+            if order is not None:
+                self._stacked_decks[slot] = order
+                stacked_slots.append(slot)
         self._over_games(
             rule_kernels.deal_games, rule_kernels.deal, uniforms, self._stacked_decks, self._game.placement, self._rules.kind, _SEAGULL
         )
