@@ -102,6 +102,8 @@ def engine_snapshot(engine: VectorMiaui) -> tuple:
         (np.zeros((4, 3), dtype=np.int64), r"shape \(num_envs, num_players\) = \(4, 4\), got \(4, 3\)"),
         (np.zeros((4, 4)), "integer card indices"),
         (np.full((4, 4), 12), "game 0, player_0: action 12 is not a card in hand"),
+        (np.array([[0] * 4, [0] * 4, [0, 0, 0, -1], [0] * 4], dtype=np.int32), "game 2, player_3: action -1 is not a card in hand"),
+        (np.array([[0] * 4, [0] * 4, [0] * 4, [0, 0, 200, 0]], dtype=np.uint8), "game 3, player_2: action 200 is not a card in hand"),
         (np.array([[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]]), "game 0, player_1: action 1"),
     ],
 )

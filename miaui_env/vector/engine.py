@@ -169,7 +169,6 @@ class VectorMiaui:
         # the config's own card objects, so their ids find them first: hashing a FishCard runs Python code.
         self._card_index = {card: index for index, card in enumerate(self.config.deck)}
         self._card_index_by_id = {id(card): index for index, card in enumerate(self.config.deck)}
-        self._games, self._seats = np.arange(batch)[:, None], np.arange(n)[None, :]
 
         self.round = 1
         self._game = GameArrays(
@@ -547,13 +546,11 @@ class VectorMiaui:
         if not np.issubdtype(a.dtype, np.integer):
             raise IllegalActionError(f"actions must be integer card indices 0-11, got dtype {a.dtype}")
         hands = self._game.hands
-        bad = (a < 0) | (a >= NUM_DIVER_CARDS)
-        if not bad.any():
-            bad = hands[self._games, self._seats, a] == 0
-        if bad.any():
-            g, s = (int(i) for i in np.argwhere(bad)[0])
+        first = rule_kernels.first_illegal_action(hands, a)
+        if first >= 0:
+            g, s = divmod(first, self.num_players)
             raise illegal_action(f"game {g}, player_{s}", int(a[g, s]), hands[g, s])
-        return a.astype(np.int64)
+        return a.astype(np.int64, copy=False)
 
     def _new_games(self) -> None:
         """Deal a new game in every slot (R3/R4) and clear everything else."""

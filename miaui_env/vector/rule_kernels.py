@@ -75,6 +75,18 @@ def _send_triple(
     pile_len[g, w] = kept
 
 
+@njit(cache=True)
+def first_illegal_action(hands: np.ndarray, actions: np.ndarray) -> int:
+    """The flat index g * n + s of the first action that is no diver card in its seat's hand (R6), or -1."""
+    games, n = actions.shape
+    for g in range(games):
+        for s in range(n):
+            card = actions[g, s]
+            if card < 0 or card >= NUM_DIVER_CARDS or hands[g, s, card] == 0:
+                return int(g * n + s)
+    return -1
+
+
 @njit(cache=True, parallel=True)
 def resolve_round(rules: RuleTables, game: GameArrays, reveal: Reveal, record: RoundArrays, chunks: int) -> None:
     """R7/R8 for every game: the three depths, their catches, then round r+1's restock (R4/R5).
