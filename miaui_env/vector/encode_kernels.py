@@ -92,8 +92,7 @@ def encode_games(
     for g in range(start, stop):
         _game_pieces(tables, round_number, game, reveal, g, scratch, slot, n, seat_dim)
         if tables.compact:
-            _quantize_rows(scratch.rows, codes.rows, scale, zero, slot, n, seat_dim)
-            _quantize_rows(scratch.public_rows, codes.public_rows, scale, zero, slot, n, seat_dim)
+            _quantize_rows(scratch.rows, codes.rows, codes.public_rows, scale, zero, tables.opponent_mask, slot, n, seat_dim)
             _quantize(scratch.lagoon, codes.lagoon, scale, zero, slot, _LAGOON, lagoon_size)
             _quantize(scratch.lagoon_rest, codes.lagoon_rest, scale, zero, slot, _LAGOON_REST, rest_size)
         _assemble(tables, round_number, game, obs, codes, g, slot, n, seat_dim, lagoon_size, rest_size)
@@ -152,8 +151,9 @@ def _game_pieces(
             _features_of_stats(rows, slot, s, _STOLEN, reveal.stolen_stats, g)
             rows[slot, s, _THEFTS] = reveal.thefts[g, s]
             rows[slot, s, _TRIPLES] = reveal.triples[g, s]
-        for k in range(seat_dim):  # masked out is written as 0.0: a product would leave -0.0 for a negative value
-            out.public_rows[slot, s, k] = rows[slot, s, k] if tables.opponent_mask[k] != 0 else np.float32(0.0)
+        if not tables.compact:  # (uint8 observations take the others' view from the codes)
+            for k in range(seat_dim):  # masked out is written as 0.0: a product would leave -0.0 for a negative value
+                out.public_rows[slot, s, k] = rows[slot, s, k] if tables.opponent_mask[k] != 0 else np.float32(0.0)
     for depth in range(NUM_SPACES):
         for j in range(LAGOON_SLOTS):
             card = lagoon[g, depth, j] if j < lagoon_len[g, depth] else empty
@@ -170,13 +170,26 @@ def _game_pieces(
 
 
 @njit(cache=True, inline="always")
-def _quantize_rows(values: np.ndarray, codes: np.ndarray, scale: np.ndarray, zero: np.ndarray, slot: int, n: int, seat_dim: int) -> None:
-    """The uint8 codes of slot `slot`'s seat rows, as compact_observations computes them (every
-    seat's row has the first row's scales)."""
+def _quantize_rows(
+    values: np.ndarray,
+    codes: np.ndarray,
+    public_codes: np.ndarray,
+    scale: np.ndarray,
+    zero: np.ndarray,
+    opponent_mask: np.ndarray,
+    slot: int,
+    n: int,
+    seat_dim: int,
+) -> None:
+    """The uint8 codes of slot `slot`'s seat rows as compact_observations computes them (every
+    seat's row has the first row's scales), and of the rows as the others see them: where R11
+    hides an entry, the code of 0.0, its zero."""
     for s in range(n):
-        source, target = values[slot, s], codes[slot, s]
+        source, target, public = values[slot, s], codes[slot, s], public_codes[slot, s]
         for k in range(seat_dim):
-            target[k] = np.uint8(np.rint(source[k] * scale[_SEATS + k]) + zero[_SEATS + k])
+            code = np.uint8(np.rint(source[k] * scale[_SEATS + k]) + zero[_SEATS + k])
+            target[k] = code
+            public[k] = code if opponent_mask[k] != 0 else np.uint8(zero[_SEATS + k])
 
 
 @njit(cache=True, inline="always")
