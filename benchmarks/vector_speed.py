@@ -7,6 +7,9 @@ players, compact (uint8) observations and two threads, next to the same engine w
 observations on one thread. Every row is measured `--repeats` times, each time right after its
 peer, and the table gives the medians: rate, ratio to the peer (median of the paired ratios), and
 the engine's memory per game. A noisy moment on a shared machine moves one pair, not the median.
+The rates include choosing the random cards (numpy, on the calling thread, ~0.6 ms a step at
+B=4096); the engine-against-engine rows also give the ratio of the time spent in `step` alone,
+which is what observation dtype and threads change.
 Usage: python benchmarks/vector_speed.py [--seconds 2] [--repeats 3] [--batches 256 4096 16384] [--players 3 4 5 6]
 Needs the benchmark extra: pip install -e ".[bench]".
 """
@@ -51,8 +54,9 @@ def goofspiel_steps_per_second(seconds: float, seed: int = 0) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def miaui_steps_per_second(batch: int, players: int, seconds: float, seed: int = 0, **options: object) -> tuple[float, float]:
-    """Random legal play through VectorMiaui(**options); returns agent-steps/s and bytes per game."""
+def miaui_steps_per_second(batch: int, players: int, seconds: float, seed: int = 0, **options: object) -> tuple[float, float, float]:
+    """Random legal play through VectorMiaui(**options); returns agent-steps/s, agent-steps per second
+    spent in `step` itself, and bytes per game."""
     engine = VectorMiaui(batch, num_players=players, seed=seed, **options)  # type: ignore[arg-type]
     rng = np.random.default_rng(seed)
     masks = engine.action_masks()
@@ -60,13 +64,16 @@ def miaui_steps_per_second(batch: int, players: int, seconds: float, seed: int =
     for _ in range(NUM_ROUNDS):  # warm up: compile, touch the buffers
         rng.random(dtype=np.float32, out=noise)
         _, masks, _, _, _ = engine.step(np.argmax(noise * masks, axis=2))
-    steps, start = 0, time.perf_counter()
+    steps, in_step, start = 0, 0.0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         rng.random(dtype=np.float32, out=noise)
         noise *= masks  # a random legal card: the largest noise among the legal ones
-        _, masks, _, _, _ = engine.step(np.argmax(noise, axis=2))
+        actions = np.argmax(noise, axis=2)
+        stepping = time.perf_counter()
+        _, masks, _, _, _ = engine.step(actions)
+        in_step += time.perf_counter() - stepping
         steps += batch * players
-    return steps / (time.perf_counter() - start), engine.nbytes / batch
+    return steps / (time.perf_counter() - start), steps / in_step, engine.nbytes / batch
 
 
 def paired(measure: Callable[[], float], peer: Callable[[], float], repeats: int) -> tuple[float, float, float]:
@@ -78,6 +85,20 @@ def paired(measure: Callable[[], float], peer: Callable[[], float], repeats: int
         rates.append(measure())
     ratios = np.array(rates) / np.array(peers)
     return float(np.median(rates)), float(np.median(peers)), float(np.median(ratios))
+
+
+def paired_engines(options: dict[str, object], seconds: float, repeats: int) -> tuple[float, float, float, float]:
+    """`paired` for VectorMiaui(B=4096, 4 players, **options) against float32 on one thread: median
+    rates of both, the median paired ratio, and the median paired ratio of the time in `step` alone."""
+    rates, peers, step_ratios = [], [], []
+    for _ in range(repeats):
+        peer, peer_in_step, _ = miaui_steps_per_second(4096, 4, seconds)
+        rate, in_step, _ = miaui_steps_per_second(4096, 4, seconds, **options)
+        rates.append(rate)
+        peers.append(peer)
+        step_ratios.append(in_step / peer_in_step)
+    ratios = np.array(rates) / np.array(peers)
+    return float(np.median(rates)), float(np.median(peers)), float(np.median(ratios)), float(np.median(step_ratios))
 
 
 def main() -> None:
@@ -93,13 +114,13 @@ def main() -> None:
         return goofspiel_steps_per_second(args.seconds)
 
     print(f"{args.repeats} paired measurements of {args.seconds:g} s per row; medians", flush=True)
-    print(f"{'engine':<40}{'agent-steps/s':>15}{'peer':>30}{'x peer':>9}{'KiB/game':>10}")
+    print(f"{'engine':<40}{'agent-steps/s':>15}{'peer':>30}{'x peer':>9}{'KiB/game':>10}{'x peer, step only':>19}")
     for batch in args.batches:
         for players in args.players:
             memory: list[float] = []
 
             def engine(batch: int = batch, players: int = players, memory: list[float] = memory) -> float:
-                rate, per_game = miaui_steps_per_second(batch, players, args.seconds)
+                rate, _, per_game = miaui_steps_per_second(batch, players, args.seconds)
                 memory.append(per_game)
                 return rate
 
@@ -107,20 +128,15 @@ def main() -> None:
             row = f"VectorMiaui B={batch} {players}p"
             print(f"{row:<40}{rate:>15,.0f}{f'goofspiel 4p {peer:,.0f}':>30}{ratio:>9.2f}{memory[0] / 1024:>10.1f}", flush=True)
 
-    def float32_one_thread() -> float:
-        return miaui_steps_per_second(4096, 4, args.seconds)[0]
-
     most = min(2, numba.config.NUMBA_NUM_THREADS)
     for label, options in (
         ("uint8 observations", {"observation_dtype": "uint8"}),
         (f"float32, {most} threads", {"threads": most}),
         (f"uint8, {most} threads", {"observation_dtype": "uint8", "threads": most}),
     ):
-        rate, peer, ratio = paired(
-            lambda options=options: miaui_steps_per_second(4096, 4, args.seconds, **options)[0], float32_one_thread, args.repeats
-        )
+        rate, peer, ratio, step_ratio = paired_engines(options, args.seconds, args.repeats)
         row = f"VectorMiaui B=4096 4p {label}"
-        print(f"{row:<40}{rate:>15,.0f}{f'1 thread, float32 {peer:,.0f}':>30}{ratio:>9.2f}{'':>10}", flush=True)
+        print(f"{row:<40}{rate:>15,.0f}{f'1 thread, float32 {peer:,.0f}':>30}{ratio:>9.2f}{'':>10}{step_ratio:>19.2f}", flush=True)
 
 
 if __name__ == "__main__":
