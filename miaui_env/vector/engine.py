@@ -7,17 +7,18 @@
 It plays B games with the rules of `miaui_env.rules` and returns observations in exactly the env's
 encoding (`miaui_env.observation`), for every variant, view and reward mode of the env. Its state
 is a few named structures of arrays (`vector.state`), written in place. The branchy per-game work
-runs in numba kernels handed those structures whole: the rules in `vector.rule_kernels` (a round's
-resolution, round 1's Seagull replacement), the observation in `vector.encode_kernels` (each game's
-pieces, their assembly into every seat's row, the peeks); numpy deals.
+runs in numba kernels handed those structures whole: the rules in `vector.rule_kernels` (the deal
+with round 1's Seagull replacement, a round's resolution, the action check), the observation in
+`vector.encode_kernels` (each game's pieces in a small per-thread scratch, their assembly into
+every seat's row, the peeks, one game at a time so that only the observation travels to memory).
 
 **Observation dtype.** `observation_dtype="uint8"` writes every entry as its exact uint8 code
 (`miaui_env.compact`: a quarter of the bytes; `compact.expand_observations` gives the float32
 observation back bit for bit); agents and the SB3 VecEnv's opponents still read floats.
 
 **Threads.** `threads=k` runs the kernels on k of numba's threads, each game on one of them, so
-the results are the same as on one thread, bit for bit; the deals and the bookkeeping stay on the
-calling thread. The default is one thread.
+the results are the same as on one thread, bit for bit; the deals' random numbers (one generator
+per slot) and the bookkeeping stay on the calling thread. The default is one thread.
 
 **Lockstep.** Every game lasts 11 decisions (round 12's card is forced), so the B games of a batch
 move in lockstep: one round number for all, and all end together. The step that ends them returns
