@@ -654,8 +654,8 @@ def check_threads(threads: object) -> int:
 
 def _thread_scratch(threads: int, shape: tuple[int, ...], dtype: np.typing.DTypeLike) -> np.ndarray:
     """A zeroed (threads, *shape) array, C-contiguous, whose slots share no cache line: each slot
-    is followed by at least 64 unused bytes (one more row where the piece has rows), as two
-    threads writing one line (false sharing) ran 2x slower than one thread."""
+    is followed by at least 64 unused bytes (one more row where the piece has rows): with two
+    threads writing one line (false sharing), the uint8 encode ran 1.8x slower than on one thread."""
     itemsize = np.dtype(dtype).itemsize
     padded = (shape[0] + 1, *shape[1:]) if len(shape) > 1 else (shape[0] + 64 // itemsize,)
     return np.zeros((threads, *padded), dtype=dtype)

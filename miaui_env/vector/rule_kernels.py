@@ -22,7 +22,7 @@ SOLE_BEST, KITI, NO_FIGHTING, NOBODY_LEFT = (list(Decision).index(d) for d in De
 
 # The two effects that move cards to the box (R9) are functions of their own, called only when they
 # happen: a function handed the state's arrays on every landing (inlined or not) made numba count
-# each array in and out around it, and the round ran 5x slower (measured on 4096 games).
+# each array in and out around it, and the round ran 3.4x slower (measured on 4096 games).
 @njit(cache=True)
 def _steal(
     g: int,
@@ -101,8 +101,7 @@ def resolve_round(rules: RuleTables, game: GameArrays, reveal: Reveal, record: R
 @njit(cache=True)
 def resolve_games(rules: RuleTables, game: GameArrays, reveal: Reveal, record: RoundArrays, start: int, stop: int) -> None:
     """`resolve_round` for games start to stop - 1."""
-    # Every array is taken out of its structure once, here: a field read inside the loops is a new
-    # reference that numba counts in and out (two atomic operations) each time, 4x the round's work.
+    # Every array is taken out of its structure once, here, and read by name below.
     round_number, plays, catchers, best_cards, decisions = record.round, record.plays, record.catchers, record.best_cards, record.decisions
     stats, kind, ranks, empty = rules.stats, rules.kind, rules.ranks, rules.empty
     seagull, jellyfish, lantern = rules.seagull, rules.jellyfish, rules.lantern
@@ -234,7 +233,7 @@ _SORT_BUCKETS = 64  # a deal sorts 37 uniforms: one bucket pass leaves a few pai
 def _stable_argsort(values: np.ndarray, size: int, order: np.ndarray, bucket_of: np.ndarray, starts: np.ndarray) -> None:
     """order[:size] = np.argsort(values[:size], kind="stable") for values in [0, 1): a stable
     counting sort on the leading bits, then insertion on the value (equal values keep their index
-    order at both steps). 4x faster than numpy's sort of the same rows (measured on 4096 deals)."""
+    order at both steps): 2.5x faster than numpy's argsort of the same rows (measured on 4096 deals)."""
     starts[:] = 0
     for i in range(size):
         bucket = min(int(values[i] * _SORT_BUCKETS), _SORT_BUCKETS - 1)
