@@ -7,8 +7,11 @@ by name in `observation`'s layouts, once, at import (module globals are compile-
 numba). Every float they write is computed with the same IEEE operations as
 `observation.features` and `observation.pile_summary` (integer stats divided in float64, then
 rounded to float32), so they agree with `observation.Encoder` to the bit; `tests/test_vector.py`
-checks it game by game. In uint8 each entry is written as its code (`miaui_env.compact`),
-computed from that float as `compact_observations` does.
+checks it game by game. For uint8 observations every piece is written as its code
+(`miaui_env.compact`) with no float in between: a card feature's or a pile summary's scale is its
+divisor, so its code is the integer stat plus its zero, and the tables (card features, round
+columns) hold the codes `compact_observations` gives; `tests/test_compact.py` checks that they are
+exactly the codes of the float32 engine's observations.
 
 A game's pieces live in a scratch of one game per thread, so they are written and read back while
 still in the core's cache: only the observation buffer itself travels to memory.
@@ -17,7 +20,8 @@ still in the core's cache: only the observation buffer itself travels to memory.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import overload
 
 from miaui_env.cards import FISH_KINDS
 from miaui_env.observation import (
@@ -54,13 +58,12 @@ def encode(
     reveal: Reveal,
     obs: np.ndarray,
     scratch: ObservationPieces,
-    codes: ObservationPieces,
     chunks: int,
 ) -> None:
     """`encode_games` for every game, in `chunks` of games side by side on numba's threads (chunk c uses scratch slot c)."""
     games = obs.shape[0]
     for chunk in prange(chunks):
-        encode_games(tables, round_number, game, reveal, obs, scratch, codes, chunk * games // chunks, (chunk + 1) * games // chunks, chunk)
+        encode_games(tables, round_number, game, reveal, obs, scratch, chunk * games // chunks, (chunk + 1) * games // chunks, chunk)
 
 
 # Each parallel kernel hands its chunk to a function of its own: inside a prange loop, numba
@@ -73,7 +76,6 @@ def encode_games(
     reveal: Reveal,
     obs: np.ndarray,
     scratch: ObservationPieces,
-    codes: ObservationPieces,
     start: int,
     stop: int,
     slot: int = 0,
@@ -88,22 +90,96 @@ def encode_games(
     # lagoon copies to slower code, and the encode ran 1.5x longer (measured on 4096 games).
     n, seat_dim, card_dim = game.hands.shape[1], tables.opponent_mask.size, tables.features.shape[1]
     lagoon_size, rest_size = card_dim * LAGOON_SLOTS * NUM_SPACES, card_dim * NUM_SPACES
-    scale, zero = tables.code_scale, tables.code_zero
     for g in range(start, stop):
         _game_pieces(tables, round_number, game, reveal, g, scratch, slot, n, seat_dim)
-        if tables.compact:
-            _quantize_rows(scratch.rows, codes.rows, codes.public_rows, scale, zero, tables.opponent_mask, slot, n, seat_dim)
-            _quantize(scratch.lagoon, codes.lagoon, scale, zero, slot, _LAGOON, lagoon_size)
-            _quantize(scratch.lagoon_rest, codes.lagoon_rest, scale, zero, slot, _LAGOON_REST, rest_size)
-        _assemble(tables, round_number, game, obs, codes, g, slot, n, seat_dim, lagoon_size, rest_size)
+        _assemble(tables, round_number, game, obs, scratch, g, slot, n, seat_dim, lagoon_size, rest_size)
         _add_peeks(obs, tables.peek_delta, game, g)
 
 
-@njit(cache=True, inline="always")
-def _features_of_stats(out: np.ndarray, slot: int, s: int, at: int, stats: np.ndarray, g: int) -> None:
-    """observation.features of stats[g, s] (integer stats), written at out[slot, s, at:at+8]."""
-    for k in range(CARD_DIM):
-        out[slot, s, at + k] = np.float32(stats[g, s, k] / STATS_DIVISOR[k])
+# Where float32 and uint8 observations differ, a helper is compiled for the dtype of the array it
+# writes (numba picks the implementation while typing): a run-time branch on the dtype inside the
+# pieces kernel made the float32 encode 1.9x slower (measured on 256 games).
+def _card_entries(out: np.ndarray, slot: int, s: int, at: int, stats: np.ndarray, g: int, zero: np.ndarray) -> None:
+    """out[slot, s, at:at+8]: observation.features of the integer stats[g, s], or their uint8 codes (compiled only)."""
+    raise NotImplementedError("compiled by numba only")
+
+
+@overload(_card_entries, inline="always")
+def _card_entries_for(out, slot, s, at, stats, g, zero):  # type: ignore[no-untyped-def]
+    if out.dtype == types.uint8:
+
+        def codes(out, slot, s, at, stats, g, zero):  # type: ignore[no-untyped-def]
+            for k in range(CARD_DIM):  # a card feature's scale is its divisor: its code is the stat plus its zero
+                out[slot, s, at + k] = stats[g, s, k] + zero[k]
+
+        return codes
+
+    def floats(out, slot, s, at, stats, g, zero):  # type: ignore[no-untyped-def]
+        for k in range(CARD_DIM):  # as observation.features: the integer divided in float64, rounded to float32
+            out[slot, s, at + k] = np.float32(stats[g, s, k] / STATS_DIVISOR[k])
+
+    return floats
+
+
+def _summary_entries(out: np.ndarray, slot: int, s: int, height: int, stats: np.ndarray, g: int, zero: np.ndarray) -> None:
+    """out[slot, s, pile_summary]: observation.pile_summary of a pile, or its uint8 codes (compiled only)."""
+    raise NotImplementedError("compiled by numba only")
+
+
+@overload(_summary_entries, inline="always")
+def _summary_entries_for(out, slot, s, height, stats, g, zero):  # type: ignore[no-untyped-def]
+    if out.dtype == types.uint8:
+
+        def codes(out, slot, s, height, stats, g, zero):  # type: ignore[no-untyped-def]
+            out[slot, s, _SUMMARY] = height + zero[0]  # each entry's scale is its divisor
+            for k in range(CARD_DIM - 1):
+                out[slot, s, _SUMMARY + 1 + k] = stats[g, s, k] + zero[1 + k]
+
+        return codes
+
+    def floats(out, slot, s, height, stats, g, zero):  # type: ignore[no-untyped-def]
+        out[slot, s, _SUMMARY] = np.float32(height / HEIGHT_SCALE)
+        for k in range(CARD_DIM - 1):  # as observation.pile_summary: kind counts, then the value sum
+            value = stats[g, s, k] / COUNT_SCALE
+            if k == _VALUE:
+                value /= VALUE_SCALE
+            out[slot, s, _SUMMARY + 1 + k] = np.float32(value)
+
+    return floats
+
+
+def _others_view(out: np.ndarray, rows: np.ndarray, slot: int, s: int, seat_dim: int, tables: EncodeTables) -> None:
+    """out[slot, s]: seat s's row as the others see it (R11), hidden entries empty (compiled only)."""
+    raise NotImplementedError("compiled by numba only")
+
+
+@overload(_others_view, inline="always")
+def _others_view_for(out, rows, slot, s, seat_dim, tables):  # type: ignore[no-untyped-def]
+    if out.dtype == types.uint8:
+
+        def codes(out, rows, slot, s, seat_dim, tables):  # type: ignore[no-untyped-def]
+            for k in range(seat_dim):  # shown: kept (keep 1, hidden_zero 0); hidden: its zero (keep 0)
+                out[slot, s, k] = rows[slot, s, k] * tables.keep[k] + tables.hidden_zero[k]
+
+        return codes
+
+    def floats(out, rows, slot, s, seat_dim, tables):  # type: ignore[no-untyped-def]
+        for k in range(seat_dim):  # hidden is written as 0.0: a product would leave -0.0 for a negative value
+            out[slot, s, k] = rows[slot, s, k] if tables.opponent_mask[k] != 0 else np.float32(0.0)
+
+    return floats
+
+
+def _card_sum(like: np.ndarray, total: int, k: int, zero: np.ndarray) -> float:
+    """Card feature k of a sum of card stats, in the dtype of `like`: a float, or its uint8 code (compiled only)."""
+    raise NotImplementedError("compiled by numba only")
+
+
+@overload(_card_sum, inline="always")
+def _card_sum_for(like, total, k, zero):  # type: ignore[no-untyped-def]
+    if like.dtype == types.uint8:
+        return lambda like, total, k, zero: np.uint8(total + zero[k])
+    return lambda like, total, k, zero: np.float32(total / STATS_DIVISOR[k])
 
 
 @njit(cache=True, inline="always")
@@ -128,12 +204,7 @@ def _game_pieces(
         rows[slot, s, _PRESENT] = 1.0
         for k in range(len(_ROUND_COLUMNS)):  # R1: Kiti's place and the tie priorities
             rows[slot, s, _ROUND_COLUMNS[k]] = tables.round_columns[round_number, s, k]
-        rows[slot, s, _SUMMARY] = np.float32(pile_len[g, s] / HEIGHT_SCALE)
-        for k in range(CARD_DIM - 1):  # as observation.pile_summary: kind counts, then the value sum
-            value = game.pile_stats[g, s, k] / COUNT_SCALE
-            if k == _VALUE:
-                value /= VALUE_SCALE
-            rows[slot, s, _SUMMARY + 1 + k] = np.float32(value)
+        _summary_entries(rows, slot, s, pile_len[g, s], game.pile_stats, g, tables.summary_zero)
         for j in range(PILE_SLOTS):  # the top cards, top first
             below = pile_len[g, s] - 1 - j
             card = piles[g, s, below] if below >= 0 else empty
@@ -142,18 +213,16 @@ def _game_pieces(
         for c in range(NUM_DIVER_CARDS):
             rows[slot, s, _PLAYED + c] = 1.0 - game.hands[g, s, c]
         for k in range(_LAST_START, _LAST_STOP):
-            rows[slot, s, k] = 0.0
+            rows[slot, s, k] = tables.row_zero[k]
         if reveal.plays[g, s] > 0:
             rows[slot, s, _CARD_PLAYED + reveal.plays[g, s] - 1] = 1.0
             for d in range(NUM_SPACES):
                 rows[slot, s, _CAUGHT_AT + d] = reveal.caught_depth[g, s, d]
-            _features_of_stats(rows, slot, s, _CAUGHT, reveal.caught_stats, g)
-            _features_of_stats(rows, slot, s, _STOLEN, reveal.stolen_stats, g)
+            _card_entries(rows, slot, s, _CAUGHT, reveal.caught_stats, g, tables.card_zero)
+            _card_entries(rows, slot, s, _STOLEN, reveal.stolen_stats, g, tables.card_zero)
             rows[slot, s, _THEFTS] = reveal.thefts[g, s]
             rows[slot, s, _TRIPLES] = reveal.triples[g, s]
-        if not tables.compact:  # (uint8 observations take the others' view from the codes)
-            for k in range(seat_dim):  # masked out is written as 0.0: a product would leave -0.0 for a negative value
-                out.public_rows[slot, s, k] = rows[slot, s, k] if tables.opponent_mask[k] != 0 else np.float32(0.0)
+        _others_view(out.public_rows, rows, slot, s, seat_dim, tables)
     for depth in range(NUM_SPACES):
         for j in range(LAGOON_SLOTS):
             card = lagoon[g, depth, j] if j < lagoon_len[g, depth] else empty
@@ -161,43 +230,11 @@ def _game_pieces(
                 card = hidden
             for k in range(CARD_DIM):
                 out.lagoon[slot, (depth * LAGOON_SLOTS + j) * CARD_DIM + k] = features[card, k]
-        if tables.no_fighting:  # the cards past LAGOON_SLOTS, summed (outside No Fighting there are none)
-            for k in range(CARD_DIM):
-                total = 0
-                for j in range(LAGOON_SLOTS, lagoon_len[g, depth]):
-                    total += tables.stats[hidden if peeker[g, depth, j] >= 0 else lagoon[g, depth, j], k]
-                out.lagoon_rest[slot, depth * CARD_DIM + k] = np.float32(total / STATS_DIVISOR[k])
-
-
-@njit(cache=True, inline="always")
-def _quantize_rows(
-    values: np.ndarray,
-    codes: np.ndarray,
-    public_codes: np.ndarray,
-    scale: np.ndarray,
-    zero: np.ndarray,
-    opponent_mask: np.ndarray,
-    slot: int,
-    n: int,
-    seat_dim: int,
-) -> None:
-    """The uint8 codes of slot `slot`'s seat rows as compact_observations computes them (every
-    seat's row has the first row's scales), and of the rows as the others see them: where R11
-    hides an entry, the code of 0.0, its zero."""
-    for s in range(n):
-        source, target, public = values[slot, s], codes[slot, s], public_codes[slot, s]
-        for k in range(seat_dim):
-            code = np.uint8(np.rint(source[k] * scale[_SEATS + k]) + zero[_SEATS + k])
-            target[k] = code
-            public[k] = code if opponent_mask[k] != 0 else np.uint8(zero[_SEATS + k])
-
-
-@njit(cache=True, inline="always")
-def _quantize(values: np.ndarray, codes: np.ndarray, scale: np.ndarray, zero: np.ndarray, slot: int, at: int, size: int) -> None:
-    """The uint8 codes of slot `slot` of a piece of `size` entries that sit at observation offset `at`."""
-    source, target = values[slot], codes[slot]
-    for k in range(size):
-        target[k] = np.uint8(np.rint(source[k] * scale[at + k]) + zero[at + k])
+        for k in range(CARD_DIM):  # the cards past LAGOON_SLOTS, summed (outside No Fighting there are none: empty sums)
+            total = 0
+            for j in range(LAGOON_SLOTS, lagoon_len[g, depth]):
+                total += tables.stats[hidden if peeker[g, depth, j] >= 0 else lagoon[g, depth, j], k]
+            out.lagoon_rest[slot, depth * CARD_DIM + k] = _card_sum(out.lagoon_rest, total, k, tables.card_zero)
 
 
 @njit(cache=True, inline="always")
@@ -206,7 +243,7 @@ def _assemble(
     round_number: int,
     game: GameArrays,
     obs: np.ndarray,
-    codes: ObservationPieces,
+    pieces: ObservationPieces,
     g: int,
     slot: int,
     n: int,
@@ -221,7 +258,7 @@ def _assemble(
     # Every write goes through a view of its row that starts at 0: numba adds the length to a
     # negative index, and with an offset only known at run time (a seat row's place) that check
     # keeps LLVM from vectorizing the copy (5x slower, measured).
-    rows, public_rows, lagoon, lagoon_rest = codes.rows[slot], codes.public_rows[slot], codes.lagoon[slot], codes.lagoon_rest[slot]
+    rows, public_rows, lagoon, lagoon_rest = pieces.rows[slot], pieces.public_rows[slot], pieces.lagoon[slot], pieces.lagoon_rest[slot]
     for o in range(n):
         target = obs[g, o]
         for r in range(NUM_ROUNDS):
@@ -234,10 +271,7 @@ def _assemble(
             target[_LAGOON_REST + k] = lagoon_rest[k]
         if tables.recall:
             for k in range(CARD_DIM):
-                if tables.compact:
-                    target[_BOX + k] = game.box_stats[g, k] + tables.code_zero[_BOX + k]
-                else:
-                    target[_BOX + k] = np.float32(game.box_stats[g, k] / STATS_DIVISOR[k])
+                target[_BOX + k] = _card_sum(target, game.box_stats[g, k], k, tables.card_zero)
         for s in range(n):
             at = _SEATS + seat_dim * (s - o if s >= o else s - o + n)
             seat, source = target[at : at + seat_dim], rows[s] if s == o else public_rows[s]

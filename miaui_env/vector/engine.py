@@ -70,7 +70,9 @@ from miaui_env.cards import DEFAULT_DECK, FISH_KINDS, DeckError, FishCard, FishK
 from miaui_env.compact import COMPACT_DTYPE, COMPACT_SCALE, COMPACT_ZERO, empty_compact
 from miaui_env.observation import (
     OBSERVATION_LAYOUT,
+    ROUND_COLUMNS,
     SEAT_DIM,
+    SEAT_LAYOUT,
     features,
     opponent_row_mask,
     round_columns,
@@ -136,8 +138,7 @@ class VectorMiaui:
         open_baskets, no_fighting, view = self.settings.open_baskets, self.settings.no_fighting, self.settings.view
 
         stats = stats_table(self.config).astype(np.int32)  # by deck index, then EMPTY, HIDDEN
-        card_features = features(stats)
-        empty, hidden = len(self.config.deck), len(self.config.deck) + 1
+        empty = len(self.config.deck)
         kinds = stats[:, : len(FISH_KINDS)]
         kind = np.where(kinds.any(axis=1), kinds.argmax(axis=1), -1)
         rounds = range(NUM_ROUNDS + 1)
@@ -147,21 +148,7 @@ class VectorMiaui:
         )
         self._rules = RuleTables(stats, kind, ranks, _SEAGULL, _JELLYFISH, _LANTERN, empty, no_fighting)
         self.compact = self.settings.observation_dtype == "uint8"
-        self._tables = EncodeTables(
-            features=card_features,
-            stats=stats,
-            # What a peeker adds to a face-down card (R5): its features less HIDDEN's, or in codes its stats less HIDDEN's.
-            peek_delta=(stats - stats[hidden]).astype(np.int16) if self.compact else card_features - card_features[hidden],
-            round_columns=np.ascontiguousarray(round_columns(self.config)[:, :n]),
-            opponent_mask=opponent_row_mask(view == "recall" or open_baskets).astype(np.float32),
-            code_scale=COMPACT_SCALE,
-            code_zero=COMPACT_ZERO,
-            empty=empty,
-            hidden=hidden,
-            no_fighting=no_fighting,
-            recall=view == "recall",
-            compact=self.compact,
-        )
+        self._tables = _encode_tables(self.config, n, stats, view == "recall", open_baskets, self.compact)
 
         self._rngs = [seeding.np_random(None if seed is None else seed + i)[0] for i in range(batch)]
         self._uniforms = np.zeros((batch, _DEALS_AHEAD, DEAL_UNIFORMS))
@@ -202,14 +189,11 @@ class VectorMiaui:
             OBSERVATION_LAYOUT.view(buffer, "num_players")[:, :, n - MIN_PLAYERS] = 1
             OBSERVATION_LAYOUT.view(buffer, "variant")[:] = (open_baskets, no_fighting)
         self._obs = self._buffers[0]
-        # One game's observation pieces per thread, written and assembled by encode_kernels.encode while
-        # still in that core's cache; in uint8, their codes too.
+        # One game's observation pieces per thread, in the observation's dtype, written and assembled by
+        # encode_kernels.encode while still in that core's cache.
         lagoon_size, rest_size = (OBSERVATION_LAYOUT.view(self._obs[0, 0], name).size for name in ("lagoon", "lagoon_rest"))
         shapes = ((n, SEAT_DIM), (n, SEAT_DIM), (lagoon_size,), (rest_size,))
-        self._scratch = ObservationPieces(*(_thread_scratch(self.threads, shape, np.float32) for shape in shapes))
-        self._scratch_codes = (
-            ObservationPieces(*(_thread_scratch(self.threads, shape, COMPACT_DTYPE) for shape in shapes)) if self.compact else self._scratch
-        )
+        self._scratch = ObservationPieces(*(_thread_scratch(self.threads, shape, self._obs.dtype) for shape in shapes))
         self._pending_decks: list[list[int] | None] = [None] * batch
         self._stacked_decks = np.full((batch, DECK_SIZE), -1, dtype=np.int64)  # the pending decks as the deal kernel reads them
         self._new_games()
@@ -224,7 +208,7 @@ class VectorMiaui:
     @property
     def nbytes(self) -> int:
         """Bytes held in the engine's arrays: its state, tables and buffers."""
-        structures = (self._rules, self._tables, self._game, self._reveal, self._scratch, *([self._scratch_codes] if self.compact else []))
+        structures = (self._rules, self._tables, self._game, self._reveal, self._scratch)
         arrays = [a for s in structures for a in s if isinstance(a, np.ndarray)] + [*self._buffers, self._uniforms, self._stacked_decks]
         return sum(a.nbytes for a in arrays)
 
@@ -615,7 +599,6 @@ class VectorMiaui:
             self._reveal,
             self._obs,
             self._scratch,
-            self._scratch_codes,
         )
 
     def _over_games(self, per_games: Callable[..., None], chunked: Callable[..., None], *args: Any) -> None:
@@ -650,6 +633,48 @@ def check_threads(threads: object) -> int:
     if isinstance(threads, bool) or not isinstance(threads, int | np.integer) or not 1 <= threads <= most:
         raise InvalidConfigError(f"threads={threads!r} is not allowed; it must be an integer from 1 to {most} (numba's threads here)")
     return int(threads)
+
+
+def _encode_tables(config: GameConfig, n: int, stats: np.ndarray, recall: bool, open_baskets: bool, compact: bool) -> EncodeTables:
+    """The encode kernels' tables: the reference encoder's own features and round columns, and for
+    uint8 observations their codes, as `compact.compact_observations` computes them."""
+    seats = OBSERVATION_LAYOUT.offset("seats")
+    summary = SEAT_LAYOUT.span("pile_summary")
+    card_span, summary_span = (
+        OBSERVATION_LAYOUT.span("box"),
+        slice(seats + summary.start, seats + summary.stop),
+    )  # the box: a card's features
+    seat_row = slice(seats, seats + SEAT_DIM)
+    round_places = [seats + SEAT_LAYOUT.offset(name) for name in ROUND_COLUMNS]
+
+    def entries(values: np.ndarray, places: slice | list[int]) -> np.ndarray:
+        """Float32 entries in the observation's dtype; `places`: where they sit in the layout (the last axis)."""
+        floats = np.ascontiguousarray(values, dtype=np.float32)
+        if not compact:
+            return floats
+        codes = np.rint(floats.astype(np.float64) * COMPACT_SCALE[places]) + COMPACT_ZERO[places]
+        return np.ascontiguousarray(codes, dtype=COMPACT_DTYPE)
+
+    card_features = features(stats)
+    hidden = len(config.deck) + 1
+    shown = opponent_row_mask(recall or open_baskets)
+    row_zero = entries(np.zeros(SEAT_DIM), seat_row)
+    return EncodeTables(
+        features=entries(card_features, card_span),
+        stats=stats,
+        # What a peeker adds to a face-down card (R5): its features less HIDDEN's, or in codes its stats less HIDDEN's.
+        peek_delta=(stats - stats[hidden]).astype(np.int16) if compact else card_features - card_features[hidden],
+        round_columns=entries(round_columns(config)[:, :n], round_places),
+        opponent_mask=shown.astype(np.float32),
+        row_zero=row_zero,
+        keep=shown.astype(COMPACT_DTYPE),
+        hidden_zero=np.where(shown != 0, 0, row_zero).astype(COMPACT_DTYPE),
+        card_zero=COMPACT_ZERO[card_span].copy(),
+        summary_zero=COMPACT_ZERO[summary_span].copy(),
+        empty=len(config.deck),
+        hidden=hidden,
+        recall=recall,
+    )
 
 
 def _thread_scratch(threads: int, shape: tuple[int, ...], dtype: np.typing.DTypeLike) -> np.ndarray:

@@ -65,27 +65,29 @@ class RoundArrays(NamedTuple):
 
 
 class EncodeTables(NamedTuple):
-    """What the encode kernels read and never write."""
+    """What the encode kernels read and never write. `features`, `round_columns` and `row_zero` are
+    in the observation's dtype: float32, or the uint8 codes of `miaui_env.compact`."""
 
-    features: np.ndarray  # (cards + 2, CARD_DIM) float32: observation.features of each card's stats
+    features: np.ndarray  # (cards + 2, CARD_DIM): observation.features of each card's stats
     stats: np.ndarray  # (cards + 2, stat) int32: as RuleTables.stats
     peek_delta: np.ndarray  # (cards + 2, CARD_DIM) what a peeker adds to a face-down card (R5): its features less
     # HIDDEN's (float32), or for uint8 observations its stats less HIDDEN's (int16: codes move by the stats)
-    round_columns: np.ndarray  # (round 0-13, n, 3) float32: observation.round_columns
+    round_columns: np.ndarray  # (round 0-13, n, 3): observation.round_columns
     opponent_mask: np.ndarray  # (SEAT_DIM,) float32: 1 where an opponent's row shows the entry (R11)
-    code_scale: np.ndarray  # (observation size,) float64: compact.COMPACT_SCALE
-    code_zero: np.ndarray  # (observation size,) int64: compact.COMPACT_ZERO
+    row_zero: np.ndarray  # (SEAT_DIM,): an empty entry of a seat row (0.0, or its code)
+    keep: np.ndarray  # (SEAT_DIM,) uint8: 1 where an opponent's row shows the entry (R11), as codes multiply
+    hidden_zero: np.ndarray  # (SEAT_DIM,) uint8: where it does not, the entry's zero code (0 elsewhere)
+    card_zero: np.ndarray  # (CARD_DIM,) int64: the zeros of a card's features' codes (their scales are STATS_DIVISOR)
+    summary_zero: np.ndarray  # (CARD_DIM,) int64: the zeros of pile_summary's codes (scales HEIGHT_SCALE, COUNT_SCALE, ...)
     empty: int
     hidden: int
-    no_fighting: bool
     recall: bool  # the recall view: the box is shown
-    compact: bool  # uint8 observations: codes are written
 
 
 class ObservationPieces(NamedTuple):
     """One game's pieces of the observations per thread (the first axis is the thread's slot, not
-    the game), written by the encode kernels and assembled into every seat's observation; as
-    floats, or as the codes of a uint8 observation."""
+    the game), in the observation's dtype, written by the encode kernels and assembled into every
+    seat's observation."""
 
     rows: np.ndarray  # (slots, n, SEAT_DIM): each seat's row (absolute seats) as its owner sees it
     public_rows: np.ndarray  # (slots, n, SEAT_DIM): the same rows as the other seats see them (R11)
