@@ -21,6 +21,7 @@ import argparse
 import os
 import time
 from collections.abc import Callable
+from typing import Any
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # numpy on one core: the engine's threads are what the rows vary
@@ -103,7 +104,7 @@ def paired(measure: Callable[[], float], peer: Callable[[], float], repeats: int
     return float(np.median(rates)), float(np.median(peers)), float(np.median(ratios))
 
 
-def paired_engines(options: dict[str, object], seconds: float, repeats: int) -> tuple[float, float, float, float]:
+def paired_engines(options: dict[str, Any], seconds: float, repeats: int) -> tuple[float, float, float, float]:
     """`paired` for VectorMiaui(B=4096, 4 players, **options) against float32 on one thread: median
     rates of both, the median paired ratio, and the median paired ratio of the time in `step` alone."""
     rates, peers, step_ratios = [], [], []
@@ -144,7 +145,7 @@ def main() -> None:
             row = f"VectorMiaui B={batch} {players}p"
             print(f"{row:<40}{rate:>15,.0f}{f'goofspiel 4p {peer:,.0f}':>30}{ratio:>9.2f}{memory[0] / 1024:>10.1f}", flush=True)
 
-    most = min(2, numba.config.NUMBA_NUM_THREADS)
+    most = min(2, numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]  # set at import, from the cores
     for label, options in (
         ("uint8 observations", {"observation_dtype": "uint8"}),
         (f"float32, {most} threads", {"threads": most}),

@@ -109,6 +109,13 @@ def test_threads_leave_the_callers_numba_setting_alone():
     assert numba.get_num_threads() == 1
 
 
+def test_an_engines_thread_count_is_fixed_at_construction():
+    engine = VectorMiaui(8, threads=1)  # its scratch holds one game per thread: more threads would write past it
+    with pytest.raises(AttributeError):
+        engine.threads = 2  # type: ignore[misc]
+    assert engine.threads == 1
+
+
 @pytest.mark.parametrize("threads", [0, -1, 2.0, True, "2", 10_000])
 def test_bad_thread_counts_are_refused(threads):
     with pytest.raises(InvalidConfigError, match=f"threads={threads!r} is not allowed; it must be an integer from 1 to"):

@@ -104,6 +104,7 @@ def engine_snapshot(engine: VectorMiaui) -> tuple:
         (np.full((4, 4), 12), "game 0, player_0: action 12 is not a card in hand"),
         (np.array([[0] * 4, [0] * 4, [0, 0, 0, -1], [0] * 4], dtype=np.int32), "game 2, player_3: action -1 is not a card in hand"),
         (np.array([[0] * 4, [0] * 4, [0] * 4, [0, 0, 200, 0]], dtype=np.uint8), "game 3, player_2: action 200 is not a card in hand"),
+        (np.array([[0] * 4, [0, 13, 0, 0], [0] * 4, [0] * 4], dtype=">i4"), "game 1, player_1: action 13 is not a card in hand"),
         (np.array([[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]]), "game 0, player_1: action 1"),
     ],
 )
@@ -114,6 +115,19 @@ def test_bad_actions_name_game_and_seat_and_change_nothing(actions, message):
     with pytest.raises(IllegalActionError, match=message):
         engine.step(actions if message != "game 0, player_1: action 1" else np.where(np.arange(4) == 1, 1, 0)[None].repeat(4, 0))
     assert engine_snapshot(engine) == before
+
+
+@pytest.mark.parametrize("as_given", [lambda a: a.astype(">i8"), lambda a: a.astype(np.int16), np.asfortranarray, lambda a: a.tolist()])
+def test_actions_of_any_integer_type_byte_order_or_layout_play_alike(as_given):
+    native, other = VectorMiaui(8, num_players=4, seed=3), VectorMiaui(8, num_players=4, seed=3)
+    rng = np.random.default_rng(0)
+    masks = native.action_masks()
+    for _ in range(2 * NUM_ROUNDS):
+        actions = np.argmax(rng.random(masks.shape) * masks, axis=2)
+        obs, masks, rewards, _, _ = native.step(actions)
+        other_obs, _, other_rewards, _, _ = other.step(as_given(actions))
+        np.testing.assert_array_equal(obs, other_obs)
+        np.testing.assert_array_equal(rewards, other_rewards)
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ is a few named structures of arrays (`vector.state`), written in place. The bran
 runs in numba kernels handed those structures whole: the rules in `vector.rule_kernels` (the deal
 with round 1's Seagull replacement, a round's resolution, the action check), the observation in
 `vector.encode_kernels` (each game's pieces in a small per-thread scratch, their assembly into
-every seat's row, the peeks, one game at a time so that only the observation travels to memory).
+every seat's row, the peeks, one game at a time so that the observation is all they write to memory).
 
 **Observation dtype.** `observation_dtype="uint8"` writes every entry as its exact uint8 code
 (`miaui_env.compact`: a quarter of the bytes; `compact.expand_observations` gives the float32
@@ -128,7 +128,7 @@ class VectorMiaui:
         if not isinstance(autoreset, bool | np.bool_):
             raise InvalidConfigError(f"autoreset must be True or False, got {autoreset!r}")
         self.autoreset = bool(autoreset)
-        self.threads = check_threads(threads)
+        self._threads = check_threads(threads)
         self.settings = Settings.of(**settings)
         seed = check_seed(seed)
         check_fits_in_memory(int(num_envs), self.settings.num_players)
@@ -193,13 +193,19 @@ class VectorMiaui:
         # encode_kernels.encode while still in that core's cache.
         lagoon_size, rest_size = (OBSERVATION_LAYOUT.view(self._obs[0, 0], name).size for name in ("lagoon", "lagoon_rest"))
         shapes = ((n, SEAT_DIM), (n, SEAT_DIM), (lagoon_size,), (rest_size,))
-        self._scratch = ObservationPieces(*(_thread_scratch(self.threads, shape, self._obs.dtype) for shape in shapes))
+        self._scratch = ObservationPieces(*(_thread_scratch(self._threads, shape, self._obs.dtype) for shape in shapes))
         self._pending_decks: list[list[int] | None] = [None] * batch
-        self._stacked_decks = np.full((batch, DECK_SIZE), -1, dtype=np.int64)  # the pending decks as the deal kernel reads them
+        self._unstacked = np.full((batch, DECK_SIZE), -1, dtype=np.int8)  # what the deal kernel reads when no deck is stacked
+        self._unstacked.flags.writeable = False
         self._new_games()
         self._encode()
 
     # -- public API ---------------------------------------------------------------------------
+    @property
+    def threads(self) -> int:
+        """numba threads the kernels run on (fixed at construction: each has its scratch)."""
+        return self._threads
+
     @property
     def observation_dim(self) -> int:
         """Length of one observation vector."""
@@ -209,7 +215,7 @@ class VectorMiaui:
     def nbytes(self) -> int:
         """Bytes held in the engine's arrays: its state, tables and buffers."""
         structures = (self._rules, self._tables, self._game, self._reveal, self._scratch)
-        arrays = [a for s in structures for a in s if isinstance(a, np.ndarray)] + [*self._buffers, self._uniforms, self._stacked_decks]
+        arrays = [a for s in structures for a in s if isinstance(a, np.ndarray)] + [*self._buffers, self._uniforms, self._unstacked]
         return sum(a.nbytes for a in arrays)
 
     def reset(
@@ -530,6 +536,8 @@ class VectorMiaui:
             raise IllegalActionError(f"actions must have shape (num_envs, num_players) = {shape}, got {a.shape}")
         if not np.issubdtype(a.dtype, np.integer):
             raise IllegalActionError(f"actions must be integer card indices 0-11, got dtype {a.dtype}")
+        if not a.dtype.isnative:  # (numba compiles for native byte order only)
+            a = a.astype(a.dtype.newbyteorder("="))
         hands = self._game.hands
         first = rule_kernels.first_illegal_action(hands, a)
         if first >= 0:
@@ -559,23 +567,21 @@ class VectorMiaui:
 
     def _deal(self) -> None:
         """R3/R4 for every slot, consuming exactly the uniforms `rules.deal` would (so slot i deals
-        what the reference env seeded s + i deals): `rule_kernels.deal_games` shuffles each game
-        and replaces round 1's Seagulls."""
+        what the reference env seeded s + i deals): `rule_kernels.deal_games` shuffles each game, or
+        takes its stacked deck (`reset(decks=...)`, `set_decks`), and replaces round 1's Seagulls."""
         if self._deals_left == 0:
             for rng, slot_uniforms in zip(self._rngs, self._uniforms, strict=True):  # in place: no 4096 arrays to stack
                 rng.random(out=slot_uniforms)
             self._deals_left = _DEALS_AHEAD
         uniforms = self._uniforms[:, _DEALS_AHEAD - self._deals_left]
         self._deals_left -= 1
-        stacked_slots = []
-        for slot, order in enumerate(self._pending_decks):
-            if order is not None:
-                self._stacked_decks[slot] = order
-                stacked_slots.append(slot)
-        self._over_games(
-            rule_kernels.deal_games, rule_kernels.deal, uniforms, self._stacked_decks, self._game.placement, self._rules.kind, _SEAGULL
-        )
-        self._stacked_decks[stacked_slots] = -1
+        stacked = self._unstacked  # the deal kernel's stacked decks: a row of -1 shuffles (a fresh array when any is stacked)
+        if any(order is not None for order in self._pending_decks):
+            stacked = self._unstacked.copy()
+            for slot, order in enumerate(self._pending_decks):
+                if order is not None:
+                    stacked[slot] = order
+        self._over_games(rule_kernels.deal_games, rule_kernels.deal, uniforms, stacked, self._game.placement, self._rules.kind, _SEAGULL)
         self._pending_decks = [None] * self.num_envs
 
     def _resolve(self, plays: np.ndarray) -> RoundArrays:
@@ -605,17 +611,17 @@ class VectorMiaui:
         """A kernel over every game. One thread: the per-game function itself, on the calling thread
         (no parallel launch, no switch of numba's thread count); more: `chunked`, the games cut into
         `threads` chunks on numba's threads. Each game's work is the same function either way."""
-        if self.threads == 1:
+        if self._threads == 1:
             per_games(*args, 0, self.num_envs)
         else:
             with self._kernel_threads():
-                chunked(*args, self.threads)
+                chunked(*args, self._threads)
 
     @contextlib.contextmanager
     def _kernel_threads(self) -> Iterator[None]:
         """numba's thread count set to the engine's for its kernels, and the caller's put back after."""
         previous = numba.get_num_threads()
-        numba.set_num_threads(self.threads)
+        numba.set_num_threads(self._threads)
         try:
             yield
         finally:
@@ -678,9 +684,10 @@ def _encode_tables(config: GameConfig, n: int, stats: np.ndarray, recall: bool, 
 
 
 def _thread_scratch(threads: int, shape: tuple[int, ...], dtype: np.typing.DTypeLike) -> np.ndarray:
-    """A zeroed (threads, *shape) array, C-contiguous, whose slots share no cache line: each slot
-    is followed by at least 64 unused bytes (one more row where the piece has rows): with two
-    threads writing one line (false sharing), the uint8 encode ran 1.8x slower than on one thread."""
+    """A zeroed C-contiguous array of `threads` slots of `shape`, each padded so that no two share a
+    cache line: one more row where the piece has rows, else 64 more bytes (the kernels know the
+    sizes they use). With two threads writing one line (false sharing), the uint8 encode ran 1.8x
+    slower than on one thread."""
     itemsize = np.dtype(dtype).itemsize
     padded = (shape[0] + 1, *shape[1:]) if len(shape) > 1 else (shape[0] + 64 // itemsize,)
     return np.zeros((threads, *padded), dtype=dtype)

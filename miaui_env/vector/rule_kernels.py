@@ -1,8 +1,9 @@
 """Numba kernels of the rules for the batched engine: a round's resolution (R7-R9, then R4/R5's
-restock) and the deal (R3, with round 1's Seagull replacement, R4).
+restock), the deal (R3, with round 1's Seagull replacement, R4) and the check that every action
+is a card in hand (R6).
 
-Each kernel loops over the games of a batch and works on `state.GameArrays` in place; a round also
-writes the whole `state.Reveal` and the `state.RoundArrays` record. They know the rules and nothing
+The round and the deal loop over the games of a batch and work on `state.GameArrays` in place; a
+round also writes the whole `state.Reveal` and the `state.RoundArrays` record. They know the rules and nothing
 of the observation: cards are deck indices and card stats are summed as integers, whatever their
 columns mean to an encoder (only the kind columns, for R9's Jellyfish count, mean something here).
 `tests/test_vector.py` proves them equal to `rules.py` game by game.
@@ -21,8 +22,8 @@ SOLE_BEST, KITI, NO_FIGHTING, NOBODY_LEFT = (list(Decision).index(d) for d in De
 
 
 # The two effects that move cards to the box (R9) are functions of their own, called only when they
-# happen: a function handed the state's arrays on every landing (inlined or not) made numba count
-# each array in and out around it, and the round ran 3.4x slower (measured on 4096 games).
+# happen: a function handed the state's arrays on every landing (inlined or not) made numba
+# reference-count each array in and out around it (NRT incref/decref), and the round ran 3.4x slower (measured on 4096 games).
 @njit(cache=True)
 def _steal(
     g: int,

@@ -87,7 +87,8 @@ class EncodeTables(NamedTuple):
 class ObservationPieces(NamedTuple):
     """One game's pieces of the observations per thread (the first axis is the thread's slot, not
     the game), in the observation's dtype, written by the encode kernels and assembled into every
-    seat's observation."""
+    seat's observation. Each slot is padded (one more row, or 64 more bytes) so that threads share
+    no cache line: the shapes below are the parts in use."""
 
     rows: np.ndarray  # (slots, n, SEAT_DIM): each seat's row (absolute seats) as its owner sees it
     public_rows: np.ndarray  # (slots, n, SEAT_DIM): the same rows as the other seats see them (R11)
