@@ -84,9 +84,8 @@ def encode_games(
     slot: int = 0,
 ) -> None:
     """Write every seat's observation of games start to stop - 1 into `obs`, as observation.Encoder
-    does: each game's pieces into scratch slot `slot` (and, for uint8 observations, their codes
-    into `codes`; for float32 `codes` is `scratch`), then every seat's row assembled from them,
-    then the peeks. Pieces no step changes (table size, variant, absent seats' rows) are left as
+    does: each game's pieces into scratch slot `slot` (in the observation's dtype), then every
+    seat's row assembled from them, then the peeks. Pieces no step changes (table size, variant, absent seats' rows) are left as
     they are."""
     # The sizes that bound the copy loops are run-time values (the scratch's slots are padded, so
     # its shapes do not give them): with the layout's compile-time sizes LLVM compiled the short
@@ -103,26 +102,11 @@ def encode_games(
 # writes (numba picks the implementation while typing): a run-time branch on the dtype inside the
 # pieces kernel made the float32 encode 1.9x slower (measured on 256 games). numba requires an
 # overload's implementations to repeat its typing function's parameters, annotations included.
+@njit(cache=True, inline="always")
 def _card_entries(out: np.ndarray, slot: int, s: int, at: int, stats: np.ndarray, g: int, zero: np.ndarray) -> None:
-    """out[slot, s, at:at+8]: observation.features of the integer stats[g, s], or their uint8 codes (compiled only)."""
-    raise NotImplementedError("compiled by numba only")
-
-
-@overload(_card_entries, inline="always")
-def _card_entries_for(out: Any, slot: Any, s: Any, at: Any, stats: Any, g: Any, zero: Any) -> Callable[..., None]:
-    if out.dtype == types.uint8:
-
-        def codes(out: Any, slot: Any, s: Any, at: Any, stats: Any, g: Any, zero: Any) -> None:
-            for k in range(CARD_DIM):  # a card feature's scale is its divisor: its code is the stat plus its zero
-                out[slot, s, at + k] = stats[g, s, k] + zero[k]
-
-        return codes
-
-    def floats(out: Any, slot: Any, s: Any, at: Any, stats: Any, g: Any, zero: Any) -> None:
-        for k in range(CARD_DIM):  # as observation.features: the integer divided in float64, rounded to float32
-            out[slot, s, at + k] = np.float32(stats[g, s, k] / STATS_DIVISOR[k])
-
-    return floats
+    """out[slot, s, at:at+8]: the card features of the integer stats[g, s], in out's dtype (`_card_sum`)."""
+    for k in range(CARD_DIM):
+        out[slot, s, at + k] = _card_sum(out, stats[g, s, k], k, zero)
 
 
 def _summary_entries(out: np.ndarray, slot: int, s: int, height: int, stats: np.ndarray, g: int, zero: np.ndarray) -> None:

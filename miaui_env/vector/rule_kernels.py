@@ -23,7 +23,8 @@ SOLE_BEST, KITI, NO_FIGHTING, NOBODY_LEFT = (list(Decision).index(d) for d in De
 
 # The two effects that move cards to the box (R9) are functions of their own, called only when they
 # happen: a function handed the state's arrays on every landing (inlined or not) made numba
-# reference-count each array in and out around it (NRT incref/decref), and the round ran 3.4x slower (measured on 4096 games).
+# reference-count each array in and out around it (NRT incref/decref), and the round ran 3.4x
+# slower (measured on 4096 games).
 @njit(cache=True)
 def _steal(
     g: int,
