@@ -10,10 +10,11 @@ into one flat *canvas* (absolute seats, hidden information included). A seat's o
 seat, view) that points every entry either at a canvas entry the seat may see or at a constant
 zero. Which is which is declared piece by piece in `VISIBILITY` (the vector's pieces) and
 `OPPONENT_ROW_VISIBILITY` (what an opponent's seat row shows): R11 is decided there and nowhere
-else, and a piece declared in neither is an error, never shown (the batched engine applies the same
-tables through `opponent_row_mask`). No pending choice can show, because the canvas changes only at
-a reveal. The one dynamic exception is a face-down lagoon card (R5): its peeker alone gets the
-card's true features added in.
+else, and a piece declared in neither is an error, never shown. No pending choice can show,
+because the canvas changes only at a reveal. The one dynamic exception is a face-down lagoon card
+(R5), declared in `FACE_DOWN_VISIBILITY`: its peeker alone gets the card's true features added in.
+The batched engine's compiled encoder takes every one of these decisions from the same tables
+(`shown_entries`, `face_down_public`), so a change of a table changes what both encoders show.
 """
 
 from __future__ import annotations
@@ -315,6 +316,14 @@ OPPONENT_ROW_VISIBILITY: dict[str, OpponentSight] = {
 }
 
 
+# R5: who sees the face of a face-down lagoon card, per piece it can lie in. OWN: its peeker alone
+# (every other seat sees the hidden flag); PUBLIC would turn it face-up for every seat.
+FACE_DOWN_VISIBILITY: dict[str, Sight] = {
+    "lagoon": Sight.OWN,
+    "lagoon_rest": Sight.OWN,
+}
+
+
 def _declared(table: Mapping[str, _T], name: str, table_name: str) -> _T:
     if name not in table:
         raise UndeclaredVisibilityError(
@@ -398,6 +407,30 @@ def _state_index(num_players: int) -> np.ndarray:
         else:
             dst[...] = src
     return index
+
+
+def shown_entries(
+    num_players: int,
+    view: str,
+    open_baskets: bool,
+    layout: Layout = OBSERVATION_LAYOUT,
+    visibility: Mapping[str, Sight] = VISIBILITY,
+    opponent_rows: Mapping[str, OpponentSight] = OPPONENT_ROW_VISIBILITY,
+) -> np.ndarray:
+    """Which entries of an observation the declared tables show (bool, layout size); the same for every seat.
+
+    The compiled encoder takes its visibility from here, so both encoders show what the tables say."""
+    shown: np.ndarray = observation_index(num_players, 0, view, open_baskets, layout, visibility, opponent_rows) != 0
+    return shown
+
+
+def face_down_public(piece: str, face_down: Mapping[str, Sight] = FACE_DOWN_VISIBILITY) -> bool:
+    """Whether a face-down card lying in lagoon piece `piece` shows its face to every seat (R5,
+    `FACE_DOWN_VISIBILITY`); False: to its peeker alone."""
+    sight = _declared(face_down, piece, "FACE_DOWN_VISIBILITY")
+    if sight not in (Sight.OWN, Sight.PUBLIC):
+        raise ValueError(f"FACE_DOWN_VISIBILITY[{piece!r}] is {sight}; a face-down card is seen by its peeker (OWN) or by all (PUBLIC)")
+    return sight is Sight.PUBLIC
 
 
 def check_view(view: str) -> None:
@@ -514,6 +547,12 @@ class Encoder:
         self._round_columns = round_columns(config)
 
         self.obs_index = np.stack([observation_index(n, seat, view, config.open_baskets) for seat in range(n)])
+        # R5: a face-down card's peeker sees its face where the table hides it from the others, in a piece she is shown.
+        shown = shown_entries(n, view, config.open_baskets)
+        self._peeks_in = tuple(
+            not face_down_public(name) and bool(OBSERVATION_LAYOUT.view(shown, name).any()) for name in ("lagoon", "lagoon_rest")
+        )
+        self._face_down_public = (face_down_public("lagoon"), face_down_public("lagoon_rest"))
         self.state_index = _state_index(n)
         self._peeked: dict[int, list[tuple[int, int]]] = {}
         self._records_seen = self._box_seen = -1
@@ -588,8 +627,9 @@ class Encoder:
         self._peeked = {}
         for depth, space in enumerate(state.lagoon):
             for slot, lc in enumerate(space):
-                shown = lc.card if lc.peeker is None else self.hidden
-                if lc.peeker is not None:
+                face_down = lc.peeker is not None and not self._face_down_public[slot >= LAGOON_SLOTS]
+                shown = self.hidden if face_down else lc.card
+                if lc.peeker is not None and face_down and self._peeks_in[slot >= LAGOON_SLOTS]:  # its peeker sees the face (R5)
                     self._peeked.setdefault(lc.peeker, []).append((self._peek_offset(depth, slot), lc.card))
                 if slot < LAGOON_SLOTS:
                     ids[depth, slot] = shown

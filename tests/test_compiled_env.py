@@ -6,16 +6,21 @@ record, reward and global state must be the same at every step."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
+import pytest
 from gymnasium.utils import seeding
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import miaui_env
 from miaui_env.compact import compact_observations
-from miaui_env.observation import Encoder
-from miaui_env.rules import final_rewards, new_game, play_round, scores, winners
+from miaui_env.observation import VIEWS, Encoder
+from miaui_env.rules import REWARDS, final_rewards, new_game, play_round, scores, winners
 from miaui_env.settings import Settings
+
+pytestmark = pytest.mark.oracle
 
 configurations = st.fixed_dictionaries(
     {
@@ -63,6 +68,40 @@ class Reference:
 
 def random_cards(game, rng: np.random.Generator) -> list[int]:
     return [int(rng.choice(np.flatnonzero(hand))) + 1 for hand in game.hands]
+
+
+EVERY_CONFIGURATION = [
+    dict(num_players=n, open_baskets=ob, no_fighting=nf, view=view, reward=reward, observation_dtype=dtype)
+    for n, ob, nf, view, reward, dtype in itertools.product(range(3, 7), (False, True), (False, True), VIEWS, REWARDS, ("float32", "uint8"))
+]
+
+
+@pytest.mark.parametrize("kwargs", EVERY_CONFIGURATION, ids=lambda kwargs: "-".join(map(str, kwargs.values())))
+def test_both_envs_play_and_show_what_the_reference_does_in_every_configuration(kwargs):
+    """One game a configuration through the AEC and the Parallel env, beside the pure rules and encoder."""
+    seed = 7 * kwargs["num_players"] + 3 * kwargs["open_baskets"] + kwargs["no_fighting"]
+    aec, parallel = miaui_env.env(**kwargs), miaui_env.parallel_env(**kwargs)
+    aec.reset(seed=seed)
+    observations, _ = parallel.reset(seed=seed)
+    reference, rng = Reference(kwargs, seed), np.random.default_rng(seed)
+    agents = list(parallel.possible_agents)
+    while not reference.game.is_over:
+        reference.check(observations, agents)
+        reference.check({agent: aec.observe(agent) for agent in agents}, agents)
+        state = reference.encoder.state_vector(reference.game)
+        np.testing.assert_array_equal(parallel.state(), state)
+        np.testing.assert_array_equal(aec.state(), state)
+        cards = random_cards(reference.game, rng)
+        observations, rewards, _, _, infos = parallel.step({agent: card - 1 for agent, card in zip(agents, cards, strict=True)})
+        for card in cards:
+            aec.step(card - 1)
+        records = reference.play(cards)
+        reference.check_infos(infos, agents, records)
+        reference.check_infos(aec.infos, agents, records)
+    reference.check(observations, agents)
+    expected = final_rewards(np.array(scores(reference.game)), reference.settings.reward).tolist()
+    assert [rewards[agent] for agent in agents] == expected
+    assert [aec.rewards[agent] for agent in agents] == expected
 
 
 @settings(max_examples=40, deadline=None)

@@ -1,4 +1,7 @@
-"""What a seat sees (R11): information-leak properties, visibility scenarios and the layout."""
+"""What a seat sees (R5, R11) in the reference encoder (`observation.Encoder`): information-leak
+properties on perturbed `GameState`s, visibility scenarios, the declared tables and the layout.
+The same properties run on what users get (the envs, the batched engine, the SB3 and Gymnasium
+envs, pictures, the web app, replays) in tests/test_leaks.py."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from hypothesis import strategies as st
 import miaui_env
 from miaui_env.observation import (
     CARD_DIM,
+    FACE_DOWN_VISIBILITY,
     LAST_ROUND_LAYOUT,
     OBSERVATION_LAYOUT,
     OPPONENT_ROW_VISIBILITY,
@@ -28,11 +32,14 @@ from miaui_env.observation import (
     Sight,
     UndeclaredVisibilityError,
     check_declared,
+    face_down_public,
     layout_tables,
     observation_index,
     opponent_row_mask,
 )
 from miaui_env.rules import GameConfig, GameState, LagoonCard, new_game, play_round
+
+pytestmark = pytest.mark.oracle
 
 VIEW = OBSERVATION_LAYOUT.view
 HIDDEN_FLAG = CARD_DIM - 1
@@ -312,6 +319,18 @@ def test_a_piece_without_a_declared_visibility_is_refused_not_shown():
     undeclared_box = {name: sight for name, sight in VISIBILITY.items() if name != "box"}
     with pytest.raises(UndeclaredVisibilityError, match="'box'"):
         observation_index(4, 0, "recall", False, visibility=undeclared_box)
+
+
+def test_face_down_cards_are_their_peeker_s_own_and_a_bad_declaration_is_refused():
+    """R5: a face-down lagoon card is seen by its peeker only; an undeclared piece or a sight
+    other than OWN or PUBLIC is refused, not guessed."""
+    assert FACE_DOWN_VISIBILITY == {"lagoon": Sight.OWN, "lagoon_rest": Sight.OWN}
+    assert not face_down_public("lagoon") and not face_down_public("lagoon_rest")
+    assert face_down_public("lagoon", {"lagoon": Sight.PUBLIC})
+    with pytest.raises(UndeclaredVisibilityError, match=r"'lagoon_rest'.*FACE_DOWN_VISIBILITY"):
+        face_down_public("lagoon_rest", {"lagoon": Sight.OWN})
+    with pytest.raises(ValueError, match=r"FACE_DOWN_VISIBILITY\['lagoon'\] is Sight.RECALL"):
+        face_down_public("lagoon", {"lagoon": Sight.RECALL})
 
 
 def test_opponent_rows_show_what_the_table_declares():

@@ -431,6 +431,7 @@ def load_and_play_out(engine: VectorMiaui, states: list[GameState], rng: np.rand
     assert [state_to_dict(state) for state in states] == saved  # the engine kept no hold on the states
 
 
+@pytest.mark.oracle
 @pytest.mark.parametrize("view", ["table", "recall"])
 @pytest.mark.parametrize(("n", "open_baskets", "no_fighting"), CONFIGS)
 def test_loaded_states_play_as_the_reference_does(n, open_baskets, no_fighting, view):
@@ -443,6 +444,7 @@ def test_loaded_states_play_as_the_reference_does(n, open_baskets, no_fighting, 
         load_and_play_out(engine, states, rng)
 
 
+@pytest.mark.oracle
 @pytest.mark.parametrize("rounds_played", [1, 2, 3, 4])
 def test_the_last_reveal_loads_with_its_peeks_thefts_and_triples(rounds_played):
     # Round 2: a face-down card from round 1's Lantern; round 4: round 3's Jellyfish triple; round 5:

@@ -1,4 +1,7 @@
-"""The batched engine against the reference env: identical games, step by step."""
+"""The batched engine against the pure reference: every game it plays is played beside it by
+`rules.play_round` on a `GameState` of the test's own, dealt by `rules.new_game` from the slot's
+seed, and shown by `observation.Encoder`: observations bit for bit, masks, rewards, round records,
+final observations, scores and winners, at every step, in every configuration."""
 
 from __future__ import annotations
 
@@ -8,88 +11,198 @@ import itertools
 
 import numpy as np
 import pytest
+from gymnasium.utils import seeding
 from helpers import stacked_deck
 
-import miaui_env
-from miaui_env import IllegalActionError
-from miaui_env.cards import FISH_KINDS, FishKind
-from miaui_env.rules import DEAL_UNIFORMS, DECK_SIZE, NUM_ROUNDS, GameConfig, deal_from
+from miaui_env import IllegalActionError, observation
+from miaui_env.cards import FISH_KINDS, FishKind, parse_deck_order
+from miaui_env.compact import compact_observations
+from miaui_env.observation import VIEWS, Encoder, OpponentSight, Shown, Sight
+from miaui_env.rules import (
+    DEAL_UNIFORMS,
+    DECK_SIZE,
+    NUM_ROUNDS,
+    REWARDS,
+    GameConfig,
+    GameState,
+    deal_from,
+    final_rewards,
+    new_game,
+    play_round,
+    scores,
+    winners,
+)
 from miaui_env.vector import DECISIONS, VectorMiaui, rule_kernels
 
-CONFIGS = list(itertools.product(range(3, 7), (False, True), (False, True)))
-GAMES, EPISODES = 64, 4  # 256 games per configuration and view, 8192 in all
+CONFIGURATIONS = list(itertools.product(range(3, 7), (False, True), (False, True), VIEWS, REWARDS, ("float32", "uint8"), (1, 2)))
+GAMES, EPISODES = 4, 2  # per configuration: 384 configurations, 3,072 games
 
 
-def reference_step(envs, actions):
-    """Step every reference env with one game's joint action; stack what they return."""
-    out = [env.step({f"player_{s}": int(a) for s, a in enumerate(row)}) for env, row in zip(envs, actions, strict=True)]
-    return out
+class ReferenceBatch:
+    """One game per slot as the pure rules and encoder play and show it: the test's own states."""
+
+    def __init__(self, config: GameConfig, view: str, dtype: str, generators: list[np.random.Generator]):
+        self.config, self.view, self.dtype, self.generators = config, view, dtype, generators
+        self.games: list[GameState] = []
+        self.encoder = Encoder(config, view)  # rewritten whole for each game (refresh's new_game): as good as a fresh one
+
+    def deal(self, decks: list[list[str] | None] | None = None) -> None:
+        """A new game in every slot, from the slot's own generator (R3, R4), or from its stacked deck."""
+        decks = decks or [None] * len(self.generators)
+        self.games = [
+            new_game(self.config, rng, None if deck is None else parse_deck_order(deck, self.config.deck))
+            for rng, deck in zip(self.generators, decks, strict=True)
+        ]
+
+    def observations(self) -> np.ndarray:
+        """(B, n, size): every seat's observation, each game written whole into the encoder, in the engine's dtype."""
+        seen = []
+        for game in self.games:
+            self.encoder.refresh(game, new_game=True)
+            seen.append([self.encoder.observe(seat) for seat in range(self.config.num_players)])
+        floats = np.array(seen, dtype=np.float32)
+        return compact_observations(floats) if self.dtype == "uint8" else floats
+
+    def masks(self) -> np.ndarray:
+        return np.array([game.hands for game in self.games])
+
+    def play(self, actions: np.ndarray) -> list[tuple]:
+        """One reveal in every game (card indices 0-11); the records each game produced."""
+        return [play_round(game, [int(a) + 1 for a in row]) for game, row in zip(self.games, actions, strict=True)]
 
 
-def stacked(per_env: list[dict], key: str) -> np.ndarray:
-    return np.stack([np.stack([o[a][key] for a in sorted(o, key=lambda a: int(a.split("_")[1]))]) for o in per_env])
+def check_records(rounds, records_per_game: list[tuple]) -> None:
+    """The engine's round arrays are the reference games' round records, reveal by reveal."""
+    assert len(rounds) == len(records_per_game[0])
+    for k, batch in enumerate(rounds):
+        records = [game_records[k] for game_records in records_per_game]
+        assert [record.round for record in records] == [batch.round] * len(records)
+        np.testing.assert_array_equal(batch.plays, [record.plays for record in records])
+        np.testing.assert_array_equal(batch.catchers, [[-1 if d.winner is None else d.winner for d in r.depths] for r in records])
+        np.testing.assert_array_equal(batch.best_cards, [[d.best_card or 0 for d in r.depths] for r in records])
+        assert [[DECISIONS[i] for i in row] for row in batch.decisions.tolist()] == [[d.decision for d in r.depths] for r in records]
 
 
-@pytest.mark.parametrize("view", ["table", "recall"])
-@pytest.mark.parametrize(("n", "open_baskets", "no_fighting"), CONFIGS)
-def test_batched_engine_plays_the_reference_games(n, open_baskets, no_fighting, view):
-    reward = ("win", "score", "margin")[(n + open_baskets + 2 * no_fighting) % 3]
-    kwargs = dict(num_players=n, open_baskets=open_baskets, no_fighting=no_fighting, view=view, reward=reward)
-    seed = 1000 * n + 10 * open_baskets + no_fighting
-    engine = VectorMiaui(GAMES, seed=seed, **kwargs)
-    refs = [miaui_env.parallel_env(**kwargs) for _ in range(GAMES)]
-    first = [env.reset(seed=seed + i)[0] for i, env in enumerate(refs)]
-    obs, masks = engine.reset(seed=seed)
-    np.testing.assert_array_equal(obs, stacked(first, "observation"))
-    np.testing.assert_array_equal(masks, stacked(first, "action_mask"))
+def same_bits(engine_obs: np.ndarray, reference_obs: np.ndarray) -> None:
+    """Bit for bit (-0.0 is not 0.0 here), with numpy's report of where they differ if they do."""
+    np.testing.assert_array_equal(engine_obs, reference_obs)
+    assert engine_obs.dtype == reference_obs.dtype and engine_obs.tobytes() == reference_obs.tobytes()
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(("n", "open_baskets", "no_fighting", "view", "reward", "dtype", "threads"), CONFIGURATIONS)
+def test_batched_engine_plays_and_shows_what_the_pure_rules_and_encoder_do(n, open_baskets, no_fighting, view, reward, dtype, threads):
+    seed = 1000 * n + 100 * open_baskets + 10 * no_fighting + VIEWS.index(view)
+    settings = dict(num_players=n, open_baskets=open_baskets, no_fighting=no_fighting, view=view, reward=reward, observation_dtype=dtype)
+    engine = VectorMiaui(GAMES, seed=seed, threads=threads, **settings)
+    # The documented seed tree: slot i deals with child i of SeedSequence(seed), game after game.
+    children = np.random.SeedSequence(seed).spawn(GAMES)
+    reference = ReferenceBatch(engine.config, view, dtype, [np.random.Generator(np.random.PCG64(c)) for c in children])
+    reference.deal()  # the games dealt at construction
+    obs, masks = engine.reset()  # no new seed: each slot's next deal
+    reference.deal()
+    same_bits(obs, reference.observations())
+    np.testing.assert_array_equal(masks, reference.masks())
     rng = np.random.default_rng(seed)
     for _ in range(EPISODES):
-        for step in range(11):
-            legal = masks.astype(bool)
-            actions = np.argmax(rng.random(legal.shape) * legal, axis=2)
+        for decision in range(NUM_ROUNDS - 1):  # round 12's card is forced (R6)
+            actions = np.argmax(rng.random(masks.shape) * masks, axis=2)
             obs, masks, rewards, dones, infos = engine.step(actions)
-            results = [env.step({f"player_{s}": int(a) for s, a in enumerate(row)}) for env, row in zip(refs, actions, strict=True)]
-            ref_obs = [r[0] for r in results]
-            ref_rewards = np.array([[r[1][f"player_{s}"] for s in range(n)] for r in results], dtype=np.float32)
-            np.testing.assert_array_equal(rewards, ref_rewards)
-            assert dones.all() == (step == 10) and dones.any() == (step == 10)
-            for rounds, ref_rounds in zip(
-                infos["rounds"], zip(*(r[4]["player_0"]["round_results"] for r in results), strict=True), strict=True
-            ):
-                assert [rec.round for rec in ref_rounds] == [rounds.round] * GAMES
-                np.testing.assert_array_equal(rounds.plays, [rec.plays for rec in ref_rounds])
-                np.testing.assert_array_equal(
-                    rounds.catchers, [[-1 if d.winner is None else d.winner for d in rec.depths] for rec in ref_rounds]
-                )
-                np.testing.assert_array_equal(rounds.best_cards, [[d.best_card or 0 for d in rec.depths] for rec in ref_rounds])
-                assert [[DECISIONS[i] for i in row] for row in rounds.decisions.tolist()] == [
-                    [d.decision for d in rec.depths] for rec in ref_rounds
-                ]
-            if step < 10:
-                np.testing.assert_array_equal(obs, stacked(ref_obs, "observation"))
-                np.testing.assert_array_equal(masks, stacked(ref_obs, "action_mask"))
+            records = reference.play(actions)
+            check_records(infos["rounds"], records)
+            if decision < NUM_ROUNDS - 2:
+                assert not dones.any() and not rewards.any()
+                same_bits(obs, reference.observations())
+                np.testing.assert_array_equal(masks, reference.masks())
                 continue
-            np.testing.assert_array_equal(infos["final_observation"], stacked(ref_obs, "observation"))
-            np.testing.assert_array_equal(infos["final_action_mask"], stacked(ref_obs, "action_mask"))
-            np.testing.assert_array_equal(infos["scores"], [[r[4][f"player_{s}"]["score"] for s in range(n)] for r in results])
-            np.testing.assert_array_equal(infos["winners"], [[r[4][f"player_{s}"]["winner"] for s in range(n)] for r in results])
-            restarted = [env.reset()[0] for env in refs]  # the next game of each slot: no seed, same stream
-            np.testing.assert_array_equal(obs, stacked(restarted, "observation"))
-            np.testing.assert_array_equal(masks, stacked(restarted, "action_mask"))
+            assert dones.all()
+            totals = np.array([scores(game) for game in reference.games])
+            np.testing.assert_array_equal(rewards, final_rewards(totals, reward).astype(np.float32))
+            np.testing.assert_array_equal(infos["scores"], totals)
+            np.testing.assert_array_equal(infos["winners"], [[s in winners(game) for s in range(n)] for game in reference.games])
+            same_bits(infos["final_observation"], reference.observations())
+            np.testing.assert_array_equal(infos["final_action_mask"], reference.masks())
+            reference.deal()  # autoreset: each slot's next game, from the same generator
+            same_bits(obs, reference.observations())
+            np.testing.assert_array_equal(masks, reference.masks())
 
 
+FLIPS = [  # (table, entry, flipped value): each changes what a seat is shown
+    ("VISIBILITY", "box", Sight.PUBLIC),  # the box in the table view too
+    ("VISIBILITY", "lagoon", Sight.RECALL),  # the lagoon hidden from the table view
+    ("OPPONENT_ROW_VISIBILITY", "played", OpponentSight(Shown.ALL, Shown.ALL)),  # opponents' old discards shown
+    ("OPPONENT_ROW_VISIBILITY", "pile", OpponentSight(Shown.ALL, Shown.ALL)),  # buried fish shown
+    ("OPPONENT_ROW_VISIBILITY", "caught", OpponentSight(Shown.NOTHING, Shown.NOTHING)),  # others' catches hidden
+    ("FACE_DOWN_VISIBILITY", "lagoon", Sight.PUBLIC),  # face-down cards turned up for everyone (R5 broken)
+]  # (no face-down card reaches lagoon_rest: its space was emptied by the Lantern's catch, R5)
+
+
+GAMES_TO_FLIP = 32
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(("table", "entry", "flipped"), FLIPS, ids=[f"{t}-{e}" for t, e, _ in FLIPS])
+def test_a_flipped_visibility_entry_changes_what_both_encoders_show(monkeypatch, table, entry, flipped):
+    """The compiled encoder takes every visibility decision from observation's declared tables: one
+    entry flipped, the engine and the reference encoder still agree bit for bit, and both show
+    something else than before."""
+    settings = dict(num_players=4, no_fighting=True, view="table")  # No Fighting: stacks past 3 cards, in lagoon_rest too
+
+    def play() -> list[np.ndarray]:
+        engine = VectorMiaui(GAMES_TO_FLIP, seed=11, **settings)
+        children = np.random.SeedSequence(11).spawn(GAMES_TO_FLIP)
+        reference = ReferenceBatch(engine.config, "table", "float32", [np.random.Generator(np.random.PCG64(c)) for c in children])
+        reference.deal()
+        rng, masks, seen = np.random.default_rng(0), engine.action_masks(), []
+        for _ in range(NUM_ROUNDS - 1):
+            actions = np.argmax(rng.random(masks.shape) * masks, axis=2)
+            obs, masks, _, _, infos = engine.step(actions)
+            reference.play(actions)
+            shown = infos.get("final_observation", obs)
+            same_bits(shown, reference.observations())
+            seen.append(shown.copy())
+        return seen
+
+    before = play()
+    monkeypatch.setitem(getattr(observation, table), entry, flipped)
+    after = play()
+    assert any(not np.array_equal(a, b) for a, b in zip(before, after, strict=True))
+
+
+@pytest.mark.oracle
+def test_explicit_slot_seeds_deal_what_the_env_deals_for_that_seed():
+    """reset(seeds=[...]): slot i deals `rules.new_game` with the env's generator for seeds[i]."""
+    config = GameConfig(num_players=5, no_fighting=True)
+    engine = VectorMiaui(3, num_players=5, no_fighting=True, view="recall")
+    obs, _ = engine.reset(seeds=[7, 123456789, 2**40])
+    reference = ReferenceBatch(config, "recall", "float32", [seeding.np_random(s)[0] for s in (7, 123456789, 2**40)])
+    reference.deal()
+    same_bits(obs, reference.observations())
+
+
+@pytest.mark.oracle
+def test_two_seeds_share_no_game():
+    """Slot streams come from the seed tree: seeds 0 and 1 (or any two) deal no common game."""
+    deals = {}
+    for seed in (0, 1, 2):
+        engine = VectorMiaui(16, num_players=4, seed=seed)
+        deals[seed] = {engine.snapshot().game.placement[i].tobytes() for i in range(16)}
+        assert len(deals[seed]) == 16  # and no two slots of one seed share one
+    assert not deals[0] & deals[1] and not deals[1] & deals[2] and not deals[0] & deals[2]
+
+
+@pytest.mark.oracle
 def test_stacked_decks_per_game_match_the_reference():
     decks = [
         stacked_deck([("tigerfish:7", "emperor_tuna:15", "lantern:5")]),
         None,
         stacked_deck([("seagull:0", "jellyfish:-15", "kittenfish:1", "tigerfish:6")]),
     ]
-    engine = VectorMiaui(3, num_players=4, seed=5)
-    obs, _ = engine.reset(seed=5, decks=decks)
-    for i, deck in enumerate(decks):
-        ref = miaui_env.parallel_env(num_players=4)
-        ref_obs, _ = ref.reset(seed=5 + i, options={"deck": deck} if deck else None)
-        np.testing.assert_array_equal(obs[i], stacked([ref_obs], "observation")[0])
+    engine = VectorMiaui(3, num_players=4)
+    obs, _ = engine.reset(seeds=[5, 6, 7], decks=decks)
+    reference = ReferenceBatch(engine.config, "table", "float32", [seeding.np_random(s)[0] for s in (5, 6, 7)])
+    reference.deal(decks)
+    same_bits(obs, reference.observations())
 
 
 def engine_snapshot(engine: VectorMiaui) -> tuple:
@@ -160,6 +273,7 @@ def test_same_seed_same_games():
     assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
 
 
+@pytest.mark.oracle
 def test_deal_kernel_matches_the_rules_on_stacked_decks():
     """R4: round 1's Seagull replacement, as rules.deal_from does it, on decks stacked to meet it often."""
     config = GameConfig()
@@ -179,6 +293,7 @@ def test_deal_kernel_matches_the_rules_on_stacked_decks():
         assert placement[g].tolist() == deal_from(config, uniforms[g], orders[g].tolist())[1]
 
 
+@pytest.mark.oracle
 def test_deal_kernel_shuffles_as_the_rules_do_even_with_equal_uniforms():
     """R3: the shuffle is the stable argsort of the deal's uniforms; equal ones keep their order."""
     config = GameConfig()

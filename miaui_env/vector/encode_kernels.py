@@ -2,12 +2,14 @@
 seat's row as its owner and as the others see it, the lagoon, R5 and R11), then every seat's
 observation assembled from them, then the peeks at face-down cards (R5).
 
-These are the only kernels that know the observation layout; every offset they use is looked up
+These are the only kernels that know the observation layout; they decide nothing about who sees
+what: every piece, opponent-row entry and face-down card is shown or hidden as the engine's
+`EncodeTables` say, compiled from `observation`'s declared tables. Every offset they use is looked up
 by name in `observation`'s layouts, once, at import (module globals are compile-time constants to
 numba). Every float they write is computed with the same IEEE operations as
 `observation.features` and `observation.pile_summary` (integer stats divided in float64, then
 rounded to float32), so they agree with `observation.Encoder` to the bit; `tests/test_vector.py`
-checks it game by game. For uint8 observations every piece is written as its code
+checks it game by game against the pure rules and encoder. For uint8 observations every piece is written as its code
 (`miaui_env.compact`) with no float in between: a card feature's or a pile summary's scale is its
 divisor, so its code is the integer stat plus its zero, and the tables (card features, round
 columns) hold the codes `compact_observations` gives; `tests/test_compact.py` checks that they are
@@ -40,7 +42,7 @@ from miaui_env.observation import (
     VALUE_SCALE,
 )
 from miaui_env.rules import NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES
-from miaui_env.vector.state import EncodeTables, GameArrays, ObservationPieces, Reveal
+from miaui_env.vector.state import ASSEMBLED_PIECES, EncodeTables, GameArrays, ObservationPieces, Reveal
 
 _VALUE = len(FISH_KINDS)  # the value column of card stats, after the one-hot kind
 _PRESENT, _SUMMARY, _PILE, _PLAYED = (SEAT_LAYOUT.offset(name) for name in ("present", "pile_summary", "pile", "played"))
@@ -51,6 +53,9 @@ _CARD_PLAYED, _CAUGHT_AT, _CAUGHT, _STOLEN, _THEFTS, _TRIPLES = (
 )
 _LAGOON, _LAGOON_REST = OBSERVATION_LAYOUT.offset("lagoon"), OBSERVATION_LAYOUT.offset("lagoon_rest")
 _ROUND, _HAND, _BOX, _SEATS = (OBSERVATION_LAYOUT.offset(name) for name in ("round", "hand", "box", "seats"))
+_SHOWS_ROUND, _SHOWS_HAND, _SHOWS_LAGOON, _SHOWS_LAGOON_REST, _SHOWS_BOX = (
+    ASSEMBLED_PIECES.index(name) for name in ("round", "hand", "lagoon", "lagoon_rest", "box")
+)
 
 
 @njit(cache=True, parallel=True)
@@ -95,7 +100,7 @@ def encode_games(
     for g in range(start, stop):
         _game_pieces(tables, round_number, game, reveal, g, scratch, slot, n, seat_dim)
         _assemble(tables, round_number, game, obs, scratch, g, slot, n, seat_dim, lagoon_size, rest_size)
-        _add_peeks(obs, tables.peek_delta, game, g)
+        _add_peeks(obs, tables, game, g)
 
 
 # Where float32 and uint8 observations differ, a helper is compiled for the dtype of the array it
@@ -219,17 +224,18 @@ def _game_pieces(
             rows[slot, s, _THEFTS] = reveal.thefts[g, s]
             rows[slot, s, _TRIPLES] = reveal.triples[g, s]
         _others_view(out.public_rows, rows, slot, s, seat_dim, tables)
+    hide_in_lagoon, hide_in_rest = not tables.face_down_public[0], not tables.face_down_public[1]  # R5, as the table declares
     for depth in range(NUM_SPACES):
         for j in range(LAGOON_SLOTS):
             card = lagoon[g, depth, j] if j < lagoon_len[g, depth] else empty
-            if card != empty and peeker[g, depth, j] >= 0:
+            if card != empty and peeker[g, depth, j] >= 0 and hide_in_lagoon:
                 card = hidden
             for k in range(CARD_DIM):
                 out.lagoon[slot, (depth * LAGOON_SLOTS + j) * CARD_DIM + k] = features[card, k]
         for k in range(CARD_DIM):  # the cards past LAGOON_SLOTS, summed (outside No Fighting there are none: empty sums)
             total = 0
             for j in range(LAGOON_SLOTS, lagoon_len[g, depth]):
-                total += tables.stats[hidden if peeker[g, depth, j] >= 0 else lagoon[g, depth, j], k]
+                total += tables.stats[hidden if peeker[g, depth, j] >= 0 and hide_in_rest else lagoon[g, depth, j], k]
             out.lagoon_rest[slot, depth * CARD_DIM + k] = _card_sum(out.lagoon_rest, total, k, tables.card_zero)
 
 
@@ -255,17 +261,22 @@ def _assemble(
     # negative index, and with an offset only known at run time (a seat row's place) that check
     # keeps LLVM from vectorizing the copy (5x slower, measured).
     rows, public_rows, lagoon, lagoon_rest = pieces.rows[slot], pieces.public_rows[slot], pieces.lagoon[slot], pieces.lagoon_rest[slot]
+    shown = tables.shown  # per ASSEMBLED_PIECES, from the declared tables; a piece not shown keeps its empty entries
     for o in range(n):
         target = obs[g, o]
-        for r in range(NUM_ROUNDS):
-            target[_ROUND + r] = 1 if r + 1 == round_number else 0
-        for c in range(NUM_DIVER_CARDS):
-            target[_HAND + c] = game.hands[g, o, c]
-        for k in range(lagoon_size):
-            target[_LAGOON + k] = lagoon[k]
-        for k in range(rest_size):
-            target[_LAGOON_REST + k] = lagoon_rest[k]
-        if tables.recall:
+        if shown[_SHOWS_ROUND]:
+            for r in range(NUM_ROUNDS):
+                target[_ROUND + r] = 1 if r + 1 == round_number else 0
+        if shown[_SHOWS_HAND]:  # Sight.OWN: the observer's own hand
+            for c in range(NUM_DIVER_CARDS):
+                target[_HAND + c] = game.hands[g, o, c]
+        if shown[_SHOWS_LAGOON]:
+            for k in range(lagoon_size):
+                target[_LAGOON + k] = lagoon[k]
+        if shown[_SHOWS_LAGOON_REST]:
+            for k in range(rest_size):
+                target[_LAGOON_REST + k] = lagoon_rest[k]
+        if shown[_SHOWS_BOX]:
             for k in range(CARD_DIM):
                 target[_BOX + k] = _card_sum(target, game.box_stats[g, k], k, tables.card_zero)
         for s in range(n):
@@ -276,15 +287,15 @@ def _assemble(
 
 
 @njit(cache=True, inline="always")
-def _add_peeks(obs: np.ndarray, peek_delta: np.ndarray, game: GameArrays, g: int) -> None:
-    """R5: add each face-down card's true features to its peeker's observation, in lagoon order:
-    `peek_delta[card]` is the card's features less HIDDEN's (in uint8, its stats less HIDDEN's:
-    the codes of card features move by their stats)."""
-    lagoon, lagoon_len, peeker = game.lagoon, game.lagoon_len, game.peeker
+def _add_peeks(obs: np.ndarray, tables: EncodeTables, game: GameArrays, g: int) -> None:
+    """R5: add each face-down card's true features to its peeker's observation, in lagoon order,
+    where the tables hide it from the others in a piece that is shown (`tables.peeks`): `peek_delta[card]` is the card's features less
+    HIDDEN's (in uint8, its stats less HIDDEN's: the codes of card features move by their stats)."""
+    lagoon, lagoon_len, peeker, peek_delta = game.lagoon, game.lagoon_len, game.peeker, tables.peek_delta
     for depth in range(NUM_SPACES):
         for j in range(lagoon_len[g, depth]):
             s = peeker[g, depth, j]
-            if s >= 0:
+            if s >= 0 and tables.peeks[1 if j >= LAGOON_SLOTS else 0]:
                 at = _LAGOON + (depth * LAGOON_SLOTS + j) * CARD_DIM if j < LAGOON_SLOTS else _LAGOON_REST + depth * CARD_DIM
                 for k in range(CARD_DIM):
                     obs[g, s, at + k] += peek_delta[lagoon[g, depth, j], k]

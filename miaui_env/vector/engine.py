@@ -30,11 +30,14 @@ With `autoreset=False` the games are not replaced: that step returns their final
 (also as `final_observation`), and the next `step` raises `ResetNeeded` until `reset` or
 `load_states` starts new ones (the envs, which deal each game themselves, run one game this way).
 
-**Seeding.** Slot i of a batch seeded s deals exactly what the reference env deals after
-`reset(seed=s + i)` and then, game after game, plain `reset()`: each slot owns a generator, and
-dealing is `rules.deal` itself. `reset(decks=...)` stacks the next deal per slot as the env's
-`options={"deck": ...}` does. A test plays thousands of games through both and requires identical
-observations, masks, rewards, scores and winners at every step.
+**Seeding.** Each slot owns a generator and deals with it game after game exactly as `rules.deal`
+does. A batch seeded s gives slot i child i of `SeedSequence(s)` (`slot_generators`), so no two
+slots, and no two seeds, share a game; `reset(seeds=[s_0, ...])` gives slot i what the env deals
+after `reset(seed=s_i)` (equal seeds: duplicate deals). `reset(decks=...)` stacks the next deal per
+slot as the env's `options={"deck": ...}` does. `tests/test_vector.py` plays every configuration
+through the engine and, beside it, through `rules.play_round` and `observation.Encoder` on game
+states of its own, and requires identical observations, masks, rewards, round records, scores
+and winners at every step.
 
 **Loading states.** `load_states(states)` puts one reference `rules.GameState` in each slot (a
 search loads sampled worlds for its playouts; `saved_state.load_state` reads one from a file) and
@@ -73,9 +76,10 @@ from miaui_env.observation import (
     ROUND_COLUMNS,
     SEAT_DIM,
     SEAT_LAYOUT,
+    face_down_public,
     features,
-    opponent_row_mask,
     round_columns,
+    shown_entries,
     stats_table,
 )
 from miaui_env.rules import (
@@ -96,10 +100,10 @@ from miaui_env.rules import (
     illegal_action,
     shallow_priority,
 )
-from miaui_env.seeding import SeedError, check_seed
+from miaui_env.seeding import SeedError, check_seed, seed_children
 from miaui_env.settings import Settings, SettingsKwargs
 from miaui_env.vector import encode_kernels, rule_kernels
-from miaui_env.vector.state import EncodeTables, GameArrays, ObservationPieces, Reveal, RoundArrays, RuleTables
+from miaui_env.vector.state import ASSEMBLED_PIECES, EncodeTables, GameArrays, ObservationPieces, Reveal, RoundArrays, RuleTables
 
 DECISIONS: tuple[Decision, ...] = tuple(Decision)  # RoundArrays.decisions holds indices into this
 _KIND_OF = {kind: i for i, kind in enumerate(FISH_KINDS)}
@@ -148,9 +152,9 @@ class VectorMiaui:
         )
         self._rules = RuleTables(stats, kind, ranks, _SEAGULL, _JELLYFISH, _LANTERN, empty, no_fighting)
         self.compact = self.settings.observation_dtype == "uint8"
-        self._tables = _encode_tables(self.config, n, stats, view == "recall", open_baskets, self.compact)
+        self._tables = _encode_tables(self.config, n, stats, view, self.compact)
 
-        self._rngs = [seeding.np_random(None if seed is None else seed + i)[0] for i in range(batch)]
+        self._rngs = slot_generators(seed, batch)
         self._uniforms = np.zeros((batch, _DEALS_AHEAD, DEAL_UNIFORMS))
         self._deals_left = 0
         # A record's FishCard -> a deck index with its stats (equal cards have equal stats). Records name
@@ -185,9 +189,10 @@ class VectorMiaui:
         # entry is its code (`miaui_env.compact`): an empty one is its zero, not 0.
         shape = (batch, n, OBSERVATION_LAYOUT.size)
         self._buffers = [empty_compact(shape) if self.compact else np.zeros(shape, dtype=np.float32) for _ in range(2)]
-        for buffer in self._buffers:  # flags: scale 1, zero 0 in either dtype
-            OBSERVATION_LAYOUT.view(buffer, "num_players")[:, :, n - MIN_PLAYERS] = 1
-            OBSERVATION_LAYOUT.view(buffer, "variant")[:] = (open_baskets, no_fighting)
+        shown = shown_entries(n, view, open_baskets)
+        for buffer in self._buffers:  # flags: scale 1, zero 0 in either dtype; shown as the tables declare (R11)
+            OBSERVATION_LAYOUT.view(buffer, "num_players")[:, :, n - MIN_PLAYERS] = _whole_piece_shown(shown, "num_players")
+            OBSERVATION_LAYOUT.view(buffer, "variant")[:] = np.multiply((open_baskets, no_fighting), _whole_piece_shown(shown, "variant"))
         self._obs = self._buffers[0]
         # One game's observation pieces per thread, in the observation's dtype, written and assembled by
         # encode_kernels.encode while still in that core's cache.
@@ -224,24 +229,25 @@ class VectorMiaui:
         decks: Sequence[Sequence[str | FishCard] | None] | None = None,
         seeds: Sequence[int] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Deal new games in every slot: `seed` reseeds slot i with seed + i, `seeds` gives each slot
-        its own (equal seeds deal equal games: duplicate deals), `decks` stacks them. Every argument is
-        checked before anything changes (SeedError, DeckError, InvalidConfigError)."""
+        """Deal new games in every slot: `seed` reseeds slot i with child i of the seed's tree
+        (`slot_generators`), `seeds` gives each slot its own (slot i deals what the env deals after
+        `reset(seed=seeds[i])`; equal seeds deal equal games: duplicate deals), `decks` stacks them.
+        Every argument is checked before anything changes (SeedError, DeckError, InvalidConfigError)."""
         start = check_seed(seed)
         if start is not None and seeds is not None:
-            raise SeedError("give seed (slot i gets seed + i) or seeds (one per slot), not both")
-        slot_seeds: list[int | None] | None = None
+            raise SeedError("give seed (one seed for the batch) or seeds (one per slot), not both")
+        rngs: list[np.random.Generator] | None = None
         if seeds is not None:
             if isinstance(seeds, str | bytes) or not isinstance(seeds, Sequence | np.ndarray) or len(seeds) != self.num_envs:
                 raise SeedError(f"seeds must give one seed for each of the {self.num_envs} games, got {seeds!r:.60}")
-            slot_seeds = [check_seed(s, f"seeds[{i}]") for i, s in enumerate(seeds)]
+            rngs = [seeding.np_random(check_seed(s, f"seeds[{i}]"))[0] for i, s in enumerate(seeds)]
         elif start is not None:
-            slot_seeds = [start + i for i in range(self.num_envs)]
+            rngs = slot_generators(start, self.num_envs)
         pending = self._checked_decks(decks) if decks is not None else self._pending_decks
         # Everything is checked: from here on the call changes the engine.
         self._pending_decks = pending
-        if slot_seeds is not None:
-            self._rngs = [seeding.np_random(s)[0] for s in slot_seeds]
+        if rngs is not None:
+            self._rngs = rngs
             self._deals_left = 0
         self._new_games()
         self._encode()
@@ -566,8 +572,8 @@ class VectorMiaui:
             array.fill(0)
 
     def _deal(self) -> None:
-        """R3/R4 for every slot, consuming exactly the uniforms `rules.deal` would (so slot i deals
-        what the reference env seeded s + i deals): `rule_kernels.deal_games` shuffles each game, or
+        """R3/R4 for every slot, consuming exactly the uniforms `rules.deal` would (so a slot deals
+        what `rules.new_game` deals with the slot's generator): `rule_kernels.deal_games` shuffles each game, or
         takes its stacked deck (`reset(decks=...)`, `set_decks`), and replaces round 1's Seagulls."""
         if self._deals_left == 0:
             for rng, slot_uniforms in zip(self._rngs, self._uniforms, strict=True):  # in place: no 4096 arrays to stack
@@ -633,6 +639,14 @@ class VectorMiaui:
         return self._game.pile_stats[:, :, len(FISH_KINDS)].copy()
 
 
+def slot_generators(seed: int | None, count: int) -> list[np.random.Generator]:
+    """The deal generators of `count` slots seeded `seed`: slot i's is child i of the seed's
+    SeedSequence (`seeding.seed_children`), so slots, and batches of different seeds, share no
+    stream; a fresh tree for None."""
+    root = np.random.SeedSequence() if seed is None else seed
+    return [np.random.Generator(np.random.PCG64(child)) for child in seed_children(root, count)]
+
+
 def check_threads(threads: object) -> int:
     """A thread count for the engine's kernels: 1 up to the threads numba has (its cores by default)."""
     most = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]  # set at import, from the cores
@@ -641,9 +655,19 @@ def check_threads(threads: object) -> int:
     return int(threads)
 
 
-def _encode_tables(config: GameConfig, n: int, stats: np.ndarray, recall: bool, open_baskets: bool, compact: bool) -> EncodeTables:
-    """The encode kernels' tables: the reference encoder's own features and round columns, and for
-    uint8 observations their codes, as `compact.compact_observations` computes them."""
+def _whole_piece_shown(shown: np.ndarray, name: str) -> bool:
+    """Whether the declared tables show observation piece `name` (`shown`: observation.shown_entries);
+    the kernels show or hide a piece of the table's head whole."""
+    entries = OBSERVATION_LAYOUT.view(shown, name)
+    if entries.all() != entries.any():
+        raise ValueError(f"the visibility tables show part of piece {name!r}; the compiled encoder shows a piece whole or not at all")
+    return bool(entries.all())
+
+
+def _encode_tables(config: GameConfig, n: int, stats: np.ndarray, view: str, compact: bool) -> EncodeTables:
+    """The encode kernels' tables: the reference encoder's own features and round columns (for
+    uint8 observations their codes, as `compact.compact_observations` computes them), and what
+    each seat is shown, compiled from observation's declared visibility tables (R5, R11)."""
     seats = OBSERVATION_LAYOUT.offset("seats")
     summary = SEAT_LAYOUT.span("pile_summary")
     card_span, summary_span = (
@@ -663,7 +687,10 @@ def _encode_tables(config: GameConfig, n: int, stats: np.ndarray, recall: bool, 
 
     card_features = features(stats)
     hidden = len(config.deck) + 1
-    shown = opponent_row_mask(recall or open_baskets)
+    visible = shown_entries(n, view, config.open_baskets)
+    own_row, shown = OBSERVATION_LAYOUT.view(visible, "seats")[:2]  # the observer's row, then an opponent's
+    if not own_row.all():
+        raise ValueError("the visibility tables hide part of the observer's own seat row; the compiled encoder shows it whole")
     row_zero = entries(np.zeros(SEAT_DIM), seat_row)
     return EncodeTables(
         features=entries(card_features, card_span),
@@ -671,6 +698,9 @@ def _encode_tables(config: GameConfig, n: int, stats: np.ndarray, recall: bool, 
         # What a peeker adds to a face-down card (R5): its features less HIDDEN's, or in codes its stats less HIDDEN's.
         peek_delta=(stats - stats[hidden]).astype(np.int16) if compact else card_features - card_features[hidden],
         round_columns=entries(round_columns(config)[:, :n], round_places),
+        shown=np.array([_whole_piece_shown(visible, name) for name in ASSEMBLED_PIECES]),
+        face_down_public=np.array([face_down_public(name) for name in ("lagoon", "lagoon_rest")]),
+        peeks=np.array([not face_down_public(name) and _whole_piece_shown(visible, name) for name in ("lagoon", "lagoon_rest")]),
         opponent_mask=shown.astype(np.float32),
         row_zero=row_zero,
         keep=shown.astype(COMPACT_DTYPE),
@@ -679,7 +709,6 @@ def _encode_tables(config: GameConfig, n: int, stats: np.ndarray, recall: bool, 
         summary_zero=COMPACT_ZERO[summary_span].copy(),
         empty=len(config.deck),
         hidden=hidden,
-        recall=recall,
     )
 
 

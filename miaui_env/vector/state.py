@@ -73,6 +73,10 @@ class EncodeTables(NamedTuple):
     peek_delta: np.ndarray  # (cards + 2, CARD_DIM) what a peeker adds to a face-down card (R5): its features less
     # HIDDEN's (float32), or for uint8 observations its stats less HIDDEN's (int16: codes move by the stats)
     round_columns: np.ndarray  # (round 0-13, n, 3): observation.round_columns
+    # Visibility, compiled from observation's declared tables (R5, R11), never decided in a kernel:
+    shown: np.ndarray  # (len(ASSEMBLED_PIECES),) bool: whether each of those pieces is shown (observation.shown_entries)
+    face_down_public: np.ndarray  # (2,) bool: a face-down card in the lagoon, in lagoon_rest, shown to all (else its peeker only)
+    peeks: np.ndarray  # (2,) bool: its peeker sees it there (hidden from the others in a piece that is shown)
     opponent_mask: np.ndarray  # (SEAT_DIM,) float32: 1 where an opponent's row shows the entry (R11)
     row_zero: np.ndarray  # (SEAT_DIM,): an empty entry of a seat row (0.0, or its code)
     keep: np.ndarray  # (SEAT_DIM,) uint8: 1 where an opponent's row shows the entry (R11), as codes multiply
@@ -81,7 +85,10 @@ class EncodeTables(NamedTuple):
     summary_zero: np.ndarray  # (CARD_DIM,) int64: the zeros of pile_summary's codes (scales HEIGHT_SCALE, COUNT_SCALE, ...)
     empty: int
     hidden: int
-    recall: bool  # the recall view: the box is shown
+
+
+# The observation pieces the encode kernels assemble for each seat, in the order of EncodeTables.shown.
+ASSEMBLED_PIECES = ("round", "hand", "lagoon", "lagoon_rest", "box")
 
 
 class ObservationPieces(NamedTuple):
