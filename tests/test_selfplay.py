@@ -185,7 +185,7 @@ def test_same_seed_same_run(tmp_path):
     config = load_config(ROOT / "configs" / "smoke.yaml", ["total_timesteps=2000", "evaluation.every=1000"])
     first = train(config, tmp_path / "a", show_progress=False)
     second = train(config, tmp_path / "b", show_progress=False)
-    assert first["evaluations"] == second["evaluations"]
+    assert json.dumps(first["evaluations"]) == json.dumps(second["evaluations"])  # as JSON text: an interval may be NaN
     assert {**first["kickstart"], "seconds": 0} == {**second["kickstart"], "seconds": 0}
     a, b = (MaskablePPO.load(tmp_path / run / "model.zip", device="cpu").policy.state_dict() for run in "ab")
     assert all(torch.equal(a[key], b[key]) for key in a)
@@ -236,9 +236,10 @@ def test_every_evaluation_of_a_run_replays_the_same_games_in_the_learner_s_view(
 
     monkeypatch.setattr(training.selfplay, "play", recording_play)
     first = run.evaluate(0)
-    assert run.evaluate(0) == first  # the same deals, and the baselines seeded alike
-    assert [view for (view, _), _ in lineups] == [config.view] * 4  # a recall learner is shown recall
-    assert len({seed for _, seed in lineups}) == 2  # each baseline its own deals
+    assert json.dumps(run.evaluate(0)) == json.dumps(first)  # the same deals, and the baselines seeded alike (a CI may be NaN)
+    gauntlets = len(config.evaluation.baselines) * len(config.variants)  # smoke.yaml's tables play two variants
+    assert [view for (view, _), _ in lineups] == [config.view] * 2 * gauntlets  # a recall learner is shown recall
+    assert len({seed for _, seed in lineups}) == 2  # each baseline its own deals (on every variant)
 
 
 def test_a_run_starts_from_the_weights_init_names(tmp_path):
@@ -276,3 +277,106 @@ def test_an_init_that_cannot_start_the_run_is_refused(tmp_path, overrides, messa
         Run(load_config("configs/smoke.yaml", overrides), tmp_path / "run", resume=False)
     done = selfplay("--config", "configs/smoke.yaml", *(f"--set={o}" for o in overrides), "--out", str(tmp_path / "cli"), timeout=120)
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def evaluated_arenas(run, monkeypatch) -> list[tuple[ArenaConfig, tuple[int, ...]]]:
+    """The arena configs `run.evaluate` plays, each with its first game's scores, as they are played."""
+    import training.selfplay
+
+    played = []
+
+    def recording_play(agents, mode, arena, samples=None):
+        seats, scores, winners = play(agents, mode, arena, samples=samples)
+        played.append((arena, tuple(int(score) for score in scores[0])))
+        return seats, scores, winners
+
+    monkeypatch.setattr(training.selfplay, "play", recording_play)
+    return played
+
+
+NO_FIGHTING_ONLY = "tables=[{num_players: 4, num_games: 8, learner_seats: [0], no_fighting: true}]"
+
+
+def test_a_run_trained_on_no_fighting_is_evaluated_and_replayed_on_no_fighting(tmp_path, monkeypatch):
+    from training.selfplay import Run
+
+    overrides = [NO_FIGHTING_ONLY, "kickstart.decisions=0", "evaluation.games_per_baseline=8"]
+    run = Run(load_config(ROOT / "configs" / "smoke.yaml", overrides), tmp_path, resume=False)
+    played = evaluated_arenas(run, monkeypatch)
+    rows = run.evaluate(0)
+    arenas = [(arena.open_baskets, arena.no_fighting) for arena, _ in played]
+    assert arenas == [(False, True)] * 2, f"a No Fighting run was evaluated on (open_baskets, no_fighting) = {arenas}"
+    assert [row["variant"] for row in rows] == ["no_fighting"] * 2
+    for (_, first_scores), name in zip(played, ["random", "greedy"], strict=True):
+        replay = load_replay(tmp_path / "replays" / f"step-000000000-{name}-no_fighting.json")
+        assert replay.settings == {"num_players": 4, "open_baskets": False, "no_fighting": True}, replay.settings
+        assert replay.scores == first_scores  # the replay is the game the gauntlet played, not the same cards in another game
+
+
+def test_a_run_mixing_variants_is_evaluated_on_each_on_the_same_deals(tmp_path, monkeypatch):
+    from training.selfplay import Run, summary
+
+    # smoke.yaml's tables: a base-game table and an Open Baskets + No Fighting one.
+    config = load_config(ROOT / "configs" / "smoke.yaml", ["kickstart.decisions=0", "evaluation.games_per_baseline=8"])
+    assert config.variants == ((False, False), (True, True))
+    run = Run(config, tmp_path, resume=False)
+    played = evaluated_arenas(run, monkeypatch)
+    rows = run.evaluate(0)
+    assert [(row["baseline"], row["variant"]) for row in rows] == [
+        ("random", "base"), ("random", "open_baskets+no_fighting"), ("greedy", "base"), ("greedy", "open_baskets+no_fighting"),
+    ]  # fmt: skip
+    assert [(arena.open_baskets, arena.no_fighting) for arena, _ in played] == [(False, False), (True, True)] * 2
+    assert played[0][0].seed == played[1][0].seed != played[2][0].seed  # a baseline's deals, on each variant
+    assert sorted(path.name for path in (tmp_path / "replays").iterdir()) == [
+        "step-000000000-greedy-open_baskets+no_fighting.json", "step-000000000-greedy.json",
+        "step-000000000-random-open_baskets+no_fighting.json", "step-000000000-random.json",
+    ]  # fmt: skip
+    assert load_replay(tmp_path / "replays" / "step-000000000-random.json").settings["no_fighting"] is False
+    assert "vs random, open_baskets+no_fighting" in summary({"steps": 0, "evaluations": rows}, tmp_path)
+
+
+def test_the_probe_trains_and_measures_on_the_run_s_variant(tmp_path, monkeypatch):
+    import training.exploit
+    from training.selfplay import probe, probed_variant
+
+    config = load_config(ROOT / "configs" / "smoke.yaml", [NO_FIGHTING_ONLY, "probe.steps=100"])
+    assert probed_variant(config) == (False, True)
+    mixed = load_config(ROOT / "configs" / "smoke.yaml")  # 16 games x 2 learner seats of the base game against 8 x 1
+    assert probed_variant(mixed) == (False, False)
+    asked = []
+    final = {"win_share": 0.3, "win_share_ci": 0.1, "gain": 0.05, "gain_ci": 0.1}
+    monkeypatch.setattr(training.exploit, "measure", lambda argv, show: asked.append(argv) or {"tables": [{"final": final}]})
+    figures = probe(config, tmp_path, 100, show_progress=False)
+    assert "--no-fighting" in asked[0] and "--open-baskets" not in asked[0]
+    assert figures["variant"] == "no_fighting"
+    args = training.exploit.parser().parse_args(asked[0])
+    assert (args.open_baskets, args.no_fighting) == (False, True)
+
+    arenas = []
+
+    def recording_play(agents, mode, arena, samples=None):
+        arenas.append(arena)
+        return play(agents, mode, arena, samples=samples)
+
+    monkeypatch.setattr(training.exploit, "play", recording_play)
+    learner = load_agent("greedy")
+    training.exploit.gauntlet(learner, "random", 4, 8, config.seeds, (0, 0), open_baskets=False, no_fighting=True)
+    assert (arenas[0].open_baskets, arenas[0].no_fighting) == (False, True)
+
+
+def test_an_rllib_run_is_evaluated_on_its_variant(monkeypatch):
+    import training.rllib_selfplay
+    from training.config import RLlibConfig
+
+    arenas = []
+
+    def recording_play(agents, mode, arena, samples=None):
+        arenas.append(arena)
+        return play(agents, mode, arena, samples=samples)
+
+    monkeypatch.setattr(training.rllib_selfplay, "play", recording_play)
+    monkeypatch.setattr(training.rllib_selfplay, "load_rllib_policy", lambda path, name, view: load_agent("greedy"))
+    config = RLlibConfig.load(None, ["open_baskets=true", "evaluation.games_per_baseline=8"])
+    rows = training.rllib_selfplay.evaluate(Path("policy"), config, 1)
+    assert len(rows) == len(config.evaluation.baselines)
+    assert {(arena.open_baskets, arena.no_fighting) for arena in arenas} == {(True, False)}

@@ -188,6 +188,16 @@ class TableConfig(_Section):
     no_fighting: bool = False
     """The No Fighting variant (tied cards catch nothing)."""
 
+    @property
+    def variant(self) -> tuple[bool, bool]:
+        """The table's variant as (open_baskets, no_fighting)."""
+        return self.open_baskets, self.no_fighting
+
+
+def variant_name(open_baskets: bool, no_fighting: bool) -> str:
+    """A variant's name in evaluation rows, logs and file names: base, open_baskets, no_fighting or open_baskets+no_fighting."""
+    return "+".join(name for name, on in (("open_baskets", open_baskets), ("no_fighting", no_fighting)) if on) or "base"
+
 
 @dataclass(frozen=True)
 class OpponentsConfig(_Section):
@@ -220,7 +230,8 @@ class OpponentsConfig(_Section):
 
 @dataclass(frozen=True)
 class EvaluationConfig(_Section):
-    """Arena evaluation: the learner against duplicate-dealt games with each baseline in the other seats."""
+    """Arena evaluation: the learner against duplicate-dealt games with each baseline in the other seats, on
+    each variant the run's tables play (`SelfPlayConfig.variants`; an RLlib run's own variant)."""
 
     every: int = field(metadata=_at_least(1))
     """Evaluate (and checkpoint) every this many learner steps (RLlib: training iterations)."""
@@ -349,6 +360,12 @@ class SelfPlayConfig(RunConfig):
     """How the run's policy plays once loaded (arena, play, browser, the probe): best (its most likely card) or sample."""
     init: str | None = None
     """A trained MaskablePPO policy (agent spec) whose weights and network shape PPO starts from (null: new weights)."""
+
+    @property
+    def variants(self) -> tuple[tuple[bool, bool], ...]:
+        """Every variant the run's tables play, as (open_baskets, no_fighting), base game first: each
+        is evaluated on its own (training/selfplay.py's `Run.evaluate`)."""
+        return tuple(sorted({table.variant for table in self.tables}))
 
 
 @dataclass(frozen=True)

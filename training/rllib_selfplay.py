@@ -17,7 +17,7 @@ with it, the run joins the cluster. A run lives in checkpoints/<run_name>/ like 
     evaluations.csv   arena win share against each baseline, per evaluation
 
 Every `evaluation.every` iterations the exported policy plays duplicate-dealt arena gauntlets
-against the baselines, and the checkpoint is rewritten (each part written aside, then renamed).
+against the baselines, on the run's variant, and the checkpoint is rewritten (each part written aside, then renamed).
 """
 
 from __future__ import annotations
@@ -80,14 +80,16 @@ def algorithm_config(config: RLlibConfig) -> Any:
 
 
 def evaluate(policy_dir: Path, config: RLlibConfig, step: int) -> list[dict[str, Any]]:
-    """Arena gauntlets of the exported policy against each baseline, on the same deals at every
-    evaluation of a run (the `evaluation` stream of its seed tree, as self-play PPO's)."""
+    """Arena gauntlets of the exported policy against each baseline, on the variant the run trains on
+    (`open_baskets`, `no_fighting`), on the same deals at every evaluation of a run (the `evaluation`
+    stream of its seed tree, as self-play PPO's)."""
     evaluation, seeds, rows = config.evaluation, config.seeds, []
     agent = load_rllib_policy(policy_dir, name="rllib", view=config.view)
     for i, name in enumerate(evaluation.baselines):
         arena = ArenaConfig(
-            players=evaluation.players, games=evaluation.games_per_baseline, view=config.view, seed=seeds.integer("evaluation", i, 0)
-        )
+            players=evaluation.players, games=evaluation.games_per_baseline, open_baskets=config.open_baskets,
+            no_fighting=config.no_fighting, view=config.view, seed=seeds.integer("evaluation", i, 0),
+        )  # fmt: skip
         baseline = load_agent(name, seed=seeds.integer("evaluation", i, 1))
         seats, scores, winners = play([agent, baseline], "gauntlet", arena)
         result = summarize(["rllib", name], seats, scores, winners, arena.players)[0]

@@ -14,15 +14,16 @@ as `opponents.mode` says: the learner itself (`latest`),
 its past snapshots alike (`mixture`) or by prioritized fictitious self-play (`league`)
 (training/opponents.py). With `privileged_critic` the value network also reads the global state
 (miaui_env/privileged.py). Every `evaluation.every` steps the learner plays arena gauntlets
-against each baseline (duplicate deals) and a checkpoint is written; at the end an exploitability
-probe trains a best response against the final policy (`probe`, training/exploit.py). A run lives
+against each baseline (duplicate deals) on each variant its tables play, and a checkpoint is
+written; at the end an exploitability probe trains a best response against the final policy on the
+variant it trains most on (`probe`, training/exploit.py). A run lives
 in checkpoints/<run_name>/:
 
     model.zip          the policy (and optimizer), loadable by the arena and human play
     config.yaml        the resolved config
     metadata.json      observation layout version, tables, play mode, steps, every evaluation so far,
                        the league's win rates and draw weights, the probe's figures
-    evaluations.csv    step, baseline, win share and its 95% CI, mean score
+    evaluations.csv    step, baseline, win share and its 95% CI, mean score, games, variant
     win_share.png      win share against each baseline over training steps
     replays/           the first game of every evaluation gauntlet, as a replay (miaui_env.replay)
     pool/              the opponent snapshots
@@ -58,7 +59,7 @@ from miaui_env.cli import check_writable, run_command
 from miaui_env.files import CheckpointError, atomic_write, finish_staged, read_metadata, replacing, write_rows, write_together
 from miaui_env.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION
 from miaui_env.replay import record_replay, save_replay
-from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, thaw
+from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, thaw, variant_name
 from training.kickstart import TeacherGuidance, clone_teacher
 from training.opponents import SNAPSHOT_PREFIX, League, OpponentMixture, SnapshotPool
 
@@ -240,31 +241,37 @@ class Run:
         }
 
     def evaluate(self, step: int) -> list[dict[str, Any]]:
-        """Arena gauntlets of the learner against each baseline; returns one row per baseline. Every
-        evaluation of a run deals the same games (and seeds the baselines alike), so they compare."""
+        """Arena gauntlets of the learner against each baseline, on each variant the run's tables play
+        (`config.variants`: a run trained only on No Fighting is measured on No Fighting; one that mixes
+        the base game and Open Baskets, on both, each its own gauntlet); returns one row per baseline
+        and variant. The variants of one baseline share its deals, and every evaluation of a run deals
+        the same games (and seeds the baselines alike), so they compare."""
         evaluation, seeds = self.config.evaluation, self.config.seeds
         rows = []
         for i, name in enumerate(evaluation.baselines):
-            arena = ArenaConfig(
-                players=evaluation.players, games=evaluation.games_per_baseline, view=self.config.view,
-                seed=seeds.integer("evaluation", i, 0), batch_games=4096,
-            )  # fmt: skip
-            baseline = load_agent(name, seed=seeds.integer("evaluation", i, 1))
-            # Shown what it was trained to see, playing as it will once loaded (`play`)
-            learner_agent = PolicyAgent(self.model, "learner", view=self.config.view, deterministic=self.config.play == "best")
-            sample = SampleGames(1)
-            seats, scores, winners = play([learner_agent, baseline], "gauntlet", arena, samples=sample)
-            learner = summarize(["learner", name], seats, scores, winners, arena.players)[0]
-            # The first game of each gauntlet, to watch (python -m miaui_env.replay, or the browser app)
-            table = {"num_players": arena.players, "open_baskets": False, "no_fighting": False}
-            players = [("learner", name)[agent] for agent in seats[0]]
-            replay = record_replay(table, sample.plays[0], seed=int(sample.seeds[0]), players=players)
-            baseline_file = re.sub(r"[^\w.@+-]", "_", name)  # a spec may be a path or module:callable
-            save_replay(replay, self.directory / "replays" / f"step-{step:09d}-{baseline_file}.json")
-            rows.append(
-                {"step": step, "baseline": name, "win_share": round(learner.win_share, 4), "win_share_ci": round(learner.win_share_ci, 4),
-                 "mean_score": round(learner.mean_score, 2), "games": learner.games}
-            )  # fmt: skip
+            for open_baskets, no_fighting in self.config.variants:
+                variant = variant_name(open_baskets, no_fighting)
+                arena = ArenaConfig(
+                    players=evaluation.players, games=evaluation.games_per_baseline, open_baskets=open_baskets, no_fighting=no_fighting,
+                    view=self.config.view, seed=seeds.integer("evaluation", i, 0), batch_games=4096,
+                )  # fmt: skip
+                baseline = load_agent(name, seed=seeds.integer("evaluation", i, 1))
+                # Shown what it was trained to see, playing as it will once loaded (`play`)
+                learner_agent = PolicyAgent(self.model, "learner", view=self.config.view, deterministic=self.config.play == "best")
+                sample = SampleGames(1)
+                seats, scores, winners = play([learner_agent, baseline], "gauntlet", arena, samples=sample)
+                learner = summarize(["learner", name], seats, scores, winners, arena.players)[0]
+                # The first game of each gauntlet, to watch (python -m miaui_env.replay, or the browser app)
+                table = {"num_players": arena.players, "open_baskets": arena.open_baskets, "no_fighting": arena.no_fighting}
+                players = [("learner", name)[agent] for agent in seats[0]]
+                replay = record_replay(table, sample.plays[0], seed=int(sample.seeds[0]), players=players)
+                baseline_file = re.sub(r"[^\w.@+-]", "_", name) + variant_suffix(variant, "-")  # a spec may be a path or module:callable
+                save_replay(replay, self.directory / "replays" / f"step-{step:09d}-{baseline_file}.json")
+                rows.append(
+                    {"step": step, "baseline": name, "win_share": round(learner.win_share, 4),
+                     "win_share_ci": round(learner.win_share_ci, 4), "mean_score": round(learner.mean_score, 2), "games": learner.games,
+                     "variant": variant}
+                )  # fmt: skip
         return rows
 
     def checkpoint(self, step: int, rows: list[dict[str, Any]]) -> None:
@@ -351,12 +358,13 @@ def plot_win_shares(history: list[dict[str, Any]], path: Path, players: int) -> 
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(figsize=(7, 4))
-    for baseline in dict.fromkeys(row["baseline"] for row in history):
-        rows = [row for row in history if row["baseline"] == baseline]
+    # Rows written before evaluations named their variant were all played on the base game.
+    for baseline, variant in dict.fromkeys((row["baseline"], row.get("variant", "base")) for row in history):
+        rows = [row for row in history if (row["baseline"], row.get("variant", "base")) == (baseline, variant)]
         steps = [row["step"] for row in rows]
         share = np.array([row["win_share"] for row in rows])
         ci = np.array([row["win_share_ci"] for row in rows])
-        axes.plot(steps, share, marker="o", label=f"vs {players - 1} x {baseline}")
+        axes.plot(steps, share, marker="o", label=f"vs {players - 1} x {baseline}{variant_suffix(variant, ', ')}")
         axes.fill_between(steps, share - ci, share + ci, alpha=0.2)
     axes.axhline(1 / players, color="grey", linestyle="--", label="fair share")
     axes.set_xlabel("training steps")
@@ -368,6 +376,12 @@ def plot_win_shares(history: list[dict[str, Any]], path: Path, players: int) -> 
     with replacing(path) as temporary:
         figure.savefig(temporary, dpi=110)
     plt.close(figure)
+
+
+def variant_suffix(variant: str, separator: str) -> str:
+    """What follows a baseline's name to name the variant of its gauntlet (file names, TensorBoard tags,
+    legends, the summary): nothing for the base game, so a base-game run's names are as they were."""
+    return "" if variant == "base" else f"{separator}{variant}"
 
 
 def trained_weights(agent: Agent) -> tuple[type, dict[str, Any], dict[str, Any]] | None:
@@ -459,15 +473,16 @@ def train(config: SelfPlayConfig, directory: Path, resume: bool = False, show_pr
         def evaluate(self, step: int) -> None:
             rows = run.evaluate(step)
             for row in rows:
-                self.logger.record(f"eval/win_share_vs_{row['baseline']}", row["win_share"])
-                self.logger.record(f"eval/mean_score_vs_{row['baseline']}", row["mean_score"])
+                against = row["baseline"] + variant_suffix(row["variant"], "_")
+                self.logger.record(f"eval/win_share_vs_{against}", row["win_share"])
+                self.logger.record(f"eval/mean_score_vs_{against}", row["mean_score"])
             league = run.league_summary()
             if league:
                 self.logger.record("league/learner_win_rate_vs_pool", float(np.mean([v["win_rate"] for v in league.values()])))
                 run.metadata["league"] = league
             self.logger.dump(step)
             run.checkpoint(step, rows)
-            bar.set_postfix({row["baseline"]: f"{row['win_share']:.2f}" for row in rows})
+            bar.set_postfix({row["baseline"] + variant_suffix(row["variant"], " "): f"{row['win_share']:.2f}" for row in rows})
 
     callback = SelfPlay()
     callbacks = CallbackList([callback, *([run.guidance] if run.guidance else [])])
@@ -484,8 +499,8 @@ def train(config: SelfPlayConfig, directory: Path, resume: bool = False, show_pr
     if run.metadata["steps"] < run.model.num_timesteps:
         callback.evaluate(int(run.model.num_timesteps))
     # A probe describes one policy, at one step, measured one way; an interrupted run is probed when it finishes.
-    wanted = {"at_step": run.metadata["steps"], **config.probe.to_dict()}
-    probed = run.metadata.get("exploitability", {})
+    wanted = {"at_step": run.metadata["steps"], **config.probe.to_dict(), "variant": variant_name(*probed_variant(config))}
+    probed = {"variant": "base", **run.metadata.get("exploitability", {})}  # probes that named no variant played the base game
     if config.probe.steps == 0 or {key: probed.get(key) for key in wanted} != wanted:
         run.metadata.pop("exploitability", None)
     if config.probe.steps > 0 and "exploitability" not in run.metadata and not interrupted:
@@ -496,20 +511,32 @@ def train(config: SelfPlayConfig, directory: Path, resume: bool = False, show_pr
     return run.metadata
 
 
+def probed_variant(config: SelfPlayConfig) -> tuple[bool, bool]:
+    """The variant the probe trains its one best response on, as (open_baskets, no_fighting): the one the
+    run trains most on (the most learner seats in play at once), the base game first among equals."""
+    seats = dict.fromkeys(config.variants, 0)
+    for table in config.tables:
+        seats[table.variant] += table.num_games * len(table.learner_seats or range(table.num_players))
+    return max(config.variants, key=seats.__getitem__)
+
+
 def probe(config: SelfPlayConfig, directory: Path, step: int, show_progress: bool) -> dict[str, Any]:
     """How exploitable the run's final policy is: a best response trained against it for
-    `probe.steps` (training/exploit.py), its files in the run's exploit/; returns the final figures."""
+    `probe.steps` (training/exploit.py) on the run's main variant (`probed_variant`), its files in
+    the run's exploit/; returns the final figures."""
     from training.exploit import measure
 
     settings = config.probe
+    open_baskets, no_fighting = probed_variant(config)
     # Relative where it can be (no machine's paths in the run's files), and never a bare name a built-in agent could shadow.
     run = os.path.join(".", os.path.relpath(directory)) if directory.resolve().is_relative_to(Path.cwd()) else str(directory)
     arguments = ["--target", run, "--players", str(settings.players), "--steps", str(settings.steps),
-                 "--eval-games", str(settings.games), "--seed", str(config.seed), "--out", os.path.join(run, "exploit")]  # fmt: skip
+                 "--eval-games", str(settings.games), "--seed", str(config.seed), "--out", os.path.join(run, "exploit"),
+                 *(["--open-baskets"] if open_baskets else []), *(["--no-fighting"] if no_fighting else [])]  # fmt: skip
     final = measure(arguments, show_progress)["tables"][0]["final"]
     return {
-        "at_step": step, **settings.to_dict(), "win_share": final["win_share"], "win_share_ci": final["win_share_ci"],
-        "gain": final["gain"], "gain_ci": final["gain_ci"],
+        "at_step": step, **settings.to_dict(), "variant": variant_name(open_baskets, no_fighting), "win_share": final["win_share"],
+        "win_share_ci": final["win_share_ci"], "gain": final["gain"], "gain_ci": final["gain_ci"],
     }  # fmt: skip
 
 
@@ -517,7 +544,7 @@ def summary(metadata: dict[str, Any], directory: Path) -> str:
     """What the run reached, for the terminal."""
     latest: dict[str, dict[str, Any]] = {}
     for row in metadata["evaluations"]:
-        latest[row["baseline"]] = row
+        latest[row["baseline"] + variant_suffix(row.get("variant", "base"), ", ")] = row
     lines = [f"trained {metadata['steps']:,} steps; last arena evaluation:"]
     for name, row in latest.items():
         lines.append(f"  vs {name:<8} win share {row['win_share']:.3f} +- {row['win_share_ci']:.3f}, mean score {row['mean_score']:.1f}")
@@ -525,7 +552,8 @@ def summary(metadata: dict[str, Any], directory: Path) -> str:
     if probed:
         lines.append(
             f"exploitability probe: a best response trained {probed['steps']:,} steps wins {probed['win_share']:.3f} "
-            f"+- {probed['win_share_ci']:.3f} at {probed['players']} players, gain over the fair share {probed['gain']:+.3f}"
+            f"+- {probed['win_share_ci']:.3f} at {probed['players']} players{variant_suffix(probed.get('variant', 'base'), ', ')}, "
+            f"gain over the fair share {probed['gain']:+.3f}"
         )
     probe_files = ", exploit/" if probed else ""
     lines.append(f"run written to {directory}/ (model.zip, metadata.json, evaluations.csv, win_share.png{probe_files}, tensorboard/)")
