@@ -46,3 +46,33 @@ def play(state: GameState, *rounds: Sequence[int]) -> list[RoundRecord]:
 def card(text: str) -> FishCard:
     """A FishCard from `kind:value`."""
     return FishCard.parse(text)
+
+
+# R10's shared victory, dealt for 3 players: the two seats that always play their highest card split
+# equal-valued pairs (60 points each, whichever of them Kiti favours); the seat that always plays its
+# lowest card catches four Emperor Tunas, a Lantern and a Jellyfish, then six Seagulls that take all
+# six back (0 points). Every seat catches every round (R7), so the deal decides the scores whatever
+# the seats of the two high players.
+_SHARED_PAIRS = [
+    ("kittenfish:2", "kittenfish:2"), ("kittenfish:4", "kittenfish:4"), ("tigerfish:6", "tigerfish:6"),
+    ("tigerfish:7", "tigerfish:7"), ("tigerfish:8", "tigerfish:8"), ("tigerfish:9", "tigerfish:9"),
+    ("emperor_tuna:12", "emperor_tuna:12"), ("emperor_tuna:13", "emperor_tuna:13"), ("kittenfish:1", "lantern:1"),
+    ("kittenfish:3", "lantern:3"), ("kittenfish:5", "lantern:5"), ("jellyfish:-10", "jellyfish:-10"),
+]  # fmt: skip
+_SHARED_THIRD = [
+    "emperor_tuna:10", "emperor_tuna:11", "emperor_tuna:14", "emperor_tuna:15", "lantern:7", "jellyfish:-15", *["seagull:0"] * 6,
+]  # fmt: skip
+# Rounds 1-6: the pairs at the bottom and middle, the third card on top; rounds 7-12 the reverse.
+SHARED_VICTORY_ROUNDS = [(a, b, _SHARED_THIRD[r]) if r < 6 else (_SHARED_THIRD[r], a, b) for r, (a, b) in enumerate(_SHARED_PAIRS)]
+SHARED_VICTORY_PUT_BACK = "jellyfish:-15"
+SHARED_VICTORY_HIGH_SCORE = 2 + 4 + 6 + 7 + 8 + 9 + 12 + 13 + 1 + 3 + 5 - 10  # each high player's pair cards: 60
+
+
+def highest_card(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """A batched policy: every row plays the highest diver card in hand."""
+    return np.asarray(masks.shape[1] - 1 - np.argmax(masks[:, ::-1], axis=1))
+
+
+def lowest_card(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """A batched policy: every row plays the lowest diver card in hand."""
+    return np.asarray(np.argmax(masks, axis=1))

@@ -1,21 +1,31 @@
-"""The arena: fair schedules, reproducible numbers, files, agent specs, and the command line."""
+"""The arena: fair schedules, reproducible numbers, files, agent specs, and the command line.
+
+The oracle tests (`pytest -m oracle`) are the schedule, the duplicate deals and the statistics; the
+statistics are checked on games whose outcome the rules decide (stacked decks, R8, R10) and on
+hand-made results whose numbers are worked out here from their definitions.
+"""
 
 from __future__ import annotations
 
 import json
+import math
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import SHARED_VICTORY_HIGH_SCORE, SHARED_VICTORY_PUT_BACK, SHARED_VICTORY_ROUNDS, highest_card, stacked_deck
+from helpers import lowest_card as lowest_policy
 
 from miaui_env.agents import RandomAgent
 from miaui_env.agents.heuristics import GreedyAgent
 from miaui_env.agents.loading import AgentSpecError, load_agent
 from miaui_env.agents.policy import load_sb3_policy
-from miaui_env.arena import ArenaConfig, lineups, play, summarize
+from miaui_env.arena import ArenaConfig, gauntlet_significance, lineups, play, summarize
 from miaui_env.files import CheckpointVersionError
+from miaui_env.vector import VectorMiaui
 
 ROOT = Path(__file__).parent.parent
 
@@ -30,6 +40,7 @@ def make_random(seed=None):
     return RandomAgent(seed)
 
 
+@pytest.mark.oracle
 def test_duplicate_sets_rotate_every_agent_through_every_seat():
     config = ArenaConfig(players=4, games=400, seed=0, batch_games=64)
     seats, _, winners = play([RandomAgent(0), GreedyAgent(1), RandomAgent(2)], "gauntlet", config)
@@ -42,6 +53,7 @@ def test_duplicate_sets_rotate_every_agent_through_every_seat():
     assert (winners.sum(axis=1) >= 1).all()
 
 
+@pytest.mark.oracle
 def test_same_numbers_from_the_same_seed():
     config = ArenaConfig(players=3, games=90, seed=5, batch_games=30)
     first = play([GreedyAgent(0), RandomAgent(1)], "pool", config)
@@ -50,6 +62,7 @@ def test_same_numbers_from_the_same_seed():
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.oracle
 def test_every_game_of_a_duplicate_set_is_dealt_the_same():
     # Two copies of one deterministic policy: whatever the rotation, each set replays one game.
     config = ArenaConfig(players=4, games=200, seed=6, batch_games=40)
@@ -59,6 +72,7 @@ def test_every_game_of_a_duplicate_set_is_dealt_the_same():
     assert len({tuple(row) for row in scores}) > 10  # and the sets are different deals
 
 
+@pytest.mark.oracle
 def test_pool_tables_cover_every_pairing():
     tables = lineups("pool", 5, 4, 5)
     assert {tuple(t) for t in tables} == {(0, 1, 2, 3), (0, 1, 2, 4), (0, 1, 3, 4), (0, 2, 3, 4), (1, 2, 3, 4)}
@@ -66,6 +80,7 @@ def test_pool_tables_cover_every_pairing():
     assert (small == [[0, 1, 0, 1], [1, 0, 1, 0]]).all()
 
 
+@pytest.mark.oracle
 def test_summary_numbers_are_consistent():
     config = ArenaConfig(players=4, games=800, seed=2, batch_games=400)
     seats, scores, winners = play([GreedyAgent(0), RandomAgent(1)], "gauntlet", config)
@@ -138,6 +153,7 @@ class ViewRecorder:
         pass
 
 
+@pytest.mark.oracle
 @pytest.mark.parametrize("arena_view", ["table", "recall"])
 def test_each_agent_is_shown_the_view_it_plays_from(arena_view):
     from miaui_env import OBSERVATION_LAYOUT
@@ -155,3 +171,157 @@ def test_each_agent_is_shown_the_view_it_plays_from(arena_view):
     for agent in (forgets, plain) if arena_view == "table" else (forgets,):
         seen = np.concatenate(agent.seen)
         assert np.array_equal(table_view(seen), seen)
+
+    def shown(agent, name):
+        """Piece `name` of everything the agent was shown, opponents' seat rows only for a seat-row piece."""
+        pieces = OBSERVATION_LAYOUT.view(np.concatenate(agent.seen), name)
+        return pieces if name in ("box", "lagoon") else pieces[:, 1:]
+
+    # R11, table view: the lagoon's face-up cards; an opponent's pile shows its height and top card
+    # only, the box nothing; the last reveal's Seagull thefts are public. Recall: the whole piles and
+    # the box, thefts too.
+    assert shown(forgets, "lagoon").any()
+    assert not shown(forgets, "box").any()
+    assert not shown(forgets, "pile")[:, :, 1:].any() and not shown(forgets, "pile_summary")[:, :, 1:].any()
+    assert shown(forgets, "pile")[:, :, 0].any() and shown(forgets, "pile_summary")[:, :, 0].any()
+    assert shown(remembers, "box").any()
+    assert shown(remembers, "pile")[:, :, 1:].any() and shown(remembers, "pile_summary")[:, :, 1:].any()
+    for agent in (forgets, remembers):
+        assert shown(agent, "stolen").any() and shown(agent, "thefts").any()
+
+
+# -- ties, win shares and intervals (R10 and the module docstring: "win share (ties split), mean rank
+# (ties share the average place), with 95% confidence intervals over duplicate sets") ----------------
+def _by_name(results):
+    return {r.name: r for r in results}
+
+
+@pytest.mark.oracle
+def test_players_tied_by_a_stacked_deck_share_the_average_place_and_the_victory(monkeypatch):
+    deck = stacked_deck(SHARED_VICTORY_ROUNDS, put_back=SHARED_VICTORY_PUT_BACK)
+
+    class StackedEngine(VectorMiaui):
+        """The arena's engine, every deal stacked with the shared-victory deck (helpers)."""
+
+        def reset(self, seed=None, decks=None, seeds=None):
+            return super().reset(seed=seed, decks=[deck] * self.num_envs, seeds=seeds)
+
+    monkeypatch.setattr("miaui_env.arena.VectorMiaui", StackedEngine)
+    # Two identical players always play their highest card and one her lowest: whatever the seats of
+    # the rotation, the two high players score 60 each and tie for first, the low player scores 0.
+    names = ["high#0", "high#1", "low"]
+    seats, scores, winners = play([highest_card, highest_card, lowest_policy], "pool", ArenaConfig(players=3, games=6, seed=1))
+    assert np.sort(scores, axis=1).tolist() == [[0, SHARED_VICTORY_HIGH_SCORE, SHARED_VICTORY_HIGH_SCORE]] * 6
+    assert winners.sum(axis=1).tolist() == [2] * 6 and set(seats[winners]) == {0, 1}  # R10: both tied players win
+    results = _by_name(summarize(names, seats, scores, winners, 3))
+    for high in ("high#0", "high#1"):
+        assert results[high].mean_rank == 1.5  # places 1 and 2, shared: (1 + 2) / 2
+        assert results[high].win_share == 0.5  # the victory split between the two
+        assert results[high].mean_score == SHARED_VICTORY_HIGH_SCORE
+    assert results["low"].mean_rank == 3.0 and results["low"].win_share == 0.0 and results["low"].mean_score == 0.0
+    assert results["high#0"].rating_mu == results["high#1"].rating_mu > results["low"].rating_mu  # tied every game
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("players", [3, 4, 6])
+def test_a_table_that_ties_at_every_depth_shares_every_place(players):
+    # No Fighting (R8): players who all play the same card tie at every depth, so nobody ever catches,
+    # every score is 0 (R10) and everyone shares the victory: the average place is (1 + n) / 2.
+    config = ArenaConfig(players=players, games=2 * players, no_fighting=True, seed=3)
+    seats, scores, winners = play([lowest_policy] * players, "pool", config)
+    assert (scores == 0).all() and winners.all()
+    for result in summarize([f"same#{i}" for i in range(players)], seats, scores, winners, players):
+        assert result.mean_rank == (1 + players) / 2
+        assert result.win_share == pytest.approx(1 / players)
+
+
+def _rotated_sets(sets: int, players: int = 3) -> np.ndarray:
+    """Seats of `sets` duplicate sets of agents 0..players-1, rotated one seat a game as the arena does."""
+    return np.array([np.roll(np.arange(players), r) for _ in range(sets) for r in range(players)])
+
+
+def _results(wins_per_set: list[int]):
+    """Three agents; in set s agent 0 wins (10 points, the others 0) the first wins_per_set[s] of its 3
+    games, agent 1 wins the others. Returns agent 0's AgentResult."""
+    seats = _rotated_sets(len(wins_per_set))
+    scores = np.zeros(seats.shape, dtype=np.int64)
+    for game in range(len(seats)):
+        winner = 0 if game % 3 < wins_per_set[game // 3] else 1
+        scores[game, seats[game] == winner] = 10
+    winners = scores == scores.max(axis=1, keepdims=True)
+    return summarize(["a", "b", "c"], seats, scores, winners, 3)[0]
+
+
+@pytest.mark.oracle
+def test_intervals_over_few_duplicate_sets_use_students_t():
+    # Agent a's win share per set: 1/3, 2/3, 1 -> mean 2/3, sample standard deviation 1/3; with 3 sets
+    # (2 degrees of freedom) the 95% half-width is t(0.975, 2) = 4.303 times 1/3 over sqrt(3).
+    a = _results([1, 2, 3])
+    assert a.games == 9
+    assert a.win_share == pytest.approx(2 / 3)
+    assert a.win_share_ci == pytest.approx(4.303 * (1 / 3) / math.sqrt(3))
+    assert a.mean_score == pytest.approx(20 / 3) and a.mean_score_ci == pytest.approx(4.303 * (10 / 3) / math.sqrt(3))
+    # Ranks: a win is place 1; a loss ties a with c at 0 points, places 2 and 3 shared: 2.5 each.
+    # Per set: (1 + 2.5 + 2.5) / 3 = 2, (1 + 1 + 2.5) / 3 = 1.5, 1 -> mean 1.5, deviation 0.5.
+    assert a.mean_rank == pytest.approx(1.5) and a.mean_rank_ci == pytest.approx(4.303 * 0.5 / math.sqrt(3))
+
+
+@pytest.mark.oracle
+def test_intervals_over_many_duplicate_sets_use_the_normal_quantile():
+    pattern = [1, 2, 3] * 13  # 39 sets: win shares 1/3, 2/3, 1 thirteen times each
+    a = _results(pattern)
+    deviation = math.sqrt(13 * ((1 / 3) ** 2 + 0 + (1 / 3) ** 2) / (39 - 1))  # the sample standard deviation
+    assert a.win_share == pytest.approx(2 / 3)
+    assert a.win_share_ci == pytest.approx(1.96 * deviation / math.sqrt(39))
+
+
+@pytest.mark.oracle
+def test_few_identical_sets_give_no_interval():
+    a = _results([2, 2, 2])  # no spread over 3 sets says nothing about the next ones
+    assert a.win_share == pytest.approx(2 / 3) and math.isnan(a.win_share_ci)
+
+
+@pytest.mark.oracle
+def test_an_agent_with_several_copies_is_rated_at_its_copies_mean_place():
+    # Agent 0 sits twice at every table, first and last (10 and 0 points); agent 1 is second (5).
+    # Agent 0's copies' mean place is (1 + 3) / 2 = 2, agent 1's place is 2: a tie every game, so
+    # both keep the same rating and the same mean rank.
+    seats = np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]])
+    scores = np.array([[10, 5, 0], [0, 10, 5], [5, 0, 10]])
+    first, second = summarize(["twice", "once"], seats, scores, scores == 10, 3)
+    assert first.mean_rank == second.mean_rank == 2.0
+    assert first.rating_mu == pytest.approx(second.rating_mu) and first.rating_sigma == pytest.approx(second.rating_sigma)
+    assert first.win_share == pytest.approx(1 / 2) and second.win_share == 0.0  # a's two copies: one win in two seats
+
+
+def _gauntlet(shares: list[int], players: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """Seats and winners of duplicate sets where the candidate (agent 0) wins every game of a set with
+    share 1 and none of a set with share 0 (agent 1 wins those)."""
+    seats = _rotated_sets(len(shares), players)
+    winners = np.array([seats[game] == (0 if shares[game // players] else 1) for game in range(len(seats))])
+    return seats, winners
+
+
+@pytest.mark.oracle
+def test_the_gauntlet_sign_test_counts_the_sets_above_fair_share():
+    # 6 of 8 sets above the fair share 1/3, 2 below: P(X >= 6) for X ~ Binomial(8, 1/2) = 37/256.
+    text = gauntlet_significance(*_gauntlet([1] * 6 + [0] * 2), 3, "cand")
+    p = float(re.search(r"6 of 8 sets above fair share: one-sided p = ([0-9.e-]+)", text).group(1))
+    assert p == pytest.approx(37 / 256, abs=0.005) and "not significantly above" in text  # shown to 2 digits
+    text = gauntlet_significance(*_gauntlet([1] * 10), 3, "cand")  # 10 of 10: p = 1/1024 < 1%
+    assert "(above fair share at the 1% level)" in text
+
+
+@pytest.mark.oracle
+def test_the_gauntlet_z_test_is_one_sided():
+    # 40 sets, half won whole: mean 1/2 against the fair 1/3; z = (1/2 - 1/3) / (s / sqrt(40)) with the
+    # sample deviation s, and the one-sided p is the normal tail above z.
+    from statistics import NormalDist
+
+    text = gauntlet_significance(*_gauntlet([1, 0] * 20), 3, "cand")
+    s = math.sqrt(40 * 0.25 / 39)
+    z = (1 / 2 - 1 / 3) / (s / math.sqrt(40))
+    shown = re.search(r"z = ([0-9.-]+), one-sided p = ([0-9.e-]+)", text)
+    assert float(shown.group(1)) == pytest.approx(z, abs=0.005)
+    assert float(shown.group(2)) == pytest.approx(1 - NormalDist().cdf(z), rel=0.05)
+    assert "not significantly above" in text  # p is about 0.02: not at the 1% level

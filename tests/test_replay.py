@@ -1,4 +1,10 @@
-"""Replays: saved games play back bit for bit through the env; bad replays are refused."""
+"""Replays: saved games play back bit for bit through the env; bad replays are refused.
+
+The oracle tests (`pytest -m oracle`) are the checker (every kind of tampering is refused) and the
+playback: a replay played through `rules.py` gives the records, scores and winners the env and the
+arena's batched engine gave, and the reference `Encoder` shows every seat, at every step, exactly what
+the env (on the compiled engine) showed it.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +15,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from gymnasium.utils import seeding
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import miaui_env
 from miaui_env.arena import ArenaConfig, run
+from miaui_env.observation import Encoder
 from miaui_env.replay import (
     REPLAY_VERSION,
     ReplayError,
@@ -23,9 +31,11 @@ from miaui_env.replay import (
     load_replay,
     record_replay,
     replay_from_json,
+    replay_states,
     replay_to_json,
     save_replay,
 )
+from miaui_env.rules import GameConfig, new_game, play_round, scores, winners
 from miaui_env.saved_state import record_to_dict
 
 ROOT = Path(__file__).parent.parent
@@ -54,6 +64,7 @@ def assert_same_observations(mine: list[dict], theirs: list[dict]) -> None:
             np.testing.assert_array_equal(a[agent]["observation"], b[agent]["observation"], strict=True)
 
 
+@pytest.mark.oracle
 @settings(max_examples=25, deadline=None)
 @given(
     n=st.integers(3, 6),
@@ -63,12 +74,23 @@ def assert_same_observations(mine: list[dict], theirs: list[dict]) -> None:
     by_deck=st.booleans(),
     view=st.sampled_from(["table", "recall"]),
 )
-def test_random_games_replay_to_identical_records_and_observations(n, open_baskets, no_fighting, seed, by_deck, view):
+def test_random_games_replay_identically_and_the_env_showed_what_the_reference_encoder_does(
+    n, open_baskets, no_fighting, seed, by_deck, view
+):
     table = {"num_players": n, "open_baskets": open_baskets, "no_fighting": no_fighting}
     first, plays, seen, records = played_game({**table, "view": view}, seed, np.random.default_rng(seed))
     deal = {"deck": dealt_deck(first)} if by_deck else {"seed": seed}
     replay = replay_from_json(replay_to_json(record_replay(table, plays, **deal)))
     assert list(replay.records) == records
+    # What the env, on the compiled engine, showed each seat after the deal and after every reveal is
+    # what the reference Encoder shows of the replay's states, played back through rules.py.
+    encoder = Encoder(replay.config, view)
+    states = replay_states(replay)
+    assert len(states) == len(seen) == 12
+    for step, state in enumerate(states):
+        encoder.refresh(state)
+        for seat in range(n):
+            np.testing.assert_array_equal(seen[step][f"player_{seat}"]["observation"], encoder.observe(seat), strict=True)
     # through the env again, dealt as the replay says: the same records and observations at every step
     _, again_plays, again_seen, again_records = played_game(
         {**table, "view": view}, replay.seed if replay.seed is not None else 0, _Replayer(replay.plays), deck=replay.deck
@@ -109,6 +131,7 @@ def swap_two_cards(data: dict) -> None:
             return
 
 
+@pytest.mark.oracle
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -118,6 +141,12 @@ def swap_two_cards(data: dict) -> None:
         (lambda text: edited(text, lambda d: d["plays"][4].__setitem__(0, d["plays"][0][0])), "round 5: .*not in hand|round 5"),
         (lambda text: edited(text, lambda d: d["plays"][2].__setitem__(1, "7")), "a play is a diver card 1-12, got '7'"),
         (lambda text: edited(text, lambda d: d["scores"].__setitem__(0, 99)), "scores .* are not the game's"),
+        (
+            lambda text: edited(text, lambda d: d.update(winners=[s for s in range(4) if s not in d["winners"]])),
+            "and winners are not the game's",
+        ),
+        (lambda text: edited(text, lambda d: d["records"].pop()), "holds 11 round records; its cards make 12"),
+        (lambda text: edited(text, lambda d: d["players"].pop()), "players names 3 seats at a table of 4"),
         (
             lambda text: edited(text, lambda d: d["records"][3].__setitem__("plays", [1, 2, 3, 4])),
             "round 4's record is not what its cards make",
@@ -132,9 +161,21 @@ def test_bad_replays_are_refused_with_a_clear_error(change, message):
         replay_from_json(change(good_replay_text()))
 
 
+@pytest.mark.oracle
 def test_an_edited_card_is_caught_where_the_game_changes():
     with pytest.raises(ReplayError, match=r"record is not what its cards make|not in hand"):
         replay_from_json(edited(good_replay_text(), swap_two_cards))
+
+
+@pytest.mark.oracle
+def test_a_game_cut_short_is_refused_even_when_its_records_and_scores_agree():
+    data = json.loads(good_replay_text())
+    state = new_game(GameConfig(num_players=4), seeding.np_random(7)[0])  # the game's deal: reset(seed=7)
+    for cards in data["plays"][:10]:
+        play_round(state, cards)
+    data.update(plays=data["plays"][:10], records=data["records"][:10], scores=list(scores(state)), winners=list(winners(state)))
+    with pytest.raises(ReplayError, match="holds the 11 chosen rounds of a whole game; this one holds 10"):
+        replay_from_json(json.dumps(data))
 
 
 def test_arena_replays_are_the_games_the_arena_played(tmp_path):
@@ -151,16 +192,25 @@ def test_arena_replays_are_the_games_the_arena_played(tmp_path):
         assert "final scores:" in hand_history(replay)
 
 
-def test_arena_replay_scores_match_the_batched_games():
-    from miaui_env.agents.heuristics import CountingAgent
+@pytest.mark.oracle
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+@pytest.mark.parametrize("no_fighting", [False, True])
+def test_arena_games_are_the_games_the_rules_play_from_their_deals(players, no_fighting):
+    """Every game the arena's batched engine played, played again through rules.py from its deal seed
+    and its cards: the same final scores and winners (R10), on every table."""
+    from miaui_env.agents import RandomAgent
+    from miaui_env.agents.heuristics import CountingAgent, GreedyAgent
     from miaui_env.arena import SampleGames, play
 
-    samples = SampleGames(6)
-    _, scores, _ = play([CountingAgent(1), CountingAgent(2)], "gauntlet", ArenaConfig(players=3, games=6, seed=11), samples=samples)
-    table = {"num_players": 3, "open_baskets": False, "no_fighting": False}
-    for game in range(6):
+    games = 5 * players  # 5 duplicate sets: 5 deals, each played with every rotation
+    samples = SampleGames(games)
+    config = ArenaConfig(players=players, games=games, no_fighting=no_fighting, seed=11 + players)
+    _, totals, won = play([CountingAgent(1), GreedyAgent(2), RandomAgent(3)], "gauntlet", config, samples=samples)
+    table = {"num_players": players, "open_baskets": False, "no_fighting": no_fighting}
+    for game in range(games):
         replay = record_replay(table, samples.plays[game], seed=int(samples.seeds[game]))
-        assert list(replay.scores) == scores[game].tolist()
+        assert list(replay.scores) == totals[game].tolist(), game
+        assert list(replay.winners) == np.flatnonzero(won[game]).tolist(), game
 
 
 def test_human_play_saves_a_replay_that_prints_back(tmp_path):
@@ -193,6 +243,7 @@ def test_the_replay_command_refuses_a_bad_file_in_one_line(tmp_path):
     assert "replay format version 7" in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.oracle
 def test_saved_replays_round_trip_through_files(tmp_path):
     replay = replay_from_json(good_replay_text())
     assert load_replay(save_replay(replay, tmp_path / "a" / "b.json")) == replay

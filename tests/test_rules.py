@@ -6,7 +6,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from helpers import card, play, stacked_deck, stacked_game
+from helpers import SHARED_VICTORY_HIGH_SCORE, SHARED_VICTORY_PUT_BACK, SHARED_VICTORY_ROUNDS, card, play, stacked_deck, stacked_game
 
 from miaui_env.cards import DEFAULT_DECK, FishKind, parse_deck_order
 from miaui_env.rules import (
@@ -17,6 +17,7 @@ from miaui_env.rules import (
     JellyfishTriple,
     SeagullTheft,
     deep_priority,
+    final_rewards,
     new_game,
     play_round,
     score,
@@ -24,6 +25,8 @@ from miaui_env.rules import (
     shallow_priority,
     winners,
 )
+
+pytestmark = pytest.mark.oracle  # rules scenarios: the reference the engine is checked against
 
 SOLE, KITI, NOFIGHT, NOBODY = Decision.SOLE_BEST, Decision.KITI, Decision.NO_FIGHTING, Decision.NOBODY_LEFT
 
@@ -285,21 +288,30 @@ def test_fish_left_in_the_lagoon_score_for_nobody():
 
 def test_shared_victory():
     # Seats 0 and 1 split equal-valued pairs; seat 2 takes the third space (R10: ties share).
-    pairs = [
-        ("kittenfish:2", "kittenfish:2"), ("kittenfish:4", "kittenfish:4"), ("tigerfish:6", "tigerfish:6"),
-        ("tigerfish:7", "tigerfish:7"), ("tigerfish:8", "tigerfish:8"), ("tigerfish:9", "tigerfish:9"),
-        ("emperor_tuna:12", "emperor_tuna:12"), ("emperor_tuna:13", "emperor_tuna:13"), ("kittenfish:1", "lantern:1"),
-        ("kittenfish:3", "lantern:3"), ("kittenfish:5", "lantern:5"), ("jellyfish:-10", "jellyfish:-10"),
-    ]  # fmt: skip
-    third = ["emperor_tuna:10", "emperor_tuna:11", "emperor_tuna:14", "emperor_tuna:15", "lantern:7", "jellyfish:-15"] + ["seagull:0"] * 6
-    rounds = [(a, b, third[r]) if r < 6 else (third[r], a, b) for r, (a, b) in enumerate(pairs)]
-    state = stacked_game(rounds, put_back="jellyfish:-15", num_players=3)
+    state = stacked_game(SHARED_VICTORY_ROUNDS, put_back=SHARED_VICTORY_PUT_BACK, num_players=3)
     # Rounds 1-6: seats 0 and 1 play high (bottom, middle), seat 2 low (top); rounds 7-12 the reverse.
     play(state, *[(13 - r, 13 - r, r) for r in range(1, 12)])
     assert state.is_over
-    assert scores(state)[0] == scores(state)[1] == 2 + 4 + 6 + 7 + 8 + 9 + 12 + 13 + 1 + 3 + 5 - 10
+    assert scores(state)[0] == scores(state)[1] == SHARED_VICTORY_HIGH_SCORE == 2 + 4 + 6 + 7 + 8 + 9 + 12 + 13 + 1 + 3 + 5 - 10
     assert scores(state)[2] < scores(state)[0]
     assert winners(state) == (0, 1)
+
+
+@pytest.mark.parametrize(
+    ("totals", "reward", "expected"),
+    [
+        ((60, 60, 0), "win", (0.5, 0.5, 0.0)),  # R10: tied winners share the victory
+        ((5, 5, 5, 5), "win", (0.25, 0.25, 0.25, 0.25)),
+        ((-10, 3, 7), "win", (0.0, 0.0, 1.0)),
+        ((60, 60, 0), "score", (60.0, 60.0, 0.0)),
+        ((60, 60, 0), "margin", (0.0, 0.0, -60.0)),  # own score minus the best opponent's
+        ((-10, 3, 7, 1), "margin", (-17.0, -4.0, 4.0, -6.0)),
+    ],
+)
+def test_final_rewards_share_a_tied_victory(totals, reward, expected):
+    assert final_rewards(totals, reward).tolist() == list(expected)
+    batch = final_rewards([totals, totals[::-1]], reward)  # a batch of games, one row each
+    assert batch.tolist() == [list(expected), list(expected[::-1])]
 
 
 def test_stacked_deck_must_be_a_permutation():

@@ -35,7 +35,7 @@ from miaui_env.rules import (
 from miaui_env.vector import DECISIONS, VectorMiaui, rule_kernels
 
 CONFIGURATIONS = list(itertools.product(range(3, 7), (False, True), (False, True), VIEWS, REWARDS, ("float32", "uint8"), (1, 2)))
-GAMES, EPISODES = 4, 2  # per configuration: 384 configurations, 3,072 games
+GAMES, EPISODES = 6, 1  # per configuration (the autoreset deal included): 384 configurations, 2,304 games
 
 
 class ReferenceBatch:

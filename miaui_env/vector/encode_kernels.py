@@ -261,22 +261,24 @@ def _assemble(
     # negative index, and with an offset only known at run time (a seat row's place) that check
     # keeps LLVM from vectorizing the copy (5x slower, measured).
     rows, public_rows, lagoon, lagoon_rest = pieces.rows[slot], pieces.public_rows[slot], pieces.lagoon[slot], pieces.lagoon_rest[slot]
-    shown = tables.shown  # per ASSEMBLED_PIECES, from the declared tables; a piece not shown keeps its empty entries
+    # Which pieces the declared tables show (ASSEMBLED_PIECES), read once: a piece not shown keeps its empty entries.
+    shows_round, shows_hand, shows_lagoon = tables.shown[_SHOWS_ROUND], tables.shown[_SHOWS_HAND], tables.shown[_SHOWS_LAGOON]
+    shows_rest, shows_box = tables.shown[_SHOWS_LAGOON_REST], tables.shown[_SHOWS_BOX]
     for o in range(n):
         target = obs[g, o]
-        if shown[_SHOWS_ROUND]:
+        if shows_round:
             for r in range(NUM_ROUNDS):
                 target[_ROUND + r] = 1 if r + 1 == round_number else 0
-        if shown[_SHOWS_HAND]:  # Sight.OWN: the observer's own hand
+        if shows_hand:  # Sight.OWN: the observer's own hand
             for c in range(NUM_DIVER_CARDS):
                 target[_HAND + c] = game.hands[g, o, c]
-        if shown[_SHOWS_LAGOON]:
+        if shows_lagoon:
             for k in range(lagoon_size):
                 target[_LAGOON + k] = lagoon[k]
-        if shown[_SHOWS_LAGOON_REST]:
+        if shows_rest:
             for k in range(rest_size):
                 target[_LAGOON_REST + k] = lagoon_rest[k]
-        if shown[_SHOWS_BOX]:
+        if shows_box:
             for k in range(CARD_DIM):
                 target[_BOX + k] = _card_sum(target, game.box_stats[g, k], k, tables.card_zero)
         for s in range(n):

@@ -1,0 +1,751 @@
+"""The mutation catalogue: one-line semantic mutations that the oracle tests (`pytest -m oracle`) must catch.
+
+Each entry of `CATALOGUE` changes one line of the library the way a plausible bug would (a Seagull
+that steals nothing, a tie that takes the better place, a replay checker that stops comparing the
+scores) and says what it breaks, citing the rule (R1-R11 of shared/spec/rulings.md) where one
+applies. A test suite earns its claims only if every one of these makes it fail.
+
+What the tool does:
+1. copies the repository's working tree (local changes included) once into a scratch directory
+   (no .git, virtual environments, caches, runs/ or results/);
+2. checks that `import miaui_env` there resolves to the copy, not to the editable install of the
+   checkout (pytest runs with cwd and PYTHONPATH set to the copy; a small plugin asserts it in every
+   pytest run);
+3. runs the unmutated oracle subset there: it must pass, or the tool stops;
+4. for each mutant: writes the mutated file, runs `python -m pytest -m oracle -x -q -p no:cacheprovider`
+   (stopping at the first failure), records killed or SURVIVED, the seconds and the first failing
+   test, then restores the original file with shutil.copy2 (same bytes, same mtime).
+
+The pytest command is given the test files that use the marker (`mark.oracle`), the ones that test
+the mutated file first (`FIRST_TESTS`), so a killed mutant usually dies in seconds; the selection is
+the one `pytest -m oracle` makes, only collected faster and in another order. Hypothesis runs with a
+fixed seed and its example database (.hypothesis/) emptied before each run, so a run is repeatable
+and no mutant inherits another's failing examples. `--tests` narrows the run (baseline included) to
+the oracle tests of the files named.
+
+Compiled kernels: all runs share one NUMBA_CACHE_DIR inside the scratch, written by the baseline,
+so the kernels of unmutated files are compiled once. Numba checks a cached kernel against its own
+source file only; a kernel also bakes in the module globals it reads and the kernels it calls. A
+mutant of a file that a kernel file imports (directly or through other imports: rules.py,
+observation.py, the kernel files themselves) therefore runs on a hard-linked copy of the cache
+without those kernel files' entries, which are compiled afresh for it and thrown away after.
+
+Run it with the project's interpreter, from anywhere:
+
+    python tests/mutations.py                       # the whole catalogue; writes results/mutants.md
+    python tests/mutations.py --list                # the catalogue, each entry checked against the tree
+    python tests/mutations.py --only kernel-seagull-steals-nothing arena-ties-take-the-better-place
+    python tests/mutations.py --timeout 300 --keep  # seconds per mutant; keep the scratch copy
+    python tests/mutations.py --only rules-seagull-steals-nothing --tests tests/test_rules.py  # these files' oracle tests only
+
+How long: the copy and the baseline take about as long as `pytest -m oracle` itself (with a cold
+kernel cache); a killed mutant takes 3-10 seconds, or 15-60 when it is a kernel's mutant (or one of a
+file a kernel imports) and the kernels are compiled for it; a survivor runs the whole subset. On a
+busy 2-core machine the 59 mutants below took 12 minutes against the oracle tests of test_rules.py,
+test_arena.py and test_replay.py (`--tests`, baseline 35 s). A mutant that hangs past --timeout
+counts as killed and is reported as a timeout. The exit status is 0 when every mutant was killed, 1
+when any survived, 2 when the catalogue, the copy or the baseline is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "results" / "mutants.md"
+PYTEST = ["-m", "pytest", "-m", "oracle", "-x", "-q", "-p", "no:cacheprovider"]
+EXTRA = ["--hypothesis-seed=0", "-p", "mutants_guard"]  # a repeatable Hypothesis run; the plugin below checks the import
+ORACLE_MARK = re.compile(r"mark\.oracle\b")
+GUARD_EXIT = 99  # the guard plugin's exit status: miaui_env did not come from the scratch copy
+
+# Names never copied into the scratch, at any depth; at the top level also these.
+SKIPPED = {".git", "__pycache__", ".hypothesis", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".ci-venv", ".venv", "venv"}
+SKIPPED_AT_TOP = {"runs", "results", "build", "dist"}
+
+# The test files that test a library file, run first when that file is mutated.
+FIRST_TESTS = {
+    "miaui_env/rules.py": ("tests/test_rules.py",),
+    "miaui_env/vector/rule_kernels.py": ("tests/test_vector.py", "tests/test_compiled_env.py", "tests/test_replay.py"),
+    "miaui_env/vector/encode_kernels.py": ("tests/test_vector.py", "tests/test_leaks.py", "tests/test_compiled_env.py"),
+    "miaui_env/vector/engine.py": ("tests/test_vector.py", "tests/test_compiled_env.py"),
+    "miaui_env/observation.py": ("tests/test_observation.py", "tests/test_leaks.py"),
+    "miaui_env/arena.py": ("tests/test_arena.py",),
+    "miaui_env/replay.py": ("tests/test_replay.py",),
+}
+
+# A pytest plugin loaded into every run in the scratch (-p mutants_guard): stop before any test if
+# miaui_env is not the scratch copy's (the checkout is installed editable, so it could be found too).
+GUARD_PLUGIN = '''"""Written by tests/mutations.py: every pytest run in the scratch copy must test the copy."""
+import os
+from pathlib import Path
+
+import pytest
+
+
+def pytest_configure(config):
+    import miaui_env
+
+    copy = Path(os.environ["MIAUI_MUTANTS_COPY"]).resolve()
+    found = Path(miaui_env.__file__).resolve()
+    if copy not in found.parents:
+        pytest.exit(f"miaui_env was imported from {found}, not from the scratch copy {copy}", returncode=99)
+'''
+
+
+class CatalogueError(ValueError):
+    """A catalogue entry that cannot be applied: its text is not in its file exactly once, or it is no one-line change."""
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One semantic mutation: `original` (exactly once in `file`) becomes `replacement`, which breaks what `breaks` says."""
+
+    name: str
+    file: str  # relative to the repository root
+    original: str  # may span lines to be unique; only one of its lines changes
+    replacement: str
+    breaks: str
+
+    def apply(self, text: str) -> str:
+        """The file's text with the mutation applied; CatalogueError naming the entry if it does not apply."""
+        count = text.count(self.original)
+        if count != 1:
+            raise CatalogueError(f"{self.name}: its original text occurs {count} times in {self.file}, not exactly once: {self.original!r}")
+        before, after = self.original.splitlines(), self.replacement.splitlines()
+        if len(before) != len(after) or sum(a != b for a, b in zip(before, after, strict=True)) != 1:
+            raise CatalogueError(f"{self.name}: a mutation changes exactly one line; {self.original!r} -> {self.replacement!r}")
+        mutated = text.replace(self.original, self.replacement)
+        try:
+            compile(mutated, self.file, "exec")
+        except SyntaxError as error:
+            raise CatalogueError(
+                f"{self.name}: the mutated {self.file} is not Python ({error}); a mutation must change meaning, not syntax"
+            ) from None
+        return mutated
+
+
+# fmt: off
+CATALOGUE: tuple[Mutation, ...] = (
+    # -- miaui_env/rules.py: the reference rules ---------------------------------------------------
+    Mutation("rules-kiti-starts-a-seat-late", "miaui_env/rules.py",
+             "    return (round_number - 1) % num_players",
+             "    return round_number % num_players",
+             "R1: Kiti sits after seat r mod n in round r instead of (r-1) mod n, so every tie priority shifts"),
+    Mutation("rules-deep-ties-go-clockwise", "miaui_env/rules.py",
+             "    return tuple((a - k) % num_players for k in range(num_players))",
+             "    return tuple((a + k) % num_players for k in range(num_players))",
+             "R1: deepest and deep ties go clockwise from seat a (a, a+1, ...) instead of Kiti's right arm (a, a-1, ...)"),
+    Mutation("rules-shallow-ties-start-at-kitis-right", "miaui_env/rules.py",
+             "    return tuple((a + 1 + k) % num_players for k in range(num_players))",
+             "    return tuple((a + k) % num_players for k in range(num_players))",
+             "R1: shallow ties start at seat a instead of a+1, Kiti's left arm"),
+    Mutation("rules-shallow-takes-the-highest-card", "miaui_env/rules.py",
+             "        pick = min if shallow else max",
+             "        pick = max",
+             "R7.3: the top space goes to the highest remaining card instead of the lowest"),
+    Mutation("rules-shallow-ties-use-the-deep-order", "miaui_env/rules.py",
+             "            priority = shallow_order if shallow else deep_order",
+             "            priority = deep_order",
+             "R1/R7.3: a shallow tie is broken by the deep priority (a, a-1, ...) instead of the shallow one (a+1, a+2, ...)"),
+    Mutation("rules-ties-go-to-the-lowest-seat", "miaui_env/rules.py",
+             "        if len(contenders) == 1:",
+             "        if len(contenders) >= 1:",
+             "R1/R8: every tie goes to the lowest tied seat: Kiti's priority and No Fighting's 'nobody catches' are ignored"),
+    Mutation("rules-a-catcher-stays-in-the-round", "miaui_env/rules.py",
+             "            still_in.remove(winner)",
+             "            still_in = list(still_in)",
+             "R7: a player who caught stays in the round and can catch again at the next depth"),
+    Mutation("rules-no-fighting-tied-players-stay-in", "miaui_env/rules.py",
+             "            still_in = [s for s in still_in if s not in contenders]",
+             "            still_in = list(still_in)",
+             "R8: in No Fighting the tied players stay in the round and contend at the next depth"),
+    Mutation("rules-no-fighting-takes-the-newest-first", "miaui_env/rules.py",
+             "            caught = tuple(lc.card for lc in state.lagoon[depth])",
+             "            caught = tuple(lc.card for lc in reversed(state.lagoon[depth]))",
+             "R8/R9: a No Fighting stack lands newest first, so a Seagull on top of it steals another fish"),
+    Mutation("rules-lantern-peek-goes-to-the-top-space", "miaui_env/rules.py",
+             "                    lantern_peekers[depth] = winner  # R5: next card in this space is face-down",
+             "                    lantern_peekers[Depth.SHALLOW] = winner  # R5: next card in this space is face-down",
+             "R5: a Lantern caught at the bottom or middle makes the next top card face-down instead of its own space's"),
+    Mutation("rules-restock-top-first", "miaui_env/rules.py",
+             "    for depth in _DEPTHS:\n        state.lagoon[depth].append(LagoonCard(",
+             "    for depth in reversed(_DEPTHS):\n        state.lagoon[depth].append(LagoonCard(",
+             "R4: rounds 2-12 restock the top space first instead of the bottom (deepest) first"),
+    Mutation("rules-round-one-seagull-goes-to-the-bottom", "miaui_env/rules.py",
+             "            deck.insert(position, card)",
+             "            deck.append(card)",
+             "R4: a round-1 Seagull goes to the bottom of the deck instead of being shuffled back into it"),
+    Mutation("rules-the-last-card-is-put-back", "miaui_env/rules.py",
+             "    return order[0], first_round_order(config, order[1:], uniforms[DECK_SIZE:])",
+             "    return order[-1], first_round_order(config, order[:-1], uniforms[DECK_SIZE:])",
+             "R3: the bottom card of the shuffled deck is put back in the box instead of the top card"),
+    Mutation("rules-seagull-steals-the-bottom-fish", "miaui_env/rules.py",
+             "        stolen = pile.pop() if pile else None",
+             "        stolen = pile.pop(0) if pile else None",
+             "R9: a Seagull takes the bottom fish of the pile instead of the top one"),
+    Mutation("rules-seagull-steals-nothing", "miaui_env/rules.py",
+             "        stolen = pile.pop() if pile else None",
+             "        stolen = None",
+             "R9: a Seagull goes to the box alone and the pile keeps its top fish"),
+    Mutation("rules-two-jellyfish-make-a-triple", "miaui_env/rules.py",
+             "        if len(jellies) == 3:",
+             "        if len(jellies) == 2:",
+             "R9: two Jellyfish on a pile already go to the box"),
+    Mutation("rules-a-triple-sends-only-the-last-jellyfish", "miaui_env/rules.py",
+             "            pile[:] = [c for c in pile if c not in jellies]",
+             "            pile[:] = [c for c in pile if c != card]",
+             "R9: the third Jellyfish goes to the box alone and the other two stay on the pile"),
+    Mutation("rules-jellyfish-score-nothing", "miaui_env/rules.py",
+             "    return sum(state.card(c).value for c in state.piles[seat])",
+             "    return sum(max(state.card(c).value, 0) for c in state.piles[seat])",
+             "R10: negative fish (Jellyfish) count 0 instead of their value"),
+    Mutation("rules-the-lowest-score-wins", "miaui_env/rules.py",
+             "    best = max(totals)",
+             "    best = min(totals)",
+             "R10: the players with the lowest score win"),
+    Mutation("rules-tied-winners-each-get-a-whole-win", "miaui_env/rules.py",
+             "        shares: npt.NDArray[np.float64] = winning / winning.sum(axis=-1, keepdims=True)",
+             "        shares: npt.NDArray[np.float64] = winning / 1.0",
+             "R10: tied winners each get the whole 'win' reward instead of sharing it"),
+    Mutation("rules-no-forced-last-round", "miaui_env/rules.py",
+             "    if state.round == NUM_ROUNDS:",
+             "    if state.round > NUM_ROUNDS:",
+             "R6: the engine does not play round 12's forced card, so a game stops after round 11"),
+
+    # -- miaui_env/vector/rule_kernels.py: the same rules, compiled --------------------------------
+    Mutation("kernel-seagull-steals-nothing", "miaui_env/vector/rule_kernels.py",
+             "    if pile_len[g, w] > 0:",
+             "    if pile_len[g, w] < 0:",
+             "R9: a Seagull goes to the box alone and the pile keeps its top fish (the issue's example)"),
+    Mutation("kernel-two-jellyfish-make-a-triple", "miaui_env/vector/rule_kernels.py",
+             "if kind[c] == jellyfish and pile_stats[g, winner, jellyfish] == 3:",
+             "if kind[c] == jellyfish and pile_stats[g, winner, jellyfish] == 2:",
+             "R9: two Jellyfish on a pile already go to the box"),
+    Mutation("kernel-shallow-ties-use-the-deep-order", "miaui_env/vector/rule_kernels.py",
+             "                order = 1 if shallow else 0",
+             "                order = 0",
+             "R1/R7.3: a shallow tie is broken by the deep priority instead of the shallow one"),
+    Mutation("kernel-ties-go-to-the-lowest-seat", "miaui_env/vector/rule_kernels.py",
+             "                        and (winner < 0 or ranks[order, round_number, s] < ranks[order, round_number, winner])",
+             "                        and winner < 0",
+             "R1: Kiti's priority is ignored; every tie goes to the lowest tied seat"),
+    Mutation("kernel-a-catcher-stays-in-the-round", "miaui_env/vector/rule_kernels.py",
+             "                still_in[winner] = False",
+             "                still_in[winner] = True",
+             "R7: a player who caught stays in the round and can catch again at the next depth"),
+    Mutation("kernel-no-fighting-tied-players-stay-in", "miaui_env/vector/rule_kernels.py",
+             "                        still_in[s] = False",
+             "                        still_in[s] = count > 1",
+             "R8: in No Fighting the tied players stay in the round and contend at the next depth"),
+    Mutation("kernel-no-fighting-takes-the-newest-first", "miaui_env/vector/rule_kernels.py",
+             "                c = lagoon[g, depth, k]",
+             "                c = lagoon[g, depth, lagoon_len[g, depth] - 1 - k]",
+             "R8/R9: a No Fighting stack lands newest first, so a Seagull on top of it steals another fish"),
+    Mutation("kernel-lantern-peeks-nothing", "miaui_env/vector/rule_kernels.py",
+             "                        lantern_peeker[depth] = winner",
+             "                        lantern_peeker[depth] = -1",
+             "R5: a Lantern's catcher does not get to see the next card of its space (it is not even face-down)"),
+    Mutation("kernel-restock-top-first", "miaui_env/vector/rule_kernels.py",
+             "                lagoon[g, depth, slot] = placement[g, NUM_SPACES * round_number + depth]",
+             "                lagoon[g, depth, slot] = placement[g, NUM_SPACES * round_number + NUM_SPACES - 1 - depth]",
+             "R4: rounds 2-12 restock the top space first instead of the bottom (deepest) first"),
+    Mutation("kernel-the-last-card-is-put-back", "miaui_env/vector/rule_kernels.py",
+             "            placement[g, i] = order[i + 1]",
+             "            placement[g, i] = order[i]",
+             "R3: the top card of the shuffled deck is dealt and the bottom one is put back instead"),
+    Mutation("kernel-bottom-seagull-not-replaced", "miaui_env/vector/rule_kernels.py",
+             "            if kind[placement[g, space]] == seagull:",
+             "            if kind[placement[g, space]] == seagull and space > 0:",
+             "R4: a Seagull drawn for round 1's bottom space stays there instead of being replaced"),
+    Mutation("kernel-round-one-seagull-goes-to-the-bottom", "miaui_env/vector/rule_kernels.py",
+             "            position = min(int(u * (length + 1)), length)",
+             "            position = length",
+             "R4: a round-1 Seagull goes to the bottom of the deck instead of where the deal's uniform puts it"),
+    Mutation("kernel-stolen-fish-shown-as-the-seagull", "miaui_env/vector/rule_kernels.py",
+             "            stolen_stats[g, w, k] += stats[top, k]",
+             "            stolen_stats[g, w, k] += stats[c, k]",
+             "R9/R11: the last reveal shows the Seagull as the fish lost instead of the fish it stole"),
+
+    # -- miaui_env/observation.py: the declared visibility tables (R11) ----------------------------
+    Mutation("visibility-box-public", "miaui_env/observation.py",
+             '    "box": Sight.RECALL,',
+             '    "box": Sight.PUBLIC,',
+             "R11: the table view shows the box's contents, which only a perfect memory (recall) still knows"),
+    Mutation("visibility-lagoon-recall-only", "miaui_env/observation.py",
+             '    "lagoon": Sight.PUBLIC,',
+             '    "lagoon": Sight.RECALL,',
+             "R11: the table view hides the lagoon's face-up cards, which every player sees"),
+    Mutation("visibility-opponents-discards-in-the-table-view", "miaui_env/observation.py",
+             '    "played": OpponentSight(Shown.NOTHING, Shown.ALL),',
+             '    "played": OpponentSight(Shown.ALL, Shown.ALL),',
+             "R11: the table view shows every diver card an opponent played, not only the last reveal"),
+    Mutation("visibility-open-baskets-hide-discards", "miaui_env/observation.py",
+             '    "played": OpponentSight(Shown.NOTHING, Shown.ALL),',
+             '    "played": OpponentSight(Shown.NOTHING, Shown.NOTHING),',
+             "R11: Open Baskets and the recall view hide the opponents' played diver cards, which lie face-up"),
+    Mutation("visibility-opponents-whole-piles-in-the-table-view", "miaui_env/observation.py",
+             '    "pile": OpponentSight(Shown.FIRST, Shown.ALL),',
+             '    "pile": OpponentSight(Shown.ALL, Shown.ALL),',
+             "R11: the table view shows an opponent's fish below the top card"),
+    Mutation("visibility-opponents-pile-contents-in-the-table-view", "miaui_env/observation.py",
+             '    "pile_summary": OpponentSight(Shown.FIRST, Shown.ALL),',
+             '    "pile_summary": OpponentSight(Shown.ALL, Shown.ALL),',
+             "R11: the table view shows what an opponent's whole pile holds (kind counts, value sum), not only its height"),
+    Mutation("visibility-thefts-hidden", "miaui_env/observation.py",
+             '    "stolen": _OPEN,',
+             '    "stolen": OpponentSight(Shown.NOTHING, Shown.NOTHING),',
+             "R9/R11: an opponent's Seagull theft, a public event of the last reveal, is not shown"),
+
+    # -- miaui_env/arena.py: the statistics ------------------------------------------------------
+    Mutation("arena-ties-take-the-better-place", "miaui_env/arena.py",
+             "    rank = 1.0 + higher + (equal - 1) / 2.0  # ties share the average place",
+             "    rank = 1.0 + higher  # ties share the average place",
+             "R10/arena: tied players all take the best of their places instead of sharing the average (the issue's example)"),
+    Mutation("arena-ties-take-the-worse-place", "miaui_env/arena.py",
+             "    rank = 1.0 + higher + (equal - 1) / 2.0  # ties share the average place",
+             "    rank = 1.0 + higher + (equal - 1)  # ties share the average place",
+             "R10/arena: tied players all take the worst of their places instead of sharing the average"),
+    Mutation("arena-tied-winners-each-get-a-whole-win", "miaui_env/arena.py",
+             "    sets = games // players\n    share = np.where(winners, 1.0 / winners.sum(axis=1, keepdims=True), 0.0)",
+             "    sets = games // players\n    share = np.where(winners, 1.0, 0.0)",
+             "R10/arena: the win share counts a shared victory as a whole win for each tied winner"),
+    Mutation("arena-no-rotation-in-a-duplicate-set", "miaui_env/arena.py",
+             "    seats = np.concatenate([np.roll(base, r, axis=1)[:, None] for r in range(n)], axis=1).reshape(sets * n, n)",
+             "    seats = np.concatenate([np.roll(base, 0, axis=1)[:, None] for r in range(n)], axis=1).reshape(sets * n, n)",
+             "arena: a duplicate set replays its deal without rotating the lineup, so seat and Kiti luck do not cancel"),
+    Mutation("arena-a-new-deal-every-game", "miaui_env/arena.py",
+             "    game_seeds = np.repeat(set_seeds, n)",
+             "    game_seeds = np.tile(set_seeds, n)",
+             "arena: the games of a duplicate set are dealt different decks instead of the same one"),
+    Mutation("arena-ci-with-the-normal-quantile-for-few-sets", "miaui_env/arena.py",
+             "    critical = _T_975[values.size - 2] if values.size - 1 < MIN_SETS_FOR_Z else 1.96",
+             "    critical = 1.96",
+             "arena: a 95% interval over fewer than 30 duplicate sets uses 1.96 instead of Student's t (too narrow)"),
+    Mutation("arena-ci-with-the-population-spread", "miaui_env/arena.py",
+             "    spread = float(values.std(ddof=1)) if values.size > 1 else 0.0",
+             "    spread = float(values.std(ddof=0)) if values.size > 1 else 0.0",
+             "arena: the interval uses the population standard deviation (ddof=0) instead of the sample one"),
+    Mutation("arena-ci-not-over-the-square-root", "miaui_env/arena.py",
+             "    return mean, critical * spread / math.sqrt(values.size)",
+             "    return mean, critical * spread / values.size",
+             "arena: the interval's half-width divides by the number of sets instead of its square root"),
+    Mutation("arena-copies-rated-at-their-best-place", "miaui_env/arena.py",
+             "        places = [float(rank[game][seats[game] == a].mean()) for a in present]",
+             "        places = [float(rank[game][seats[game] == a].min()) for a in present]",
+             "arena: an agent with several copies at a table is rated at its best copy's place instead of their mean place"),
+    Mutation("arena-significance-two-sided", "miaui_env/arena.py",
+             "        p = 0.5 * math.erfc(z / math.sqrt(2))",
+             "        p = math.erfc(z / math.sqrt(2))",
+             "arena: the gauntlet's one-sided z-test reports a two-sided p-value"),
+    Mutation("arena-sign-test-drops-the-observed-count", "miaui_env/arena.py",
+             "p = sum(math.comb(decided, k) for k in range(above, decided + 1)) / 2**decided if decided else 1.0",
+             "p = sum(math.comb(decided, k) for k in range(above + 1, decided + 1)) / 2**decided if decided else 1.0",
+             "arena: the sign test's p-value leaves out the outcome observed (P(X > k) instead of P(X >= k))"),
+
+    # -- miaui_env/replay.py: what makes a replay refuse a tampered game --------------------------
+    Mutation("replay-records-not-compared", "miaui_env/replay.py",
+             "        if mine != theirs:",
+             "        if mine.keys() != theirs.keys():",
+             "replay: an edited round record (who played what, who caught what) is accepted"),
+    Mutation("replay-missing-records-accepted", "miaui_env/replay.py",
+             "    if len(played) != len(replay.records):",
+             "    if len(played) < len(replay.records):",
+             "replay: a replay whose last round records were cut off is accepted"),
+    Mutation("replay-scores-not-compared", "miaui_env/replay.py",
+             "    if tuple(scores(final)) != replay.scores or tuple(sorted(winners(final))) != replay.winners:",
+             "    if tuple(sorted(winners(final))) != replay.winners:",
+             "replay/R10: edited final scores are accepted"),
+    Mutation("replay-winners-not-compared", "miaui_env/replay.py",
+             "    if tuple(scores(final)) != replay.scores or tuple(sorted(winners(final))) != replay.winners:",
+             "    if tuple(scores(final)) != replay.scores:",
+             "replay/R10: edited winners are accepted"),
+    Mutation("replay-a-short-game-accepted", "miaui_env/replay.py",
+             "    if len(plays) != NUM_ROUNDS - 1:",
+             "    if len(plays) > NUM_ROUNDS - 1:",
+             "replay: a game cut short (fewer than 11 chosen rounds, records and scores to match) is accepted"),
+    Mutation("replay-seat-names-not-counted", "miaui_env/replay.py",
+             "    if len(replay.players) != config.num_players:",
+             "    if len(replay.players) > config.num_players:",
+             "replay: a replay naming fewer players than its table has seats is accepted"),
+    Mutation("replay-seed-ignored", "miaui_env/replay.py",
+             "        rng, _ = seeding.np_random(0 if seed is None else check_seed(seed))",
+             "        rng, _ = seeding.np_random(0)",
+             "replay: every seeded replay is dealt seed 0's game instead of its own"),
+
+    # -- miaui_env/vector/encode_kernels.py and miaui_env/vector/engine.py -------------------------
+    Mutation("encode-face-down-shown-to-everyone", "miaui_env/vector/encode_kernels.py",
+             "            if card != empty and peeker[g, depth, j] >= 0 and hide_in_lagoon:",
+             "            if card != empty and peeker[g, depth, j] >= 99 and hide_in_lagoon:",
+             "R5: the compiled encoder shows every face-down card to every seat, not its peeker alone"),
+    Mutation("encode-peeker-sees-nothing", "miaui_env/vector/encode_kernels.py",
+             "            if s >= 0 and tables.peeks[1 if j >= LAGOON_SLOTS else 0]:",
+             "            if s >= 99 and tables.peeks[1 if j >= LAGOON_SLOTS else 0]:",
+             "R5: the Lantern's catcher no longer sees the face-down card she peeked"),
+    Mutation("encode-box-in-every-view", "miaui_env/vector/encode_kernels.py",
+             "        if shows_box:",
+             "        if True:",
+             "R11: the box shown in the table view, whatever VISIBILITY declares (recall only)"),
+    Mutation("encode-opponent-rows-unmasked", "miaui_env/vector/encode_kernels.py",
+             "            out[slot, s, k] = rows[slot, s, k] if tables.opponent_mask[k] != 0 else np.float32(0.0)",
+             "            out[slot, s, k] = rows[slot, s, k] if True else np.float32(0.0)",
+             "R11: float32 observations show opponents' buried fish and old discards in the table view"),
+    Mutation("encode-opponent-codes-unmasked", "miaui_env/vector/encode_kernels.py",
+             "                out[slot, s, k] = rows[slot, s, k] * tables.keep[k] + tables.hidden_zero[k]",
+             "                out[slot, s, k] = rows[slot, s, k] + tables.hidden_zero[k]",
+             "R11: uint8 observations show opponents' buried fish and old discards in the table view"),
+    Mutation("encode-seat-rows-absolute", "miaui_env/vector/encode_kernels.py",
+             "            at = _SEATS + seat_dim * (s - o if s >= o else s - o + n)",
+             "            at = _SEATS + seat_dim * s",
+             "R1: seat rows in absolute order, not starting with the observer and going to her left"),
+    Mutation("encode-pile-bottom-first", "miaui_env/vector/encode_kernels.py",
+             "            below = pile_len[g, s] - 1 - j",
+             "            below = j",
+             "R11: a pile's shown cards are its bottom three, not its top three (Seagulls take the top, R9)"),
+    Mutation("encode-pile-height-scaled-as-a-count", "miaui_env/vector/encode_kernels.py",
+             "        out[slot, s, _SUMMARY] = np.float32(height / HEIGHT_SCALE)",
+             "        out[slot, s, _SUMMARY] = np.float32(height / COUNT_SCALE)",
+             "the float32 pile summary's height on another scale than the reference encoder's"),
+    Mutation("encode-round-one-hot-a-round-late", "miaui_env/vector/encode_kernels.py",
+             "                target[_ROUND + r] = 1 if r + 1 == round_number else 0",
+             "                target[_ROUND + r] = 1 if r == round_number else 0",
+             "the round piece names the round after the one about to be played"),
+    Mutation("engine-face-down-public-in-the-tables", "miaui_env/vector/engine.py",
+             '        face_down_public=np.array([face_down_public(name) for name in ("lagoon", "lagoon_rest")]),',
+             "        face_down_public=np.array([True, True]),",
+             "R5: the engine's tables turn face-down cards up for everyone, whatever FACE_DOWN_VISIBILITY declares"),
+    Mutation("engine-every-slot-one-stream", "miaui_env/vector/engine.py",
+             "    return [np.random.Generator(np.random.PCG64(child)) for child in seed_children(root, count)]",
+             "    return [np.random.Generator(np.random.PCG64(child)) for child in seed_children(root, 1) * count]",
+             "seeding: every slot of a batch deals from one stream, so a batch plays one game many times"),
+    Mutation("engine-rewarded-by-score-whatever-the-mode", "miaui_env/vector/engine.py",
+             "            rewards[:] = final_rewards(scores, self.settings.reward)",
+             '            rewards[:] = final_rewards(scores, "score")',
+             "rewards: every reward mode pays the final score"),
+    Mutation("engine-lowest-score-wins", "miaui_env/vector/engine.py",
+             "            winners = scores == scores.max(axis=1, keepdims=True)",
+             "            winners = scores == scores.min(axis=1, keepdims=True)",
+             "R10: the engine's infos name the lowest scores the winners"),
+)
+# fmt: on
+
+
+@dataclass
+class Outcome:
+    """What one pytest run in the scratch copy came to."""
+
+    status: str  # "passed", "failed", "error" (collection or import), "timeout", "no tests"
+    seconds: float
+    first_failure: str
+    output: str
+
+    @property
+    def killed(self) -> bool:
+        """True when the oracle subset did not pass (a timeout counts)."""
+        return self.status in ("failed", "error", "timeout")
+
+
+def check_catalogue(mutations: Iterable[Mutation], root: Path) -> list[str]:
+    """Every problem with these entries against the tree at `root` (empty when all apply)."""
+    problems, names = [], set()
+    for mutation in mutations:
+        if mutation.name in names:
+            problems.append(f"{mutation.name}: the name is used twice")
+        names.add(mutation.name)
+        path = root / mutation.file
+        if not path.is_file():
+            problems.append(f"{mutation.name}: no file {mutation.file}")
+            continue
+        try:
+            mutation.apply(path.read_text())
+        except CatalogueError as error:
+            problems.append(str(error))
+    return problems
+
+
+def _skipped(folder: str, names: list[str]) -> set[str]:
+    """shutil.copytree's ignore: caches, virtual environments, and at the top runs/ and results/."""
+    skipped = {name for name in names if name in SKIPPED or name.endswith(".egg-info")}
+    skipped |= {name for name in names if (Path(folder) / name / "pyvenv.cfg").exists()}
+    if Path(folder).resolve() == ROOT:
+        skipped |= SKIPPED_AT_TOP & set(names)
+    return skipped
+
+
+def oracle_files(repo: Path) -> list[str]:
+    """The test files (relative to `repo`) that use the oracle marker, sorted."""
+    return sorted(str(path.relative_to(repo)) for path in (repo / "tests").glob("test_*.py") if ORACLE_MARK.search(path.read_text()))
+
+
+def ordered_files(files: Sequence[str], mutated: str) -> list[str]:
+    """The oracle files, the ones testing `mutated` first (FIRST_TESTS)."""
+    first = [f for f in FIRST_TESTS.get(mutated, ()) if f in files]
+    return first + [f for f in files if f not in first]
+
+
+def _module(relative: str) -> str:
+    """'miaui_env/vector/engine.py' -> 'miaui_env.vector.engine' (a package's __init__ is the package)."""
+    parts = list(Path(relative).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, module: str) -> set[str]:
+    """The modules a file names in its import statements (for `from a import b`, both a and a.b)."""
+    found: set[str] = set()
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def stale_kernel_files(repo: Path, mutated: str) -> list[Path]:
+    """The library files with compiled kernels whose cached code may depend on `mutated`: the file
+    itself if it has kernels, and every kernel file that imports it, directly or through other imports."""
+    files = {_module(str(p.relative_to(repo))): p for p in (repo / "miaui_env").rglob("*.py")}
+    graph = {name: _imports(path, name) & files.keys() for name, path in files.items()}
+    target = _module(mutated)
+    stale = []
+    for name, path in files.items():
+        if "@njit" not in path.read_text():
+            continue
+        seen, todo = set(), [name]
+        while todo:
+            current = todo.pop()
+            if current not in seen:
+                seen.add(current)
+                todo.extend(graph.get(current, ()))
+        if target in seen:
+            stale.append(path)
+    return stale
+
+
+def mutant_cache(pristine: Path, run_cache: Path, stale: Sequence[Path]) -> Path:
+    """The NUMBA_CACHE_DIR for one mutant: the shared cache itself when no kernel depends on the
+    mutated file, else a hard-linked copy without the entries of the `stale` kernel files."""
+    if not stale:
+        return pristine
+    shutil.rmtree(run_cache, ignore_errors=True)
+    try:
+        shutil.copytree(pristine, run_cache, copy_function=os.link)  # numba replaces files, never writes into them
+    except OSError:
+        shutil.rmtree(run_cache, ignore_errors=True)
+        shutil.copytree(pristine, run_cache)
+    for source in stale:  # numba's folder for a source file is named after the file's folder: <folder>_<hash>
+        for entry in run_cache.rglob(f"{source.stem}.*"):
+            if entry.is_file() and entry.parent.name.startswith(f"{source.parent.name}_"):
+                entry.unlink()
+    return run_cache
+
+
+def run_oracle(repo: Path, env: dict[str, str], files: Sequence[str], timeout: float | None) -> Outcome:
+    """Run the oracle subset on `files` in the scratch copy, stopping at the first failure."""
+    shutil.rmtree(repo / ".hypothesis", ignore_errors=True)  # no examples carried from one mutant to the next
+    command = [sys.executable, *PYTEST, *EXTRA, *files]
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+    )
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # pytest and anything it started
+        output, _ = process.communicate()
+        return Outcome("timeout", time.perf_counter() - started, f"(no result in {timeout:.0f} s)", output)
+    seconds = time.perf_counter() - started
+    if process.returncode == GUARD_EXIT and "not from the scratch copy" in output:
+        raise SystemExit(f"mutations: {output.strip().splitlines()[-1]}")
+    failing = re.findall(r"^(?:FAILED|ERROR) (.+?)(?: - .*)?$", output, flags=re.MULTILINE)  # the node id, spaces and all
+    status = {0: "passed", 1: "failed", 5: "no tests"}.get(process.returncode, "error")
+    if status == "error" and not failing:
+        failing = [f"(pytest exit status {process.returncode})"]
+    return Outcome(status, seconds, failing[0] if failing else "", output)
+
+
+def _clock(seconds: float) -> str:
+    """Seconds as 1h02m, 3m05s or 42s."""
+    seconds = round(seconds)
+    if seconds >= 3600:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+def _revision() -> str:
+    """The checkout's commit, and whether it has local changes (the scratch copies the working tree)."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown revision"
+    return f"{commit}{' with local changes' if dirty.strip() else ''}"
+
+
+def write_report(path: Path, rows: Sequence[tuple[Mutation, Outcome]], baseline: Outcome, files: Sequence[str]) -> None:
+    """The results as a markdown table, with the kill rate."""
+    killed = sum(outcome.killed for _, outcome in rows)
+    lines = [
+        "# Mutants of the oracle subset",
+        "",
+        f"Written by `python tests/mutations.py` at {time.strftime('%Y-%m-%d %H:%M')} on {_revision()}.",
+        f"Oracle files: {', '.join(f'`{f}`' for f in files)}; the unmutated subset passed in {baseline.seconds:.0f} s.",
+        "",
+        f"**Killed {killed} of {len(rows)} ({100 * killed / max(len(rows), 1):.0f}%).**",
+        "",
+        "| mutant | file | what it breaks | result | seconds | first failing test |",
+        "|---|---|---|---|---|---|",
+    ]
+    for mutation, outcome in rows:
+        result = {"failed": "killed", "error": "killed (error)", "timeout": "killed (timeout)"}.get(outcome.status, "**SURVIVED**")
+        breaks = mutation.breaks.replace("|", "\\|")
+        lines.append(
+            f"| `{mutation.name}` | `{mutation.file}` | {breaks} | {result} | {outcome.seconds:.0f} | `{outcome.first_failure or '-'}` |"
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def run_catalogue(mutations: Sequence[Mutation], timeout: float | None, keep: bool, tests: Sequence[str] | None = None) -> int:
+    """Copy, check the import, run the baseline, then every mutant (on the oracle tests of `tests`,
+    default every file that uses the marker); returns the exit status."""
+    problems = check_catalogue(mutations, ROOT)
+    if problems:
+        print("mutations: the catalogue does not apply to this tree:\n  " + "\n  ".join(problems), file=sys.stderr)
+        return 2
+    scratch = Path(tempfile.mkdtemp(prefix="miaui-mutants-"))
+    repo, pristine, run_cache, guard = scratch / "repo", scratch / "numba-cache", scratch / "numba-cache-mutant", scratch / "guard"
+    try:
+        print(f"copying {ROOT} to {repo} ...", flush=True)
+        shutil.copytree(ROOT, repo, ignore=_skipped, symlinks=True)
+        guard.mkdir()
+        (guard / "mutants_guard.py").write_text(GUARD_PLUGIN)
+        env = {
+            **os.environ,
+            "PYTHONPATH": f"{repo}{os.pathsep}{guard}",
+            "PYTHONDONTWRITEBYTECODE": "1",  # no .pyc of a mutant can outlive it
+            "NUMBA_CACHE_DIR": str(pristine),
+            "MIAUI_MUTANTS_COPY": str(repo),
+        }
+        found = subprocess.run(
+            [sys.executable, "-c", "import miaui_env; print(miaui_env.__file__)"], cwd=repo, env=env, capture_output=True, text=True
+        )
+        where = Path(found.stdout.strip() or "/").resolve()
+        if found.returncode != 0 or repo.resolve() not in where.parents:
+            print(f"mutations: `import miaui_env` in the scratch copy found {where} ({found.stderr.strip()[-300:]})", file=sys.stderr)
+            return 2
+        print(f"miaui_env imports from the copy: {where}", flush=True)
+        files = oracle_files(repo) if not tests else [str(Path(f)) for f in tests]
+        missing = [f for f in files if not (repo / f).is_file()]
+        if missing:
+            print(f"mutations: no test file {', '.join(missing)} in the copy (name them relative to the repository)", file=sys.stderr)
+            return 2
+        if not files:
+            print("mutations: no test file uses the oracle marker (pytest.mark.oracle)", file=sys.stderr)
+            return 2
+        print(f"baseline: the unmutated oracle subset ({len(files)} files) ...", flush=True)
+        baseline = run_oracle(repo, env, files, None)
+        if baseline.status != "passed":
+            print(baseline.output[-6000:], file=sys.stderr)
+            print(
+                f"mutations: the UNMUTATED oracle subset does not pass ({baseline.status}, {baseline.first_failure}); fix that first",
+                file=sys.stderr,
+            )
+            return 2
+        summary = baseline.output.strip().splitlines()[-1]
+        print(f"baseline passed in {baseline.seconds:.0f} s ({summary})", flush=True)
+        limit = timeout if timeout is not None else max(300.0, 3 * baseline.seconds)
+        rows: list[tuple[Mutation, Outcome]] = []
+        started = time.perf_counter()
+        for number, mutation in enumerate(mutations, start=1):
+            target = repo / mutation.file
+            kept = scratch / "original" / mutation.file
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(target, kept)
+            target.write_text(mutation.apply(target.read_text()))
+            stamp = time.time_ns()  # a stamp of its own: numba and Python see a changed file
+            os.utime(target, ns=(stamp, stamp))
+            try:
+                run_env = {**env, "NUMBA_CACHE_DIR": str(mutant_cache(pristine, run_cache, stale_kernel_files(repo, mutation.file)))}
+                outcome = run_oracle(repo, run_env, ordered_files(files, mutation.file), limit)
+            finally:
+                shutil.copy2(kept, target)  # the original bytes and mtime: the shared cache is valid again
+                shutil.rmtree(run_cache, ignore_errors=True)
+            if outcome.status == "no tests":
+                print(outcome.output[-3000:], file=sys.stderr)
+                print(f"mutations: {mutation.name}: pytest collected no oracle test", file=sys.stderr)
+                return 2
+            rows.append((mutation, outcome))
+            elapsed = time.perf_counter() - started
+            eta = elapsed / number * (len(mutations) - number)
+            verdict = {"failed": "killed", "error": "killed (error)", "timeout": "killed (timeout)"}.get(outcome.status, "SURVIVED")
+            print(
+                f"[{number:>2}/{len(mutations)}] {mutation.name:<55} {verdict:<16} {outcome.seconds:6.1f}s  "
+                f"{outcome.first_failure or '-'}  (ETA {_clock(eta)})",
+                flush=True,
+            )
+        write_report(RESULTS, rows, baseline, files)
+        killed = sum(outcome.killed for _, outcome in rows)
+        survivors = [mutation.name for mutation, outcome in rows if not outcome.killed]
+        print(f"\nkilled {killed} of {len(rows)} mutants ({100 * killed / len(rows):.0f}%) in {_clock(time.perf_counter() - started)}")
+        if survivors:
+            print("SURVIVED: " + ", ".join(survivors))
+        print(f"results: {RESULTS}")
+        return 1 if survivors else 0
+    finally:
+        if keep:
+            print(f"scratch kept: {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse the command line; list the catalogue or run (some of) it."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--list", action="store_true", help="print the catalogue, each entry checked against the tree, and stop")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these mutants")
+    parser.add_argument("--timeout", type=float, default=None, help="seconds per mutant (default: 3x the baseline, at least 300)")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch copy (its path is printed)")
+    parser.add_argument(
+        "--tests", nargs="+", metavar="FILE", help="run the oracle tests of these files only (e.g. tests/test_rules.py), baseline included"
+    )
+    args = parser.parse_args(argv)
+    chosen = list(CATALOGUE)
+    if args.only:
+        by_name = {mutation.name: mutation for mutation in CATALOGUE}
+        unknown = [name for name in args.only if name not in by_name]
+        if unknown:
+            parser.error(f"no mutant named {', '.join(unknown)}; see --list")
+        chosen = [by_name[name] for name in dict.fromkeys(args.only)]
+    if args.list:
+        problems = {p.split(":", 1)[0]: p for p in check_catalogue(chosen, ROOT)}
+        for mutation in chosen:
+            state = "ok" if mutation.name not in problems else f"DOES NOT APPLY: {problems[mutation.name]}"
+            print(f"{mutation.name:<55} {mutation.file:<36} {mutation.breaks}  [{state}]")
+        print(f"{len(chosen)} mutants")
+        return 2 if problems else 0
+    return run_catalogue(chosen, args.timeout, args.keep, args.tests)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
