@@ -322,6 +322,7 @@ FACE_DOWN_VISIBILITY: dict[str, Sight] = {
     "lagoon": Sight.OWN,
     "lagoon_rest": Sight.OWN,
 }
+FACE_DOWN_PIECES = ("lagoon", "lagoon_rest")  # the pieces a face-down card can lie in, in the encoders' order
 
 
 def _declared(table: Mapping[str, _T], name: str, table_name: str) -> _T:
@@ -431,6 +432,12 @@ def face_down_public(piece: str, face_down: Mapping[str, Sight] = FACE_DOWN_VISI
     if sight not in (Sight.OWN, Sight.PUBLIC):
         raise ValueError(f"FACE_DOWN_VISIBILITY[{piece!r}] is {sight}; a face-down card is seen by its peeker (OWN) or by all (PUBLIC)")
     return sight is Sight.PUBLIC
+
+
+def face_down_peeks(shown: np.ndarray) -> tuple[bool, ...]:
+    """Per FACE_DOWN_PIECES, whether a face-down card's peeker sees its face there (R5): the table
+    hides it from the others, in a piece the seat is shown (`shown`: `shown_entries`)."""
+    return tuple(not face_down_public(name) and bool(OBSERVATION_LAYOUT.view(shown, name).any()) for name in FACE_DOWN_PIECES)
 
 
 def check_view(view: str) -> None:
@@ -547,12 +554,9 @@ class Encoder:
         self._round_columns = round_columns(config)
 
         self.obs_index = np.stack([observation_index(n, seat, view, config.open_baskets) for seat in range(n)])
-        # R5: a face-down card's peeker sees its face where the table hides it from the others, in a piece she is shown.
-        shown = shown_entries(n, view, config.open_baskets)
-        self._peeks_in = tuple(
-            not face_down_public(name) and bool(OBSERVATION_LAYOUT.view(shown, name).any()) for name in ("lagoon", "lagoon_rest")
-        )
-        self._face_down_public = (face_down_public("lagoon"), face_down_public("lagoon_rest"))
+        # R5, per FACE_DOWN_PIECES: who sees a face-down card's face, as the declared tables say
+        self._face_down_public = tuple(face_down_public(name) for name in FACE_DOWN_PIECES)
+        self._peeks_in = face_down_peeks(shown_entries(n, view, config.open_baskets))
         self.state_index = _state_index(n)
         self._peeked: dict[int, list[tuple[int, int]]] = {}
         self._records_seen = self._box_seen = -1

@@ -423,7 +423,7 @@ CATALOGUE: tuple[Mutation, ...] = (
              "                target[_ROUND + r] = 1 if r == round_number else 0",
              "the round piece names the round after the one about to be played"),
     Mutation("engine-face-down-public-in-the-tables", "miaui_env/vector/engine.py",
-             '        face_down_public=np.array([face_down_public(name) for name in ("lagoon", "lagoon_rest")]),',
+             "        face_down_public=np.array([face_down_public(name) for name in FACE_DOWN_PIECES]),",
              "        face_down_public=np.array([True, True]),",
              "R5: the engine's tables turn face-down cards up for everyone, whatever FACE_DOWN_VISIBILITY declares"),
     Mutation("engine-every-slot-one-stream", "miaui_env/vector/engine.py",

@@ -72,10 +72,12 @@ from gymnasium.utils import seeding
 from miaui_env.cards import DEFAULT_DECK, FISH_KINDS, DeckError, FishCard, FishKind, parse_deck_order
 from miaui_env.compact import COMPACT_DTYPE, COMPACT_SCALE, COMPACT_ZERO, empty_compact
 from miaui_env.observation import (
+    FACE_DOWN_PIECES,
     OBSERVATION_LAYOUT,
     ROUND_COLUMNS,
     SEAT_DIM,
     SEAT_LAYOUT,
+    face_down_peeks,
     face_down_public,
     features,
     round_columns,
@@ -699,8 +701,8 @@ def _encode_tables(config: GameConfig, n: int, stats: np.ndarray, view: str, com
         peek_delta=(stats - stats[hidden]).astype(np.int16) if compact else card_features - card_features[hidden],
         round_columns=entries(round_columns(config)[:, :n], round_places),
         shown=np.array([_whole_piece_shown(visible, name) for name in ASSEMBLED_PIECES]),
-        face_down_public=np.array([face_down_public(name) for name in ("lagoon", "lagoon_rest")]),
-        peeks=np.array([not face_down_public(name) and _whole_piece_shown(visible, name) for name in ("lagoon", "lagoon_rest")]),
+        face_down_public=np.array([face_down_public(name) for name in FACE_DOWN_PIECES]),
+        peeks=np.array(face_down_peeks(visible)),
         opponent_mask=shown.astype(np.float32),
         row_zero=row_zero,
         keep=shown.astype(COMPACT_DTYPE),

@@ -75,8 +75,8 @@ class EncodeTables(NamedTuple):
     round_columns: np.ndarray  # (round 0-13, n, 3): observation.round_columns
     # Visibility, compiled from observation's declared tables (R5, R11), never decided in a kernel:
     shown: np.ndarray  # (len(ASSEMBLED_PIECES),) bool: whether each of those pieces is shown (observation.shown_entries)
-    face_down_public: np.ndarray  # (2,) bool: a face-down card in the lagoon, in lagoon_rest, shown to all (else its peeker only)
-    peeks: np.ndarray  # (2,) bool: its peeker sees it there (hidden from the others in a piece that is shown)
+    face_down_public: np.ndarray  # (2,) bool, per observation.FACE_DOWN_PIECES: a face-down card there is shown to all
+    peeks: np.ndarray  # (2,) bool, the same pieces: its peeker sees its face there (observation.face_down_peeks)
     opponent_mask: np.ndarray  # (SEAT_DIM,) float32: 1 where an opponent's row shows the entry (R11)
     row_zero: np.ndarray  # (SEAT_DIM,): an empty entry of a seat row (0.0, or its code)
     keep: np.ndarray  # (SEAT_DIM,) uint8: 1 where an opponent's row shows the entry (R11), as codes multiply
