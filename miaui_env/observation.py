@@ -317,7 +317,9 @@ OPPONENT_ROW_VISIBILITY: dict[str, OpponentSight] = {
 
 
 # R5: who sees the face of a face-down lagoon card, per piece it can lie in. OWN: its peeker alone
-# (every other seat sees the hidden flag); PUBLIC would turn it face-up for every seat.
+# (every other seat sees the hidden flag); PUBLIC would turn it face-up for every seat. (The rules
+# put a face-down card in a space its Lantern's catch emptied, so it is always the oldest card of
+# its space: the lagoon_rest entry is declared, and followed by both encoders, for completeness.)
 FACE_DOWN_VISIBILITY: dict[str, Sight] = {
     "lagoon": Sight.OWN,
     "lagoon_rest": Sight.OWN,
@@ -631,9 +633,9 @@ class Encoder:
         self._peeked = {}
         for depth, space in enumerate(state.lagoon):
             for slot, lc in enumerate(space):
-                face_down = lc.peeker is not None and not self._face_down_public[slot >= LAGOON_SLOTS]
-                shown = self.hidden if face_down else lc.card
-                if lc.peeker is not None and face_down and self._peeks_in[slot >= LAGOON_SLOTS]:  # its peeker sees the face (R5)
+                hidden_from_others = lc.peeker is not None and not self._face_down_public[slot >= LAGOON_SLOTS]
+                shown = self.hidden if hidden_from_others else lc.card
+                if lc.peeker is not None and hidden_from_others and self._peeks_in[slot >= LAGOON_SLOTS]:  # its peeker sees it (R5)
                     self._peeked.setdefault(lc.peeker, []).append((self._peek_offset(depth, slot), lc.card))
                 if slot < LAGOON_SLOTS:
                     ids[depth, slot] = shown

@@ -2,7 +2,10 @@
 reference rules and encoder stay the definition. Random games of every configuration, played
 through the AEC and the Parallel env and, beside them, through `rules.play_round` and
 `observation.Encoder` on a state of the test's own: every observation, mask, score, winner, round
-record, reward and global state must be the same at every step."""
+record, reward and global state must be the same at every step. Observations, masks, scores,
+winners and rewards come from the compiled engine; `state()` and the round records the envs build
+by replaying the cards played through the rules, so those check the envs' bookkeeping (the
+engine's own round records are checked in tests/test_vector.py)."""
 
 from __future__ import annotations
 

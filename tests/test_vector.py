@@ -134,6 +134,10 @@ FLIPS = [  # (table, entry, flipped value): each changes what a seat is shown
     ("OPPONENT_ROW_VISIBILITY", "pile", OpponentSight(Shown.ALL, Shown.ALL)),  # buried fish shown
     ("OPPONENT_ROW_VISIBILITY", "caught", OpponentSight(Shown.NOTHING, Shown.NOTHING)),  # others' catches hidden
     ("FACE_DOWN_VISIBILITY", "lagoon", Sight.PUBLIC),  # face-down cards turned up for everyone (R5 broken)
+    ("VISIBILITY", "round", Sight.RECALL),  # each piece of the table's head hidden from the table view in turn
+    ("VISIBILITY", "hand", Sight.RECALL),
+    ("VISIBILITY", "variant", Sight.RECALL),
+    ("VISIBILITY", "num_players", Sight.RECALL),
 ]  # (no face-down card reaches lagoon_rest: its space was emptied by the Lantern's catch, R5)
 
 

@@ -117,6 +117,8 @@ class Run:
         if resume:
             finish_staged(directory)  # a checkpoint the killed run was putting in place is completed (or dropped) first
             self.metadata = json.loads((directory / "metadata.json").read_text())
+            for row in self.metadata.get("evaluations", []):
+                row.setdefault("variant", "base")  # written before evaluations named their variant: all on the base game
             trained_with = bool(self.metadata.get("privileged_critic", False))
             if trained_with != config.privileged_critic:
                 raise ConfigError(

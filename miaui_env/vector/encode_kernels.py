@@ -197,7 +197,7 @@ def _game_pieces(
 ) -> None:
     """Game g's pieces, as observation.Encoder computes them, into scratch slot `slot`: seat rows
     (absolute seats) as their owner sees them and as the others do (R11's mask), and the lagoon
-    as everyone sees it (face-down cards hidden, R5). Direct indexing throughout: numba's slices
+    as everyone sees it (face-down cards as FACE_DOWN_VISIBILITY declares, R5). Direct indexing throughout: numba's slices
     and array views cost ~100 ns each here."""
     rows, features, empty, hidden = out.rows, tables.features, tables.empty, tables.hidden
     lagoon, lagoon_len, peeker, piles, pile_len = game.lagoon, game.lagoon_len, game.peeker, game.piles, game.pile_len
@@ -254,7 +254,7 @@ def _assemble(
     rest_size: int,
 ) -> None:
     """Every seat's observation of game g from its pieces, in one pass over the buffer: the round,
-    the hand, the lagoon, the box (recall view), then the seat rows rotated so that each observer
+    the hand, the lagoon, the box, each where the tables show it, then the seat rows rotated so that each observer
     comes first and the others' rows are as R11 shows them. Flags and one-hots are the same numbers
     as floats and as codes (scale 1, zero 0)."""
     # Every write goes through a view of its row that starts at 0: numba adds the length to a
