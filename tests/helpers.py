@@ -43,6 +43,22 @@ def play(state: GameState, *rounds: Sequence[int]) -> list[RoundRecord]:
     return records
 
 
+def check_round_arrays(rounds: Sequence[object], records_per_game: Sequence[Sequence[RoundRecord]]) -> None:
+    """The batched engine's round arrays (a step's `infos["rounds"]`) are the rules' round records of
+    each game, reveal by reveal (the forced round 12 too)."""
+    from miaui_env.vector import DECISIONS  # here, so that the rules scenarios load no compiler
+
+    assert len(rounds) == len(records_per_game[0])
+    for k, batch in enumerate(rounds):
+        records = [game_records[k] for game_records in records_per_game]
+        assert [record.round for record in records] == [batch.round] * len(records)
+        np.testing.assert_array_equal(batch.plays, [record.plays for record in records])
+        np.testing.assert_array_equal(batch.catchers, [[-1 if d.winner is None else d.winner for d in r.depths] for r in records])
+        np.testing.assert_array_equal(batch.best_cards, [[d.best_card or 0 for d in r.depths] for r in records])
+        decisions = [[DECISIONS[i] for i in row] for row in batch.decisions.tolist()]
+        assert decisions == [[d.decision for d in r.depths] for r in records]
+
+
 def card(text: str) -> FishCard:
     """A FishCard from `kind:value`."""
     return FishCard.parse(text)

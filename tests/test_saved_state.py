@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import play, stacked_game
+from helpers import check_round_arrays, play, stacked_game
 
 from miaui_env.cards import DEFAULT_DECK, FishCard, FishKind
 from miaui_env.observation import Encoder
@@ -33,7 +33,7 @@ from miaui_env.rules import (
     winners,
 )
 from miaui_env.saved_state import STATE_FORMAT_VERSION, StateFormatError, load_state, save_state, state_from_dict, state_to_dict
-from miaui_env.vector import DECISIONS, VectorMiaui
+from miaui_env.vector import VectorMiaui
 
 CONFIGS = list(itertools.product(range(3, 7), (False, True), (False, True)))
 FIELDS = [f.name for f in dataclasses.fields(GameState)]
@@ -406,13 +406,7 @@ def load_and_play_out(engine: VectorMiaui, states: list[GameState], rng: np.rand
         actions = np.argmax(rng.random(masks.shape) * masks, axis=2)
         obs, masks, rewards, dones, infos = engine.step(actions)
         records = [play_round(game, (row + 1).tolist()) for game, row in zip(games, actions, strict=True)]
-        for k, rounds in enumerate(infos["rounds"]):  # the round (and the forced round 12) as the rules resolved it
-            resolved = [game_records[k] for game_records in records]
-            assert [record.round for record in resolved] == [rounds.round] * len(games)
-            np.testing.assert_array_equal(rounds.plays, [record.plays for record in resolved])
-            np.testing.assert_array_equal(rounds.catchers, [[-1 if d.winner is None else d.winner for d in r.depths] for r in resolved])
-            np.testing.assert_array_equal(rounds.best_cards, [[d.best_card or 0 for d in r.depths] for r in resolved])
-            assert [[DECISIONS[i] for i in row] for row in rounds.decisions.tolist()] == [[d.decision for d in r.depths] for r in resolved]
+        check_round_arrays(infos["rounds"], records)  # the round (and the forced round 12) as the rules resolved it
         expected = reference_observations(encoders, games)
         if not dones.any():
             np.testing.assert_array_equal(obs, expected)

@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 import pytest
 from gymnasium.utils import seeding
-from helpers import stacked_deck
+from helpers import check_round_arrays, stacked_deck
 
 from miaui_env import IllegalActionError, observation
 from miaui_env.cards import FISH_KINDS, FishKind, parse_deck_order
@@ -32,7 +32,7 @@ from miaui_env.rules import (
     scores,
     winners,
 )
-from miaui_env.vector import DECISIONS, VectorMiaui, rule_kernels
+from miaui_env.vector import VectorMiaui, rule_kernels
 
 CONFIGURATIONS = list(itertools.product(range(3, 7), (False, True), (False, True), VIEWS, REWARDS, ("float32", "uint8"), (1, 2)))
 GAMES, EPISODES = 6, 1  # per configuration (the autoreset deal included): 384 configurations, 2,304 games
@@ -71,18 +71,6 @@ class ReferenceBatch:
         return [play_round(game, [int(a) + 1 for a in row]) for game, row in zip(self.games, actions, strict=True)]
 
 
-def check_records(rounds, records_per_game: list[tuple]) -> None:
-    """The engine's round arrays are the reference games' round records, reveal by reveal."""
-    assert len(rounds) == len(records_per_game[0])
-    for k, batch in enumerate(rounds):
-        records = [game_records[k] for game_records in records_per_game]
-        assert [record.round for record in records] == [batch.round] * len(records)
-        np.testing.assert_array_equal(batch.plays, [record.plays for record in records])
-        np.testing.assert_array_equal(batch.catchers, [[-1 if d.winner is None else d.winner for d in r.depths] for r in records])
-        np.testing.assert_array_equal(batch.best_cards, [[d.best_card or 0 for d in r.depths] for r in records])
-        assert [[DECISIONS[i] for i in row] for row in batch.decisions.tolist()] == [[d.decision for d in r.depths] for r in records]
-
-
 def same_bits(engine_obs: np.ndarray, reference_obs: np.ndarray) -> None:
     """Bit for bit (-0.0 is not 0.0 here), with numpy's report of where they differ if they do."""
     np.testing.assert_array_equal(engine_obs, reference_obs)
@@ -109,7 +97,7 @@ def test_batched_engine_plays_and_shows_what_the_pure_rules_and_encoder_do(n, op
             actions = np.argmax(rng.random(masks.shape) * masks, axis=2)
             obs, masks, rewards, dones, infos = engine.step(actions)
             records = reference.play(actions)
-            check_records(infos["rounds"], records)
+            check_round_arrays(infos["rounds"], records)
             if decision < NUM_ROUNDS - 2:
                 assert not dones.any() and not rewards.any()
                 same_bits(obs, reference.observations())

@@ -154,7 +154,8 @@ class VectorMiaui:
         )
         self._rules = RuleTables(stats, kind, ranks, _SEAGULL, _JELLYFISH, _LANTERN, empty, no_fighting)
         self.compact = self.settings.observation_dtype == "uint8"
-        self._tables = _encode_tables(self.config, n, stats, view, self.compact)
+        shown = shown_entries(n, view, open_baskets)  # what the declared tables show (R5, R11)
+        self._tables = _encode_tables(self.config, n, stats, shown, self.compact)
 
         self._rngs = slot_generators(seed, batch)
         self._uniforms = np.zeros((batch, _DEALS_AHEAD, DEAL_UNIFORMS))
@@ -191,7 +192,6 @@ class VectorMiaui:
         # entry is its code (`miaui_env.compact`): an empty one is its zero, not 0.
         shape = (batch, n, OBSERVATION_LAYOUT.size)
         self._buffers = [empty_compact(shape) if self.compact else np.zeros(shape, dtype=np.float32) for _ in range(2)]
-        shown = shown_entries(n, view, open_baskets)
         for buffer in self._buffers:  # flags: scale 1, zero 0 in either dtype; shown as the tables declare (R11)
             OBSERVATION_LAYOUT.view(buffer, "num_players")[:, :, n - MIN_PLAYERS] = _whole_piece_shown(shown, "num_players")
             OBSERVATION_LAYOUT.view(buffer, "variant")[:] = np.multiply((open_baskets, no_fighting), _whole_piece_shown(shown, "variant"))
@@ -666,10 +666,11 @@ def _whole_piece_shown(shown: np.ndarray, name: str) -> bool:
     return bool(entries.all())
 
 
-def _encode_tables(config: GameConfig, n: int, stats: np.ndarray, view: str, compact: bool) -> EncodeTables:
+def _encode_tables(config: GameConfig, n: int, stats: np.ndarray, visible: np.ndarray, compact: bool) -> EncodeTables:
     """The encode kernels' tables: the reference encoder's own features and round columns (for
     uint8 observations their codes, as `compact.compact_observations` computes them), and what
-    each seat is shown, compiled from observation's declared visibility tables (R5, R11)."""
+    each seat is shown (`visible`: observation.shown_entries), compiled from observation's declared
+    visibility tables (R5, R11)."""
     seats = OBSERVATION_LAYOUT.offset("seats")
     summary = SEAT_LAYOUT.span("pile_summary")
     card_span, summary_span = (
@@ -689,7 +690,6 @@ def _encode_tables(config: GameConfig, n: int, stats: np.ndarray, view: str, com
 
     card_features = features(stats)
     hidden = len(config.deck) + 1
-    visible = shown_entries(n, view, config.open_baskets)
     own_row, shown = OBSERVATION_LAYOUT.view(visible, "seats")[:2]  # the observer's row, then an opponent's
     if not own_row.all():
         raise ValueError("the visibility tables hide part of the observer's own seat row; the compiled encoder shows it whole")
