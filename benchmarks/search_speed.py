@@ -25,8 +25,8 @@ import numpy as np  # noqa: E402
 from miaui_env.agents.heuristics import CountingAgent  # noqa: E402
 from miaui_env.agents.loading import load_agent  # noqa: E402
 from miaui_env.agents.search import RegretMatchingSearchAgent  # noqa: E402
-from miaui_env.arena import ArenaConfig, play  # noqa: E402
-from miaui_env.rules import NUM_ROUNDS  # noqa: E402
+from miaui_env.apps.arena import ArenaConfig, play  # noqa: E402
+from miaui_env.game.rules import NUM_ROUNDS  # noqa: E402
 
 PLAYERS = 4
 

@@ -29,7 +29,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
-from miaui_env.rules import NUM_ROUNDS  # noqa: E402
+from miaui_env.game.rules import NUM_ROUNDS  # noqa: E402
 from miaui_env.vector import VectorMiaui  # noqa: E402
 
 

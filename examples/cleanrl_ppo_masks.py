@@ -20,7 +20,7 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
-import miaui_env  # noqa: F401  (registers miaui_env/Miaui-v0 with Gymnasium)
+import miaui_env.envs  # noqa: F401  (registers miaui_env/Miaui-v0 with Gymnasium)
 
 
 class Agent(nn.Module):

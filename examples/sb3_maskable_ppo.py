@@ -15,7 +15,7 @@ import numpy as np
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.env_util import make_vec_env
 
-import miaui_env  # noqa: F401  (registers miaui_env/Miaui-v0 with Gymnasium)
+import miaui_env.envs  # noqa: F401  (registers miaui_env/Miaui-v0 with Gymnasium)
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:

@@ -16,8 +16,8 @@ import supersuit as ss
 from sb3_contrib import MaskablePPO
 
 import miaui_env
-from miaui_env.adapters import MaskInObservation, split_mask
-from miaui_env.sb3 import ActionMasksFromObservation
+from miaui_env.integrations.adapters import MaskInObservation, split_mask
+from miaui_env.integrations.sb3 import ActionMasksFromObservation
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:

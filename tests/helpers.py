@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from miaui_env.cards import DEFAULT_DECK, FishCard, FishKind, parse_deck_order
-from miaui_env.rules import GameConfig, GameState, RoundRecord, new_game, play_round
+from miaui_env.game.cards import DEFAULT_DECK, FishCard, FishKind, parse_deck_order
+from miaui_env.game.rules import GameConfig, GameState, RoundRecord, new_game, play_round
 
 # Cards that pad a stacked deck after the rounds a scenario names: no Seagulls first, so that a
 # scenario never meets a round-1 replacement it did not ask for.

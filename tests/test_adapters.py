@@ -15,8 +15,8 @@ from sb3_contrib import MaskablePPO
 import miaui_env
 from miaui_env import OBSERVATION_LAYOUT, IllegalActionError
 from miaui_env.agents import RandomAgent
-from miaui_env.rules import NUM_ROUNDS
-from miaui_env.sb3 import MiauiSelfPlayVecEnv
+from miaui_env.game.rules import NUM_ROUNDS
+from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 
 
 def lowest_card(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -119,7 +119,7 @@ def test_gymnasium_env_is_registered_and_passes_the_checker():
 
 
 def test_single_agent_reward_is_its_seats_and_opponents_play_their_policy():
-    env = miaui_env.single_agent.MiauiSingleAgentEnv(num_players=4, opponents=lowest_card, seat=2, reward="margin")
+    env = miaui_env.envs.single_agent.MiauiSingleAgentEnv(num_players=4, opponents=lowest_card, seat=2, reward="margin")
     env.reset(seed=5)
     rng = np.random.default_rng(5)
     total, steps = 0.0, 0
@@ -138,7 +138,7 @@ def test_single_agent_reward_is_its_seats_and_opponents_play_their_policy():
 
 
 def test_single_agent_refuses_a_bad_card_before_anyone_moves():
-    env = miaui_env.single_agent.MiauiSingleAgentEnv(num_players=3, seat=0)
+    env = miaui_env.envs.single_agent.MiauiSingleAgentEnv(num_players=3, seat=0)
     env.reset(seed=1)
     env.step(0)
     with pytest.raises(IllegalActionError, match=r"player_0: action 0 \(diver card 1\) is not in hand"):
@@ -148,7 +148,7 @@ def test_single_agent_refuses_a_bad_card_before_anyone_moves():
 
 def test_single_agent_seeding_and_seat_draw():
     def run(seed: int) -> tuple[int, list]:
-        env = miaui_env.single_agent.MiauiSingleAgentEnv(num_players=6)
+        env = miaui_env.envs.single_agent.MiauiSingleAgentEnv(num_players=6)
         obs, info = env.reset(seed=seed)
         return info["seat"], obs.tolist()
 
@@ -160,7 +160,7 @@ def test_single_agent_games_with_heuristic_opponents_follow_the_seed():
     from miaui_env.agents.heuristics import GreedyAgent
 
     def game(seed: int) -> list:
-        env = miaui_env.single_agent.MiauiSingleAgentEnv(num_players=4, opponents=GreedyAgent(), seat=0)
+        env = miaui_env.envs.single_agent.MiauiSingleAgentEnv(num_players=4, opponents=GreedyAgent(), seat=0)
         env.reset(seed=seed)
         for _ in range(11):
             env.step(int(np.flatnonzero(env.action_masks())[0]))
@@ -171,14 +171,14 @@ def test_single_agent_games_with_heuristic_opponents_follow_the_seed():
 
 def test_single_agent_bad_settings():
     with pytest.raises(ValueError, match="seat=4"):
-        miaui_env.single_agent.MiauiSingleAgentEnv(num_players=4, seat=4)
+        miaui_env.envs.single_agent.MiauiSingleAgentEnv(num_players=4, seat=4)
     with pytest.raises(ValueError, match="one agent for each of the 3 other seats"):
-        miaui_env.single_agent.MiauiSingleAgentEnv(num_players=4, opponents=[lowest_card])
+        miaui_env.envs.single_agent.MiauiSingleAgentEnv(num_players=4, opponents=[lowest_card])
 
 
 def test_single_agent_env_shows_a_recall_opponent_its_view():
-    from miaui_env.observation import table_view
-    from miaui_env.single_agent import MiauiSingleAgentEnv
+    from miaui_env.envs.single_agent import MiauiSingleAgentEnv
+    from miaui_env.observe.observation import table_view
 
     class Remembers:
         name, view = "remembers", "recall"
@@ -207,14 +207,14 @@ def supersuit_vec_env(copies: int) -> Any:
     """Four-seat MaskInObservation envs vectorised by SuperSuit for SB3, as examples/supersuit_masks.py builds them."""
     import supersuit  # the supersuit extra: only the tests of SuperSuit's adapter need it
 
-    from miaui_env.adapters import MaskInObservation
+    from miaui_env.integrations.adapters import MaskInObservation
 
     env = MaskInObservation(miaui_env.parallel_env(num_players=4))
     return supersuit.concat_vec_envs_v1(supersuit.pettingzoo_env_to_vec_env_v1(env), copies, num_cpus=0, base_class="stable_baselines3")
 
 
 def test_supersuits_copies_of_the_env_observe_what_the_env_observes():
-    from miaui_env.adapters import MaskInObservation
+    from miaui_env.integrations.adapters import MaskInObservation
 
     venv = supersuit_vec_env(copies=2)  # SuperSuit builds each copy by pickling the env it is given
     joined, _ = venv.venv.reset(seed=5)  # the i-th copy is seeded 5 + i
@@ -225,8 +225,8 @@ def test_supersuits_copies_of_the_env_observe_what_the_env_observes():
 
 
 def test_action_masks_from_observation_follow_the_games_through_the_autoreset():
-    from miaui_env.adapters import split_mask
-    from miaui_env.sb3 import ActionMasksFromObservation
+    from miaui_env.integrations.adapters import split_mask
+    from miaui_env.integrations.sb3 import ActionMasksFromObservation
 
     venv = ActionMasksFromObservation(supersuit_vec_env(copies=2))
     with pytest.raises(ResetNeeded, match="reset"):
@@ -244,7 +244,7 @@ def test_action_masks_from_observation_follow_the_games_through_the_autoreset():
 
 
 def test_action_masks_from_observation_take_maskable_ppos_seed_to_the_games():
-    from miaui_env.sb3 import ActionMasksFromObservation
+    from miaui_env.integrations.sb3 import ActionMasksFromObservation
 
     def first_observations(seed: int) -> np.ndarray:
         venv = ActionMasksFromObservation(supersuit_vec_env(copies=2))

@@ -20,11 +20,11 @@ from helpers import SHARED_VICTORY_HIGH_SCORE, SHARED_VICTORY_PUT_BACK, SHARED_V
 from helpers import lowest_card as lowest_policy
 
 from miaui_env.agents import RandomAgent
+from miaui_env.agents.checkpoint import CheckpointVersionError
 from miaui_env.agents.heuristics import GreedyAgent
 from miaui_env.agents.loading import AgentSpecError, load_agent
 from miaui_env.agents.policy import load_sb3_policy
-from miaui_env.arena import ArenaConfig, gauntlet_significance, lineups, play, summarize
-from miaui_env.files import CheckpointVersionError
+from miaui_env.apps.arena import ArenaConfig, gauntlet_significance, lineups, play, summarize
 from miaui_env.vector import VectorMiaui
 
 ROOT = Path(__file__).parent.parent
@@ -106,7 +106,7 @@ def test_agent_specs(tmp_path):
 def test_a_checkpoint_for_another_observation_layout_is_refused(tmp_path):
     from sb3_contrib import MaskablePPO
 
-    from miaui_env.sb3 import MiauiSelfPlayVecEnv
+    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 
     model = MaskablePPO("MlpPolicy", MiauiSelfPlayVecEnv(2, num_players=3, seed=0), n_steps=8, batch_size=8)
     model.save(tmp_path / "model.zip")
@@ -120,7 +120,7 @@ def test_a_checkpoint_for_another_observation_layout_is_refused(tmp_path):
     assert agent.act(np.zeros((3, 620), dtype=np.float32), masks).tolist() == [4, 4, 4]
 
 
-@pytest.mark.parametrize("command", ["miaui_env.arena", "training.evaluate"])  # the old command still works
+@pytest.mark.parametrize("command", ["miaui_env.apps.arena", "training.evaluate"])  # the old command still works
 def test_command_line_writes_table_json_csv_and_png(tmp_path, command):
     out = tmp_path / "arena"
     done = subprocess.run(
@@ -157,7 +157,7 @@ class ViewRecorder:
 @pytest.mark.parametrize("arena_view", ["table", "recall"])
 def test_each_agent_is_shown_the_view_it_plays_from(arena_view):
     from miaui_env import OBSERVATION_LAYOUT
-    from miaui_env.observation import table_view
+    from miaui_env.observe.observation import table_view
 
     remembers, plain, forgets = ViewRecorder("remembers", "recall"), ViewRecorder("plain"), ViewRecorder("forgets", "table")
     play([remembers, plain, forgets], "pool", ArenaConfig(players=3, games=30, view=arena_view))
@@ -206,7 +206,7 @@ def test_players_tied_by_a_stacked_deck_share_the_average_place_and_the_victory(
         def reset(self, seed=None, decks=None, seeds=None):
             return super().reset(seed=seed, decks=[deck] * self.num_envs, seeds=seeds)
 
-    monkeypatch.setattr("miaui_env.arena.VectorMiaui", StackedEngine)
+    monkeypatch.setattr("miaui_env.apps.arena.VectorMiaui", StackedEngine)
     # Two identical players always play their highest card and one her lowest: whatever the seats of
     # the rotation, the two high players score 60 each and tie for first, the low player scores 0.
     names = ["high#0", "high#1", "low"]

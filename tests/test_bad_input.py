@@ -20,12 +20,12 @@ from gymnasium.error import ResetNeeded
 import miaui_env
 from miaui_env import DeckError, GameConfig, IllegalActionError, InvalidConfigError
 from miaui_env.agents import AgentError, RandomAgent
-from miaui_env.arena import gauntlet_significance
-from miaui_env.env import ResetOptionError, ResetOptionWarning, UnknownAgentError
-from miaui_env.files import CheckpointError
-from miaui_env.rules import new_game, play_round
-from miaui_env.seeding import SeedError
-from miaui_env.single_agent import MiauiSingleAgentEnv
+from miaui_env.agents.checkpoint import CheckpointError
+from miaui_env.apps.arena import gauntlet_significance
+from miaui_env.envs.miaui import ResetOptionError, ResetOptionWarning, UnknownAgentError
+from miaui_env.envs.single_agent import MiauiSingleAgentEnv
+from miaui_env.game.rules import new_game, play_round
+from miaui_env.game.seeding import SeedError
 from miaui_env.vector import VectorMiaui
 
 ROOT = Path(__file__).parent.parent
@@ -277,7 +277,7 @@ VECENV_CONSTRUCTORS = [
 
 @pytest.mark.parametrize(("kwargs", "error", "message"), VECENV_CONSTRUCTORS, ids=[str(k) for k, _, _ in VECENV_CONSTRUCTORS])
 def test_the_sb3_vecenv_refuses_bad_construction(kwargs, error, message):
-    from miaui_env.sb3 import MiauiSelfPlayVecEnv
+    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 
     with pytest.raises(error, match=message):
         MiauiSelfPlayVecEnv(2, num_players=4, **kwargs)
@@ -294,7 +294,7 @@ VECENV_STEPS = [
 
 @pytest.mark.parametrize(("actions", "message"), [row[1:] for row in VECENV_STEPS], ids=[row[0] for row in VECENV_STEPS])
 def test_the_sb3_vecenv_refuses_actions_before_any_opponent_moves(actions, message):
-    from miaui_env.sb3 import MiauiSelfPlayVecEnv
+    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 
     venv = MiauiSelfPlayVecEnv(4, num_players=4, learner_seats=[0], seed=3)
     venv.reset()
@@ -319,7 +319,7 @@ def test_a_losing_candidate_with_no_spread_is_never_called_significant():
 
 
 def test_few_or_unvarying_sets_give_no_false_precision():
-    from miaui_env.arena import summarize
+    from miaui_env.apps.arena import summarize
 
     players, sets = 4, 3
     seats = np.tile(np.arange(players), (sets * players, 1))
@@ -372,18 +372,18 @@ def broken_checkpoint(root: Path, kind: str) -> Path:
 
 
 CLI_CALLS = [
-    ("arena, no games", ("miaui_env.arena", "--candidate", "random", "--games", "0"), "0 is not allowed"),
-    ("arena, negative seed", ("miaui_env.arena", "--candidate", "random", "--seed", "-1"), "-1 is not allowed"),
-    ("arena, unknown agent", ("miaui_env.arena", "--candidate", "no_such_bot", "--games", "8"), "no_such_bot"),
-    ("arena, unwritable out", ("miaui_env.arena", "--candidate", "random", "--games", "8", "--out", "/proc/arena"), "cannot write"),
-    ("play, seat past the table", ("miaui_env.play", "--players", "3", "--seat", "3"), "--seat 3"),
-    ("play, unknown opponent", ("miaui_env.play", "--opponents", "nobody", "--seed", "1"), "nobody"),
-    ("demo, no games", ("miaui_env.demo", "--games", "0"), "0 is not allowed"),
-    ("demo, out is a folder", ("miaui_env.demo", "--games", "5", "--out", "tests"), "it is a folder"),
-    ("arena, an empty agent name", ("miaui_env.arena", "--candidate", "", "--games", "8"), "non-empty string"),
-    ("arena, a relative module", ("miaui_env.arena", "--candidate", ".bots:make", "--games", "8"), "absolute module"),
-    ("arena, a value, not a callable", ("miaui_env.arena", "--candidate", "math:pi", "--games", "8"), "math:pi is 3.14"),
-    ("arena, too many games", ("miaui_env.arena", "--candidate", "random", "--games", "99999999999999"), "GiB of results"),
+    ("arena, no games", ("miaui_env.apps.arena", "--candidate", "random", "--games", "0"), "0 is not allowed"),
+    ("arena, negative seed", ("miaui_env.apps.arena", "--candidate", "random", "--seed", "-1"), "-1 is not allowed"),
+    ("arena, unknown agent", ("miaui_env.apps.arena", "--candidate", "no_such_bot", "--games", "8"), "no_such_bot"),
+    ("arena, unwritable out", ("miaui_env.apps.arena", "--candidate", "random", "--games", "8", "--out", "/proc/arena"), "cannot write"),
+    ("play, seat past the table", ("miaui_env.apps.play", "--players", "3", "--seat", "3"), "--seat 3"),
+    ("play, unknown opponent", ("miaui_env.apps.play", "--opponents", "nobody", "--seed", "1"), "nobody"),
+    ("demo, no games", ("miaui_env.apps.demo", "--games", "0"), "0 is not allowed"),
+    ("demo, out is a folder", ("miaui_env.apps.demo", "--games", "5", "--out", "tests"), "it is a folder"),
+    ("arena, an empty agent name", ("miaui_env.apps.arena", "--candidate", "", "--games", "8"), "non-empty string"),
+    ("arena, a relative module", ("miaui_env.apps.arena", "--candidate", ".bots:make", "--games", "8"), "absolute module"),
+    ("arena, a value, not a callable", ("miaui_env.apps.arena", "--candidate", "math:pi", "--games", "8"), "math:pi is 3.14"),
+    ("arena, too many games", ("miaui_env.apps.arena", "--candidate", "random", "--games", "99999999999999"), "GiB of results"),
     ("selfplay, YAML that does not parse", ("training.selfplay", "--set", "ppo.learning_rate=["), "not valid YAML"),
     ("selfplay, a run name that is a path", ("training.selfplay", "--set", "run_name=/tmp/elsewhere"), "a folder name"),
     ("selfplay, no evaluation baselines", ("training.selfplay", "--set", "evaluation.baselines=[]"), "at least one agent"),
@@ -420,7 +420,7 @@ def test_commands_end_user_errors_with_one_line(args, message, tmp_path):
 @pytest.mark.parametrize("kind", ["bad-json", "bad-zip"])
 def test_a_damaged_checkpoint_is_named_not_a_traceback(tmp_path, kind):
     run = broken_checkpoint(tmp_path, kind)
-    done = command("miaui_env.arena", "--candidate", str(run), "--games", "8", "--out", str(tmp_path / "out"))
+    done = command("miaui_env.apps.arena", "--candidate", str(run), "--games", "8", "--out", str(tmp_path / "out"))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert str(run) in done.stderr and ("not valid JSON" in done.stderr or "not a loadable" in done.stderr)
     with pytest.raises(CheckpointError, match=r"damaged|not a loadable"):
@@ -430,7 +430,7 @@ def test_a_damaged_checkpoint_is_named_not_a_traceback(tmp_path, kind):
 
 
 def test_human_play_asks_again_for_a_unicode_digit():
-    done = command("miaui_env.play", "--players", "3", "--seed", "2", "--opponents", "random", stdin="²\nq\n")
+    done = command("miaui_env.apps.play", "--players", "3", "--seed", "2", "--opponents", "random", stdin="²\nq\n")
     assert done.returncode == 0, done.stderr
     assert "'²' is not a diver card" in done.stdout and "Game abandoned." in done.stdout
 
@@ -454,8 +454,8 @@ def illegal_cards(observations, masks):
     ids=["floats", "too few", "illegal"],
 )
 def test_an_agents_malformed_answer_is_named_wherever_it_plays(policy, message):
-    from miaui_env.arena import ArenaConfig, play
-    from miaui_env.sb3 import MiauiSelfPlayVecEnv
+    from miaui_env.apps.arena import ArenaConfig, play
+    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 
     with pytest.raises(AgentError, match=f"'{policy.__name__}'.*{message}"):
         play([policy, RandomAgent(0)], "gauntlet", ArenaConfig(players=3, games=6))
@@ -505,7 +505,7 @@ BAD_ARENA_CONFIGS = [
 
 @pytest.mark.parametrize(("kwargs", "message"), BAD_ARENA_CONFIGS, ids=[str(k) for k, _ in BAD_ARENA_CONFIGS])
 def test_the_arena_config_refuses_bad_values(kwargs, message):
-    from miaui_env.arena import ArenaConfig
+    from miaui_env.apps.arena import ArenaConfig
 
     with pytest.raises(ValueError, match=message):
         ArenaConfig(**kwargs)
@@ -537,7 +537,7 @@ def test_the_batched_engine_refuses_ragged_actions_and_both_seed_forms():
 
 
 def test_a_multi_table_vecenv_refuses_what_is_not_a_list_of_distinct_tables():
-    from miaui_env.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
+    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
 
     table = MiauiSelfPlayVecEnv(2, num_players=3, seed=0)
     for tables, message in (([], "non-empty"), ([table, table], "same table twice"), ([table, "x"], "'x'")):

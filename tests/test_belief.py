@@ -14,10 +14,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from miaui_env.belief import KnowledgeError, SeatKnowledge, put_back_weights
-from miaui_env.cards import DEFAULT_DECK, FishKind
-from miaui_env.observation import Encoder
-from miaui_env.rules import GameConfig, GameState, new_game, play_round
+from miaui_env.game.cards import DEFAULT_DECK, FishKind
+from miaui_env.game.rules import GameConfig, GameState, new_game, play_round
+from miaui_env.observe.belief import KnowledgeError, SeatKnowledge, put_back_weights
+from miaui_env.observe.observation import Encoder
 
 CONFIGS = [
     GameConfig(n, open_baskets, no_fighting)

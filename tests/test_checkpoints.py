@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from miaui_env import files
-from miaui_env.files import STAGING, finish_staged, write_together
+from miaui_env.apps import files
+from miaui_env.apps.files import STAGING, finish_staged, write_together
 
 ROOT = Path(__file__).parent.parent
 

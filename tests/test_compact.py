@@ -9,7 +9,10 @@ import pytest
 import torch
 
 import miaui_env
-from miaui_env.compact import (
+from miaui_env.game.rules import InvalidConfigError
+from miaui_env.integrations.compact_torch import expand_observations_torch
+from miaui_env.integrations.sb3 import ExpandCompactObservations, MiauiSelfPlayVecEnv
+from miaui_env.observe.compact import (
     COMPACT_SCALE,
     COMPACT_ZERO,
     CompactError,
@@ -17,11 +20,8 @@ from miaui_env.compact import (
     empty_compact,
     expand_observations,
 )
-from miaui_env.compact_torch import expand_observations_torch
-from miaui_env.observation import OBSERVATION_LAYOUT
-from miaui_env.rules import InvalidConfigError
-from miaui_env.sb3 import ExpandCompactObservations, MiauiSelfPlayVecEnv
-from miaui_env.settings import Settings
+from miaui_env.observe.observation import OBSERVATION_LAYOUT
+from miaui_env.spec import TableSpec
 from miaui_env.vector import VectorMiaui
 
 CONFIGS = list(itertools.product(range(3, 7), (False, True), (False, True), ("table", "recall")))
@@ -125,8 +125,8 @@ def test_bad_thread_counts_are_refused(threads):
 @pytest.mark.parametrize("dtype", ["float16", "int8", np.float64, None])
 def test_bad_observation_dtypes_are_refused(dtype):
     with pytest.raises(InvalidConfigError, match="observation dtypes are 'float32', 'uint8'"):
-        Settings.of(observation_dtype=dtype)
-    assert Settings.of(observation_dtype=np.uint8).observation_dtype == "uint8"
+        TableSpec.of(observation_dtype=dtype)
+    assert TableSpec.of(observation_dtype=np.uint8).observation_dtype == "uint8"
 
 
 def test_codes_refuse_what_they_cannot_give_back():
@@ -184,7 +184,7 @@ def test_envs_hand_out_the_codes_of_their_float_observations():
     observation, *_ = aec.last()
     assert observation["observation"].dtype == np.uint8 and aec.observation_space("player_0").contains(observation)
 
-    from miaui_env.single_agent import MiauiSingleAgentEnv
+    from miaui_env.envs.single_agent import MiauiSingleAgentEnv
 
     one_seat = MiauiSingleAgentEnv(seat=0, observation_dtype="uint8")
     float_seat = MiauiSingleAgentEnv(seat=0)

@@ -18,10 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import miaui_env
-from miaui_env.compact import compact_observations
-from miaui_env.observation import VIEWS, Encoder
-from miaui_env.rules import REWARDS, final_rewards, new_game, play_round, scores, winners
-from miaui_env.settings import Settings
+from miaui_env.game.rules import REWARDS, final_rewards, new_game, play_round, scores, winners
+from miaui_env.observe.compact import compact_observations
+from miaui_env.observe.observation import VIEWS, Encoder
+from miaui_env.spec import TableSpec
 
 pytestmark = pytest.mark.oracle
 
@@ -41,9 +41,9 @@ class Reference:
     """The game as the pure rules and encoder play and show it, dealt as the env deals `seed`."""
 
     def __init__(self, kwargs: dict, seed: int):
-        self.settings = Settings.of(**kwargs)
-        self.game = new_game(self.settings.game, seeding.np_random(seed)[0])
-        self.encoder = Encoder(self.settings.game, self.settings.view)
+        self.table_spec = TableSpec.of(**kwargs)
+        self.game = new_game(self.table_spec.game, seeding.np_random(seed)[0])
+        self.encoder = Encoder(self.table_spec.game, self.table_spec.view)
         self.encoder.refresh(self.game)
 
     def play(self, cards: list[int]) -> tuple:
@@ -54,7 +54,7 @@ class Reference:
 
     def observation(self, seat: int) -> np.ndarray:
         observation = self.encoder.observe(seat)
-        return compact_observations(observation) if self.settings.observation_dtype == "uint8" else observation
+        return compact_observations(observation) if self.table_spec.observation_dtype == "uint8" else observation
 
     def check(self, observations: dict, agents: list[str]) -> None:
         """Every seat's observation and mask are the reference's."""
@@ -102,7 +102,7 @@ def test_both_envs_play_and_show_what_the_reference_does_in_every_configuration(
         reference.check_infos(infos, agents, records)
         reference.check_infos(aec.infos, agents, records)
     reference.check(observations, agents)
-    expected = final_rewards(np.array(scores(reference.game)), reference.settings.reward).tolist()
+    expected = final_rewards(np.array(scores(reference.game)), reference.table_spec.reward).tolist()
     assert [rewards[agent] for agent in agents] == expected
     assert [aec.rewards[agent] for agent in agents] == expected
 
@@ -123,7 +123,7 @@ def test_the_aec_env_plays_and_shows_what_the_reference_does(kwargs, seed, play_
         records = reference.play(cards)
         reference.check_infos(env.infos, agents, records)
     reference.check({agent: env.observe(agent) for agent in agents}, agents)
-    expected = final_rewards(np.array(scores(reference.game)), reference.settings.reward)
+    expected = final_rewards(np.array(scores(reference.game)), reference.table_spec.reward)
     assert [env.rewards[agent] for agent in agents] == expected.tolist()
     assert env.unwrapped.game.history == reference.game.history  # the env's own reference state, replayed from its plays
 
@@ -144,7 +144,7 @@ def test_the_parallel_env_plays_and_shows_what_the_reference_does(kwargs, seed, 
         reference.check_infos(infos, agents, records)
         np.testing.assert_array_equal(env.state(), reference.encoder.state_vector(reference.game))
         assert all(terminations.values()) == reference.game.is_over
-    expected = final_rewards(np.array(scores(reference.game)), reference.settings.reward)
+    expected = final_rewards(np.array(scores(reference.game)), reference.table_spec.reward)
     assert [rewards[agent] for agent in agents] == expected.tolist()
 
 

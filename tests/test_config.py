@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from miaui_env.seeding import seed_children
+from miaui_env.game.seeding import seed_children
 from training.config import (
     ConfigError,
     EvaluationConfig,
@@ -248,7 +248,7 @@ def test_seed_children_do_not_depend_on_what_was_spawned_before():
 
 
 def test_two_tables_never_share_slot_seeds_even_with_thousands_of_games():
-    from miaui_env.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
+    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
 
     def lowest(observations, masks):
         return np.argmax(masks, axis=1)
@@ -270,7 +270,7 @@ def test_two_tables_never_share_slot_seeds_even_with_thousands_of_games():
 
 
 def test_a_table_seeded_at_construction_deals_as_seed_does():
-    from miaui_env.sb3 import MiauiSelfPlayVecEnv
+    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 
     child = RunSeeds(0).sequence("tables", 1)
     built = MiauiSelfPlayVecEnv(num_games=6, num_players=4, seed=child).reset()

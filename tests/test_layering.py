@@ -19,19 +19,19 @@ SB3 = {"stable_baselines3", "sb3_contrib"}
 
 NOT_LOADED = [
     ("miaui_env", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.cards", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.rules", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.observation", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.compact", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.settings", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.saved_state", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.belief", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.game.cards", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.game.rules", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.observe.observation", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.observe.compact", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.spec", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.game.saved_state", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.observe.belief", RL_LIBRARIES | {"numba"}),
     ("miaui_env.agents.search", {"pettingzoo", "torch", "ray"} | SB3),
     ("miaui_env.vector", {"pettingzoo", "torch", "ray"} | SB3),
     ("miaui_env.agents.heuristics", {"pettingzoo", "torch", "ray"} | SB3),
-    ("miaui_env.arena", {"pettingzoo", "torch", "ray"} | SB3),
-    ("miaui_env.env", {"torch", "ray"} | SB3),  # numba it needs: the envs play on the compiled engine
-    ("miaui_env.web", {"flask", "waitress", "pettingzoo", "torch", "ray"} | SB3),  # Flask loads when the app is made
+    ("miaui_env.apps.arena", {"pettingzoo", "torch", "ray"} | SB3),
+    ("miaui_env.envs.miaui", {"torch", "ray"} | SB3),  # numba it needs: the envs play on the compiled engine
+    ("miaui_env.apps.web", {"flask", "waitress", "pettingzoo", "torch", "ray"} | SB3),  # Flask loads when the app is made
     ("training.config", {"torch", "ray"} | SB3),
     ("training.rllib_selfplay", SB3),
 ]
@@ -52,25 +52,58 @@ def test_importing_a_module_loads_nothing_above_it(module, forbidden):
 
 def test_the_check_sees_what_a_module_loads():
     # The env needs PettingZoo and Gymnasium: a check that could never see a library would pass anyway.
-    assert {"pettingzoo", "gymnasium"} <= loaded_after_import("miaui_env.env")
+    assert {"pettingzoo", "gymnasium"} <= loaded_after_import("miaui_env.envs.miaui")
 
 
-def test_the_package_registers_its_gymnasium_env_whichever_is_imported_first():
-    for order in ("import miaui_env, gymnasium", "import gymnasium, miaui_env"):
+def test_the_envs_room_registers_its_gymnasium_env_for_a_fresh_interpreter():
+    # Gymnasium's "module:id" form imports the module before it looks the id up.
+    code = "import gymnasium; print(type(gymnasium.make('miaui_env.envs:miaui_env/Miaui-v0', num_players=4).unwrapped).__name__)"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.stdout.strip() == "MiauiSingleAgentEnv", done.stderr
+    for order in ("import miaui_env.envs, gymnasium", "import gymnasium, miaui_env.envs", "import miaui_env, gymnasium; miaui_env.env"):
         code = f"{order}; print('miaui_env/Miaui-v0' in gymnasium.envs.registry)"
         done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
         assert done.stdout.strip() == "True", (order, done.stderr)
 
 
-def test_the_package_registers_its_pettingzoo_envs_whichever_is_imported_first():
+def test_the_envs_room_registers_its_pettingzoo_envs():
     make = "[type(pettingzoo.make(kind, 'miaui_env/miaui-v0', num_players=5)).__name__ for kind in ('aec', 'parallel')]"
-    for order in ("import miaui_env, pettingzoo", "import pettingzoo, miaui_env", "import gymnasium, miaui_env, pettingzoo"):
+    for order in ("import miaui_env.envs, pettingzoo", "import pettingzoo, miaui_env.envs", "import gymnasium, miaui_env.envs.miaui, pettingzoo"):
         done = subprocess.run([sys.executable, "-c", f"{order}; print({make})"], cwd=ROOT, capture_output=True, text=True, timeout=300)
         assert done.stdout.strip() == "['_CheckedOrderEnforcingWrapper', 'MiauiParallelEnv']", (order, done.stderr)
 
 
-def test_the_package_attribute_env_stays_the_constructor():
-    # Importing the submodule miaui_env.env would otherwise rebind the package's `env` to the module.
-    code = "import miaui_env.env, miaui_env; print(callable(miaui_env.env) and miaui_env.env.__name__ == 'env')"
+def test_the_package_attribute_env_is_the_constructor():
+    code = "import miaui_env.envs.miaui, miaui_env; print(callable(miaui_env.env) and miaui_env.env.__name__ == 'env')"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.stdout.strip() == "True", done.stderr
+
+
+OLD_PATHS = ["sb3", "privileged", "rules", "observation", "arena", "play", "demo", "replay", "web"]
+
+
+@pytest.mark.parametrize("old", OLD_PATHS)
+def test_the_old_module_paths_are_deprecated_aliases_of_their_new_rooms(old):
+    code = (
+        "import warnings, importlib; warnings.simplefilter('error', DeprecationWarning)\n"
+        f"try:\n    importlib.import_module('miaui_env.{old}')\nexcept DeprecationWarning as w:\n    print(w)\n"
+        f"warnings.simplefilter('ignore')\nfrom miaui_env._moved import MOVED\n"
+        f"print(importlib.import_module('miaui_env.{old}') is importlib.import_module(MOVED['miaui_env.{old}']))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    warning, same = done.stdout.strip().splitlines()
+    assert f"miaui_env.{old} moved to miaui_env." in warning and same == "True", done.stderr
+
+
+def test_an_old_command_path_still_runs_its_command():
+    done = subprocess.run([sys.executable, "-m", "miaui_env.arena", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "--candidate" in done.stdout, done.stderr
+    assert "miaui_env.arena moved to miaui_env.apps.arena" in done.stderr
+
+
+def test_the_old_names_warn_and_stand_for_the_new():
+    with pytest.warns(DeprecationWarning, match="TableSpec"):
+        from miaui_env import Settings
+    from miaui_env import TableSpec
+
+    assert Settings is TableSpec

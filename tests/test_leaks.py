@@ -15,7 +15,7 @@ user reads a seat's view from, and compares what each seat is shown, step by ste
 - `web-play`: the browser app's JSON for the person's seat (`GET /api/games/<id>`, then each
   `POST .../play`), the person seated at each seat in turn, through Flask's test client;
 - `web-watch`: the browser app's replay frames for a seat (`POST /api/watch`, each frame's JSON);
-- `replay-frames`: `miaui_env.replay.frames(replay, seat)`, the pictures a replay's GIF shows for a seat.
+- `replay-frames`: `miaui_env.apps.replay.frames(replay, seat)`, the pictures a replay's GIF shows for a seat.
 
 Where a surface plays a seat by an agent (sb3, gymnasium, web-play), that agent is `Script`: it
 plays the test's cards for its seat, reading nothing but the round number (public), so both games
@@ -62,14 +62,14 @@ from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
 import miaui_env
-from miaui_env.cards import DEFAULT_DECK, FishKind, parse_deck_order
-from miaui_env.observation import LAGOON_SLOTS, OBSERVATION_LAYOUT, VIEWS
-from miaui_env.picture import seat_picture
-from miaui_env.replay import frames as replay_frames
-from miaui_env.replay import record_replay, replay_to_json
-from miaui_env.rules import NUM_DIVER_CARDS, NUM_ROUNDS, GameConfig, GameState, SeagullTheft, new_game, play_round
-from miaui_env.sb3 import MiauiSelfPlayVecEnv
-from miaui_env.single_agent import MiauiSingleAgentEnv
+from miaui_env.apps.replay import frames as replay_frames
+from miaui_env.apps.replay import record_replay, replay_to_json
+from miaui_env.display.picture import seat_picture
+from miaui_env.envs.single_agent import MiauiSingleAgentEnv
+from miaui_env.game.cards import DEFAULT_DECK, FishKind, parse_deck_order
+from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, GameConfig, GameState, SeagullTheft, new_game, play_round
+from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+from miaui_env.observe.observation import LAGOON_SLOTS, OBSERVATION_LAYOUT, VIEWS
 from miaui_env.vector import VectorMiaui
 
 pytestmark = pytest.mark.oracle
@@ -353,8 +353,8 @@ class WebApp:
 
     def start(self) -> WebApp:
         if self.client is None:
-            from miaui_env.web import create_app
-            from miaui_env.web.games import GameStore
+            from miaui_env.apps.web import create_app
+            from miaui_env.apps.web.games import GameStore
 
             self.store = GameStore()
             app = create_app(self.store, replays=None, library=())
@@ -373,7 +373,7 @@ def answer(response: Any) -> Any:
 
 
 def show_web_play(table: Table, games: Sequence[Game]) -> list[Shown]:
-    from miaui_env.web.games import HumanGame
+    from miaui_env.apps.web.games import HumanGame
 
     web, n = WEB.start(), table.num_players
 

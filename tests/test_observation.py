@@ -17,7 +17,8 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import miaui_env
-from miaui_env.observation import (
+from miaui_env.game.rules import GameConfig, GameState, LagoonCard, new_game, play_round
+from miaui_env.observe.observation import (
     CARD_DIM,
     FACE_DOWN_VISIBILITY,
     LAST_ROUND_LAYOUT,
@@ -37,7 +38,6 @@ from miaui_env.observation import (
     observation_index,
     opponent_row_mask,
 )
-from miaui_env.rules import GameConfig, GameState, LagoonCard, new_game, play_round
 
 pytestmark = pytest.mark.oracle
 
@@ -344,7 +344,7 @@ def test_opponent_rows_show_what_the_table_declares():
 
 
 def test_env_card_and_readme_document_the_current_layout():
-    env_module = importlib.import_module("miaui_env.env")
+    env_module = importlib.import_module("miaui_env.envs.miaui")
     assert layout_tables() in env_module.__doc__
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     assert layout_tables() in readme
@@ -356,7 +356,7 @@ def test_env_card_and_readme_document_the_current_layout():
 @pytest.mark.parametrize("open_baskets", [False, True])
 @pytest.mark.parametrize("no_fighting", [False, True])
 def test_table_view_of_the_recall_view_is_the_table_view(n, open_baskets, no_fighting):
-    from miaui_env.observation import table_view
+    from miaui_env.observe.observation import table_view
     from miaui_env.vector import VectorMiaui
 
     games = {

@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).parent.parent
 
 
-def run_play(lines: list[str], *args: str, command: str = "miaui_env.play") -> subprocess.CompletedProcess:
+def run_play(lines: list[str], *args: str, command: str = "miaui_env.apps.play") -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", command, *args],
         cwd=ROOT, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=120,

@@ -13,7 +13,7 @@ import pytest
 
 from miaui_env.agents.loading import PLAY_MODES, AgentSpecError, load_agent, load_agents
 from miaui_env.agents.policy import PolicyAgent, action_probabilities
-from miaui_env.arena import ArenaConfig, play
+from miaui_env.apps.arena import ArenaConfig, play
 from miaui_env.vector import VectorMiaui
 
 ROOT = Path(__file__).parent.parent
@@ -93,7 +93,7 @@ def test_a_path_that_exists_is_a_path_even_with_an_at(tmp_path):
 
 def test_the_arena_command_measures_either_mode_and_refuses_a_mode_on_a_baseline(tmp_path):
     def arena(candidate: str) -> subprocess.CompletedProcess:
-        command = [sys.executable, "-m", "miaui_env.arena", "--candidate", candidate, "--field", "random", "--games", "40"]
+        command = [sys.executable, "-m", "miaui_env.apps.arena", "--candidate", candidate, "--field", "random", "--games", "40"]
         return subprocess.run([*command, "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
 
     done = arena("miaui-ppo-v0@sample")

@@ -20,9 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import miaui_env
-from miaui_env.arena import ArenaConfig, run
-from miaui_env.observation import Encoder
-from miaui_env.replay import (
+from miaui_env.apps.arena import ArenaConfig, run
+from miaui_env.apps.replay import (
     REPLAY_VERSION,
     ReplayError,
     dealt_deck,
@@ -35,8 +34,9 @@ from miaui_env.replay import (
     replay_to_json,
     save_replay,
 )
-from miaui_env.rules import GameConfig, new_game, play_round, scores, winners
-from miaui_env.saved_state import record_to_dict
+from miaui_env.game.rules import GameConfig, new_game, play_round, scores, winners
+from miaui_env.game.saved_state import record_to_dict
+from miaui_env.observe.observation import Encoder
 
 ROOT = Path(__file__).parent.parent
 
@@ -200,7 +200,7 @@ def test_arena_games_are_the_games_the_rules_play_from_their_deals(players, no_f
     and its cards: the same final scores and winners (R10), on every table."""
     from miaui_env.agents import RandomAgent
     from miaui_env.agents.heuristics import CountingAgent, GreedyAgent
-    from miaui_env.arena import SampleGames, play
+    from miaui_env.apps.arena import SampleGames, play
 
     games = 5 * players  # 5 duplicate sets: 5 deals, each played with every rotation
     samples = SampleGames(games)
@@ -216,7 +216,7 @@ def test_arena_games_are_the_games_the_rules_play_from_their_deals(players, no_f
 def test_human_play_saves_a_replay_that_prints_back(tmp_path):
     path = tmp_path / "mine.json"
     done = subprocess.run(
-        [sys.executable, "-m", "miaui_env.play", "--players", "3", "--seed", "4", "--opponents", "greedy", "--replay", str(path)],
+        [sys.executable, "-m", "miaui_env.apps.play", "--players", "3", "--seed", "4", "--opponents", "greedy", "--replay", str(path)],
         cwd=ROOT, input="\n".join(map(str, range(1, 12))) + "\n", capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -224,7 +224,7 @@ def test_human_play_saves_a_replay_that_prints_back(tmp_path):
     assert replay.players == ("you", "greedy", "greedy") and replay.seed == 4
     assert [cards[0] for cards in replay.plays] == list(range(1, 12))
     shown = subprocess.run(
-        [sys.executable, "-m", "miaui_env.replay", str(path), "--gif", str(tmp_path / "game.gif"), "--seat", "0"],
+        [sys.executable, "-m", "miaui_env.apps.replay", str(path), "--gif", str(tmp_path / "game.gif"), "--seat", "0"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert shown.returncode == 0, shown.stderr
@@ -238,7 +238,7 @@ def test_human_play_saves_a_replay_that_prints_back(tmp_path):
 def test_the_replay_command_refuses_a_bad_file_in_one_line(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"version": 7}')
-    done = subprocess.run([sys.executable, "-m", "miaui_env.replay", str(bad)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "miaui_env.apps.replay", str(bad)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "replay format version 7" in done.stderr and len(done.stderr.strip().splitlines()) == 1
 

@@ -17,7 +17,7 @@ import pytest
 
 from miaui_env.agents import RandomAgent
 from miaui_env.agents.loading import load_agent
-from miaui_env.arena import ArenaConfig, play
+from miaui_env.apps.arena import ArenaConfig, play
 
 ROOT = Path(__file__).parent.parent
 SMALL = ["--set", "evaluation.games_per_baseline=24", "--set", "evaluation.every=1",

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from helpers import SHARED_VICTORY_HIGH_SCORE, SHARED_VICTORY_PUT_BACK, SHARED_VICTORY_ROUNDS, card, play, stacked_deck, stacked_game
 
-from miaui_env.cards import DEFAULT_DECK, FishKind, parse_deck_order
-from miaui_env.rules import (
+from miaui_env.game.cards import DEFAULT_DECK, FishKind, parse_deck_order
+from miaui_env.game.rules import (
     NUM_ROUNDS,
     Decision,
     Depth,

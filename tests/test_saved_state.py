@@ -17,9 +17,8 @@ import numpy as np
 import pytest
 from helpers import check_round_arrays, play, stacked_game
 
-from miaui_env.cards import DEFAULT_DECK, FishCard, FishKind
-from miaui_env.observation import Encoder
-from miaui_env.rules import (
+from miaui_env.game.cards import DEFAULT_DECK, FishCard, FishKind
+from miaui_env.game.rules import (
     NUM_ROUNDS,
     GameConfig,
     GameState,
@@ -32,7 +31,8 @@ from miaui_env.rules import (
     scores,
     winners,
 )
-from miaui_env.saved_state import STATE_FORMAT_VERSION, StateFormatError, load_state, save_state, state_from_dict, state_to_dict
+from miaui_env.game.saved_state import STATE_FORMAT_VERSION, StateFormatError, load_state, save_state, state_from_dict, state_to_dict
+from miaui_env.observe.observation import Encoder
 from miaui_env.vector import VectorMiaui
 
 CONFIGS = list(itertools.product(range(3, 7), (False, True), (False, True)))
@@ -374,7 +374,7 @@ def test_a_file_that_is_not_json_is_refused(content, message, tmp_path):
 
 def test_the_saved_state_module_loads_no_rl_library():
     # It sits beside the rules (pyproject's layers): pure logic, importable without the RL stack.
-    code = "import json, sys, miaui_env.saved_state; print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
+    code = "import json, sys, miaui_env.game.saved_state; print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
     root = Path(__file__).parent.parent
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -419,7 +419,7 @@ def load_and_play_out(engine: VectorMiaui, states: list[GameState], rng: np.rand
         np.testing.assert_array_equal(infos["final_action_mask"], [game.hands for game in games])
         np.testing.assert_array_equal(infos["scores"], totals)
         np.testing.assert_array_equal(infos["winners"], [[seat in winners(game) for seat in range(game.num_players)] for game in games])
-        np.testing.assert_array_equal(rewards, final_rewards(totals, engine.settings.reward).astype(np.float32))
+        np.testing.assert_array_equal(rewards, final_rewards(totals, engine.table_spec.reward).astype(np.float32))
         assert engine.round == 1 and masks.all()  # and the engine has dealt its next games
         break
     assert [state_to_dict(state) for state in states] == saved  # the engine kept no hold on the states

@@ -8,10 +8,10 @@ import pytest
 from miaui_env.agents import RandomAgent, checked_actions
 from miaui_env.agents.loading import load_agent
 from miaui_env.agents.search import RegretMatchingSearchAgent
-from miaui_env.arena import ArenaConfig, play, summarize
-from miaui_env.belief import SeatKnowledge
-from miaui_env.observation import Encoder
-from miaui_env.rules import GameConfig, InvalidConfigError, new_game, play_round
+from miaui_env.apps.arena import ArenaConfig, play, summarize
+from miaui_env.game.rules import GameConfig, InvalidConfigError, new_game, play_round
+from miaui_env.observe.belief import SeatKnowledge
+from miaui_env.observe.observation import Encoder
 from miaui_env.vector import VectorMiaui
 
 SMALL = {"worlds": 2, "iterations": 2}

@@ -15,8 +15,8 @@ import yaml
 
 from miaui_env.agents import RandomAgent
 from miaui_env.agents.loading import load_agent
-from miaui_env.arena import ArenaConfig, play, summarize
-from miaui_env.replay import load_replay
+from miaui_env.apps.arena import ArenaConfig, play, summarize
+from miaui_env.apps.replay import load_replay
 from training.config import ConfigError, load_config
 
 ROOT = Path(__file__).parent.parent

@@ -11,11 +11,11 @@ import torch
 
 from miaui_env.agents import RandomAgent
 from miaui_env.agents.loading import load_agent
-from miaui_env.arena import ArenaConfig, play
-from miaui_env.observation import OBSERVATION_LAYOUT
-from miaui_env.privileged import PRIVILEGED_SIZE, PrivilegedCriticPolicy, privileged_features
-from miaui_env.sb3 import MiauiSelfPlayVecEnv
-from miaui_env.settings import Settings
+from miaui_env.apps.arena import ArenaConfig, play
+from miaui_env.integrations.privileged import PRIVILEGED_SIZE, PrivilegedCriticPolicy, privileged_features
+from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+from miaui_env.observe.observation import OBSERVATION_LAYOUT
+from miaui_env.spec import TableSpec
 from miaui_env.vector import VectorMiaui
 from training.config import ConfigError, load_config
 from training.opponents import League, OpponentMixture
@@ -112,7 +112,7 @@ def test_league_statistics_no_league_could_write_are_refused(state):
 
 
 def test_a_damaged_league_file_stops_the_resume_with_one_clear_error(tmp_path):
-    from miaui_env.files import CheckpointError
+    from miaui_env.agents.checkpoint import CheckpointError
 
     run = tmp_path / "league"
     config = smoke("league", "total_timesteps=500")
@@ -208,7 +208,7 @@ def test_hidden_information_moves_the_critic_and_never_the_policy():
     """Two games that differ only in what no seat has seen (the box card and the last round's card
     trade places, R3): every seat's observation is the same for eleven rounds, the state is not."""
     _, model = privileged_model()
-    deck = [str(card) for card in Settings.of(num_players=4).game.deck]
+    deck = [str(card) for card in TableSpec.of(num_players=4).game.deck]
     order = [deck[i] for i in np.random.default_rng(5).permutation(len(deck))]
     while any(card.startswith("seagull") for card in order[1:4]):  # R4's first-round replacement would reach into the deck
         order = order[3:] + order[:3]
@@ -243,7 +243,7 @@ def test_privileged_features_are_the_state_seen_from_each_seat():
 
 
 def test_a_privileged_env_needs_float_observations():
-    from miaui_env.rules import InvalidConfigError
+    from miaui_env.game.rules import InvalidConfigError
 
     with pytest.raises(InvalidConfigError, match="privileged"):
         MiauiSelfPlayVecEnv(2, num_players=3, privileged=True, observation_dtype="uint8")

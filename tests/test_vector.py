@@ -14,11 +14,9 @@ import pytest
 from gymnasium.utils import seeding
 from helpers import check_round_arrays, stacked_deck
 
-from miaui_env import IllegalActionError, observation
-from miaui_env.cards import FISH_KINDS, FishKind, parse_deck_order
-from miaui_env.compact import compact_observations
-from miaui_env.observation import VIEWS, Encoder, OpponentSight, Shown, Sight
-from miaui_env.rules import (
+from miaui_env import IllegalActionError
+from miaui_env.game.cards import FISH_KINDS, FishKind, parse_deck_order
+from miaui_env.game.rules import (
     DEAL_UNIFORMS,
     DECK_SIZE,
     NUM_ROUNDS,
@@ -32,6 +30,9 @@ from miaui_env.rules import (
     scores,
     winners,
 )
+from miaui_env.observe import observation
+from miaui_env.observe.compact import compact_observations
+from miaui_env.observe.observation import VIEWS, Encoder, OpponentSight, Shown, Sight
 from miaui_env.vector import VectorMiaui, rule_kernels
 
 CONFIGURATIONS = list(itertools.product(range(3, 7), (False, True), (False, True), VIEWS, REWARDS, ("float32", "uint8"), (1, 2)))
@@ -318,7 +319,7 @@ def test_rule_kernels_know_nothing_of_the_observation():
     tree = ast.parse(inspect.getsource(rule_kernels))
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    assert imported == {"__future__", "numpy", "numba", "miaui_env.rules", "miaui_env.vector.state"}
+    assert imported == {"__future__", "numpy", "numba", "miaui_env.game.rules", "miaui_env.vector.state"}
 
 
 def test_without_autoreset_the_ended_games_stay_until_new_ones_are_loaded():
@@ -352,7 +353,7 @@ def test_trusted_actions_play_as_checked_ones():
 
 
 def test_a_fresh_deal_with_a_hand_that_is_no_hand_is_refused():
-    from miaui_env.rules import InvalidConfigError, new_game
+    from miaui_env.game.rules import InvalidConfigError, new_game
 
     engine = VectorMiaui(1, num_players=4, seed=0)
     state = new_game(engine.config, np.random.default_rng(0))

@@ -20,15 +20,15 @@ from helpers import stacked_deck
 from waitress import create_server
 
 import miaui_env
-from miaui_env import rules
-from miaui_env.cards import parse_deck_order
-from miaui_env.observation import Encoder
-from miaui_env.replay import load_replay, record_replay, replay_from_json, replay_states, replay_to_json, save_replay
-from miaui_env.rules import GameConfig, SeagullTheft, play_round
-from miaui_env.web import create_app
-from miaui_env.web.app import STATIC
-from miaui_env.web.games import MAX_BODY, GameStore, HumanGame, agent_menu
-from miaui_env.web.views import reveal_steps, seat_table, spectator_table
+from miaui_env.apps.replay import load_replay, record_replay, replay_from_json, replay_states, replay_to_json, save_replay
+from miaui_env.apps.web import create_app
+from miaui_env.apps.web.app import STATIC
+from miaui_env.apps.web.games import MAX_BODY, GameStore, HumanGame, agent_menu
+from miaui_env.apps.web.views import reveal_steps, seat_table, spectator_table
+from miaui_env.game import rules
+from miaui_env.game.cards import parse_deck_order
+from miaui_env.game.rules import GameConfig, SeagullTheft, play_round
+from miaui_env.observe.observation import Encoder
 
 ROOT = Path(__file__).parent.parent
 
@@ -267,7 +267,7 @@ def test_an_agent_that_fails_fails_its_own_request_only(app, monkeypatch):
         def act(self, observations, masks):
             raise RuntimeError("the policy file is corrupt")
 
-    monkeypatch.setattr("miaui_env.web.games.load_agents", lambda names, seed: [Broken([]) for _ in names])
+    monkeypatch.setattr("miaui_env.apps.web.games.load_agents", lambda names, seed: [Broken([]) for _ in names])
     broken = new_game(broken_client)
     before = broken_client.get(f"/api/games/{broken['id']}").get_json()
     refused(broken_client.post(f"/api/games/{broken['id']}/play", json={"card": 3}), 500, "RuntimeError: the policy file is corrupt")

@@ -20,8 +20,8 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 from waitress import create_server
 
-from miaui_env.replay import load_replay, record_replay, save_replay
-from miaui_env.web import create_app
+from miaui_env.apps.replay import load_replay, record_replay, save_replay
+from miaui_env.apps.web import create_app
 
 CHROMIUM = "/usr/bin/chromium"
 INSTALL = "apt-get install chromium chromium-driver (as .ci/run does)"

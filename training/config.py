@@ -42,9 +42,9 @@ import numpy as np
 import yaml
 
 from miaui_env.agents.loading import PLAY_MODES
-from miaui_env.observation import VIEWS
-from miaui_env.rules import MAX_PLAYERS, MIN_PLAYERS, REWARDS
-from miaui_env.seeding import seed_int
+from miaui_env.game.rules import MAX_PLAYERS, MIN_PLAYERS, REWARDS
+from miaui_env.game.seeding import seed_int
+from miaui_env.observe.observation import VIEWS
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository: configs/ and checkpoints/ live here
 CONFIG_DIR = ROOT / "configs"
@@ -355,7 +355,7 @@ class SelfPlayConfig(RunConfig):
     probe: ProbeConfig
     """The exploitability probe at the end of the run."""
     privileged_critic: bool = False
-    """The value network also reads the global state (miaui_env.privileged); the policy never does."""
+    """The value network also reads the global state (miaui_env.integrations.privileged); the policy never does."""
     play: str = field(default="best", metadata={"choices": tuple(PLAY_MODES)})
     """How the run's policy plays once loaded (arena, play, browser, the probe): best (its most likely card) or sample."""
     init: str | None = None

@@ -1,6 +1,6 @@
-"""`python -m training.evaluate`: the arena's command line, kept for those who type it; see `miaui_env.arena`."""
+"""`python -m training.evaluate`: the arena's command line, kept for those who type it; see `miaui_env.apps.arena`."""
 
-from miaui_env.arena import main
+from miaui_env.apps.arena import main
 
 if __name__ == "__main__":
     main()

@@ -35,9 +35,9 @@ from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 
 from miaui_env.agents import as_policy, reset_agent
 from miaui_env.agents.loading import load_agent
-from miaui_env.observation import OBSERVATION_LAYOUT
-from miaui_env.rules import NUM_ROUNDS
-from miaui_env.seeding import seed_children, seed_int
+from miaui_env.game.rules import NUM_ROUNDS
+from miaui_env.game.seeding import seed_children, seed_int
+from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from training.config import KickstartConfig
 
 

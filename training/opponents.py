@@ -25,7 +25,7 @@ import torch
 
 from miaui_env.agents import Agent, Policy, agent_name, as_policy, reset_agent
 from miaui_env.agents.policy import PolicyAgent
-from miaui_env.files import replacing
+from miaui_env.apps.files import replacing
 
 
 class OpponentMixture:

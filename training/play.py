@@ -1,6 +1,6 @@
-"""`python -m training.play`: kept for those who type it; see `miaui_env.play`."""
+"""`python -m training.play`: kept for those who type it; see `miaui_env.apps.play`."""
 
-from miaui_env.play import main
+from miaui_env.apps.play import main
 
 if __name__ == "__main__":
     main()

@@ -30,12 +30,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from miaui_env.agents.checkpoint import CheckpointError, read_metadata
 from miaui_env.agents.loading import load_agent
 from miaui_env.agents.policy import load_rllib_policy
-from miaui_env.arena import ArenaConfig, play, summarize
-from miaui_env.cli import check_writable, run_command
-from miaui_env.files import CheckpointError, atomic_write, read_metadata, write_rows
-from miaui_env.observation import OBSERVATION_VERSION
+from miaui_env.apps.arena import ArenaConfig, play, summarize
+from miaui_env.apps.cli import check_writable, run_command
+from miaui_env.apps.files import atomic_write, write_rows
+from miaui_env.observe.observation import OBSERVATION_VERSION
 from training.config import ROOT, RLlibConfig, thaw
 
 ENV_NAME = "miaui_parallel"

@@ -13,7 +13,7 @@ are dealt each episode among the learner's own side and the baselines, the learn
 as `opponents.mode` says: the learner itself (`latest`),
 its past snapshots alike (`mixture`) or by prioritized fictitious self-play (`league`)
 (training/opponents.py). With `privileged_critic` the value network also reads the global state
-(miaui_env/privileged.py). Every `evaluation.every` steps the learner plays arena gauntlets
+(miaui_env/integrations/privileged.py). Every `evaluation.every` steps the learner plays arena gauntlets
 against each baseline (duplicate deals) on each variant its tables play, and a checkpoint is
 written; at the end an exploitability probe trains a best response against the final policy on the
 variant it trains most on (`probe`, training/exploit.py). A run lives
@@ -25,13 +25,13 @@ in checkpoints/<run_name>/:
                        the league's win rates and draw weights, the probe's figures
     evaluations.csv    step, baseline, win share and its 95% CI, mean score, games, variant
     win_share.png      win share against each baseline over training steps
-    replays/           the first game of every evaluation gauntlet, as a replay (miaui_env.replay)
+    replays/           the first game of every evaluation gauntlet, as a replay (miaui_env.apps.replay)
     pool/              the opponent snapshots
     league.json        a league's statistics: the learner's recent results against each snapshot
     exploit/           the probe's best response: exploit.json, exploit.csv, exploit.png
     tensorboard/       SB3's training curves and the evaluations (tensorboard --logdir ...)
 
-A checkpoint's files are written as one set (`miaui_env.files.write_together`: staged in .staged/,
+A checkpoint's files are written as one set (`miaui_env.apps.files.write_together`: staged in .staged/,
 marked complete, then moved in, metadata last), so a run killed at any moment leaves a checkpoint
 whose model, steps and evaluations agree; --resume completes or drops a half-moved set, then
 continues. Same config and seed, same run on the same machine.
@@ -52,13 +52,14 @@ from typing import Any
 import numpy as np
 
 from miaui_env.agents import Agent, Policy, agent_name
+from miaui_env.agents.checkpoint import CheckpointError, read_metadata
 from miaui_env.agents.loading import load_agent
 from miaui_env.agents.policy import PolicyAgent
-from miaui_env.arena import ArenaConfig, SampleGames, play, summarize
-from miaui_env.cli import check_writable, run_command
-from miaui_env.files import CheckpointError, atomic_write, finish_staged, read_metadata, replacing, write_rows, write_together
-from miaui_env.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION
-from miaui_env.replay import record_replay, save_replay
+from miaui_env.apps.arena import ArenaConfig, SampleGames, play, summarize
+from miaui_env.apps.cli import check_writable, run_command
+from miaui_env.apps.files import atomic_write, finish_staged, replacing, write_rows, write_together
+from miaui_env.apps.replay import record_replay, save_replay
+from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION
 from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, thaw, variant_name
 from training.kickstart import TeacherGuidance, clone_teacher
 from training.opponents import SNAPSHOT_PREFIX, League, OpponentMixture, SnapshotPool
@@ -75,8 +76,8 @@ class Run:
     def __init__(self, config: SelfPlayConfig, directory: Path, resume: bool):
         from sb3_contrib import MaskablePPO
 
-        from miaui_env.privileged import PrivilegedCriticPolicy
-        from miaui_env.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
+        from miaui_env.integrations.privileged import PrivilegedCriticPolicy
+        from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
 
         self.config, self.directory = config, directory
         seeds = config.seeds
@@ -263,7 +264,7 @@ class Run:
                 sample = SampleGames(1)
                 seats, scores, winners = play([learner_agent, baseline], "gauntlet", arena, samples=sample)
                 learner = summarize(["learner", name], seats, scores, winners, arena.players)[0]
-                # The first game of each gauntlet, to watch (python -m miaui_env.replay, or the browser app)
+                # The first game of each gauntlet, to watch (python -m miaui_env.apps.replay, or the browser app)
                 table = {"num_players": arena.players, "open_baskets": arena.open_baskets, "no_fighting": arena.no_fighting}
                 players = [("learner", name)[agent] for agent in seats[0]]
                 replay = record_replay(table, sample.plays[0], seed=int(sample.seeds[0]), players=players)
@@ -398,7 +399,7 @@ def trained_weights(agent: Agent) -> tuple[type, dict[str, Any], dict[str, Any]]
 def initial_weights(config: SelfPlayConfig) -> tuple[type, dict[str, Any], dict[str, Any]] | None:
     """The weights `config.init` names (None without one); ConfigError unless it is a trained
     MaskablePPO policy that sees the run's view through the run's kind of critic."""
-    from miaui_env.privileged import PrivilegedCriticPolicy
+    from miaui_env.integrations.privileged import PrivilegedCriticPolicy
 
     if config.init is None:
         return None

@@ -17,7 +17,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from miaui_env.observation import table_view
+from miaui_env.observe.observation import table_view
 
 Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 

@@ -24,8 +24,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from miaui_env.cards import DEFAULT_DECK, FISH_KINDS, FishKind
-from miaui_env.observation import (
+from miaui_env.game.cards import DEFAULT_DECK, FISH_KINDS, FishKind
+from miaui_env.game.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
+from miaui_env.observe.observation import (
     CARD_DIM,
     COUNT_SCALE,
     HEIGHT_SCALE,
@@ -36,7 +37,6 @@ from miaui_env.observation import (
     SEAT_LAYOUT,
     VALUE_SCALE,
 )
-from miaui_env.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
 
 # A face-down card nobody told us about is worth what an average card of the deck is worth.
 UNKNOWN_FISH_VALUE = float(np.mean([c.value for c in DEFAULT_DECK]))

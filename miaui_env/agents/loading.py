@@ -34,7 +34,7 @@ from typing import Any, cast
 
 from miaui_env.agents import Agent, as_agent, builtin_agents
 from miaui_env.agents.policy import PolicyAgent, load_rllib_policy, load_sb3_policy
-from miaui_env.seeding import check_seed, seed_children, seed_int
+from miaui_env.game.seeding import check_seed, seed_children, seed_int
 
 SHIPPED_POLICIES = Path(__file__).resolve().parents[2] / "checkpoints"
 

@@ -21,8 +21,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from miaui_env.files import CheckpointError, read_metadata
-from miaui_env.seeding import check_seed
+from miaui_env.agents.checkpoint import CheckpointError, read_metadata
+from miaui_env.game.seeding import check_seed
 
 
 class MaskedPolicy(Protocol):

@@ -3,7 +3,7 @@
 At every decision `RegretMatchingSearchAgent`:
 
 1. **samples worlds**: `worlds` whole games consistent with what its seat knows
-   (`miaui_env.belief.SeatKnowledge`: perfect recall of its own observations, the unseen cards
+   (`miaui_env.observe.belief.SeatKnowledge`: perfect recall of its own observations, the unseen cards
    dealt from the deal's posterior). Every hand is known from the reveals; only fish are hidden.
 2. **solves the round as a simultaneous-move game** by regret matching, one strategy per seat,
    its own and every opponent's, over the cards in that seat's hand, for `iterations` iterations
@@ -45,10 +45,10 @@ from typing import Any
 import numpy as np
 
 from miaui_env.agents import Agent, Policy, as_policy, check_agent, reset_agent
-from miaui_env.belief import SeatKnowledge, observed_round
-from miaui_env.observation import table_view
-from miaui_env.rules import NUM_DIVER_CARDS, NUM_ROUNDS, GameConfig, InvalidConfigError, check_reward
-from miaui_env.seeding import check_seed, seed_children, seed_int
+from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, GameConfig, InvalidConfigError, check_reward
+from miaui_env.game.seeding import check_seed, seed_children, seed_int
+from miaui_env.observe.belief import SeatKnowledge, observed_round
+from miaui_env.observe.observation import table_view
 from miaui_env.vector import VectorMiaui
 from miaui_env.vector.engine import EngineSnapshot
 from miaui_env.vector.state import GameArrays, Reveal

@@ -4,8 +4,8 @@
     obs, masks = engine.reset()                         # (B, n, 620) float32, (B, n, 12) int8
     obs, masks, rewards, dones, infos = engine.step(actions)   # actions: (B, n) card indices 0-11
 
-It plays B games with the rules of `miaui_env.rules` and returns observations in exactly the env's
-encoding (`miaui_env.observation`), for every variant, view and reward mode of the env. Its state
+It plays B games with the rules of `miaui_env.game.rules` and returns observations in exactly the env's
+encoding (`miaui_env.observe.observation`), for every variant, view and reward mode of the env. Its state
 is a few named structures of arrays (`vector.state`), written in place. The branchy per-game work
 runs in numba kernels handed those structures whole: the rules in `vector.rule_kernels` (the deal
 with round 1's Seagull replacement, a round's resolution, the action check), the observation in
@@ -13,7 +13,7 @@ with round 1's Seagull replacement, a round's resolution, the action check), the
 every seat's row, the peeks, one game at a time so that the observation is all they write to memory).
 
 **Observation dtype.** `observation_dtype="uint8"` writes every entry as its exact uint8 code
-(`miaui_env.compact`: a quarter of the bytes; `compact.expand_observations` gives the float32
+(`miaui_env.observe.compact`: a quarter of the bytes; `compact.expand_observations` gives the float32
 observation back bit for bit); agents and the SB3 VecEnv's opponents still read floats.
 
 **Threads.** `threads=k` runs the kernels on k of numba's threads, each game on one of them, so
@@ -69,22 +69,8 @@ import numpy as np
 from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 
-from miaui_env.cards import DEFAULT_DECK, FISH_KINDS, DeckError, FishCard, FishKind, parse_deck_order
-from miaui_env.compact import COMPACT_DTYPE, COMPACT_SCALE, COMPACT_ZERO, empty_compact
-from miaui_env.observation import (
-    FACE_DOWN_PIECES,
-    OBSERVATION_LAYOUT,
-    ROUND_COLUMNS,
-    SEAT_DIM,
-    SEAT_LAYOUT,
-    face_down_peeks,
-    face_down_public,
-    features,
-    round_columns,
-    shown_entries,
-    stats_table,
-)
-from miaui_env.rules import (
+from miaui_env.game.cards import DEFAULT_DECK, FISH_KINDS, DeckError, FishCard, FishKind, parse_deck_order
+from miaui_env.game.rules import (
     DEAL_UNIFORMS,
     DECK_SIZE,
     MIN_PLAYERS,
@@ -102,8 +88,22 @@ from miaui_env.rules import (
     illegal_action,
     shallow_priority,
 )
-from miaui_env.seeding import SeedError, check_seed, seed_children
-from miaui_env.settings import Settings, SettingsKwargs
+from miaui_env.game.seeding import SeedError, check_seed, seed_children
+from miaui_env.observe.compact import COMPACT_DTYPE, COMPACT_SCALE, COMPACT_ZERO, empty_compact
+from miaui_env.observe.observation import (
+    FACE_DOWN_PIECES,
+    OBSERVATION_LAYOUT,
+    ROUND_COLUMNS,
+    SEAT_DIM,
+    SEAT_LAYOUT,
+    face_down_peeks,
+    face_down_public,
+    features,
+    round_columns,
+    shown_entries,
+    stats_table,
+)
+from miaui_env.spec import TableKwargs, TableSpec
 from miaui_env.vector import encode_kernels, rule_kernels
 from miaui_env.vector.state import ASSEMBLED_PIECES, EncodeTables, GameArrays, ObservationPieces, Reveal, RoundArrays, RuleTables
 
@@ -127,7 +127,7 @@ class VectorMiaui:
     """B games of Miaui stepped together; see the module docstring."""
 
     def __init__(
-        self, num_envs: int, *, seed: int | None = None, threads: int = 1, autoreset: bool = True, **settings: Unpack[SettingsKwargs]
+        self, num_envs: int, *, seed: int | None = None, threads: int = 1, autoreset: bool = True, **settings: Unpack[TableKwargs]
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise InvalidConfigError(f"num_envs must be a positive int, got {num_envs!r}")
@@ -135,13 +135,13 @@ class VectorMiaui:
             raise InvalidConfigError(f"autoreset must be True or False, got {autoreset!r}")
         self.autoreset = bool(autoreset)
         self._threads = check_threads(threads)
-        self.settings = Settings.of(**settings)
+        self.table_spec = TableSpec.of(**settings)
         seed = check_seed(seed)
-        check_fits_in_memory(int(num_envs), self.settings.num_players)
-        self.config: GameConfig = self.settings.game
-        self.num_envs, self.num_players, self.view = int(num_envs), self.settings.num_players, self.settings.view
+        check_fits_in_memory(int(num_envs), self.table_spec.num_players)
+        self.config: GameConfig = self.table_spec.game
+        self.num_envs, self.num_players, self.view = int(num_envs), self.table_spec.num_players, self.table_spec.view
         batch, n = self.num_envs, self.num_players
-        open_baskets, no_fighting, view = self.settings.open_baskets, self.settings.no_fighting, self.settings.view
+        open_baskets, no_fighting, view = self.table_spec.open_baskets, self.table_spec.no_fighting, self.table_spec.view
 
         stats = stats_table(self.config).astype(np.int32)  # by deck index, then EMPTY, HIDDEN
         empty = len(self.config.deck)
@@ -153,7 +153,7 @@ class VectorMiaui:
             [[[0] * n] + [np.argsort(priority(r, n)).tolist() for r in rounds[1:]] for priority in (deep_priority, shallow_priority)]
         )
         self._rules = RuleTables(stats, kind, ranks, _SEAGULL, _JELLYFISH, _LANTERN, empty, no_fighting)
-        self.compact = self.settings.observation_dtype == "uint8"
+        self.compact = self.table_spec.observation_dtype == "uint8"
         shown = shown_entries(n, view, open_baskets)  # what the declared tables show (R5, R11)
         self._tables = _encode_tables(self.config, n, stats, shown, self.compact)
 
@@ -189,7 +189,7 @@ class VectorMiaui:
         # Two observation buffers: at an episode's end the filled one becomes `final_observation` and
         # the new games are written into the other, so no 40 MB copy is made. Pieces no step writes
         # (table size, variant, absent seats' rows) are set here once, in both. In uint8 every
-        # entry is its code (`miaui_env.compact`): an empty one is its zero, not 0.
+        # entry is its code (`miaui_env.observe.compact`): an empty one is its zero, not 0.
         shape = (batch, n, OBSERVATION_LAYOUT.size)
         self._buffers = [empty_compact(shape) if self.compact else np.zeros(shape, dtype=np.float32) for _ in range(2)]
         for buffer in self._buffers:  # flags: scale 1, zero 0 in either dtype; shown as the tables declare (R11)
@@ -523,7 +523,7 @@ class VectorMiaui:
         if done:
             scores = self.scores()
             winners = scores == scores.max(axis=1, keepdims=True)
-            rewards[:] = final_rewards(scores, self.settings.reward)
+            rewards[:] = final_rewards(scores, self.table_spec.reward)
             infos.update(final_observation=self._obs, final_action_mask=masks, scores=scores, winners=winners)
             if self.autoreset:
                 self._obs = self._buffers[self._obs is self._buffers[0]]

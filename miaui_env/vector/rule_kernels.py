@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from miaui_env.rules import NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES, Decision
+from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES, Decision
 from miaui_env.vector.state import GameArrays, Reveal, RoundArrays, RuleTables
 
 # Module globals are compile-time constants to numba. RoundArrays.decisions holds these indices.

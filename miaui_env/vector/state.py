@@ -66,7 +66,7 @@ class RoundArrays(NamedTuple):
 
 class EncodeTables(NamedTuple):
     """What the encode kernels read and never write. `features`, `round_columns` and `row_zero` are
-    in the observation's dtype: float32, or the uint8 codes of `miaui_env.compact`."""
+    in the observation's dtype: float32, or the uint8 codes of `miaui_env.observe.compact`."""
 
     features: np.ndarray  # (cards + 2, CARD_DIM): observation.features of each card's stats
     stats: np.ndarray  # (cards + 2, stat) int32: as RuleTables.stats

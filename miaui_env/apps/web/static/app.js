@@ -1,4 +1,4 @@
-// Miaui in the browser: the page draws what the server sends (miaui_env/web/views.py describes the
+// Miaui in the browser: the page draws what the server sends (miaui_env/apps/web/views.py describes the
 // JSON) and sends back clicks. Every text is set as text, never as HTML: a replay's player names
 // are anyone's to write.
 "use strict";

@@ -3,7 +3,7 @@
 Miaui is a 3-6 player game of simultaneous hidden bids over 12 rounds. Each round every player
 secretly plays a diver card 1-12; the highest card catches the bottom fish, the next highest the
 middle one, the lowest the top one; Kiti breaks ties; Lanterns, Jellyfish and Seagulls twist the
-score. The rules are `miaui_env.rules` (R1-R11 of `shared/spec/rulings.md`); this module only
+score. The rules are `miaui_env.game.rules` (R1-R11 of `shared/spec/rulings.md`); this module only
 turns agents into seats and game results into rewards.
 
 The envs play on the compiled path: each holds one game of the batched engine
@@ -36,13 +36,13 @@ every step (tests/test_compiled_env.py).
 - `reward`: `"win"` (default; tied winners share 1, others 0), `"score"` (the final score), or
   `"margin"` (own final score minus the best opponent's).
 - `observation_dtype`: `"float32"` (default) or `"uint8"`: every entry as its exact byte code
-  (`miaui_env.compact`; `compact.expand_observations` gives the floats back bit for bit).
+  (`miaui_env.observe.compact`; `compact.expand_observations` gives the floats back bit for bit).
 - `render_mode`: `None`, `"ansi"` (`render()` returns the table as text), `"human"` (prints it
   at every deal and every reveal, as the game goes, and whenever `render()` is called) or
   `"rgb_array"` (`render()` returns a picture of the table, (H, W, 3) uint8, drawn with Pillow:
   `pip install "miaui-rl[render]"`; without it the constructor raises `MissingExtraError`).
   Every mode shows every card, face-down ones included: a spectator's view, not a seat's
-  (`miaui_env.picture.seat_picture(observation, n)` draws one seat's view from its observation).
+  (`miaui_env.display.picture.seat_picture(observation, n)` draws one seat's view from its observation).
 
 `reset(seed=..., options={"deck": [...]})` stacks the deck: all 37 cards written `kind:value`
 (R2), top first; the first is put back unseen. Anything else raises `DeckError` (a ValueError).
@@ -73,7 +73,7 @@ ones, as PettingZoo's API test requires of envs. Before the first reset and afte
 the envs raise Gymnasium's `ResetNeeded`. `env()` adds PettingZoo's `OrderEnforcingWrapper`,
 which checks reset's arguments before it counts the env as reset (it leaves out
 `AssertOutOfBoundsWrapper`, whose bare assertion the env's own check replaces with a clearer
-error). Constructors take their arguments by keyword (`Settings` checks them).
+error). Constructors take their arguments by keyword (`TableSpec` checks them).
 
 `env(illegal_action="terminate", illegal_reward=-1.0)` treats a card not in hand as PettingZoo's
 classic games do (`TerminateIllegalWrapper`): the game ends, the offender is rewarded
@@ -166,11 +166,10 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWrapper
 
-from miaui_env.cards import parse_deck_order
-from miaui_env.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT, VECTOR_BOUND, Encoder
-from miaui_env.picture import require_pillow, table_picture
-from miaui_env.render import RENDER_MODES, check_render_mode, render_table, seat_name
-from miaui_env.rules import (
+from miaui_env.display.picture import require_pillow, table_picture
+from miaui_env.display.text import RENDER_MODES, check_render_mode, render_table, seat_name
+from miaui_env.game.cards import parse_deck_order
+from miaui_env.game.rules import (
     NUM_DIVER_CARDS,
     GameState,
     IllegalActionError,
@@ -181,8 +180,9 @@ from miaui_env.rules import (
     new_game,
     play_checked_round,
 )
-from miaui_env.seeding import check_seed
-from miaui_env.settings import Settings, SettingsKwargs
+from miaui_env.game.seeding import check_seed
+from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT, VECTOR_BOUND, Encoder
+from miaui_env.spec import TableKwargs, TableSpec
 from miaui_env.vector import VectorMiaui
 
 RESET_OPTIONS = ("deck",)
@@ -210,7 +210,7 @@ METADATA = {
 
 
 def observation_box(compact: bool) -> gymnasium.spaces.Box:
-    """The observation vector's space: float32 within VECTOR_BOUND, or uint8 codes (`miaui_env.compact`)."""
+    """The observation vector's space: float32 within VECTOR_BOUND, or uint8 codes (`miaui_env.observe.compact`)."""
     if compact:
         return gymnasium.spaces.Box(0, np.iinfo(np.uint8).max, (OBSERVATION_LAYOUT.size,), np.uint8)
     return gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
@@ -260,7 +260,7 @@ class RoundResults:
 
 
 class PlayedGame:
-    """One dealt game as the reference rules (`miaui_env.rules`) see it, brought up to date when
+    """One dealt game as the reference rules (`miaui_env.game.rules`) see it, brought up to date when
     asked: the compiled engine plays the rounds, and the joint actions it played are replayed
     through the rules only when the state or a round's records are read."""
 
@@ -291,17 +291,17 @@ class _MiauiEnv:
 
     metadata = METADATA
 
-    def __init__(self, *, render_mode: str | None = None, **settings: Unpack[SettingsKwargs]):
-        self.settings = Settings.of(**settings)
+    def __init__(self, *, render_mode: str | None = None, **settings: Unpack[TableKwargs]):
+        self.table_spec = TableSpec.of(**settings)
         check_render_mode(render_mode)
         if render_mode == "rgb_array":
             require_pillow()  # the extra is named now, not at the first render()
-        self.config = self.settings.game
+        self.config = self.table_spec.game
         self.render_mode = render_mode
-        self._encoder = Encoder(self.config, self.settings.view)
+        self._encoder = Encoder(self.config, self.table_spec.view)
         self.possible_agents = [seat_name(s) for s in range(self.config.num_players)]
         self.seat_of = {agent: s for s, agent in enumerate(self.possible_agents)}
-        self.compact = self.settings.observation_dtype == "uint8"
+        self.compact = self.table_spec.observation_dtype == "uint8"
         obs_box = observation_box(self.compact)
         mask_box = gymnasium.spaces.Box(0, 1, (NUM_DIVER_CARDS,), np.int8)
         observation_space = gymnasium.spaces.Dict({"observation": obs_box, "action_mask": mask_box})
@@ -315,7 +315,7 @@ class _MiauiEnv:
         # The compiled path: one game on the batched engine (proven identical to the rules); the
         # reference state follows it only when read (`PlayedGame`). The engine's own deals are never
         # used: every game is dealt by the rules here and loaded into it.
-        self.engine = VectorMiaui(1, seed=0, autoreset=False, **self.settings.as_kwargs())
+        self.engine = VectorMiaui(1, seed=0, autoreset=False, **self.table_spec.as_kwargs())
         self._played: PlayedGame | None = None
         self._seat_observations = self._masks = np.zeros((0, 0))
         self._is_over = False
@@ -399,7 +399,7 @@ class _MiauiEnv:
         else:
             totals, winning = self.engine.scores()[0].tolist(), [False] * len(cards)
         infos = [{"round_results": results, "score": total, "winner": won} for total, won in zip(totals, winning, strict=True)]
-        rewards: list[float] | None = final_rewards(np.array(totals), self.settings.reward).tolist() if self._is_over else None
+        rewards: list[float] | None = final_rewards(np.array(totals), self.table_spec.reward).tolist() if self._is_over else None
         return rewards, infos
 
     def state(self) -> np.ndarray:
@@ -437,7 +437,7 @@ class _MiauiEnv:
 class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
     """Miaui as a PettingZoo AEC env; the module docstring is its documentation."""
 
-    def __init__(self, *, render_mode: str | None = None, **settings: Unpack[SettingsKwargs]):
+    def __init__(self, *, render_mode: str | None = None, **settings: Unpack[TableKwargs]):
         AECEnv.__init__(self)
         _MiauiEnv.__init__(self, render_mode=render_mode, **settings)
         self._pending: list[int] = []
@@ -498,7 +498,7 @@ class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
 class MiauiParallelEnv(_MiauiEnv, ParallelEnv):
     """Miaui with the Parallel API: every agent's card in one `step`, as the rules take them."""
 
-    def __init__(self, *, render_mode: str | None = None, **settings: Unpack[SettingsKwargs]):
+    def __init__(self, *, render_mode: str | None = None, **settings: Unpack[TableKwargs]):
         _MiauiEnv.__init__(self, render_mode=render_mode, **settings)
         self.agents: list[str] = []
 

@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from miaui_env.replay import ReplayError, replay_from_json, replay_to_json
-from miaui_env.web.games import (
+from miaui_env.apps.replay import ReplayError, replay_from_json, replay_to_json
+from miaui_env.apps.web.games import (
     MAX_BODY,
     GameStore,
     ReplayShelf,
@@ -205,10 +205,10 @@ def create_app(
 
 def main(argv: list[str] | None = None) -> None:
     """Serve the app until Ctrl-C."""
-    import miaui_env.web
-    from miaui_env.cli import non_negative_int, positive_int, run_command
+    import miaui_env.apps.web
+    from miaui_env.apps.cli import non_negative_int, positive_int, run_command
 
-    parser = argparse.ArgumentParser(description=miaui_env.web.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=miaui_env.apps.web.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on; 0.0.0.0 opens it to your network (on purpose only)")
     parser.add_argument("--port", type=non_negative_int, default=8000, help="0 picks a free port")
     parser.add_argument("--max-games", type=positive_int, default=64, help="games live at once; a new game beyond is refused")

@@ -32,9 +32,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from miaui_env.cards import DEFAULT_DECK, FISH_KINDS, FishCard, FishKind
-from miaui_env.observation import CARD_DIM, HIDDEN_FEATURE, LAGOON_SLOTS, OBSERVATION_LAYOUT, VALUE_SCALE
-from miaui_env.rules import (
+from miaui_env.game.cards import DEFAULT_DECK, FISH_KINDS, FishCard, FishKind
+from miaui_env.game.rules import (
     MIN_PLAYERS,
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
@@ -46,6 +45,7 @@ from miaui_env.rules import (
     kiti_seat,
     play_round,
 )
+from miaui_env.observe.observation import CARD_DIM, HIDDEN_FEATURE, LAGOON_SLOTS, OBSERVATION_LAYOUT, VALUE_SCALE
 
 _VIEW = OBSERVATION_LAYOUT.view
 _VALUE = len(FISH_KINDS)

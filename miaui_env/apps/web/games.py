@@ -22,9 +22,9 @@ from gymnasium.utils import seeding
 
 from miaui_env.agents import Agent, as_seen, checked_actions, views_at_table
 from miaui_env.agents.loading import SEARCH_PREFIX, SHIPPED_POLICIES, load_agents
-from miaui_env.observation import VIEWS, Encoder
-from miaui_env.replay import Replay, dealt_deck, record_replay, replay_states, save_replay
-from miaui_env.rules import (
+from miaui_env.apps.replay import Replay, dealt_deck, record_replay, replay_states, save_replay
+from miaui_env.apps.web.views import reveal_steps, seat_table, spectator_table
+from miaui_env.game.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     NUM_DIVER_CARDS,
@@ -36,7 +36,7 @@ from miaui_env.rules import (
     scores,
     winners,
 )
-from miaui_env.web.views import reveal_steps, seat_table, spectator_table
+from miaui_env.observe.observation import VIEWS, Encoder
 
 MAX_BODY = 1 << 20  # bytes: a replay is about 20 kB, every other request far less
 MAX_SEED = 2**63  # seeds are JSON integers: keep them exact in every client

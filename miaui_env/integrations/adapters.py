@@ -6,7 +6,7 @@ everything on untouched, and taken back out on the policy's side.
     # observation_space: Box((632,), float32) = the 620-float observation, then the 12-card mask
 
 `split_mask(observations)` cuts a batch back into observations and boolean masks;
-`miaui_env.sb3.ActionMasksFromObservation` gives an SB3 VecEnv built from such an env (by
+`miaui_env.integrations.sb3.ActionMasksFromObservation` gives an SB3 VecEnv built from such an env (by
 SuperSuit, say) the `action_masks()` that sb3-contrib's MaskablePPO reads.
 """
 
@@ -18,8 +18,8 @@ import gymnasium
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from miaui_env.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
-from miaui_env.rules import NUM_DIVER_CARDS
+from miaui_env.game.rules import NUM_DIVER_CARDS
+from miaui_env.observe.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
 
 MASKED_SIZE = OBSERVATION_LAYOUT.size + NUM_DIVER_CARDS
 

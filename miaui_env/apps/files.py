@@ -1,4 +1,4 @@
-"""Files that a reader never sees half-written, and the checkpoint metadata every loader checks.
+"""Files that a reader never sees half-written.
 
 Everything the library and the trainers write (arena results, charts, snapshot weights) goes
 through `replacing`: written beside its target, then renamed over it in one step, so a killed
@@ -9,22 +9,11 @@ checkpoint's model, metadata and evaluations) goes through `write_together`: all
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
-
-from miaui_env.observation import OBSERVATION_VERSION, VIEWS
-
-
-class CheckpointError(ValueError):
-    """A checkpoint that cannot be read: missing, corrupt, or not what its name says."""
-
-
-class CheckpointVersionError(CheckpointError):
-    """A checkpoint trained on another observation layout than this library's."""
 
 
 @contextlib.contextmanager
@@ -84,29 +73,3 @@ def write_rows(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
     if rows:
         lines = [",".join(rows[0]), *(",".join(str(row[key]) for key in rows[0]) for row in rows)]
         atomic_write(path, "\n".join(lines) + "\n")
-
-
-def check_observation_version(metadata: Mapping[str, Any], source: Path | str) -> None:
-    """Refuse a checkpoint whose metadata names another observation layout than this library builds."""
-    version = metadata.get("observation_version")
-    if version != OBSERVATION_VERSION:
-        raise CheckpointVersionError(
-            f"{source} was trained on observation layout version {version}, but this library builds "
-            f"version {OBSERVATION_VERSION}; retrain it or use a matching miaui-rl"
-        )
-
-
-def read_metadata(path: Path) -> dict[str, Any]:
-    """A run's metadata.json ({} if there is none), its observation layout version checked."""
-    if not path.exists():
-        return {}
-    try:
-        metadata = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise CheckpointError(f"{path} is not valid JSON ({error}); the checkpoint is damaged") from None
-    if not isinstance(metadata, dict):
-        raise CheckpointError(f"{path} holds {type(metadata).__name__}, not a metadata object; the checkpoint is damaged")
-    check_observation_version(metadata, path.parent)
-    if metadata.get("view", "table") not in VIEWS:
-        raise CheckpointError(f"{path} names view {metadata['view']!r}; views are {', '.join(VIEWS)}")
-    return metadata

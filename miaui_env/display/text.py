@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from miaui_env.cards import FISH_KINDS
-from miaui_env.observation import COUNT_SCALE, HEIGHT_SCALE, HIDDEN_FEATURE, OBSERVATION_LAYOUT, VALUE_SCALE
-from miaui_env.rules import (
+from miaui_env.game.cards import FISH_KINDS
+from miaui_env.game.rules import (
     NUM_ROUNDS,
     Decision,
     GameState,
@@ -18,6 +17,7 @@ from miaui_env.rules import (
     kiti_seat,
     score,
 )
+from miaui_env.observe.observation import COUNT_SCALE, HEIGHT_SCALE, HIDDEN_FEATURE, OBSERVATION_LAYOUT, VALUE_SCALE
 
 DEPTH_NAMES = ("bottom", "middle", "top")
 RENDER_MODES = ("human", "ansi", "rgb_array")

@@ -27,12 +27,12 @@ import numpy as np
 from gymnasium.error import ResetNeeded
 
 from miaui_env.agents import Agent, AgentError, Policy, RandomAgent, as_seen, check_agent, checked_actions, reset_agent, views_at_table
-from miaui_env.compact import compact_observations
-from miaui_env.env import MiauiParallelEnv, observation_box
-from miaui_env.picture import seat_picture
-from miaui_env.render import RENDER_MODES
-from miaui_env.rules import NUM_DIVER_CARDS, InvalidConfigError
-from miaui_env.settings import Settings, SettingsKwargs
+from miaui_env.display.picture import seat_picture
+from miaui_env.display.text import RENDER_MODES
+from miaui_env.envs.miaui import MiauiParallelEnv, observation_box
+from miaui_env.game.rules import NUM_DIVER_CARDS, InvalidConfigError
+from miaui_env.observe.compact import compact_observations
+from miaui_env.spec import TableKwargs, TableSpec
 
 ENV_ID = "miaui_env/Miaui-v0"
 
@@ -48,9 +48,9 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         opponents: Agent | Policy | Sequence[Agent | Policy] | None = None,
         seat: int | None = None,
         render_mode: str | None = None,
-        **settings: Unpack[SettingsKwargs],
+        **settings: Unpack[TableKwargs],
     ):
-        table = Settings.of(**settings)
+        table = TableSpec.of(**settings)
         num_players, self.view = table.num_players, table.view
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < num_players):
             raise InvalidConfigError(f"seat={seat!r} is not allowed; use None (a random seat each game) or an int 0-{num_players - 1}")

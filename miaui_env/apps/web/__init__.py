@@ -1,13 +1,13 @@
 """Play and watch Miaui in the browser: a small Flask app served by waitress (the `web` extra).
 
-    python -m training.web [--host 127.0.0.1] [--port 8000]     # or miaui-web, or python -m miaui_env.web
+    python -m training.web [--host 127.0.0.1] [--port 8000]     # or miaui-web, or python -m miaui_env.apps.web
 
 **Play**: choose the table (size, variants, your seat and view) and an opponent for every other
 seat from the server's own list (the built-in agents, the shipped policies in both play modes, the
 search agent, policy + search), then click your diver cards. The page shows exactly what your
 seat's observation holds, as the terminal play does, and each reveal step by step: the cards,
 each depth's catch, each Seagull theft and Jellyfish triple, then the final scores. A finished
-game is saved as a replay (`results/replays/web-<time>-<id>.json`, `miaui_env.replay`).
+game is saved as a replay (`results/replays/web-<time>-<id>.json`, `miaui_env.apps.replay`).
 
 **Watch**: open a replay (saved on this machine under `results/`: the arena's, human play's, this
 app's; or any replay file) and step through it round by round, forwards and back, as a spectator
@@ -22,6 +22,6 @@ framework), `app` (the Flask routes and `main`), `static/` (the page: HTML, CSS 
 no build step).
 """
 
-from miaui_env.web.app import create_app, main
+from miaui_env.apps.web.app import create_app, main
 
 __all__ = ["create_app", "main"]

@@ -27,10 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from miaui_env.cards import FISH_KINDS, FishCard, FishKind
-from miaui_env.observation import COUNT_SCALE, HEIGHT_SCALE, HIDDEN_FEATURE, OBSERVATION_LAYOUT, VALUE_SCALE
-from miaui_env.render import DEPTH_NAMES
-from miaui_env.rules import (
+from miaui_env.display.text import DEPTH_NAMES
+from miaui_env.game.cards import FISH_KINDS, FishCard, FishKind
+from miaui_env.game.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     NUM_DIVER_CARDS,
@@ -45,6 +44,7 @@ from miaui_env.rules import (
     score,
     shallow_priority,
 )
+from miaui_env.observe.observation import COUNT_SCALE, HEIGHT_SCALE, HIDDEN_FEATURE, OBSERVATION_LAYOUT, VALUE_SCALE
 
 GAME_OVER = NUM_ROUNDS + 1  # the "round" of a finished game
 _VALUE = len(FISH_KINDS)  # a card's features: one-hot kind, value / VALUE_SCALE, then the face-down flag

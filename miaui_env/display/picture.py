@@ -18,10 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from miaui_env.cards import FISH_KINDS, FishKind
-from miaui_env.observation import COUNT_SCALE, HEIGHT_SCALE, HIDDEN_FEATURE, OBSERVATION_LAYOUT, VALUE_SCALE
-from miaui_env.render import DEPTH_NAMES, describe_round, seat_name
-from miaui_env.rules import (
+from miaui_env.display.text import DEPTH_NAMES, describe_round, seat_name
+from miaui_env.game.cards import FISH_KINDS, FishKind
+from miaui_env.game.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     NUM_DIVER_CARDS,
@@ -33,6 +32,7 @@ from miaui_env.rules import (
     score,
     shallow_priority,
 )
+from miaui_env.observe.observation import COUNT_SCALE, HEIGHT_SCALE, HIDDEN_FEATURE, OBSERVATION_LAYOUT, VALUE_SCALE
 
 EXTRA = 'pip install "miaui-rl[render]"'
 WIDTH, HEADER, SPACE_ROW, SEAT_ROW, FOOTER = 1000, 70, 64, 66, 150

@@ -42,8 +42,8 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from miaui_env.cards import DEFAULT_DECK, DeckError, FishCard
-from miaui_env.rules import (
+from miaui_env.game.cards import DEFAULT_DECK, DeckError, FishCard
+from miaui_env.game.rules import (
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
     NUM_SPACES,
@@ -140,7 +140,7 @@ def save_state(state: GameState, path: str | os.PathLike[str]) -> None:
     """Write the state to `path` as JSON, atomically: a reader sees the old file or the whole new one."""
     path = Path(path)
     text = json.dumps(state_to_dict(state)) + "\n"
-    # Written beside its target, then renamed over it in one step (as miaui_env.files does, which
+    # Written beside its target, then renamed over it in one step (as miaui_env.apps.files does, which
     # sits above the rules and so cannot be imported here).
     temporary = path.with_name(f".{path.name}.tmp")
     try:

@@ -1,0 +1,121 @@
+"""Play Miaui in the terminal: you take one seat, arena agents take the others.
+
+    python -m miaui_env.apps.play [--players 4] [--opponents counter greedy random] [--seat 0] [--seed 1]
+                            [--open-baskets] [--no-fighting] [--view table]
+
+Each round shows exactly what your seat may know (your observation, read back in words: the env
+builds it, so nothing hidden can show), asks for a diver card, then shows the reveal and who
+caught what. Opponents are any arena agents: built-in names, checkpoints or module:callable,
+cycled over the other seats. Type `q` to leave; bad input is simply asked again. A finished game
+is saved as a replay (`--replay PATH`; default results/replays/play-<time>.json; `--no-replay`):
+`python -m miaui_env.apps.replay PATH` prints it back, with `--gif` as pictures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from miaui_env.agents import as_seen, checked_actions, views_at_table
+from miaui_env.agents.loading import load_agents
+from miaui_env.apps.cli import non_negative_int, run_command
+from miaui_env.apps.replay import record_replay, save_replay
+from miaui_env.display.text import describe_round, describe_view, seat_name
+from miaui_env.envs.miaui import parallel_env
+from miaui_env.game.rules import NUM_DIVER_CARDS
+
+_NO_REPLAY = Path("-")  # --no-replay
+
+
+def ask_card(legal: list[int], read: Callable[[str], str]) -> int | None:
+    """A diver card from the player, asked again until it is one of `legal`; None to quit."""
+    while True:
+        try:
+            answer = read(f"Your card ({' '.join(map(str, legal))}), or q to quit: ").strip().lower()
+        except EOFError:
+            return None
+        if answer in ("q", "quit", "exit"):
+            return None
+        if not (answer.isascii() and answer.isdigit()) or not 1 <= int(answer) <= NUM_DIVER_CARDS:  # '²' is a digit too
+            print(f"  {answer!r} is not a diver card: type a number from 1 to {NUM_DIVER_CARDS}.")
+        elif int(answer) not in legal:
+            print(f"  You have already played {answer}; your cards are {' '.join(map(str, legal))}.")
+        else:
+            return int(answer)
+
+
+def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
+    """One game against the chosen agents; returns the process exit status."""
+    n = args.players
+    others = [(args.seat + k) % n for k in range(1, n)]
+    agents = dict(zip(others, load_agents([args.opponents[i % len(args.opponents)] for i in range(len(others))], args.seed), strict=True))
+    # The human sees --view; an agent trained on the recall view is shown it (see miaui_env/apps/arena.py).
+    agent_views, dealt = views_at_table(list(agents.values()), args.view)
+    views = dict(zip(agents, agent_views, strict=True))
+    env = parallel_env(num_players=n, open_baskets=args.open_baskets, no_fighting=args.no_fighting, view=dealt)
+    for seat, agent in agents.items():
+        print(f"{seat_name(seat)}: {agent.name}")
+    me = seat_name(args.seat)
+    observations, _ = env.reset(seed=args.seed)
+    plays: list[list[int]] = []
+    while env.agents:
+        print("\n" + describe_view(as_seen(observations[me]["observation"], args.view, dealt), args.seat, n))
+        card = ask_card((np.flatnonzero(observations[me]["action_mask"]) + 1).tolist(), read)
+        if card is None:
+            print("Game abandoned.")
+            return 0
+        actions = {me: card - 1}
+        for seat, agent in agents.items():
+            seen = observations[seat_name(seat)]
+            shown = as_seen(seen["observation"][None], views[seat], dealt)
+            actions[seat_name(seat)] = int(checked_actions(agent, shown, seen["action_mask"][None])[0])
+        plays.append([int(actions[seat_name(s)]) + 1 for s in range(n)])
+        observations, _, _, _, infos = env.step(actions)
+        for record in infos[me]["round_results"]:
+            print("\n" + "\n".join(describe_round(record)))
+    print("\nFinal scores:")
+    best = max(info["score"] for info in infos.values())
+    for agent_name, info in infos.items():
+        who = "you" if agent_name == me else agents[int(agent_name.split("_")[1])].name
+        print(f"  {agent_name} ({who}): {info['score']}{'  winner' if info['score'] == best else ''}")
+    print("You win!" if infos[me]["winner"] else "Better luck next time.")
+    if args.replay is not None:
+        players = ["you" if s == args.seat else agents[s].name for s in range(n)]
+        table = {"num_players": n, "open_baskets": args.open_baskets, "no_fighting": args.no_fighting}
+        path = save_replay(record_replay(table, plays, seed=args.seed, players=players), args.replay)
+        print(f"The game is saved as a replay: {path} (python -m miaui_env.apps.replay {path})")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line and play."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--players", type=int, default=4, choices=range(3, 7))
+    parser.add_argument("--opponents", nargs="+", default=["counter", "greedy", "random"])
+    parser.add_argument("--seat", type=non_negative_int, default=0)
+    parser.add_argument("--seed", type=non_negative_int, default=None)
+    parser.add_argument("--open-baskets", action="store_true")
+    parser.add_argument("--no-fighting", action="store_true")
+    parser.add_argument("--view", default="table", choices=["table", "recall"])
+    parser.add_argument(
+        "--replay", type=Path, default=None, help="where the finished game is saved (default: results/replays/play-<time>.json)"
+    )
+    parser.add_argument("--no-replay", dest="replay", action="store_const", const=_NO_REPLAY, help="do not save the game")
+    args = parser.parse_args(argv)
+    if args.replay is _NO_REPLAY:
+        args.replay = None
+    elif args.replay is None:
+        args.replay = Path("results/replays") / f"play-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    if args.seat >= args.players:
+        parser.error(f"--seat {args.seat} is not a seat at a {args.players}-player table; seats are 0-{args.players - 1}")
+    if args.seed is None:
+        args.seed = int(np.random.default_rng().integers(2**31))
+    run_command(parser.prog, lambda: play(args), interrupted="game abandoned")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,291 @@
+"""Replays: a whole game as versioned JSON that plays back bit for bit through the env.
+
+A replay holds the table (`settings`), the deal (`seed`, the seed `reset` took, or `deck`, the
+37 cards as dealt, put-back card first: either one deals the game), who sat where (`players`),
+every round's diver cards by seat (`plays`: the 11 chosen rounds; the engine plays round 12's
+forced card, R6), and what the game made of them: every round's public record (`records`, as
+`saved_state` writes them), the final `scores` and the `winners`. `replay_states` plays it back
+through the rules and refuses (`ReplayError`) a replay whose cards are not legal or whose records
+are not what the cards make: an edited card shows up as the first round that differs. The arena
+saves sample games (`--replays N`), human play saves its game, and
+
+    python -m miaui_env.apps.replay GAME.json [--seat K] [--gif OUT.gif]
+
+prints the hand history and draws the game as an animated GIF, frame by frame (the spectator's
+picture, or seat K's view from its observations; Pillow, the `render` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium.utils import seeding
+
+from miaui_env.display.text import describe_round, seat_name
+from miaui_env.game.cards import DeckError, parse_deck_order
+from miaui_env.game.rules import (
+    NUM_ROUNDS,
+    GameConfig,
+    GameState,
+    IllegalActionError,
+    InvalidConfigError,
+    new_game,
+    play_round,
+    scores,
+    winners,
+)
+from miaui_env.game.saved_state import record_to_dict
+from miaui_env.game.seeding import SeedError, check_seed
+from miaui_env.observe.observation import Encoder
+
+REPLAY_VERSION = 1
+_KEYS = ("version", "settings", "players", "seed", "deck", "plays", "records", "scores", "winners")
+_SETTINGS = ("num_players", "open_baskets", "no_fighting")
+
+
+class ReplayError(ValueError):
+    """A replay this library cannot play back: another version, bad JSON, illegal or edited cards."""
+
+
+@dataclass(frozen=True)
+class Replay:
+    """One game; see the module docstring. Build one with `record_replay`, read one with `load_replay`."""
+
+    settings: dict[str, Any]
+    players: tuple[str, ...]
+    seed: int | None
+    deck: tuple[str, ...] | None
+    plays: tuple[tuple[int, ...], ...]
+    records: tuple[dict[str, Any], ...]
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+
+    @property
+    def config(self) -> GameConfig:
+        """The table's rules settings."""
+        return GameConfig(**self.settings)
+
+
+def dealt_deck(state: GameState) -> tuple[str, ...]:
+    """The deck of a game not yet played as `reset(options={"deck": ...})` takes it: the put-back
+    card, round 1's three cards (Seagulls already moved on, R4), then the rest, top first."""
+    if state.history:
+        raise InvalidConfigError(f"dealt_deck needs a game before its first round; this one is at round {state.round}")
+    cards = [state.put_back] + [space[0].card for space in state.lagoon] + state.deck
+    return tuple(str(state.card(card)) for card in cards)
+
+
+def record_replay(settings: dict[str, Any], plays: Any, *, seed: int | None = None, deck: Any = None, players: Any = None) -> Replay:
+    """The replay of a game dealt by `seed` or `deck` whose rounds were `plays` (11 rounds of a
+    diver card 1-12 per seat): played through the rules here, so its records are the game's."""
+    config = GameConfig(**{key: settings[key] for key in _SETTINGS if key in settings})
+    plays = tuple(tuple(int(card) for card in cards) for cards in plays)
+    states = _play_back(config, seed, None if deck is None else tuple(deck), plays)
+    final = states[-1]
+    names = tuple(players) if players is not None else tuple(seat_name(s) for s in range(config.num_players))
+    return Replay(
+        {key: getattr(config, key) for key in _SETTINGS},
+        names,
+        seed,
+        None if deck is None else tuple(map(str, deck)),
+        plays,
+        tuple(record_to_dict(record) for record in final.history),
+        tuple(int(total) for total in scores(final)),
+        tuple(sorted(winners(final))),
+    )
+
+
+def replay_states(replay: Replay) -> list[GameState]:
+    """The game after its deal and after each chosen round (the last one includes the forced round
+    12), played back through the rules; ReplayError if the replay is not the game it says."""
+    states = _play_back(replay.config, replay.seed, replay.deck, replay.plays)
+    played = [record_to_dict(record) for record in states[-1].history]
+    for index, (mine, theirs) in enumerate(zip(played, replay.records, strict=False)):
+        if mine != theirs:
+            raise ReplayError(f"round {index + 1}'s record is not what its cards make: the replay was edited or is another game's")
+    if len(played) != len(replay.records):
+        raise ReplayError(f"the replay holds {len(replay.records)} round records; its cards make {len(played)}")
+    final = states[-1]
+    if tuple(scores(final)) != replay.scores or tuple(sorted(winners(final))) != replay.winners:
+        raise ReplayError(f"the replay's scores {list(replay.scores)} and winners are not the game's: {scores(final)}")
+    return states
+
+
+def _play_back(config: GameConfig, seed: int | None, deck: tuple[str, ...] | None, plays: tuple[tuple[int, ...], ...]) -> list[GameState]:
+    if seed is None and deck is None:
+        raise ReplayError("a replay needs the deal: a seed or a deck")
+    try:
+        order = None if deck is None else parse_deck_order(list(deck), config.deck)
+        # reset(seed=s) deals from Gymnasium's generator seeded s; a stacked deck as dealt needs none
+        # (round 1 holds no Seagull to move, R4), so a deck alone deals with seed 0's.
+        rng, _ = seeding.np_random(0 if seed is None else check_seed(seed))
+        state = new_game(config, rng, order)
+    except (DeckError, SeedError) as bad:
+        raise ReplayError(f"the replay's deal cannot be dealt: {bad}") from bad
+    if len(plays) != NUM_ROUNDS - 1:
+        raise ReplayError(f"a replay holds the {NUM_ROUNDS - 1} chosen rounds of a whole game; this one holds {len(plays)}")
+    states = [state.clone()]
+    for round_number, cards in enumerate(plays, start=1):
+        try:
+            play_round(state, list(cards))
+        except (IllegalActionError, ValueError) as bad:
+            raise ReplayError(f"round {round_number}: {bad}") from bad
+        states.append(state.clone())
+    return states
+
+
+# -- files -----------------------------------------------------------------------------------
+def replay_to_json(replay: Replay) -> str:
+    """The replay as JSON text (keys in a fixed order, version first)."""
+    body = {
+        "version": REPLAY_VERSION,
+        "settings": replay.settings,
+        "players": list(replay.players),
+        "seed": replay.seed,
+        "deck": None if replay.deck is None else list(replay.deck),
+        "plays": [list(cards) for cards in replay.plays],
+        "records": list(replay.records),
+        "scores": list(replay.scores),
+        "winners": list(replay.winners),
+    }
+    return json.dumps(body, indent=1) + "\n"
+
+
+def replay_from_json(text: str) -> Replay:
+    """A replay from JSON text, played back and checked; ReplayError naming what is wrong."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, TypeError) as bad:
+        raise ReplayError(f"a replay is JSON; this is not ({bad})") from bad
+    if not isinstance(data, dict):
+        raise ReplayError(f"a replay is a JSON object with keys {', '.join(_KEYS)}; got {type(data).__name__}")
+    if data.get("version") != REPLAY_VERSION:
+        raise ReplayError(f"replay format version {data.get('version')!r}; this library reads version {REPLAY_VERSION}")
+    missing, unknown = sorted(set(_KEYS) - set(data)), sorted(set(data) - set(_KEYS))
+    if missing or unknown:
+        raise ReplayError(f"a replay has the keys {', '.join(_KEYS)}; missing {missing or 'none'}, unknown {unknown or 'none'}")
+    settings = data["settings"]
+    if not isinstance(settings, dict) or set(settings) != set(_SETTINGS):
+        raise ReplayError(f"settings must hold exactly {', '.join(_SETTINGS)}; got {settings!r:.80}")
+    try:
+        config = GameConfig(**settings)
+        plays = tuple(tuple(_card(card) for card in cards) for cards in data["plays"])
+        replay = Replay(
+            {key: getattr(config, key) for key in _SETTINGS},
+            tuple(str(name) for name in data["players"]),
+            data["seed"],
+            None if data["deck"] is None else tuple(data["deck"]),
+            plays,
+            tuple(data["records"]),
+            tuple(int(total) for total in data["scores"]),
+            tuple(int(seat) for seat in data["winners"]),
+        )
+    except (TypeError, ValueError) as bad:
+        raise ReplayError(f"a replay field has the wrong type or value: {bad}") from bad
+    if len(replay.players) != config.num_players:
+        raise ReplayError(f"players names {len(replay.players)} seats at a table of {config.num_players}")
+    replay_states(replay)
+    return replay
+
+
+def _card(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ReplayError(f"a play is a diver card 1-12, got {value!r}")
+    return value
+
+
+def save_replay(replay: Replay, path: str | os.PathLike[str]) -> Path:
+    """Write the replay to `path` (folders made as needed); returns the path."""
+    from miaui_env.apps.files import atomic_write
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, replay_to_json(replay))
+    return path
+
+
+def load_replay(path: str | os.PathLike[str]) -> Replay:
+    """Read and check a replay file; ReplayError naming the file if it is not one."""
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as bad:
+        raise ReplayError(f"{path}: cannot be read as a replay ({bad})") from bad
+    try:
+        return replay_from_json(text)
+    except ReplayError as bad:
+        raise ReplayError(f"{path}: {bad}") from bad
+
+
+# -- hand history and pictures -----------------------------------------------------------------
+def hand_history(replay: Replay) -> str:
+    """The game in words: the table, who sat where, every reveal, the final scores."""
+    states = replay_states(replay)
+    config = replay.config
+    variants = [name for name, on in (("Open Baskets", config.open_baskets), ("No Fighting", config.no_fighting)) if on]
+    lines = [f"Miaui, {config.num_players} players" + (f" ({', '.join(variants)})" if variants else "")]
+    lines += [f"  {seat_name(s)}: {name}" for s, name in enumerate(replay.players)]
+    for record in states[-1].history:
+        lines += describe_round(record)
+    lines.append("final scores: " + ", ".join(f"{seat_name(s)} {total}" for s, total in enumerate(replay.scores)))
+    lines.append("winners: " + ", ".join(f"{seat_name(s)} ({replay.players[s]})" for s in replay.winners))
+    return "\n".join(lines)
+
+
+def frames(replay: Replay, seat: int | None = None) -> list[np.ndarray]:
+    """The game as pictures, one after the deal and one after each reveal: the spectator's, or
+    seat `seat`'s view drawn from its observation."""
+    from miaui_env.display.picture import seat_picture, table_picture
+
+    states = replay_states(replay)
+    if seat is None:
+        return [table_picture(state) for state in states]
+    if not 0 <= seat < replay.config.num_players:
+        raise InvalidConfigError(f"seat {seat} is not at a table of {replay.config.num_players}")
+    encoder = Encoder(replay.config, "table")
+    pictures = []
+    for state in states:
+        encoder.refresh(state)
+        pictures.append(seat_picture(encoder.observe(seat), replay.config.num_players))
+    return pictures
+
+
+def write_gif(replay: Replay, path: str | os.PathLike[str], seat: int | None = None, seconds_per_frame: float = 1.5) -> Path:
+    """An animated GIF of the game (`frames`), written to `path`."""
+    from PIL import Image
+
+    images = [Image.fromarray(frame) for frame in frames(replay, seat)]
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    images[0].save(path, save_all=True, append_images=images[1:], duration=int(seconds_per_frame * 1000), loop=0)
+    return path
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print a replay's hand history; draw it as a GIF with --gif."""
+    from miaui_env.apps.cli import run_command
+
+    parser = argparse.ArgumentParser(
+        prog="python -m miaui_env.apps.replay", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("replay", type=Path, help="a replay file (JSON)")
+    parser.add_argument("--gif", type=Path, default=None, help="also draw the game as an animated GIF here")
+    parser.add_argument("--seat", type=int, default=None, help="draw this seat's view (0-based) instead of the spectator's")
+    args = parser.parse_args(argv)
+
+    def show() -> None:
+        replay = load_replay(args.replay)
+        print(hand_history(replay))
+        if args.gif is not None:
+            print(f"written to {write_gif(replay, args.gif, args.seat)}")
+
+    run_command(parser.prog, show)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,401 @@
+"""Parameter-shared self-play for Stable-Baselines3: the batched engine as an SB3 `VecEnv`.
+
+    from sb3_contrib import MaskablePPO
+    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+
+    venv = MiauiSelfPlayVecEnv(num_games=256, num_players=4, learner_seats=[0, 1], seed=0)
+    MaskablePPO("MlpPolicy", venv).learn(100_000)
+
+Every (game, learner seat) pair is one env index: index `g * L + j` is game g's j-th learner seat,
+so all learner seats' experience trains the one policy, and each index only ever receives its own
+seat's reward (never another seat's perspective). The other seats are played by `opponent`, a
+batched agent or callable `(observations, masks) -> actions` (default: random legal cards);
+`set_opponent` swaps it from the next episode on. With `rotate_seats` (default) the learner seats
+move one place clockwise every episode, so the policy learns every position relative to Kiti.
+`action_masks()` is what sb3-contrib's MaskablePPO reads. Episodes end together (the engine runs
+its games in lockstep); the final observation of each index is in its info's
+`terminal_observation`, its `opponents` names who played the game's other seats, seat by seat,
+and its `episode` holds the return and length for SB3's logger.
+With `privileged=True` each row is the seat's observation followed by the global state, for a
+privileged critic (`miaui_env.integrations.privileged`); opponents are still shown observations only.
+
+Seeding: a seed (an int or a `numpy.random.SeedSequence`) is the root of a seed tree. Every game
+slot gets its own seed from it (`slot_seeds`: words of the tree's state, not `seed + i`), so two
+tables seeded from sibling children never share a game, however many games each holds.
+`MultiTableVecEnv.seed` gives each table its own child. `seed()` (which SB3 calls with
+MaskablePPO's `seed`) deals the next reset's games exactly as the same seed given to the
+constructor does; after that each slot's generator carries on, game after game.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any, Unpack
+
+import gymnasium
+import numpy as np
+import torch
+from gymnasium.error import ResetNeeded
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
+
+from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent, checked_actions, reset_agent
+from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, IllegalActionError, InvalidConfigError, illegal_action
+from miaui_env.game.seeding import Seed, seed_children, seed_int
+from miaui_env.integrations.adapters import split_mask
+from miaui_env.integrations.compact_torch import expand_observations_torch
+from miaui_env.integrations.privileged import PRIVILEGED_SIZE, privileged_features
+from miaui_env.observe.compact import expand_observations
+from miaui_env.observe.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
+from miaui_env.spec import TableKwargs
+from miaui_env.vector import VectorMiaui
+
+
+class ExpandCompactObservations(BaseFeaturesExtractor):
+    """Features extractor for `observation_dtype="uint8"`: the codes back to the float32 layout, exactly.
+
+    SB3 hands a Box of uint8 to the policy as floats of the codes; this undoes the codes instead
+    (`policy_kwargs={"features_extractor_class": ExpandCompactObservations}`), so a policy trained
+    on compact observations is the same function of the same floats as one trained on float32.
+    """
+
+    def __init__(self, observation_space: gymnasium.spaces.Box):
+        super().__init__(observation_space, OBSERVATION_LAYOUT.size)
+
+    def forward(self, observations: Any) -> Any:
+        """Expand a batch of codes (SB3 has cast them to float32: whole numbers, exact)."""
+        return expand_observations_torch(observations.to(torch.uint8))
+
+
+class ActionMasksFromObservation(VecEnvWrapper):
+    """`action_masks()` for an SB3 VecEnv whose observations end with the action mask
+    (`miaui_env.integrations.adapters.MaskInObservation`, vectorised by SuperSuit, say): what MaskablePPO reads."""
+
+    def __init__(self, venv: VecEnv):
+        super().__init__(venv)
+        self._last: np.ndarray | None = None
+        self._next_seed: int | None = None
+
+    def seed(self, seed: int | None = None) -> Any:
+        """Seed the next reset. SuperSuit's SB3 wrapper cannot pass a seed on (its `seed()` calls one
+        its vector env lacks, and MaskablePPO(seed=...) calls it), so the seed goes to the Gymnasium
+        vector env inside it at the next reset."""
+        self._next_seed = seed
+        return [seed] * self.num_envs
+
+    def reset(self) -> Any:
+        """Reset (seeded once by `seed`), keeping the observations for their masks."""
+        seed, self._next_seed = self._next_seed, None
+        inner = getattr(self.venv, "venv", None)
+        if seed is not None and isinstance(inner, gymnasium.vector.VectorEnv):
+            inner.reset(seed=seed)  # seeds every game's generator; the reset below deals from them
+        self._last = np.asarray(self.venv.reset())
+        return self._last
+
+    def step_wait(self) -> VecEnvStepReturn:
+        """Step, keeping the observations (after an autoreset, the new games') for their masks."""
+        observations, rewards, dones, infos = self.venv.step_wait()
+        self._last = np.asarray(observations)
+        return observations, rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, 12) bool: the mask at the end of each index's last observation."""
+        if self._last is None:
+            raise ResetNeeded("call reset() before action_masks()")
+        return split_mask(self._last)[1]
+
+    def has_attr(self, attr_name: str) -> bool:
+        """`action_masks` is here (how sb3-contrib asks); other names, as the wrapped VecEnv says."""
+        return attr_name == "action_masks" or bool(self.venv.has_attr(attr_name))
+
+    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any) -> list[Any]:
+        """`action_masks` per index, from the observations; other methods go to the wrapped VecEnv."""
+        if method_name == "action_masks":
+            return list(self.action_masks()[list(self._get_indices(indices))])
+        return list(self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs))
+
+
+def slot_seeds(seed: Seed, num_games: int) -> list[int]:
+    """One seed per game slot of a table seeded `seed`: 64-bit words of its deals child's state."""
+    deals, _ = seed_children(seed, 2)
+    return [int(word) for word in deals.generate_state(num_games, dtype=np.uint64)]
+
+
+def _opponent_seed(seed: Seed) -> int:
+    """The seed of a table's default (random) opponent."""
+    _, opponent = seed_children(seed, 2)
+    return seed_int(opponent)
+
+
+class _OneEnvVecEnv(VecEnv):
+    """A VecEnv whose indices are slots of one engine: attributes and methods are shared."""
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, 12) bool: the legal cards of each index."""
+        raise NotImplementedError
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        """The attribute, once per index (every index shares this one env)."""
+        return [getattr(self, attr_name)] * len(list(self._get_indices(indices)))
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """Set an attribute of the (shared) env."""
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any) -> list[Any]:
+        """`action_masks` per index (what sb3-contrib calls); other methods once, result repeated."""
+        chosen = list(self._get_indices(indices))
+        if method_name == "action_masks":
+            return list(self.action_masks()[chosen])
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [result] * len(chosen)
+
+    def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper[Any, Any, Any, Any]], indices: VecEnvIndices = None) -> list[bool]:
+        """No index is wrapped."""
+        return [False] * len(list(self._get_indices(indices)))
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
+    """Learner seats of many games as one SB3 VecEnv; see the module docstring."""
+
+    def __init__(
+        self,
+        num_games: int,
+        *,
+        learner_seats: Sequence[int] | None = None,
+        opponent: Agent | Policy | None = None,
+        rotate_seats: bool = True,
+        seed: Seed | None = None,
+        threads: int = 1,
+        privileged: bool = False,
+        **settings: Unpack[TableKwargs],
+    ):
+        self.engine = VectorMiaui(num_games, threads=threads, **settings)  # checks num_games, threads and the settings first
+        if not isinstance(privileged, bool):
+            raise InvalidConfigError(f"privileged must be True or False, got {privileged!r}")
+        if privileged and self.engine.compact:
+            raise InvalidConfigError("privileged=True appends float32 state features: it needs observation_dtype='float32', not 'uint8'")
+        self.privileged = privileged
+        # The first reset deals these games again, so the games before and after it are the same.
+        self._next_seeds: list[int] | None = None if seed is None else slot_seeds(seed, num_games)
+        if self._next_seeds is not None:
+            self.engine.reset(seeds=self._next_seeds)
+        num_players = self.engine.num_players
+        seats = _checked_seats(learner_seats, num_players)
+        if opponent is not None:
+            check_agent(opponent, "opponent")
+        self.num_games, self.num_players = num_games, num_players
+        self.learner_seats = np.array(seats)
+        if not isinstance(rotate_seats, bool):
+            raise InvalidConfigError(f"rotate_seats must be True or False, got {rotate_seats!r}")
+        self.rotate_seats = rotate_seats
+        self._shift = 0
+        default = RandomAgent(None if seed is None else _opponent_seed(seed))
+        self.opponent: Agent | Policy = opponent if opponent is not None else default
+        self._next_opponent: Agent | Policy | None = None
+        self.render_mode = None
+        if self.engine.compact:  # uint8 codes: a policy expands them (ExpandCompactObservations)
+            observation_space = gymnasium.spaces.Box(0, np.iinfo(np.uint8).max, (OBSERVATION_LAYOUT.size,), np.uint8)
+        else:
+            width = OBSERVATION_LAYOUT.size + (PRIVILEGED_SIZE if privileged else 0)
+            observation_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (width,), np.float32)
+        super().__init__(num_games * len(seats), observation_space, gymnasium.spaces.Discrete(NUM_DIVER_CARDS))
+        self._actions = np.zeros(self.num_envs, dtype=np.int64)
+        self._masks = self.engine.action_masks()
+        self._obs = self.engine._obs
+        self._returns = np.zeros(self.num_envs, dtype=np.float64)
+        self._episode_start = time.time()
+
+    # -- seats ----------------------------------------------------------------------------------
+    def _seats(self) -> tuple[np.ndarray, np.ndarray]:
+        """This episode's learner seats and opponent seats."""
+        learners = (self.learner_seats + self._shift) % self.num_players
+        return learners, np.setdiff1d(np.arange(self.num_players), learners)
+
+    def set_opponent(self, opponent: Agent | Policy) -> None:
+        """Play the non-learner seats with `opponent` from the next episode on."""
+        self._next_opponent = check_agent(opponent, "opponent")
+
+    # -- VecEnv ---------------------------------------------------------------------------------
+    def seed(self, seed: Seed | None = None) -> list[int | None]:
+        """Deal the next reset's games from `seed` (None: fresh entropy), as the constructor's `seed`
+        would; returns each index's game seed."""
+        self._next_seeds = slot_seeds(np.random.SeedSequence() if seed is None else seed, self.num_games)
+        return [s for s in self._next_seeds for _ in self.learner_seats]
+
+    def reset(self) -> np.ndarray:
+        """New games in every slot (dealt from the seed given to `seed()`, if it was called since)."""
+        self._obs, self._masks = self.engine.reset(seeds=self._next_seeds)
+        self._next_seeds = None
+        self._shift = 0
+        self._start_episode()
+        return self._learner_rows(self._obs)
+
+    def _start_episode(self) -> None:
+        if self._next_opponent is not None:
+            self.opponent, self._next_opponent = self._next_opponent, None
+        reset_agent(self.opponent)
+        self._returns[:] = 0.0
+        self._episode_start = time.time()
+
+    def _learner_view(self, per_seat: np.ndarray) -> np.ndarray:
+        learners, _ = self._seats()
+        return per_seat[:, learners].reshape(self.num_envs, *per_seat.shape[2:])
+
+    def _learner_rows(self, observations: np.ndarray) -> np.ndarray:
+        """The learner seats' observations, followed by the global state when the env is privileged."""
+        rows = self._learner_view(observations)
+        if not self.privileged:
+            return rows
+        state = privileged_features(self.engine, self._seats()[0]).reshape(self.num_envs, PRIVILEGED_SIZE)
+        return np.concatenate([rows, state], axis=1)
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Store the learner seats' actions (one per env index), checked before any opponent moves."""
+        self._actions = self._checked(actions)
+
+    def _checked(self, actions: np.ndarray) -> np.ndarray:
+        """The learner seats' actions as int64 card indices; IllegalActionError naming the index otherwise."""
+        try:
+            given = np.asarray(actions)
+        except ValueError:  # a ragged nesting of lists
+            raise IllegalActionError(f"actions must hold one card index per env index, got {actions!r:.60}") from None
+        if given.shape not in ((self.num_envs,), (self.num_envs, 1)):
+            raise IllegalActionError(f"actions must hold one card index per env index, shape ({self.num_envs},), got shape {given.shape}")
+        if not np.issubdtype(given.dtype, np.integer):  # a float or a string would be truncated or parsed, not refused
+            raise IllegalActionError(f"actions must be integer card indices 0-{NUM_DIVER_CARDS - 1}, got dtype {given.dtype}")
+        given = given.reshape(self.num_envs).astype(np.int64)
+        masks = self._learner_view(self._masks)  # the int8 hands: no bool copy on every step
+        bad = (given < 0) | (given >= NUM_DIVER_CARDS)
+        if not bad.any():
+            bad = masks[np.arange(self.num_envs), given] == 0
+        if bad.any():
+            index = int(np.flatnonzero(bad)[0])
+            learners, _ = self._seats()
+            game, seat = divmod(index, len(learners))
+            raise illegal_action(f"env index {index} (game {game}, player_{learners[seat]})", int(given[index]), masks[index])
+        return given
+
+    def step_wait(self) -> VecEnvStepReturn:
+        """Let the opponents choose, play the round in every game, and hand each index its own seat's result."""
+        learners, opponents = self._seats()
+        games, n_learners = self.num_games, len(learners)
+        joint = np.empty((games, self.num_players), dtype=np.int64)
+        joint[:, learners] = self._actions.reshape(games, n_learners)
+        if opponents.size:
+            seen = self._obs[:, opponents].reshape(-1, self._obs.shape[-1])
+            if self.engine.compact:  # agents read the float layout
+                seen = expand_observations(seen)
+            masks = self._masks[:, opponents].reshape(-1, NUM_DIVER_CARDS)
+            joint[:, opponents] = checked_actions(self.opponent, seen, masks).reshape(games, opponents.size)
+        obs, self._masks, rewards, dones, infos = self.engine.step(joint)
+        self._obs = obs
+        learner_rewards = rewards[:, learners].reshape(self.num_envs).astype(np.float32)
+        self._returns += learner_rewards
+        done = bool(dones[0])
+        env_dones = np.full(self.num_envs, done)
+        if not done:
+            return self._learner_rows(obs), learner_rewards, env_dones, [{} for _ in range(self.num_envs)]
+        final = infos["final_observation"][:, learners].reshape(self.num_envs, -1)
+        if self.privileged:  # the finished games' state is gone; a final row is never valued (the game is over)
+            final = np.concatenate([final, np.zeros((self.num_envs, PRIVILEGED_SIZE), dtype=final.dtype)], axis=1)
+        scores = infos["scores"][:, learners].reshape(self.num_envs)
+        winners = infos["winners"][:, learners].reshape(self.num_envs)
+        elapsed = round(time.time() - self._episode_start, 6)
+        seated = self._seated_opponents(games, opponents.size)
+        env_infos = [
+            {
+                "terminal_observation": final[i],
+                "score": int(scores[i]),
+                "winner": bool(winners[i]),
+                "seat": int(learners[i % n_learners]),
+                "opponents": seated[i // n_learners],
+                "episode": {"r": float(self._returns[i]), "l": NUM_ROUNDS - 1, "t": elapsed},
+            }
+            for i in range(self.num_envs)
+        ]
+        if self.rotate_seats:
+            self._shift = (self._shift + 1) % self.num_players
+        self._start_episode()
+        return self._learner_rows(obs), learner_rewards, env_dones, env_infos
+
+    def _seated_opponents(self, games: int, seats: int) -> list[tuple[str, ...]]:
+        """Each game's opponents by name, seat by seat: a mixture of agents says who it dealt where
+        (`seated(rows)`), any other opponent is one agent in every seat."""
+        seated = getattr(self.opponent, "seated", None)
+        names = list(seated(games * seats)) if callable(seated) else [agent_name(self.opponent)] * (games * seats)
+        return [tuple(names[g * seats : (g + 1) * seats]) for g in range(games)]
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, 12) bool: the legal cards of each index's seat."""
+        return self._learner_view(self._masks).astype(bool)
+
+
+class MultiTableVecEnv(_OneEnvVecEnv):
+    """Several self-play VecEnvs (say 3-, 4- and 6-player tables, or variants) as one, so one
+    network learns them all. Indices run through the tables in order; all tables share the
+    observation layout, and their episodes all last 11 steps."""
+
+    def __init__(self, tables: Sequence[MiauiSelfPlayVecEnv]):
+        if isinstance(tables, str | bytes) or not isinstance(tables, Sequence) or not tables:
+            raise InvalidConfigError(f"MultiTableVecEnv needs a non-empty list of MiauiSelfPlayVecEnv tables, got {tables!r:.60}")
+        for table in tables:
+            if not isinstance(table, MiauiSelfPlayVecEnv):
+                raise InvalidConfigError(f"MultiTableVecEnv table {table!r:.60} is not a MiauiSelfPlayVecEnv")
+        if len({id(table) for table in tables}) != len(tables):
+            raise InvalidConfigError("MultiTableVecEnv was given the same table twice; each table is its own batch of games")
+        self.tables = list(tables)
+        self._bounds = np.cumsum([0] + [t.num_envs for t in self.tables])
+        self.render_mode = None
+        super().__init__(int(self._bounds[-1]), self.tables[0].observation_space, self.tables[0].action_space)
+
+    def seed(self, seed: Seed | None = None) -> list[int | None]:
+        """Seed every table's next reset, table i from child i of `seed`'s tree (None: fresh entropy);
+        returns each index's game seed."""
+        children = seed_children(np.random.SeedSequence() if seed is None else seed, len(self.tables))
+        return [s for table, child in zip(self.tables, children, strict=True) for s in table.seed(child)]
+
+    def reset(self) -> np.ndarray:
+        """Reset every table (dealt as `seed()` said, if it was called since)."""
+        return np.concatenate([table.reset() for table in self.tables])
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Hand each table its share of the actions, all of them checked before any table keeps its share."""
+        given = np.asarray(actions)
+        if given.shape[:1] != (self.num_envs,):
+            raise IllegalActionError(f"actions must hold one card index per env index, shape ({self.num_envs},), got shape {given.shape}")
+        spans = zip(self.tables, self._bounds[:-1], self._bounds[1:], strict=True)
+        shares = [table._checked(given[start:stop]) for table, start, stop in spans]
+        for table, share in zip(self.tables, shares, strict=True):
+            table._actions = share
+
+    def step_wait(self) -> VecEnvStepReturn:
+        """Step every table; concatenate what they return."""
+        results = [table.step_wait() for table in self.tables]
+        obs, rewards, dones, infos = zip(*results, strict=True)
+        return np.concatenate(obs), np.concatenate(rewards), np.concatenate(dones), [i for table in infos for i in table]
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, 12) bool legal cards, table after table."""
+        return np.concatenate([table.action_masks() for table in self.tables])
+
+
+def _checked_seats(learner_seats: object, num_players: int) -> list[int]:
+    """The learner seats, sorted; InvalidConfigError unless a non-empty collection of distinct ints 0 to n-1."""
+    if learner_seats is None:
+        return list(range(num_players))
+    allowed = f"a non-empty list of distinct seats 0-{num_players - 1}"
+    if isinstance(learner_seats, str | bytes) or not isinstance(learner_seats, Sequence | np.ndarray):
+        raise InvalidConfigError(f"learner_seats={learner_seats!r} is not allowed; give {allowed}")
+    seats = list(learner_seats)
+    for seat in seats:
+        if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < num_players:
+            raise InvalidConfigError(f"learner_seats={learner_seats!r}: seat {seat!r} is not allowed; give {allowed}")
+    if not seats or len(set(seats)) != len(seats):
+        raise InvalidConfigError(f"learner_seats={learner_seats!r} is not allowed; give {allowed}")
+    return sorted(int(seat) for seat in seats)

@@ -1,0 +1,705 @@
+"""What one seat may see (R11), encoded as one float32 vector from named pieces.
+
+The vector is a few table-wide pieces followed by `seats`: one row per seat, seat-relative (row 0
+is the observer, row k the k-th seat to her left, clockwise, R1; rows beyond the table are zero).
+The layout is the same for every player count, variant and view, so one network can play them all.
+
+How it works, and why it cannot leak: after every reveal `Encoder.refresh` writes the whole game
+into one flat *canvas* (absolute seats, hidden information included). A seat's observation is
+`canvas.take(index[seat])`, where `index` is a static integer map built once per (player count,
+seat, view) that points every entry either at a canvas entry the seat may see or at a constant
+zero. Which is which is declared piece by piece in `VISIBILITY` (the vector's pieces) and
+`OPPONENT_ROW_VISIBILITY` (what an opponent's seat row shows): R11 is decided there and nowhere
+else, and a piece declared in neither is an error, never shown. No pending choice can show,
+because the canvas changes only at a reveal. The one dynamic exception is a face-down lagoon card
+(R5), declared in `FACE_DOWN_VISIBILITY`: its peeker alone gets the card's true features added in.
+The batched engine's compiled encoder takes every one of these decisions from the same tables
+(`shown_entries`, `face_down_public`), so a change of a table changes what both encoders show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, NamedTuple, TypeVar
+
+import numpy as np
+
+from miaui_env.game.cards import FISH_KINDS, FishCard
+from miaui_env.game.rules import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_DIVER_CARDS,
+    NUM_ROUNDS,
+    NUM_SPACES,
+    GameConfig,
+    GameState,
+    InvalidConfigError,
+    SeagullTheft,
+    deep_priority,
+    kiti_seat,
+    shallow_priority,
+)
+
+OBSERVATION_VERSION = 1  # bump whenever a layout below changes; checkpoints record it
+VIEWS = ("table", "recall")
+VECTOR_BOUND = 64.0  # every entry of an observation or state vector lies in [-VECTOR_BOUND, VECTOR_BOUND]
+
+VALUE_SCALE = 15.0  # the largest printed value, so a card's value lands in [-1, 1]
+# A pile summary divides a pile's height by HEIGHT_SCALE (one catch a round makes 12), its count of
+# each kind by COUNT_SCALE, and its value sum by COUNT_SCALE * VALUE_SCALE (four top fish sum to 1).
+HEIGHT_SCALE = float(NUM_ROUNDS)
+COUNT_SCALE = 4.0
+LAGOON_SLOTS = 3  # cards shown one by one per lagoon space (a space holds one outside No Fighting)
+PILE_SLOTS = 3  # top cards shown one by one per fish pile (what Seagulls can reach first)
+
+# A card is 8 features: one-hot kind, value / VALUE_SCALE, and a flag for a face-down card the
+# observer may not see. An empty slot is all zeros, so features add up to kind counts and values.
+CARD_DIM = len(FISH_KINDS) + 2
+HIDDEN_FEATURE = CARD_DIM - 1
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One named block of a vector; `doc` is its line in the documentation's index table."""
+
+    name: str
+    shape: tuple[int, ...]
+    doc: str
+
+    @property
+    def size(self) -> int:
+        """Number of floats in the piece."""
+        return int(np.prod(self.shape))
+
+
+class Layout:
+    """Pieces laid end to end in one flat vector, addressable by name.
+
+    `rows` names pieces made of rows with a layout of their own (the seat rows, a seat's last
+    reveal); their pieces, nested ones too, can be viewed and located by name, so every name is
+    unique across the nesting.
+    """
+
+    def __init__(self, pieces: list[Piece], rows: dict[str, Layout] | None = None):
+        self.pieces = pieces
+        self.rows = rows or {}
+        self.offsets: dict[str, int] = {}
+        self._spans: dict[str, tuple[slice, tuple[int, ...]]] = {}
+        offset = 0
+        for piece in pieces:
+            self.offsets[piece.name] = offset
+            self._spans[piece.name] = (slice(offset, offset + piece.size), piece.shape)
+            offset += piece.size
+        self.size = offset
+        self._holder: dict[str, str] = {}  # nested piece -> the piece whose rows hold it
+        for holder, row_layout in self.rows.items():
+            if holder not in self._spans or self._spans[holder][1][-1] != row_layout.size:
+                raise ValueError(f"rows {holder!r} must name a piece whose last axis is {row_layout.size} long (its row layout)")
+            self._holder.update(dict.fromkeys(row_layout.names(), holder))
+        names = self.names()
+        if len(set(names)) != len(names):
+            raise ValueError(f"piece names must be unique across the nesting; repeated: {sorted({n for n in names if names.count(n) > 1})}")
+
+    def names(self) -> list[str]:
+        """Every piece name, nested ones after their holder's, in vector order."""
+        names: list[str] = []
+        for piece in self.pieces:
+            names.append(piece.name)
+            if piece.name in self.rows:
+                names.extend(self.rows[piece.name].names())
+        return names
+
+    def leaves(self) -> list[str]:
+        """The names of the pieces holding no rows of their own (nested ones included), in vector order."""
+        leaves: list[str] = []
+        for piece in self.pieces:
+            leaves.extend(self.rows[piece.name].leaves() if piece.name in self.rows else [piece.name])
+        return leaves
+
+    def span(self, name: str) -> slice:
+        """The flat slice holding piece `name`; a nested piece's, in the first row of its holder."""
+        if name in self._holder:
+            holder = self.offsets[self._holder[name]]
+            inner = self.rows[self._holder[name]].span(name)
+            return slice(holder + inner.start, holder + inner.stop)
+        return self._spans[self._checked(name)][0]
+
+    def offset(self, name: str) -> int:
+        """Where piece `name` begins in the flat vector; a nested piece, in the first row of its holder."""
+        return int(self.span(name).start)
+
+    def view(self, vector: np.ndarray, name: str) -> np.ndarray:
+        """Piece `name` of `vector` (last axis), reshaped to the piece's shape; a view, not a copy.
+        A nested piece comes with its holders' row axes first (seat rows: (..., 6, shape))."""
+        if name in self._holder:
+            holder = self._holder[name]
+            return self.rows[holder].view(self.view(vector, holder), name)
+        span, shape = self._spans[self._checked(name)]
+        return vector[..., span].reshape(*vector.shape[:-1], *shape)
+
+    def _checked(self, name: str) -> str:
+        if name not in self._spans:
+            raise KeyError(f"no piece {name!r}; pieces are {self.names()}")
+        return name
+
+    def index_table(self) -> str:
+        """Markdown table of the layout: piece, indices, shape, meaning."""
+        rows = ["| piece | indices | shape | meaning |", "|---|---|---|---|"]
+        for piece in self.pieces:
+            start = self.offsets[piece.name]
+            shape = "x".join(map(str, piece.shape))
+            rows.append(f"| `{piece.name}` | {start}-{start + piece.size - 1} | {shape} | {piece.doc} |")
+        return "\n".join(rows)
+
+
+# What a seat row records of the last reveal. The public facts of one round: the cards lie face-up
+# before being discarded, catches and fish effects happen in the open (R9, R11).
+LAST_ROUND_LAYOUT = Layout(
+    [
+        Piece("card_played", (NUM_DIVER_CARDS,), "card played"),  # one-hot diver card
+        Piece("caught_at", (NUM_SPACES,), "depth caught"),  # one-hot space: bottom, middle, top
+        Piece("caught", (CARD_DIM,), "fish caught"),  # feature sum of the fish caught
+        Piece("stolen", (CARD_DIM,), "fish lost to Seagulls"),  # feature sum of what Seagulls took from the pile
+        Piece("thefts", (1,), "thefts"),  # Seagull thefts suffered
+        Piece("triples", (1,), "triples"),  # Jellyfish triples sent to the box
+    ]
+)
+_LAST_ROUND_DOC = "last reveal: " + ", ".join(
+    piece.doc + (f" ({piece.size})" if piece.size > 1 else "") for piece in LAST_ROUND_LAYOUT.pieces
+)
+
+SEAT_LAYOUT = Layout(
+    [
+        Piece("present", (1,), "1 if the seat is at the table"),
+        Piece("kiti", (1,), "1 if Kiti sits between this seat and the next one to its left (0 in No Fighting)"),
+        Piece("deep_priority", (1,), "1 - rank/n in this round's deepest/deep tie order (0 in No Fighting)"),
+        Piece("shallow_priority", (1,), "1 - rank/n in the shallow tie order (0 in No Fighting)"),
+        Piece(
+            "pile_summary",
+            (CARD_DIM,),
+            f"pile height/{HEIGHT_SCALE:g}, count of each kind/{COUNT_SCALE:g}, value sum/{COUNT_SCALE * VALUE_SCALE:g}"
+            " (opponents, table view: height only)",
+        ),
+        Piece("pile", (PILE_SLOTS, CARD_DIM), "the top 3 fish of the pile, top first (opponents, table view: top only)"),
+        Piece("played", (NUM_DIVER_CARDS,), "1 for each diver card played so far (opponents: Open Baskets or recall view only)"),
+        Piece("last_round", (LAST_ROUND_LAYOUT.size,), _LAST_ROUND_DOC),
+    ],
+    rows={"last_round": LAST_ROUND_LAYOUT},
+)
+SEAT_DIM = SEAT_LAYOUT.size
+
+_HEAD = [
+    Piece("num_players", (MAX_PLAYERS - MIN_PLAYERS + 1,), "one-hot table size 3, 4, 5, 6"),
+    Piece("variant", (2,), "Open Baskets, No Fighting flags"),
+    Piece("round", (NUM_ROUNDS,), "one-hot round about to be played (1-12)"),
+]
+_SEATS_DOC = "one row per seat (below): you, then each seat to your left; rows past the table are 0"
+
+OBSERVATION_LAYOUT = Layout(
+    [
+        *_HEAD,
+        Piece("hand", (NUM_DIVER_CARDS,), "1 for each diver card in your hand (equals the action mask)"),
+        Piece(
+            "lagoon",
+            (NUM_SPACES, LAGOON_SLOTS, CARD_DIM),
+            "bottom, middle, top space: oldest 3 cards; a face-down card is 'hidden' unless you peeked it",
+        ),
+        Piece("lagoon_rest", (NUM_SPACES, CARD_DIM), "feature sum of any further cards in each space (No Fighting stacks)"),
+        Piece("box", (CARD_DIM,), "feature sum of the cards Seagulls and Jellyfish sent to the box (recall view only)"),
+        Piece("seats", (MAX_PLAYERS, SEAT_DIM), _SEATS_DOC),
+    ],
+    rows={"seats": SEAT_LAYOUT},
+)
+
+STATE_LAYOUT = Layout(
+    [
+        *_HEAD,
+        Piece("hand", (MAX_PLAYERS, NUM_DIVER_CARDS), "every seat's hand"),
+        Piece("lagoon", (NUM_SPACES, LAGOON_SLOTS, CARD_DIM), "the lagoon, face-down cards shown"),
+        Piece("lagoon_rest", (NUM_SPACES, CARD_DIM), "feature sum of further cards in each space, face-down ones shown"),
+        Piece("box", (CARD_DIM,), "feature sum of the cards in the box"),
+        Piece("deck", (CARD_DIM,), "feature sum of the undealt deck"),
+        Piece("put_back", (CARD_DIM,), "the card put back unseen at setup"),
+        Piece("seats", (MAX_PLAYERS, SEAT_DIM), "one row per seat, player_0 first, everything shown"),
+    ],
+    rows={"seats": SEAT_LAYOUT},
+)
+
+# The canvas: the omniscient game, absolute seats. Observation and state indices point into it; an
+# observation's piece reads the canvas piece of the same name, the state's the `_STATE_SOURCES` one.
+_CANVAS = Layout(
+    [
+        Piece("zero", (1,), "constant 0 for entries a view hides"),
+        *_HEAD,
+        Piece("hand", (MAX_PLAYERS, NUM_DIVER_CARDS), ""),
+        Piece("lagoon", (NUM_SPACES, LAGOON_SLOTS, CARD_DIM), "face-down cards as hidden"),
+        Piece("lagoon_rest", (NUM_SPACES, CARD_DIM), "face-down cards as hidden"),
+        Piece("lagoon_true", (NUM_SPACES, LAGOON_SLOTS, CARD_DIM), "face-down cards shown"),
+        Piece("lagoon_rest_true", (NUM_SPACES, CARD_DIM), "face-down cards shown"),
+        Piece("box", (CARD_DIM,), ""),
+        Piece("deck", (CARD_DIM,), ""),
+        Piece("put_back", (CARD_DIM,), ""),
+        Piece("seats", (MAX_PLAYERS, SEAT_DIM), ""),
+    ],
+    rows={"seats": SEAT_LAYOUT},
+)
+_CANVAS_IDS = np.arange(_CANVAS.size)
+_STATE_SOURCES = {"lagoon": "lagoon_true", "lagoon_rest": "lagoon_rest_true"}
+
+
+def layout_tables() -> str:
+    """The observation layout as documentation: the vector's pieces, then a seat row's pieces."""
+    return OBSERVATION_LAYOUT.index_table() + "\n\nEach row of `seats`:\n\n" + SEAT_LAYOUT.index_table()
+
+
+# -- R11, declared piece by piece --------------------------------------------------------------
+class Sight(Enum):
+    """Who may see a piece of an observation."""
+
+    PUBLIC = "every seat, in every view"
+    OWN = "the observer's own entry only (the piece holds one per seat)"
+    RECALL = "every seat, in the recall view only"
+    SEAT_ROWS = "one row per seat: the observer's own in full, the others' as OPPONENT_ROW_VISIBILITY declares"
+
+
+class Shown(Enum):
+    """How much of a seat-row piece an opponent's row shows."""
+
+    ALL = "all of it"
+    FIRST = "its first entry only"
+    NOTHING = "nothing"
+
+
+class OpponentSight(NamedTuple):
+    """What an opponent's row shows of one seat-row piece, in the table view and with full knowledge."""
+
+    table: Shown
+    full: Shown  # Open Baskets or the recall view: whole piles and every diver card played
+
+
+_T = TypeVar("_T")
+
+
+class UndeclaredVisibilityError(LookupError):
+    """A layout piece nobody declared a visibility for: deny by default, so it is refused, not shown."""
+
+
+VISIBILITY: dict[str, Sight] = {
+    "num_players": Sight.PUBLIC,
+    "variant": Sight.PUBLIC,
+    "round": Sight.PUBLIC,
+    "hand": Sight.OWN,  # other hands are never visible
+    "lagoon": Sight.PUBLIC,  # face-down cards as hidden; their peeker gets them added in `Encoder.observe` (R5)
+    "lagoon_rest": Sight.PUBLIC,  # the same, summed
+    "box": Sight.RECALL,  # each card went there in the open, but only perfect memory still knows them all
+    "seats": Sight.SEAT_ROWS,
+}
+
+_OPEN = OpponentSight(Shown.ALL, Shown.ALL)
+OPPONENT_ROW_VISIBILITY: dict[str, OpponentSight] = {
+    "present": _OPEN,
+    "kiti": _OPEN,  # Kiti's place and the tie priorities
+    "deep_priority": _OPEN,
+    "shallow_priority": _OPEN,
+    "pile_summary": OpponentSight(Shown.FIRST, Shown.ALL),  # the pile's height; its contents with the whole pile
+    "pile": OpponentSight(Shown.FIRST, Shown.ALL),  # the top card; the ones below with the whole pile
+    "played": OpponentSight(Shown.NOTHING, Shown.ALL),  # diver discards beyond the last reveal
+    # The last reveal lies face-up on the table.
+    "card_played": _OPEN,
+    "caught_at": _OPEN,
+    "caught": _OPEN,
+    "stolen": _OPEN,
+    "thefts": _OPEN,
+    "triples": _OPEN,
+}
+
+
+# R5: who sees the face of a face-down lagoon card, per piece it can lie in. OWN: its peeker alone
+# (every other seat sees the hidden flag); PUBLIC would turn it face-up for every seat. (The rules
+# put a face-down card in a space its Lantern's catch emptied, so it is always the oldest card of
+# its space: the lagoon_rest entry is declared, and followed by both encoders, for completeness.)
+FACE_DOWN_VISIBILITY: dict[str, Sight] = {
+    "lagoon": Sight.OWN,
+    "lagoon_rest": Sight.OWN,
+}
+FACE_DOWN_PIECES = ("lagoon", "lagoon_rest")  # the pieces a face-down card can lie in, in the encoders' order
+
+
+def _declared(table: Mapping[str, _T], name: str, table_name: str) -> _T:
+    if name not in table:
+        raise UndeclaredVisibilityError(
+            f"piece {name!r} has no declared visibility: add it to {table_name} (observation.py) to show it to anyone"
+        )
+    return table[name]
+
+
+def check_declared(
+    layout: Layout = OBSERVATION_LAYOUT,
+    visibility: Mapping[str, Sight] = VISIBILITY,
+    opponent_rows: Mapping[str, OpponentSight] = OPPONENT_ROW_VISIBILITY,
+) -> None:
+    """Raise UndeclaredVisibilityError naming the first piece of `layout` (seat-row pieces too) without a declared visibility."""
+    for piece in layout.pieces:
+        if _declared(visibility, piece.name, "VISIBILITY") is Sight.SEAT_ROWS:
+            for name in layout.rows[piece.name].leaves():
+                _declared(opponent_rows, name, "OPPONENT_ROW_VISIBILITY")
+
+
+def opponent_row_mask(
+    full: bool, row_layout: Layout = SEAT_LAYOUT, opponent_rows: Mapping[str, OpponentSight] = OPPONENT_ROW_VISIBILITY
+) -> np.ndarray:
+    """R11: which entries of an opponent's seat row a player sees (bool, row size), from the declared table.
+
+    `full` is the Open Baskets or recall knowledge (whole piles, every diver card played);
+    otherwise the table view: pile height and top card, the tie priorities and the last reveal.
+    """
+    mask = np.zeros(row_layout.size, dtype=bool)
+    for name in row_layout.leaves():
+        sight = _declared(opponent_rows, name, "OPPONENT_ROW_VISIBILITY")
+        shown = sight.full if full else sight.table
+        entries = row_layout.view(mask, name)
+        if shown is Shown.ALL:
+            entries[...] = True
+        elif shown is Shown.FIRST:
+            entries[:1] = True
+    return mask
+
+
+def observation_index(
+    num_players: int,
+    seat: int,
+    view: str,
+    open_baskets: bool,
+    layout: Layout = OBSERVATION_LAYOUT,
+    visibility: Mapping[str, Sight] = VISIBILITY,
+    opponent_rows: Mapping[str, OpponentSight] = OPPONENT_ROW_VISIBILITY,
+) -> np.ndarray:
+    """Static map: each entry of `seat`'s observation -> the canvas entry it shows (0, the constant zero, where hidden).
+
+    Built from the declared tables only; a piece they do not declare raises before anything is mapped.
+    """
+    check_declared(layout, visibility, opponent_rows)
+    full = view == "recall" or open_baskets
+    index = np.zeros(layout.size, dtype=np.intp)
+    for piece in layout.pieces:
+        sight, dst = visibility[piece.name], layout.view(index, piece.name)
+        src = _CANVAS.view(_CANVAS_IDS, piece.name)
+        if sight is Sight.PUBLIC or (sight is Sight.RECALL and view == "recall"):
+            dst[...] = src
+        elif sight is Sight.OWN:
+            dst[...] = src[seat]
+        elif sight is Sight.SEAT_ROWS:  # seat-relative: row k is the k-th seat to the observer's left (R1)
+            hidden = ~opponent_row_mask(full, layout.rows[piece.name], opponent_rows)
+            for rel in range(num_players):
+                dst[rel] = src[(seat + rel) % num_players]
+                if rel:
+                    dst[rel, hidden] = 0
+    return index
+
+
+def _state_index(num_players: int) -> np.ndarray:
+    """Static map: each entry of the omniscient state -> its canvas entry (rows past the table: 0)."""
+    index = np.zeros(STATE_LAYOUT.size, dtype=np.intp)
+    for piece in STATE_LAYOUT.pieces:
+        src = _CANVAS.view(_CANVAS_IDS, _STATE_SOURCES.get(piece.name, piece.name))
+        dst = STATE_LAYOUT.view(index, piece.name)
+        if piece.name in ("hand", "seats"):  # one entry per seat
+            dst[:num_players] = src[:num_players]
+        else:
+            dst[...] = src
+    return index
+
+
+def shown_entries(
+    num_players: int,
+    view: str,
+    open_baskets: bool,
+    layout: Layout = OBSERVATION_LAYOUT,
+    visibility: Mapping[str, Sight] = VISIBILITY,
+    opponent_rows: Mapping[str, OpponentSight] = OPPONENT_ROW_VISIBILITY,
+) -> np.ndarray:
+    """Which entries of an observation the declared tables show (bool, layout size); the same for every seat.
+
+    The compiled encoder takes its visibility from here, so both encoders show what the tables say."""
+    shown: np.ndarray = observation_index(num_players, 0, view, open_baskets, layout, visibility, opponent_rows) != 0
+    return shown
+
+
+def face_down_public(piece: str, face_down: Mapping[str, Sight] = FACE_DOWN_VISIBILITY) -> bool:
+    """Whether a face-down card lying in lagoon piece `piece` shows its face to every seat (R5,
+    `FACE_DOWN_VISIBILITY`); False: to its peeker alone."""
+    sight = _declared(face_down, piece, "FACE_DOWN_VISIBILITY")
+    if sight not in (Sight.OWN, Sight.PUBLIC):
+        raise ValueError(f"FACE_DOWN_VISIBILITY[{piece!r}] is {sight}; a face-down card is seen by its peeker (OWN) or by all (PUBLIC)")
+    return sight is Sight.PUBLIC
+
+
+def face_down_peeks(shown: np.ndarray) -> tuple[bool, ...]:
+    """Per FACE_DOWN_PIECES, whether a face-down card's peeker sees its face there (R5): the table
+    hides it from the others, in a piece the seat is shown (`shown`: `shown_entries`)."""
+    return tuple(not face_down_public(name) and bool(OBSERVATION_LAYOUT.view(shown, name).any()) for name in FACE_DOWN_PIECES)
+
+
+def check_view(view: str) -> None:
+    """Refuse anything but a known view, naming the views."""
+    if not isinstance(view, str) or view not in VIEWS:
+        raise InvalidConfigError(f"view={view!r} is not allowed; views are {', '.join(map(repr, VIEWS))}")
+
+
+def _table_view_keep(open_baskets: bool) -> np.ndarray:
+    """Which entries of a recall-view observation the table view keeps (bool, observation size)."""
+    keep = np.ones(OBSERVATION_LAYOUT.size, dtype=bool)
+    for piece in OBSERVATION_LAYOUT.pieces:
+        sight = VISIBILITY[piece.name]
+        if sight is Sight.RECALL:
+            OBSERVATION_LAYOUT.view(keep, piece.name)[:] = False
+        elif sight is Sight.SEAT_ROWS:
+            OBSERVATION_LAYOUT.view(keep, piece.name)[1:] = opponent_row_mask(open_baskets, OBSERVATION_LAYOUT.rows[piece.name])
+    return keep
+
+
+_TABLE_VIEW_KEEP = {False: _table_view_keep(False), True: _table_view_keep(True)}
+
+
+def table_view(observations: np.ndarray) -> np.ndarray:
+    """The table view of recall-view observations (..., size): the same seats without the memory.
+
+    The recall view only adds what was once public (R11), so the table view is the recall view
+    with the box and opponents' buried fish and played cards zeroed (Open Baskets keeps the latter).
+    This lets agents trained on either view share one table.
+    """
+    observations = np.asarray(observations)
+    open_baskets = OBSERVATION_LAYOUT.view(observations, "variant")[..., 0] > 0
+    keep = np.where(open_baskets[..., None], _TABLE_VIEW_KEEP[True], _TABLE_VIEW_KEEP[False])
+    return np.where(keep, observations, 0).astype(observations.dtype, copy=False)
+
+
+def card_stats(card: FishCard) -> np.ndarray:
+    """A card as integer stats: one-hot kind, printed value, hidden flag (0). Sums of stats are exact."""
+    stats = np.zeros(CARD_DIM, dtype=np.int64)
+    stats[FISH_KINDS.index(card.kind)] = 1
+    stats[len(FISH_KINDS)] = card.value
+    return stats
+
+
+def stats_table(config: GameConfig) -> np.ndarray:
+    """Card stats by deck index, then two extra rows: EMPTY (zeros) and HIDDEN (the flag)."""
+    table = np.zeros((len(config.deck) + 2, CARD_DIM), dtype=np.int64)
+    for i, card in enumerate(config.deck):
+        table[i] = card_stats(card)
+    table[len(config.deck) + 1, HIDDEN_FEATURE] = 1
+    return table
+
+
+STATS_DIVISOR = np.ones(CARD_DIM)  # features = stats / STATS_DIVISOR: only the value is scaled
+STATS_DIVISOR[len(FISH_KINDS)] = VALUE_SCALE
+
+
+def features(stats: np.ndarray) -> np.ndarray:
+    """Card features from (sums of) card stats. Both engines go through here, so they agree exactly."""
+    return (np.asarray(stats) / STATS_DIVISOR).astype(np.float32)
+
+
+def card_features(card: FishCard) -> np.ndarray:
+    """The CARD_DIM features of a face-up card."""
+    return features(card_stats(card))
+
+
+ROUND_COLUMNS = ("kiti", "deep_priority", "shallow_priority")  # the seat-row pieces that move with the round (R1)
+
+
+def round_columns(config: GameConfig) -> np.ndarray:
+    """Per round (index 1-13) and seat: the ROUND_COLUMNS pieces of the seat's row, in that order."""
+    n = config.num_players
+    columns = np.zeros((NUM_ROUNDS + 2, MAX_PLAYERS, 3), dtype=np.float32)
+    if config.no_fighting:
+        return columns
+    for r in range(1, NUM_ROUNDS + 2):
+        columns[r, kiti_seat(r, n), 0] = 1.0
+        for rank, seat in enumerate(deep_priority(r, n)):
+            columns[r, seat, 1] = 1.0 - rank / n
+        for rank, seat in enumerate(shallow_priority(r, n)):
+            columns[r, seat, 2] = 1.0 - rank / n
+    return columns
+
+
+def pile_summary(stats: np.ndarray, height: np.ndarray | int) -> np.ndarray:
+    """A pile_summary from the pile's summed card stats: height, kind counts and value sum, each scaled."""
+    summary = np.empty((*np.shape(stats)[:-1], CARD_DIM), dtype=np.float64)
+    summary[..., 0] = np.asarray(height) / HEIGHT_SCALE
+    summary[..., 1:] = np.asarray(stats)[..., : CARD_DIM - 1] / COUNT_SCALE
+    summary[..., CARD_DIM - 1] /= VALUE_SCALE
+    return summary.astype(np.float32)
+
+
+class Encoder:
+    """Builds the observations (and the global state) of one game after each reveal."""
+
+    def __init__(self, config: GameConfig, view: str = "table"):
+        check_view(view)
+        self.config, self.view = config, view
+        n = config.num_players
+        self.stats = stats_table(config)
+        self.features = features(self.stats)
+        self.empty, self.hidden = len(config.deck), len(config.deck) + 1
+        self._stats_of = {card: card_stats(card) for card in config.deck}
+        self._feature_of = {card: card_features(card) for card in config.deck}
+        self._peek_delta = self.features[: len(config.deck)] - self.features[self.hidden]
+
+        self.canvas = np.zeros(_CANVAS.size, dtype=np.float32)
+        self._bind_views()
+        self._canvas("num_players")[n - MIN_PLAYERS] = 1.0
+        self._canvas("variant")[:] = (config.open_baskets, config.no_fighting)
+        self._canvas("present")[:n] = 1.0
+        self._round_columns = round_columns(config)
+
+        self.obs_index = np.stack([observation_index(n, seat, view, config.open_baskets) for seat in range(n)])
+        # R5, per FACE_DOWN_PIECES: who sees a face-down card's face, as the declared tables say
+        self._face_down_public = tuple(face_down_public(name) for name in FACE_DOWN_PIECES)
+        self._peeks_in = face_down_peeks(shown_entries(n, view, config.open_baskets))
+        self.state_index = _state_index(n)
+        self._peeked: dict[int, list[tuple[int, int]]] = {}
+        self._records_seen = self._box_seen = -1
+
+    def _canvas(self, name: str) -> np.ndarray:
+        """Piece `name` of the canvas, a view to write through."""
+        return _CANVAS.view(self.canvas, name)
+
+    def _bind_views(self) -> None:
+        """Views into the canvas, bound once: refresh() writes through them in place."""
+        n = self.config.num_players
+        self._round, self._hands, self._seats = self._canvas("round"), self._canvas("hand")[:n], self._canvas("seats")
+        self._lagoon, self._lagoon_rest = self._canvas("lagoon"), self._canvas("lagoon_rest")
+        self._round_column_views = [self._canvas(name)[:, 0] for name in ROUND_COLUMNS]
+        self._played, self._last_round = self._canvas("played")[:n], self._canvas("last_round")[:n]
+        self._reveal = {name: self._canvas(name)[:n] for name in LAST_ROUND_LAYOUT.names()}
+        self._pile, self._pile_summary = self._canvas("pile"), self._canvas("pile_summary")
+
+    # A copy (pickle, copy.deepcopy: SuperSuit's vector envs copy the env) would copy each view as
+    # an array of its own, cut off from the canvas the observations are read from; the views are
+    # left out and bound again onto the copied canvas.
+    _VIEWS = ("_round", "_hands", "_seats", "_lagoon", "_lagoon_rest", "_round_column_views", "_played", "_last_round", "_reveal", "_pile",
+              "_pile_summary")  # fmt: skip
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The encoder without its views into the canvas (they are bound again on unpickling)."""
+        return {key: value for key, value in self.__dict__.items() if key not in self._VIEWS}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore, then bind the views onto this copy's own canvas."""
+        self.__dict__.update(state)
+        self._bind_views()
+
+    # -- per reveal ---------------------------------------------------------------------------
+    def refresh(self, state: GameState, new_game: bool = False) -> None:
+        """Write the game into the canvas; call after new_game and after every play_round, or with
+        `new_game` at the first refresh of a game that has already played rounds."""
+        if new_game or not state.history:
+            self._records_seen = self._box_seen = -1  # a new game: every pile and the box are rewritten
+        feats = self.features
+        self._round.fill(0.0)
+        if state.round <= NUM_ROUNDS:
+            self._round[state.round - 1] = 1.0
+        for k, column in enumerate(self._round_column_views):
+            column[:] = self._round_columns[state.round, :, k]
+        self._hands[:] = state.hands
+        np.subtract(1, state.hands, out=self._played, casting="unsafe")
+        self._refresh_lagoon(state)
+
+        # Piles and the box change only through catches, so only catchers' piles are rewritten.
+        if self._records_seen < 0:
+            changed = list(range(state.num_players))
+        else:
+            changed = list({d.winner for r in state.history[self._records_seen :] for d in r.depths if d.winner is not None})
+        self._records_seen = len(state.history)
+        if changed:
+            # One gather for every changed pile: its top cards, and all its cards for the summary.
+            tops = [[*state.piles[seat][: -PILE_SLOTS - 1 : -1], *[self.empty] * PILE_SLOTS][:PILE_SLOTS] for seat in changed]
+            longest = max(len(state.piles[seat]) for seat in changed)
+            every_card = [[*state.piles[seat], *[self.empty] * (longest - len(state.piles[seat]))] for seat in changed]
+            self._pile[changed] = feats[tops]
+            heights = [len(state.piles[seat]) for seat in changed]
+            self._pile_summary[changed] = pile_summary(self.stats[every_card].sum(axis=1), np.array(heights))
+            if len(state.box) != self._box_seen:
+                self._canvas("box")[:] = features(self.stats[state.box].sum(axis=0))
+                self._box_seen = len(state.box)
+        self._write_last_round(state)
+
+    def _refresh_lagoon(self, state: GameState) -> None:
+        ids = np.full((NUM_SPACES, LAGOON_SLOTS), self.empty)
+        rest = np.zeros((NUM_SPACES, CARD_DIM), dtype=np.int64)
+        self._peeked = {}
+        for depth, space in enumerate(state.lagoon):
+            for slot, lc in enumerate(space):
+                hidden_from_others = lc.peeker is not None and not self._face_down_public[slot >= LAGOON_SLOTS]
+                shown = self.hidden if hidden_from_others else lc.card
+                if lc.peeker is not None and hidden_from_others and self._peeks_in[slot >= LAGOON_SLOTS]:  # its peeker sees it (R5)
+                    self._peeked.setdefault(lc.peeker, []).append((self._peek_offset(depth, slot), lc.card))
+                if slot < LAGOON_SLOTS:
+                    ids[depth, slot] = shown
+                else:
+                    rest[depth] += self.stats[shown]
+        self._lagoon[:] = self.features[ids]
+        if self.config.no_fighting:  # elsewhere a space holds one card and the rest stays zero
+            self._lagoon_rest[:] = features(rest)
+
+    def _write_last_round(self, state: GameState) -> None:
+        self._last_round.fill(0.0)
+        if not state.history:
+            return
+        record, n, reveal = state.history[-1], state.num_players, self._reveal
+        reveal["card_played"][np.arange(n), np.asarray(record.plays) - 1] = 1.0
+        for result in record.depths:
+            if result.winner is not None:
+                reveal["caught_at"][result.winner, result.depth] = 1.0
+                reveal["caught"][result.winner] = self._summed_features(result.fish)
+        stolen: dict[int, list[FishCard]] = {}
+        for event in record.events:
+            if isinstance(event, SeagullTheft):
+                reveal["thefts"][event.seat] += 1.0
+                if event.stolen is not None:
+                    stolen.setdefault(event.seat, []).append(event.stolen)
+            else:
+                reveal["triples"][event.seat] += 1.0
+        for seat, cards in stolen.items():
+            reveal["stolen"][seat] = self._summed_features(cards)
+
+    def _summed_features(self, cards: Sequence[FishCard]) -> np.ndarray:
+        """The feature sum of `cards`. A seat catches once a round and a theft takes one card, so
+        this is mostly one card's features, looked up; a No Fighting stack or several Seagulls add
+        their stats up first."""
+        if len(cards) == 1:
+            return self._feature_of[cards[0]]
+        return features(np.sum([self._stats_of[card] for card in cards], axis=0))
+
+    @staticmethod
+    def _peek_offset(depth: int, slot: int) -> int:
+        """Where a lagoon card's features start in an observation: its slot, or its space's rest sum."""
+        if slot < LAGOON_SLOTS:
+            return OBSERVATION_LAYOUT.offset("lagoon") + (depth * LAGOON_SLOTS + slot) * CARD_DIM
+        return OBSERVATION_LAYOUT.offset("lagoon_rest") + depth * CARD_DIM
+
+    def observe(self, seat: int) -> np.ndarray:
+        """The observation vector of `seat` (a new array)."""
+        obs: np.ndarray = self.canvas.take(self.obs_index[seat])
+        for start, card in self._peeked.get(seat, ()):
+            obs[start : start + CARD_DIM] += self._peek_delta[card]  # the peeker sees the card itself
+        return obs
+
+    def state_vector(self, state: GameState) -> np.ndarray:
+        """The omniscient global state (absolute seats, player_0 first), for centralized critics."""
+        ids = np.full((NUM_SPACES, LAGOON_SLOTS), self.empty)
+        rest = np.zeros((NUM_SPACES, CARD_DIM), dtype=np.int64)
+        for depth, space in enumerate(state.lagoon):
+            for slot, lc in enumerate(space):
+                if slot < LAGOON_SLOTS:
+                    ids[depth, slot] = lc.card
+                else:
+                    rest[depth] += self.stats[lc.card]
+        self._canvas("lagoon_true")[:] = self.features[ids]
+        self._canvas("lagoon_rest_true")[:] = features(rest)
+        self._canvas("deck")[:] = features(self.stats[state.deck].sum(axis=0))
+        self._canvas("put_back")[:] = self.features[state.put_back]
+        return self.canvas.take(self.state_index)
