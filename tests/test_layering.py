@@ -68,7 +68,9 @@ def test_the_envs_room_registers_its_gymnasium_env_for_a_fresh_interpreter():
 
 def test_the_envs_room_registers_its_pettingzoo_envs():
     make = "[type(pettingzoo.make(kind, 'miaui_env/miaui-v0', num_players=5)).__name__ for kind in ('aec', 'parallel')]"
-    for order in ("import miaui_env.envs, pettingzoo", "import pettingzoo, miaui_env.envs", "import gymnasium, miaui_env.envs.miaui, pettingzoo"):
+    orders = ("import miaui_env.envs, pettingzoo", "import pettingzoo, miaui_env.envs")
+    orders += ("import gymnasium, miaui_env.envs.miaui, pettingzoo",)
+    for order in orders:
         done = subprocess.run([sys.executable, "-c", f"{order}; print({make})"], cwd=ROOT, capture_output=True, text=True, timeout=300)
         assert done.stdout.strip() == "['_CheckedOrderEnforcingWrapper', 'MiauiParallelEnv']", (order, done.stderr)
 

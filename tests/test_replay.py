@@ -34,9 +34,11 @@ from miaui_env.apps.replay import (
     replay_to_json,
     save_replay,
 )
-from miaui_env.game.rules import GameConfig, new_game, play_round, scores, winners
+from miaui_env.game.cards import DEFAULT_DECK
+from miaui_env.game.rules import GameConfig, InvalidConfigError, new_game, play_round, scores, winners
 from miaui_env.game.saved_state import record_to_dict
 from miaui_env.observe.observation import Encoder
+from miaui_env.spec import TableSpec
 
 ROOT = Path(__file__).parent.parent
 
@@ -80,7 +82,7 @@ def test_random_games_replay_identically_and_the_env_showed_what_the_reference_e
     table = {"num_players": n, "open_baskets": open_baskets, "no_fighting": no_fighting}
     first, plays, seen, records = played_game({**table, "view": view}, seed, np.random.default_rng(seed))
     deal = {"deck": dealt_deck(first)} if by_deck else {"seed": seed}
-    replay = replay_from_json(replay_to_json(record_replay(table, plays, **deal)))
+    replay = replay_from_json(replay_to_json(record_replay(GameConfig(**table), plays, **deal)))
     assert list(replay.records) == records
     # What the env, on the compiled engine, showed each seat after the deal and after every reveal is
     # what the reference Encoder shows of the replay's states, played back through rules.py.
@@ -113,7 +115,7 @@ class _Replayer:
 
 def good_replay_text() -> str:
     _, plays, _, _ = played_game({"num_players": 4}, 7, np.random.default_rng(7))
-    return replay_to_json(record_replay({"num_players": 4, "open_baskets": False, "no_fighting": False}, plays, seed=7))
+    return replay_to_json(record_replay(GameConfig(num_players=4), plays, seed=7))
 
 
 def edited(text: str, change) -> str:
@@ -178,6 +180,30 @@ def test_a_game_cut_short_is_refused_even_when_its_records_and_scores_agree():
         replay_from_json(json.dumps(data))
 
 
+def test_a_replay_records_its_table_from_a_game_config_or_a_table_spec():
+    _, plays, _, _ = played_game({"num_players": 4, "no_fighting": True}, 3, np.random.default_rng(3))
+    by_config = record_replay(GameConfig(num_players=4, no_fighting=True), plays, seed=3)
+    by_spec = record_replay(TableSpec(num_players=4, no_fighting=True, view="recall", reward="score"), plays, seed=3)
+    assert by_spec == by_config and by_config.config == GameConfig(num_players=4, no_fighting=True)
+    with pytest.warns(DeprecationWarning, match="record_replay takes a GameConfig or a TableSpec; a dict"):
+        by_dict = record_replay({"num_players": 4, "no_fighting": True, "view": "table"}, plays, seed=3)  # 0.2's form
+    assert by_dict == by_config
+    with pytest.raises(InvalidConfigError, match="a GameConfig or a TableSpec; got str"):
+        record_replay("4 players", plays, seed=3)
+    with pytest.raises(InvalidConfigError, match="records games of the default deck"):  # the file could not say which deck
+        record_replay(GameConfig(num_players=4, deck=tuple(reversed(DEFAULT_DECK))), plays, seed=3)
+
+
+def test_the_file_keeps_its_format_and_the_old_attribute_warns():
+    text = good_replay_text()
+    assert list(json.loads(text)) == ["version", "settings", "players", "seed", "deck", "plays", "records", "scores", "winners"]
+    assert json.loads(text)["settings"] == {"num_players": 4, "open_baskets": False, "no_fighting": False}
+    replay = replay_from_json(text)
+    assert replay.config == GameConfig(num_players=4) and replay_to_json(replay) == text
+    with pytest.warns(DeprecationWarning, match="Replay.settings is now Replay.config"):
+        assert replay.settings == {"num_players": 4, "open_baskets": False, "no_fighting": False}
+
+
 def test_arena_replays_are_the_games_the_arena_played(tmp_path):
     config = ArenaConfig(players=4, games=8, seed=5)
     result = run(["counter", "greedy"], "gauntlet", config, tmp_path, show_progress=False, replays=5)
@@ -206,7 +232,7 @@ def test_arena_games_are_the_games_the_rules_play_from_their_deals(players, no_f
     samples = SampleGames(games)
     config = ArenaConfig(players=players, games=games, no_fighting=no_fighting, seed=11 + players)
     _, totals, won = play([CountingAgent(1), GreedyAgent(2), RandomAgent(3)], "gauntlet", config, samples=samples)
-    table = {"num_players": players, "open_baskets": False, "no_fighting": no_fighting}
+    table = GameConfig(num_players=players, no_fighting=no_fighting)
     for game in range(games):
         replay = record_replay(table, samples.plays[game], seed=int(samples.seeds[game]))
         assert list(replay.scores) == totals[game].tolist(), game

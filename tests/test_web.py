@@ -23,12 +23,13 @@ import miaui_env
 from miaui_env.apps.replay import load_replay, record_replay, replay_from_json, replay_states, replay_to_json, save_replay
 from miaui_env.apps.web import create_app
 from miaui_env.apps.web.app import STATIC
-from miaui_env.apps.web.games import MAX_BODY, GameStore, HumanGame, agent_menu
-from miaui_env.apps.web.views import reveal_steps, seat_table, spectator_table
+from miaui_env.apps.web.games import MAX_BODY, GameStore, HumanGame, TableChoice, agent_menu
+from miaui_env.apps.web.tables import reveal_steps, seat_table, spectator_table
 from miaui_env.game import rules
 from miaui_env.game.cards import parse_deck_order
 from miaui_env.game.rules import GameConfig, SeagullTheft, play_round
 from miaui_env.observe.observation import Encoder
+from miaui_env.spec import TableSpec
 
 ROOT = Path(__file__).parent.parent
 
@@ -104,6 +105,25 @@ def test_every_offered_agent_plays(client):
         assert response.get_json()["players"] == lineup and len(response.get_json()["frames"]) == 12
 
 
+def test_a_table_choice_is_a_table_spec_with_agents_and_a_seed():
+    body = {"players": 4, "seat": 2, "opponents": ["counter", "greedy", "random"], "open_baskets": True, "view": "recall", "seed": 3}
+    choice = TableChoice.parse(body, agent_menu(), person=True)
+    assert choice.spec == TableSpec(num_players=4, open_baskets=True, view="recall")
+    assert choice.agents == ("greedy", "random", None, "counter") and choice.seed == 3  # clockwise from the person's left
+    agents = TableChoice.parse({"players": 3, "agents": ["random"] * 3, "no_fighting": True}, agent_menu(), person=False)
+    assert agents.spec == TableSpec(num_players=3, no_fighting=True) and agents.agents == ("random",) * 3 and agents.seed is None
+
+
+def test_each_app_serves_its_own_games(tmp_path):
+    first, second = (create_app(GameStore(), replays=None, library=[tmp_path]) for _ in range(2))
+    mine, elsewhere = first.test_client(), second.test_client()
+    game = new_game(mine)
+    elsewhere.set_cookie("miaui_session", mine.get_cookie("miaui_session").value)  # the same browser session, another app
+    refused(elsewhere.get(f"/api/games/{game['id']}"), 404, "no game")
+    assert len(first.extensions["miaui_games"]) == 1 and len(second.extensions["miaui_games"]) == 0
+    assert mine.get(f"/api/games/{game['id']}").status_code == 200
+
+
 # -- what a seat may see ---------------------------------------------------------------------------
 class Script:
     """An agent that plays the cards it is given, in order."""
@@ -127,7 +147,7 @@ def seat_page(deck, seat, rounds, **config):
     game = HumanGame(state, {s: Script([cards[s] for cards in rounds]) for s in range(n) if s != seat})
     for cards in rounds:
         game.play(cards[seat])
-    view = game.view()
+    view = game.page()
     del view["id"]  # a random name
     return json.dumps(view, sort_keys=True)
 
@@ -485,7 +505,7 @@ def test_huge_bodies_are_refused(client):
 
 def a_replay_text(seed=4):
     plays = [[r, (r + 3) % 12 + 1, (r + 6) % 12 + 1] for r in range(1, 12)]
-    return replay_to_json(record_replay({"num_players": 3}, plays, seed=seed, players=["a", "b", "c"]))
+    return replay_to_json(record_replay(GameConfig(num_players=3), plays, seed=seed, players=["a", "b", "c"]))
 
 
 @pytest.mark.parametrize(

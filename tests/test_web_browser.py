@@ -22,6 +22,7 @@ from waitress import create_server
 
 from miaui_env.apps.replay import load_replay, record_replay, save_replay
 from miaui_env.apps.web import create_app
+from miaui_env.game.rules import GameConfig
 
 CHROMIUM = "/usr/bin/chromium"
 INSTALL = "apt-get install chromium chromium-driver (as .ci/run does)"
@@ -140,7 +141,7 @@ def test_a_game_survives_a_reload(browser, server):
 
 def saved_replay(library: Path) -> Path:
     plays = [[r, r, (r + 5) % 12 + 1] for r in range(1, 12)]  # two seats tie every round: Kiti decides
-    replay = record_replay({"num_players": 3, "open_baskets": False, "no_fighting": False}, plays, seed=9, players=["ann", "bo", "cy"])
+    replay = record_replay(GameConfig(num_players=3), plays, seed=9, players=["ann", "bo", "cy"])
     return save_replay(replay, library / "arena" / "run" / "replays" / "game-0000.json")
 
 

@@ -24,7 +24,7 @@ from miaui_env.agents import as_seen, checked_actions, views_at_table
 from miaui_env.agents.loading import load_agents
 from miaui_env.apps.cli import non_negative_int, run_command
 from miaui_env.apps.replay import record_replay, save_replay
-from miaui_env.display.text import describe_round, describe_view, seat_name
+from miaui_env.display.text import describe_observation, describe_round, seat_name
 from miaui_env.envs.miaui import parallel_env
 from miaui_env.game.rules import NUM_DIVER_CARDS
 
@@ -63,7 +63,7 @@ def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     observations, _ = env.reset(seed=args.seed)
     plays: list[list[int]] = []
     while env.agents:
-        print("\n" + describe_view(as_seen(observations[me]["observation"], args.view, dealt), args.seat, n))
+        print("\n" + describe_observation(as_seen(observations[me]["observation"], args.view, dealt), args.seat, n))
         card = ask_card((np.flatnonzero(observations[me]["action_mask"]) + 1).tolist(), read)
         if card is None:
             print("Game abandoned.")
@@ -85,8 +85,7 @@ def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     print("You win!" if infos[me]["winner"] else "Better luck next time.")
     if args.replay is not None:
         players = ["you" if s == args.seat else agents[s].name for s in range(n)]
-        table = {"num_players": n, "open_baskets": args.open_baskets, "no_fighting": args.no_fighting}
-        path = save_replay(record_replay(table, plays, seed=args.seed, players=players), args.replay)
+        path = save_replay(record_replay(env.table_spec, plays, seed=args.seed, players=players), args.replay)
         print(f"The game is saved as a replay: {path} (python -m miaui_env.apps.replay {path})")
     return 0
 

@@ -1,10 +1,11 @@
 """Replays: a whole game as versioned JSON that plays back bit for bit through the env.
 
-A replay holds the table (`settings`), the deal (`seed`, the seed `reset` took, or `deck`, the
-37 cards as dealt, put-back card first: either one deals the game), who sat where (`players`),
-every round's diver cards by seat (`plays`: the 11 chosen rounds; the engine plays round 12's
-forced card, R6), and what the game made of them: every round's public record (`records`, as
-`saved_state` writes them), the final `scores` and the `winners`. `replay_states` plays it back
+A replay holds the game's table (`config`, a `GameConfig`: players and variants; the file's
+`settings`), the deal (`seed`, the seed `reset` took, or `deck`, the 37 cards as dealt, put-back
+card first: either one deals the game), who sat where (`players`), every round's diver cards by
+seat (`plays`: the 11 chosen rounds; the engine plays round 12's forced card, R6), and what the
+game made of them: every round's public record (`records`, as `saved_state` writes them), the
+final `scores` and the `winners`. `replay_states` plays it back
 through the rules and refuses (`ReplayError`) a replay whose cards are not legal or whose records
 are not what the cards make: an edited card shows up as the first round that differs. The arena
 saves sample games (`--replays N`), human play saves its game, and
@@ -20,6 +21,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +31,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from miaui_env.display.text import describe_round, seat_name
-from miaui_env.game.cards import DeckError, parse_deck_order
+from miaui_env.game.cards import DEFAULT_DECK, DeckError, parse_deck_order
 from miaui_env.game.rules import (
     NUM_ROUNDS,
     GameConfig,
@@ -43,10 +46,11 @@ from miaui_env.game.rules import (
 from miaui_env.game.saved_state import record_to_dict
 from miaui_env.game.seeding import SeedError, check_seed
 from miaui_env.observe.observation import Encoder
+from miaui_env.spec import TableSpec
 
 REPLAY_VERSION = 1
 _KEYS = ("version", "settings", "players", "seed", "deck", "plays", "records", "scores", "winners")
-_SETTINGS = ("num_players", "open_baskets", "no_fighting")
+_SETTINGS = ("num_players", "open_baskets", "no_fighting")  # the file's "settings": the GameConfig fields it records
 
 
 class ReplayError(ValueError):
@@ -57,7 +61,7 @@ class ReplayError(ValueError):
 class Replay:
     """One game; see the module docstring. Build one with `record_replay`, read one with `load_replay`."""
 
-    settings: dict[str, Any]
+    config: GameConfig
     players: tuple[str, ...]
     seed: int | None
     deck: tuple[str, ...] | None
@@ -67,9 +71,10 @@ class Replay:
     winners: tuple[int, ...]
 
     @property
-    def config(self) -> GameConfig:
-        """The table's rules settings."""
-        return GameConfig(**self.settings)
+    def settings(self) -> dict[str, Any]:
+        """Deprecated (goes in 0.3): the table as the file's `settings` dict; read `config` instead."""
+        warnings.warn("Replay.settings is now Replay.config (a GameConfig); the old name goes in 0.3", DeprecationWarning, stacklevel=2)
+        return _settings_of(self.config)
 
 
 def dealt_deck(state: GameState) -> tuple[str, ...]:
@@ -81,16 +86,19 @@ def dealt_deck(state: GameState) -> tuple[str, ...]:
     return tuple(str(state.card(card)) for card in cards)
 
 
-def record_replay(settings: dict[str, Any], plays: Any, *, seed: int | None = None, deck: Any = None, players: Any = None) -> Replay:
-    """The replay of a game dealt by `seed` or `deck` whose rounds were `plays` (11 rounds of a
-    diver card 1-12 per seat): played through the rules here, so its records are the game's."""
-    config = GameConfig(**{key: settings[key] for key in _SETTINGS if key in settings})
+def record_replay(
+    config: GameConfig | TableSpec | Mapping[str, Any], plays: Any, *, seed: int | None = None, deck: Any = None, players: Any = None
+) -> Replay:
+    """The replay of a game at the table `config` (its players and variants: a GameConfig or a
+    TableSpec; a dict of them is deprecated) dealt by `seed` or `deck` whose rounds were `plays` (11 rounds of
+    a diver card 1-12 per seat): played through the rules here, so its records are the game's."""
+    config = _game_config(config)
     plays = tuple(tuple(int(card) for card in cards) for cards in plays)
     states = _play_back(config, seed, None if deck is None else tuple(deck), plays)
     final = states[-1]
     names = tuple(players) if players is not None else tuple(seat_name(s) for s in range(config.num_players))
     return Replay(
-        {key: getattr(config, key) for key in _SETTINGS},
+        config,
         names,
         seed,
         None if deck is None else tuple(map(str, deck)),
@@ -99,6 +107,25 @@ def record_replay(settings: dict[str, Any], plays: Any, *, seed: int | None = No
         tuple(int(total) for total in scores(final)),
         tuple(sorted(winners(final))),
     )
+
+
+def _game_config(table: GameConfig | TableSpec | Mapping[str, Any]) -> GameConfig:
+    """The GameConfig a replay records; a plain dict of its fields is 0.2's form, kept for one version."""
+    if isinstance(table, TableSpec):
+        return table.game
+    if isinstance(table, Mapping):
+        warnings.warn("record_replay takes a GameConfig or a TableSpec; a dict of settings goes in 0.3", DeprecationWarning, stacklevel=3)
+        table = GameConfig(**{key: table[key] for key in _SETTINGS if key in table})
+    if not isinstance(table, GameConfig):
+        raise InvalidConfigError(f"record_replay takes the table as a GameConfig or a TableSpec; got {type(table).__name__}")
+    if table.deck != DEFAULT_DECK:
+        raise InvalidConfigError("a replay file records games of the default deck (R2); this table's deck is another")
+    return table
+
+
+def _settings_of(config: GameConfig) -> dict[str, Any]:
+    """The file's `settings`: the table's players and variants."""
+    return {key: getattr(config, key) for key in _SETTINGS}
 
 
 def replay_states(replay: Replay) -> list[GameState]:
@@ -145,7 +172,7 @@ def replay_to_json(replay: Replay) -> str:
     """The replay as JSON text (keys in a fixed order, version first)."""
     body = {
         "version": REPLAY_VERSION,
-        "settings": replay.settings,
+        "settings": _settings_of(replay.config),
         "players": list(replay.players),
         "seed": replay.seed,
         "deck": None if replay.deck is None else list(replay.deck),
@@ -177,7 +204,7 @@ def replay_from_json(text: str) -> Replay:
         config = GameConfig(**settings)
         plays = tuple(tuple(_card(card) for card in cards) for cards in data["plays"])
         replay = Replay(
-            {key: getattr(config, key) for key in _SETTINGS},
+            config,
             tuple(str(name) for name in data["players"]),
             data["seed"],
             None if data["deck"] is None else tuple(data["deck"]),

@@ -1,11 +1,14 @@
-"""Plain-text pictures of a game: the whole table for `render()`, round summaries, and one seat's
-view read back from its observation (what human play shows)."""
+"""Plain-text pictures of a game: the whole table for `render()`, round summaries, and what one
+seat's observation holds, in words (what human play shows; read through `display.decode`)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from miaui_env.game.cards import FISH_KINDS
+from miaui_env.display.decode import FishTally, decode_observation
+from miaui_env.game.cards import FishCard
 from miaui_env.game.rules import (
     NUM_ROUNDS,
     Decision,
@@ -17,7 +20,6 @@ from miaui_env.game.rules import (
     kiti_seat,
     score,
 )
-from miaui_env.observe.observation import COUNT_SCALE, HEIGHT_SCALE, HIDDEN_FEATURE, OBSERVATION_LAYOUT, VALUE_SCALE
 
 DEPTH_NAMES = ("bottom", "middle", "top")
 RENDER_MODES = ("human", "ansi", "rgb_array")
@@ -88,60 +90,64 @@ def render_table(state: GameState) -> str:
     return "\n".join(lines)
 
 
-def _fish_in_words(features: np.ndarray) -> str:
-    """A card, or a feature sum of several, in words."""
-    counts = np.rint(features[: len(FISH_KINDS)]).astype(int)
-    hidden = round(float(features[HIDDEN_FEATURE]))
-    value = round(float(features[len(FISH_KINDS)]) * VALUE_SCALE)
-    if counts.sum() == 1 and not hidden:
-        return f"{FISH_KINDS[int(counts.argmax())].value}:{value}"
-    if counts.sum() == 0:
-        return "a face-down card" if hidden == 1 else (f"{hidden} face-down cards" if hidden else "nothing")
-    kinds = ", ".join(f"{c} {kind.value}" for kind, c in zip(FISH_KINDS, counts, strict=True) if c)
-    return f"{kinds}{f' and {hidden} face-down' if hidden else ''} (worth {value}{' face-up' if hidden else ''})"
+def fish_in_words(fish: FishCard | FishTally | None) -> str:
+    """A card (None: one lying face-down, unseen) or a tally of several, in words."""
+    if fish is None:
+        return "a face-down card"
+    if isinstance(fish, FishCard):
+        return str(fish)
+    if sum(fish.counts) == 1 and not fish.face_down:
+        return str(FishCard(fish.kinds[0][0], fish.value))
+    if not sum(fish.counts):
+        return "a face-down card" if fish.face_down == 1 else (f"{fish.face_down} face-down cards" if fish.face_down else "nothing")
+    kinds = ", ".join(f"{count} {kind.value}" for kind, count in fish.kinds)
+    hidden = f" and {fish.face_down} face-down" if fish.face_down else ""
+    return f"{kinds}{hidden} (worth {fish.value}{' face-up' if fish.face_down else ''})"
 
 
-def describe_view(observation: np.ndarray, seat: int, num_players: int) -> str:
+def describe_observation(observation: np.ndarray, seat: int, num_players: int) -> str:
     """One seat's observation in words: exactly what the vector holds, nothing from the game itself."""
-    view = OBSERVATION_LAYOUT.view
-    name = [f"{seat_name((seat + k) % num_players)}{' (you)' if k == 0 else ''}" for k in range(num_players)]
-    round_number = int(view(observation, "round").argmax()) + 1 if view(observation, "round").any() else None
-    lines = [f"Round {round_number} of {NUM_ROUNDS}" if round_number else "The game is over"]
-    kiti = np.flatnonzero(view(observation, "kiti")[:num_players, 0])
-    if kiti.size:
-        k = int(kiti[0])
-        deep = sorted(range(num_players), key=lambda r: -view(observation, "deep_priority")[r, 0])
-        shallow = sorted(range(num_players), key=lambda r: -view(observation, "shallow_priority")[r, 0])
-        lines.append(f"Kiti sits between {name[k]} and {name[(k + 1) % num_players]}")
-        lines.append(f"  ties at the bottom and middle go to: {', '.join(name[r] for r in deep)}")
-        lines.append(f"  ties at the top go to: {', '.join(name[r] for r in shallow)}")
-    for depth, where in enumerate(DEPTH_NAMES):
-        shown = [_fish_in_words(card) for card in view(observation, "lagoon")[depth] if card.any()]
-        rest = view(observation, "lagoon_rest")[depth]
-        if rest.any():
-            shown.append(f"then {_fish_in_words(rest)}")
+    table = decode_observation(observation, num_players, "describe_observation")
+    n = num_players
+    name = [f"{seat_name((seat + k) % n)}{' (you)' if k == 0 else ''}" for k in range(n)]
+    lines = [f"Round {table.round} of {NUM_ROUNDS}" if table.round else "The game is over"]
+    if table.kiti is not None:
+        k = table.kiti.row
+        lines.append(f"Kiti sits between {name[k]} and {name[(k + 1) % n]}")
+        lines.append(f"  ties at the bottom and middle go to: {', '.join(name[r] for r in table.kiti.deep_order)}")
+        lines.append(f"  ties at the top go to: {', '.join(name[r] for r in table.kiti.shallow_order)}")
+    for where, space in zip(DEPTH_NAMES, table.lagoon, strict=True):
+        shown = [fish_in_words(card) for card in space.cards]
+        if space.more.cards:
+            shown.append(f"then {fish_in_words(space.more)}")
         lines.append(f"  lagoon {where:<6}: {', '.join(shown) or '-'}")
-    hand = np.flatnonzero(view(observation, "hand")) + 1
-    lines.append(f"Your hand: {' '.join(map(str, hand)) or '-'}")
-    summary, piles, played = view(observation, "pile_summary"), view(observation, "pile"), view(observation, "played")
-    card_played, caught_at, caught = view(observation, "card_played"), view(observation, "caught_at"), view(observation, "caught")
-    stolen, thefts, triples = view(observation, "stolen"), view(observation, "thefts"), view(observation, "triples")
-    for k in range(num_players):
-        height = round(float(summary[k, 0]) * HEIGHT_SCALE)
-        top = [_fish_in_words(card) for card in piles[k] if card.any()]
-        words = f"{name[k]}: {height} fish" + (f", top first: {', '.join(top)}" if top else "")
-        if height > len(top) and summary[k, 1:].any():
-            words += f"; all of them: {_fish_in_words(np.append(summary[k, 1:] * COUNT_SCALE, 0.0))}"
-        if played[k].any():
-            words += f"; has played {' '.join(map(str, np.flatnonzero(played[k]) + 1))}"
+    lines.append(f"Your hand: {' '.join(map(str, table.hand)) or '-'}")
+    for k, row in enumerate(table.seats):
+        top = [fish_in_words(card) for card in row.pile]
+        words = f"{name[k]}: {row.height} fish" + (f", top first: {', '.join(top)}" if top else "")
+        if row.height > len(top) and row.tally is not None:
+            words += f"; all of them: {fish_in_words(row.tally)}"
+        if row.played:
+            words += f"; has played {' '.join(map(str, row.played))}"
         lines.append("  " + words)
-        if card_played[k].any():
-            note = f"    last round: played {int(card_played[k].argmax()) + 1}"
-            if caught_at[k].any():
-                note += f", caught {_fish_in_words(caught[k])} at the {DEPTH_NAMES[int(caught_at[k].argmax())]}"
-            if thefts[k, 0] > 0:
-                note += f", a Seagull took {_fish_in_words(stolen[k])}"
-            if triples[k, 0] > 0:
+        if row.last is not None:
+            last = row.last
+            note = f"    last round: played {last.card}"
+            if last.caught_at is not None:
+                note += f", caught {fish_in_words(last.caught)} at the {DEPTH_NAMES[last.caught_at]}"
+            if last.thefts > 0:
+                note += f", a Seagull took {fish_in_words(last.stolen)}"
+            if last.triples > 0:
                 note += ", three Jellyfish went to the box"
             lines.append(note)
     return "\n".join(lines)
+
+
+def __getattr__(name: str) -> object:
+    """`describe_view`, 0.2's name of `describe_observation`, kept for one version with a DeprecationWarning."""
+    if name == "describe_view":
+        warnings.warn(
+            "describe_view is now describe_observation (miaui_env.display.text); the old name goes in 0.3", DeprecationWarning, stacklevel=2
+        )
+        return describe_observation
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,9 +17,9 @@ or from one seat's view; or let agents play a fresh game and step through that.
 `GameStore`'s (64 live games, 4 a session, 30 minutes untouched, 10 minutes after the last card).
 Bad input gets a 4xx with a JSON error the page shows; a request body over 1 MB is refused (413).
 
-Modules: `views` (the JSON tables and reveals), `games` (games, sessions, watching; no web
-framework), `app` (the Flask routes and `main`), `static/` (the page: HTML, CSS and JavaScript,
-no build step).
+Modules: `tables` (the tables and reveals as JSON; a seat's through `miaui_env.display.decode`),
+`games` (games, sessions, watching; no web framework), `routes` (the Flask blueprint), `app`
+(`create_app` and `main`), `static/` (the page: HTML, CSS and JavaScript, no build step).
 """
 
 from miaui_env.apps.web.app import create_app, main

@@ -11,50 +11,29 @@
     POST   /api/watch                 {replay: JSON text, or file: a listed name; seat}: the frames to step through
     POST   /api/watch/agents          {players, agents, open_baskets, no_fighting, seed; seat}: agents play a fresh game
 
-A browser session is a random token in an HttpOnly, SameSite=Strict cookie; a session reaches
-only its own games. Errors are JSON `{"error": message}` with a 4xx status (5xx only for the
-server's own faults), and one request's failure never stops the others being served.
+The routes are module-level view functions of one blueprint (`routes`); each app made here has
+its own games, opponents and replay shelf (`routes.Site`, in `app.extensions`). A browser
+session is a random token in an HttpOnly, SameSite=Strict cookie; a session reaches only its
+own games. Errors are JSON `{"error": message}` with a 4xx status (5xx only for the server's own
+faults), and one request's failure never stops the others being served.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
-import secrets
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from miaui_env.apps.replay import ReplayError, replay_from_json, replay_to_json
-from miaui_env.apps.web.games import (
-    MAX_BODY,
-    GameStore,
-    ReplayShelf,
-    TableChoice,
-    WebError,
-    agent_menu,
-    agents_game,
-    checked_seat,
-    frames_of,
-    start_game,
-)
+from miaui_env.apps.web.games import MAX_BODY, GameStore
 
 if TYPE_CHECKING:
     from flask import Flask
 
 STATIC = Path(__file__).parent / "static"
-SESSION_COOKIE = "miaui_session"
-_SESSION_TOKEN = re.compile(r"[A-Za-z0-9_-]{22}")  # secrets.token_urlsafe(16)
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 EXTRA = 'pip install "miaui-rl[web]"'
-# The page loads nothing from elsewhere and runs no inline script: a replay's player names, which
-# anyone can write, are shown as text and can never run as code.
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
 
 
 class MissingWebExtraError(ImportError):
@@ -78,128 +57,13 @@ def create_app(
     are saved as replays in `replays` (None: not saved); the watch page lists the replays under
     the folders `library` (see ReplayShelf); `trusted_hosts` (None: any) are the Host names a request may name."""
     _require("flask")
-    from flask import Flask, Response, g, jsonify, request, send_from_directory
-    from werkzeug.exceptions import HTTPException
+    from flask import Flask
+
+    from miaui_env.apps.web import routes
 
     app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
-    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
-    app.config["TRUSTED_HOSTS"] = trusted_hosts
-    games = store if store is not None else GameStore()
-    menu = agent_menu()
-    shelf = ReplayShelf(tuple(library))
-    app.extensions["miaui_games"] = games
-
-    @app.before_request
-    def session() -> None:
-        token = request.cookies.get(SESSION_COOKIE, "")
-        g.new_session = not _SESSION_TOKEN.fullmatch(token)
-        g.session = secrets.token_urlsafe(16) if g.new_session else token
-
-    @app.after_request
-    def headers(response: Response) -> Response:
-        if getattr(g, "new_session", False):
-            response.set_cookie(SESSION_COOKIE, g.session, httponly=True, samesite="Strict")
-        response.headers.update(SECURITY_HEADERS)
-        if request.path.startswith("/api/"):
-            response.headers["Cache-Control"] = "no-store"
-        return response
-
-    def body() -> Any:
-        if not request.is_json:
-            raise WebError(f"the request body must be JSON (Content-Type: application/json), not {request.mimetype or 'nothing'}", 415)
-        try:
-            return request.get_json()
-        except HTTPException as error:  # werkzeug refuses JSON it cannot parse
-            if error.code == 413:
-                raise
-            raise WebError("the request body is not valid JSON") from None
-
-    @app.errorhandler(WebError)
-    def refused(error: WebError) -> Any:
-        return jsonify(error=str(error)), error.status
-
-    @app.errorhandler(ReplayError)
-    def bad_replay(error: ReplayError) -> Any:
-        return jsonify(error=f"not a replay this app can play back: {error}"), 400
-
-    @app.errorhandler(HTTPException)
-    def http_error(error: HTTPException) -> Any:
-        messages = {413: f"the request is larger than {MAX_BODY // 1024} kB", 404: f"nothing at {request.path}"}
-        return jsonify(error=messages.get(error.code or 0, error.description or error.name)), error.code
-
-    @app.errorhandler(Exception)
-    def fault(error: Exception) -> Any:  # a fault of ours (an agent that failed, a bug): this request only
-        app.logger.exception("request %s %s failed", request.method, request.path)
-        return jsonify(error=f"the server failed on this request ({type(error).__name__}: {error}); other games go on"), 500
-
-    @app.get("/")
-    def page() -> Any:
-        return send_from_directory(STATIC, "index.html")
-
-    @app.get("/api/agents")
-    def agent_list() -> Any:
-        limits = {"max_games": games.max_games, "per_session": games.per_session, "idle_minutes": games.idle_ttl / 60,
-                  "finished_minutes": games.finished_ttl / 60, "max_body_kb": MAX_BODY // 1024}  # fmt: skip
-        return jsonify(agents=[{"name": choice.name, "about": choice.about} for choice in menu], limits=limits)
-
-    @app.post("/api/games")
-    def new() -> Any:
-        game = start_game(TableChoice.parse(body(), menu, person=True))
-        games.add(g.session, game)
-        return jsonify(game.view()), 201
-
-    @app.get("/api/games/<game_id>")
-    def show(game_id: str) -> Any:
-        return jsonify(games.get(g.session, game_id).view())
-
-    @app.post("/api/games/<game_id>/play")
-    def play(game_id: str) -> Any:
-        game = games.get(g.session, game_id)
-        data = body()
-        if not isinstance(data, dict) or set(data) != {"card"}:
-            raise WebError(f"a play is a JSON object {{'card': a diver card 1-12}}; got {data!r:.60}")
-        game.play(data["card"], replays)
-        games.touch(game)
-        return jsonify(game.view())
-
-    @app.delete("/api/games/<game_id>")
-    def leave(game_id: str) -> Any:
-        games.drop(g.session, game_id)
-        return "", 204
-
-    @app.get("/api/games/<game_id>/replay")
-    def replay_file(game_id: str) -> Any:
-        game = games.get(g.session, game_id)
-        if game.replay is None:
-            raise WebError("the game is not over yet: its replay is written after round 12", 409)
-        response = app.response_class(replay_to_json(game.replay), mimetype="application/json")
-        response.headers["Content-Disposition"] = f'attachment; filename="miaui-{game.id[:6]}.json"'
-        return response
-
-    @app.get("/api/replays")
-    def replay_list() -> Any:
-        return jsonify(roots=[str(root) for root in shelf.roots], replays=shelf.list())
-
-    @app.post("/api/watch")
-    def watch() -> Any:
-        data = body()
-        if not isinstance(data, dict) or set(data) - {"replay", "file", "seat"} or ("replay" in data) == ("file" in data):
-            raise WebError("send {'replay': a replay's JSON text} or {'file': a saved replay's name}, and 'seat': null or a seat")
-        text = data["replay"] if "replay" in data else shelf.read(data["file"])
-        if not isinstance(text, str):
-            raise WebError(f"replay: the replay file's text, as a string; got {type(text).__name__}")
-        replay = replay_from_json(text)
-        return jsonify(players=list(replay.players), frames=frames_of(replay, data.get("seat")), replay=replay_to_json(replay))
-
-    @app.post("/api/watch/agents")
-    def watch_agents() -> Any:
-        data = body()
-        seat = data.pop("seat", None) if isinstance(data, dict) else None
-        choice = TableChoice.parse(data, menu, person=False)
-        checked_seat(seat, choice.num_players)  # before the game is played
-        replay = agents_game(choice)
-        return jsonify(players=list(replay.players), frames=frames_of(replay, seat), replay=replay_to_json(replay))
-
+    app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, TRUSTED_HOSTS=trusted_hosts)
+    routes.install(app, store if store is not None else GameStore(), replays, tuple(library))
     return app
 
 

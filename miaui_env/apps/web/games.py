@@ -23,13 +23,12 @@ from gymnasium.utils import seeding
 from miaui_env.agents import Agent, as_seen, checked_actions, views_at_table
 from miaui_env.agents.loading import SEARCH_PREFIX, SHIPPED_POLICIES, load_agents
 from miaui_env.apps.replay import Replay, dealt_deck, record_replay, replay_states, save_replay
-from miaui_env.apps.web.views import reveal_steps, seat_table, spectator_table
+from miaui_env.apps.web.tables import reveal_steps, seat_table, spectator_table
 from miaui_env.game.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
-    GameConfig,
     GameState,
     new_game,
     play_round,
@@ -37,6 +36,7 @@ from miaui_env.game.rules import (
     winners,
 )
 from miaui_env.observe.observation import VIEWS, Encoder
+from miaui_env.spec import TableSpec
 
 MAX_BODY = 1 << 20  # bytes: a replay is about 20 kB, every other request far less
 MAX_SEED = 2**63  # seeds are JSON integers: keep them exact in every client
@@ -106,14 +106,11 @@ def _checked_object(body: Any, fields: Sequence[str], what: str) -> Mapping[str,
 
 @dataclass(frozen=True)
 class TableChoice:
-    """A table from the page: its size and variants, the agents by seat (None: the person's seat),
-    the person's view, and the deal's seed (None: a fresh one)."""
+    """A table from the page: its `spec` (size, variants and the person's view), the agents by
+    seat (None: the person's seat), and the deal's seed (None: a fresh one)."""
 
-    num_players: int
+    spec: TableSpec
     agents: tuple[str | None, ...]
-    open_baskets: bool = False
-    no_fighting: bool = False
-    view: str = "table"
     seed: int | None = None
 
     PERSON_FIELDS = ("players", "seat", "opponents", "open_baskets", "no_fighting", "view", "seed")
@@ -142,41 +139,32 @@ class TableChoice:
         if view not in VIEWS:
             raise WebError(f"view={view!r:.40} is not allowed: {' or '.join(VIEWS)}")
         seed = body.get("seed")
-        return cls(
-            n,
-            tuple(agents),
-            _checked_bool(body.get("open_baskets", False), "open_baskets"),
-            _checked_bool(body.get("no_fighting", False), "no_fighting"),
-            view,
-            None if seed is None else _checked_int(seed, "seed", 0, MAX_SEED - 1),
+        spec = TableSpec(
+            num_players=n,
+            open_baskets=_checked_bool(body.get("open_baskets", False), "open_baskets"),
+            no_fighting=_checked_bool(body.get("no_fighting", False), "no_fighting"),
+            view=view,
         )
-
-    @property
-    def config(self) -> GameConfig:
-        """The rules settings of the table."""
-        return GameConfig(self.num_players, self.open_baskets, self.no_fighting)
+        return cls(spec, tuple(agents), None if seed is None else _checked_int(seed, "seed", 0, MAX_SEED - 1))
 
     def deal(self) -> tuple[GameState, int]:
         """A new game dealt as `reset(seed=...)` deals it (a fresh seed when none was chosen), and its seed."""
         seed = self.seed if self.seed is not None else secrets.randbelow(2**31)
-        return new_game(self.config, seeding.np_random(seed)[0]), seed
-
-
-def _settings(config: GameConfig) -> dict[str, Any]:
-    return {"num_players": config.num_players, "open_baskets": config.open_baskets, "no_fighting": config.no_fighting}
+        return new_game(self.spec.game, seeding.np_random(seed)[0]), seed
 
 
 # -- a person's game ----------------------------------------------------------------------------
 class HumanGame:
     """One person's game against agents on the rules engine. The person's page shows exactly
-    what their seat's observation holds (`view`); the agents act on their own observations."""
+    what their seat's observation holds, in the view they chose (`page`); the agents act on their
+    own observations."""
 
     def __init__(self, state: GameState, agents: Mapping[int, Agent], view: str = "table", seed: int | None = None):
         n = state.num_players
         if state.history or len(agents) != n - 1 or not all(0 <= s < n for s in agents):
             raise ValueError(f"a HumanGame starts before round 1 with agents in all seats but one; got {sorted(agents)} at {n}")
         self.id = secrets.token_urlsafe(12)
-        self.state, self.agents, self.view_name, self.seed = state, dict(agents), view, seed
+        self.state, self.agents, self.view, self.seed = state, dict(agents), view, seed
         self.seat = next(s for s in range(n) if s not in agents)
         self.players = tuple(HUMAN if s == self.seat else self.agents[s].name for s in range(n))
         agent_views, self.dealt = views_at_table(list(self.agents.values()), view)
@@ -220,7 +208,7 @@ class HumanGame:
             self.last_reveal = [reveal_steps(record) for record in records]
             if self.over:
                 deal = {"seed": self.seed} if self.seed is not None else {"deck": self.deck}
-                self.replay = record_replay(_settings(self.state.config), self.plays, players=self.players, **deal)
+                self.replay = record_replay(self.state.config, self.plays, players=self.players, **deal)
                 if replays is not None:
                     self._save(replays)
 
@@ -232,7 +220,7 @@ class HumanGame:
         except OSError as error:  # the game is over all the same: the page says why it was not saved
             self.replay_error = f"the replay could not be saved to {path}: {error.strerror or error}"
 
-    def view(self) -> dict[str, Any]:
+    def page(self) -> dict[str, Any]:
         """What the person's page shows: their seat's table from its observation, the last reveal,
         their cards, and at the end the final scores."""
         with self.lock:
@@ -244,8 +232,8 @@ class HumanGame:
                 "id": self.id,
                 "seat": self.seat,
                 "players": list(self.players),
-                "view": self.view_name,
-                "table": seat_table(self.observation(self.seat, self.view_name), self.seat, n),
+                "view": self.view,
+                "table": seat_table(self.observation(self.seat, self.view), self.seat, n),
                 "reveal": self.last_reveal,
                 "hand": self.state.legal_cards(self.seat),
                 "over": self.over,
@@ -260,7 +248,7 @@ def start_game(choice: TableChoice) -> HumanGame:
     state, seed = choice.deal()
     seats = [s for s, name in enumerate(choice.agents) if name is not None]
     loaded = load_agents([name for name in choice.agents if name is not None], seed)
-    return HumanGame(state, dict(zip(seats, loaded, strict=True)), choice.view, seed)
+    return HumanGame(state, dict(zip(seats, loaded, strict=True)), choice.spec.view, seed)
 
 
 # -- every session's games ------------------------------------------------------------------------
@@ -371,12 +359,12 @@ def frames_of(replay: Replay, seat: Any = None) -> list[dict[str, Any]]:
 def agents_game(choice: TableChoice) -> Replay:
     """A whole game played by agents alone (every seat as `choice.agents` says), as a replay."""
     names = [name for name in choice.agents if name is not None]
-    if len(names) != choice.num_players:
+    if len(names) != choice.spec.num_players:
         raise WebError(f"a game of agents needs an agent in every seat; got {list(choice.agents)}")
     state, seed = choice.deal()
     agents = load_agents(names, seed)
     views, dealt = views_at_table(agents, "table")
-    encoder = Encoder(choice.config, dealt)
+    encoder = Encoder(choice.spec.game, dealt)
     plays = []
     for _ in range(NUM_ROUNDS - 1):  # round 12's cards are forced (R6)
         encoder.refresh(state)
@@ -386,7 +374,7 @@ def agents_game(choice: TableChoice) -> Replay:
         ]
         play_round(state, cards)
         plays.append(cards)
-    return record_replay(_settings(choice.config), plays, seed=seed, players=[agent.name for agent in agents])
+    return record_replay(choice.spec, plays, seed=seed, players=[agent.name for agent in agents])
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,11 @@ Both sources give one schema, so the page draws them with one function:
     card = {"kind" (a FishKind name, None for a face-down card the viewer may not see), "value",
             "face_down", "peeker" (the seat that peeked a face-down card, when the viewer knows it)}
 
-A seat's table is read from its observation vector and nothing else (`seat_table`), so it can
-show nothing the seat may not know. A reveal (`reveal_steps`) comes from the round's public
-record: every card, catch, theft and triple in it happened face-up on the table (R11), and the
-env hands the same records to every seat in its infos.
+A seat's table is read from its observation vector and nothing else (`seat_table`, through the
+decoder the text and the pictures use, `miaui_env.display.decode`), so it can show nothing the
+seat may not know. A reveal (`reveal_steps`) comes from the round's public record: every card,
+catch, theft and triple in it happened face-up on the table (R11), and the env hands the same
+records to every seat in its infos.
 """
 
 from __future__ import annotations
@@ -27,11 +28,10 @@ from typing import Any
 
 import numpy as np
 
+from miaui_env.display.decode import decode_observation
 from miaui_env.display.text import DEPTH_NAMES
-from miaui_env.game.cards import FISH_KINDS, FishCard, FishKind
+from miaui_env.game.cards import FishCard
 from miaui_env.game.rules import (
-    MAX_PLAYERS,
-    MIN_PLAYERS,
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
     Decision,
@@ -44,12 +44,9 @@ from miaui_env.game.rules import (
     score,
     shallow_priority,
 )
-from miaui_env.observe.observation import COUNT_SCALE, HEIGHT_SCALE, HIDDEN_FEATURE, OBSERVATION_LAYOUT, VALUE_SCALE
 
 GAME_OVER = NUM_ROUNDS + 1  # the "round" of a finished game
-_VALUE = len(FISH_KINDS)  # a card's features: one-hot kind, value / VALUE_SCALE, then the face-down flag
-_LANTERN = FISH_KINDS.index(FishKind.LANTERN)
-_PILE_VALUE_SCALE = COUNT_SCALE * VALUE_SCALE
+DIVER_CARDS = range(1, NUM_DIVER_CARDS + 1)
 
 
 def card_json(card: FishCard, face_down: bool = False, peeker: int | None = None) -> dict[str, Any]:
@@ -57,87 +54,58 @@ def card_json(card: FishCard, face_down: bool = False, peeker: int | None = None
     return {"kind": card.kind.value, "value": card.value, "face_down": face_down, "peeker": peeker}
 
 
-def _hidden_card(peeker: int | None) -> dict[str, Any]:
-    return {"kind": None, "value": None, "face_down": True, "peeker": peeker}
-
-
-def _card_from_features(features: np.ndarray) -> dict[str, Any]:
-    """One card slot of an observation: its face if the viewer may see it, else a face-down card."""
-    kinds = features[:_VALUE]
-    if not kinds.any():
-        return _hidden_card(None)
-    return {"kind": FISH_KINDS[int(kinds.argmax())].value, "value": round(float(features[_VALUE]) * VALUE_SCALE),
-            "face_down": False, "peeker": None}  # fmt: skip
+def _seen_card_json(card: FishCard | None) -> dict[str, Any]:
+    """A card slot of a seat's observation: its face if the viewer may see it, else a face-down card."""
+    return {"kind": None, "value": None, "face_down": True, "peeker": None} if card is None else card_json(card)
 
 
 def seat_table(observation: np.ndarray, seat: int, num_players: int) -> dict[str, Any]:
     """The table as `seat` sees it, read from its observation vector alone (see the module docstring)."""
-    obs = np.asarray(observation, dtype=np.float32)
-    if obs.shape != (OBSERVATION_LAYOUT.size,) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS or not 0 <= seat < num_players:
-        raise InvalidConfigError(
-            f"seat_table takes one observation ({OBSERVATION_LAYOUT.size},), a seat and a table of "
-            f"{MIN_PLAYERS}-{MAX_PLAYERS}; got {obs.shape}, seat {seat}, {num_players} players"
-        )
-    view = OBSERVATION_LAYOUT.view
+    table = decode_observation(observation, num_players, "seat_table")
+    if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < num_players:
+        raise InvalidConfigError(f"seat_table takes the seat whose observation it is, 0-{num_players - 1}; got seat {seat!r}")
     n = num_players
     seats = [(seat + k) % n for k in range(n)]  # row k of the observation is the k-th seat to the viewer's left
-    round_piece = view(obs, "round")
-    round_number = int(round_piece.argmax()) + 1 if round_piece.any() else GAME_OVER
-    open_baskets, no_fighting = (bool(flag) for flag in view(obs, "variant"))
-
-    kiti_rows = np.flatnonzero(view(obs, "kiti")[:n, 0])
+    round_number = GAME_OVER if table.round is None else table.round
     kiti, deep, shallow = None, [], []
-    if kiti_rows.size and round_number <= NUM_ROUNDS:
-        row = int(kiti_rows[0])
+    if table.kiti is not None and table.round is not None:
+        row = table.kiti.row
         kiti = [seats[row], seats[(row + 1) % n]]
-        deep = [seats[r] for r in sorted(range(n), key=lambda r: -float(view(obs, "deep_priority")[r, 0]))]
-        shallow = [seats[r] for r in sorted(range(n), key=lambda r: -float(view(obs, "shallow_priority")[r, 0]))]
+        deep, shallow = [seats[r] for r in table.kiti.deep_order], [seats[r] for r in table.kiti.shallow_order]
 
-    # R5: a Lantern's catcher peeks at the card that restocks its space, which lies face-down. The
-    # last reveal shows who caught a Lantern where, so every seat knows who peeked which card.
-    caught_at, caught, card_played = view(obs, "caught_at"), view(obs, "caught"), view(obs, "card_played")
-    peekers = {
-        int(caught_at[row].argmax()): seats[row]
-        for row in range(n)
-        if round_number <= NUM_ROUNDS and caught_at[row].any() and caught[row, _LANTERN] > 0
-    }
+    peekers = table.lantern_peekers()
     lagoon = []
-    for depth in range(len(DEPTH_NAMES)):
-        cards = [_card_from_features(features) for features in view(obs, "lagoon")[depth] if features.any()]
+    for depth, space in enumerate(table.lagoon):
+        cards = [_seen_card_json(card) for card in space.cards]
         if depth in peekers and cards:
-            cards[0] = {**cards[0], "face_down": True, "peeker": peekers[depth]}
-        rest = view(obs, "lagoon_rest")[depth]
-        lagoon.append({"cards": cards, "more": round(float(rest[:_VALUE].sum() + rest[HIDDEN_FEATURE]))})
+            cards[0] = {**cards[0], "face_down": True, "peeker": seats[peekers[depth]]}
+        lagoon.append({"cards": cards, "more": space.more.cards})
 
-    hand, played = view(obs, "hand"), view(obs, "played")
-    summary, piles = view(obs, "pile_summary"), view(obs, "pile")
     rows = []
-    for row, who in enumerate(seats):
+    for row, (who, seen) in enumerate(zip(seats, table.seats, strict=True)):
         held: list[int | None]
         if row == 0:
-            held = [int(h) for h in hand]
+            held = [int(card in table.hand) for card in DIVER_CARDS]
         elif round_number == GAME_OVER:
             held = [0] * NUM_DIVER_CARDS
-        elif played[row].any():  # Open Baskets and the recall view show every card played
-            held = [0 if played[row, c] else 1 for c in range(NUM_DIVER_CARDS)]
+        elif seen.played:  # Open Baskets and the recall view show every card played
+            held = [int(card not in seen.played) for card in DIVER_CARDS]
         elif round_number == 1:  # every hand starts with 1-12
             held = [1] * NUM_DIVER_CARDS
         else:  # the table view shows the last reveal only (R11)
-            held = [0 if card_played[row, c] else None for c in range(NUM_DIVER_CARDS)]
-        height = round(float(summary[row, 0]) * HEIGHT_SCALE)
-        known = height == 0 or bool(summary[row, 1:].any())  # the table view shows an opponent's pile height only
+            held = [0 if seen.last is not None and card == seen.last.card else None for card in DIVER_CARDS]
         rows.append(
             {
                 "seat": who,
                 "hand": held,
-                "pile": [_card_from_features(features) for features in piles[row] if features.any()],
-                "height": height,
-                "score": round(float(summary[row, -1]) * _PILE_VALUE_SCALE) if known else None,
-                "played": int(card_played[row].argmax()) + 1 if card_played[row].any() else None,
+                "pile": [_seen_card_json(card) for card in seen.pile],
+                "height": seen.height,
+                "score": seen.score,  # the table view shows an opponent's pile height only
+                "played": None if seen.last is None else seen.last.card,
             }
         )
-    return {"num_players": n, "open_baskets": open_baskets, "no_fighting": no_fighting, "round": round_number, "viewer": seat,
-            "kiti": kiti, "deep_order": deep, "shallow_order": shallow, "lagoon": lagoon, "seats": rows}  # fmt: skip
+    return {"num_players": n, "open_baskets": table.open_baskets, "no_fighting": table.no_fighting, "round": round_number,
+            "viewer": seat, "kiti": kiti, "deep_order": deep, "shallow_order": shallow, "lagoon": lagoon, "seats": rows}  # fmt: skip
 
 
 def spectator_table(state: GameState) -> dict[str, Any]:

@@ -1,0 +1,225 @@
+"""The browser app's routes: one Flask blueprint of module-level view functions (see `app` for the
+API they serve). Each reaches the app's games, opponents and replays through `site()`, the `Site`
+that `create_app` installs, so one process can serve several apps (the tests make many).
+
+This module imports Flask; `create_app` imports it only when an app is made, so importing
+`miaui_env.apps.web` needs no Flask.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from flask import Blueprint, Flask, Response, current_app, g, jsonify, request, send_from_directory
+from flask.typing import ResponseReturnValue
+from werkzeug.exceptions import HTTPException
+
+from miaui_env.apps.replay import Replay, ReplayError, replay_from_json, replay_to_json
+from miaui_env.apps.web.games import (
+    MAX_BODY,
+    AgentChoice,
+    GameStore,
+    ReplayShelf,
+    TableChoice,
+    WebError,
+    agent_menu,
+    agents_game,
+    checked_seat,
+    frames_of,
+    start_game,
+)
+
+SESSION_COOKIE = "miaui_session"
+_SESSION_TOKEN = re.compile(r"[A-Za-z0-9_-]{22}")  # secrets.token_urlsafe(16)
+# The page loads nothing from elsewhere and runs no inline script: a replay's player names, which
+# anyone can write, are shown as text and can never run as code.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+SITE = "miaui"  # the app.extensions key of the app's Site
+GAMES = "miaui_games"  # the app.extensions key of its GameStore alone (what tests and monitoring read)
+
+routes = Blueprint("miaui", __name__)
+
+
+@dataclass(frozen=True)
+class Site:
+    """What one app serves: the live games, the opponents a page may choose, the saved replays it
+    lists, and the folder finished games are saved in (None: not saved)."""
+
+    games: GameStore
+    menu: tuple[AgentChoice, ...]
+    shelf: ReplayShelf
+    replays: Path | None
+
+
+def install(app: Flask, games: GameStore, replays: Path | None, library: tuple[Path, ...]) -> None:
+    """Serve the routes on `app`, with its own Site."""
+    site = Site(games, agent_menu(), ReplayShelf(library), replays)
+    app.extensions[SITE] = site
+    app.extensions[GAMES] = site.games
+    app.register_blueprint(routes)
+
+
+def site() -> Site:
+    """The Site of the app serving this request."""
+    return cast(Site, current_app.extensions[SITE])
+
+
+def json_body() -> Any:
+    """The request's JSON body; WebError (415, 400) if it is not JSON."""
+    if not request.is_json:
+        raise WebError(f"the request body must be JSON (Content-Type: application/json), not {request.mimetype or 'nothing'}", 415)
+    try:
+        return request.get_json()
+    except HTTPException as error:  # werkzeug refuses JSON it cannot parse
+        if error.code == 413:
+            raise
+        raise WebError("the request body is not valid JSON") from None
+
+
+def frames_reply(replay: Replay, seat: Any) -> ResponseReturnValue:
+    """A replay as the watch page steps through it: the players, the frames, the replay file's text."""
+    return jsonify(players=list(replay.players), frames=frames_of(replay, seat), replay=replay_to_json(replay))
+
+
+# -- every request: the session cookie, the headers ----------------------------------------------
+@routes.before_app_request
+def open_session() -> None:
+    """Find the browser session's token in its cookie, or make a new one."""
+    token = request.cookies.get(SESSION_COOKIE, "")
+    g.new_session = not _SESSION_TOKEN.fullmatch(token)
+    g.session = secrets.token_urlsafe(16) if g.new_session else token
+
+
+@routes.after_app_request
+def add_headers(response: Response) -> Response:
+    """Set a new session's cookie, the security headers, and no caching of the API."""
+    if getattr(g, "new_session", False):
+        response.set_cookie(SESSION_COOKIE, g.session, httponly=True, samesite="Strict")
+    response.headers.update(SECURITY_HEADERS)
+    if request.path.startswith("/api/"):
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+# -- errors: JSON {"error": message} -----------------------------------------------------------
+@routes.app_errorhandler(WebError)
+def refused(error: WebError) -> ResponseReturnValue:
+    """A request the app refuses, with its own status."""
+    return jsonify(error=str(error)), error.status
+
+
+@routes.app_errorhandler(ReplayError)
+def bad_replay(error: ReplayError) -> ResponseReturnValue:
+    """A replay that cannot be played back."""
+    return jsonify(error=f"not a replay this app can play back: {error}"), 400
+
+
+@routes.app_errorhandler(HTTPException)
+def http_error(error: HTTPException) -> ResponseReturnValue:
+    """What the web framework refuses (no such page, a method not allowed, a body too large)."""
+    messages = {413: f"the request is larger than {MAX_BODY // 1024} kB", 404: f"nothing at {request.path}"}
+    return jsonify(error=messages.get(error.code or 0, error.description or error.name)), error.code or 500
+
+
+@routes.app_errorhandler(Exception)
+def fault(error: Exception) -> ResponseReturnValue:
+    """A fault of ours (an agent that failed, a bug): this request fails, every other goes on."""
+    current_app.logger.exception("request %s %s failed", request.method, request.path)
+    return jsonify(error=f"the server failed on this request ({type(error).__name__}: {error}); other games go on"), 500
+
+
+# -- the page and the API ----------------------------------------------------------------------
+@routes.get("/")
+def page() -> ResponseReturnValue:
+    """The page."""
+    return send_from_directory(cast(str, current_app.static_folder), "index.html")
+
+
+@routes.get("/api/agents")
+def agent_list() -> ResponseReturnValue:
+    """The opponents offered, and the server's limits."""
+    games = site().games
+    limits = {"max_games": games.max_games, "per_session": games.per_session, "idle_minutes": games.idle_ttl / 60,
+              "finished_minutes": games.finished_ttl / 60, "max_body_kb": MAX_BODY // 1024}  # fmt: skip
+    return jsonify(agents=[{"name": choice.name, "about": choice.about} for choice in site().menu], limits=limits)
+
+
+@routes.post("/api/games")
+def new_game() -> ResponseReturnValue:
+    """A new game for this session."""
+    game = start_game(TableChoice.parse(json_body(), site().menu, person=True))
+    site().games.add(g.session, game)
+    return jsonify(game.page()), 201
+
+
+@routes.get("/api/games/<game_id>")
+def show_game(game_id: str) -> ResponseReturnValue:
+    """The game as the person's seat sees it."""
+    return jsonify(site().games.get(g.session, game_id).page())
+
+
+@routes.post("/api/games/<game_id>/play")
+def play_card(game_id: str) -> ResponseReturnValue:
+    """The person's card, the agents' cards, the reveal."""
+    game = site().games.get(g.session, game_id)
+    data = json_body()
+    if not isinstance(data, dict) or set(data) != {"card"}:
+        raise WebError(f"a play is a JSON object {{'card': a diver card 1-12}}; got {data!r:.60}")
+    game.play(data["card"], site().replays)
+    site().games.touch(game)
+    return jsonify(game.page())
+
+
+@routes.delete("/api/games/<game_id>")
+def leave_game(game_id: str) -> ResponseReturnValue:
+    """Drop the game at once."""
+    site().games.drop(g.session, game_id)
+    return "", 204
+
+
+@routes.get("/api/games/<game_id>/replay")
+def replay_file(game_id: str) -> ResponseReturnValue:
+    """The finished game's replay file."""
+    game = site().games.get(g.session, game_id)
+    if game.replay is None:
+        raise WebError("the game is not over yet: its replay is written after round 12", 409)
+    response = current_app.response_class(replay_to_json(game.replay), mimetype="application/json")
+    response.headers["Content-Disposition"] = f'attachment; filename="miaui-{game.id[:6]}.json"'
+    return response
+
+
+@routes.get("/api/replays")
+def replay_list() -> ResponseReturnValue:
+    """The replays saved on this machine."""
+    shelf = site().shelf
+    return jsonify(roots=[str(root) for root in shelf.roots], replays=shelf.list())
+
+
+@routes.post("/api/watch")
+def watch() -> ResponseReturnValue:
+    """A replay sent or named, as frames to step through."""
+    data = json_body()
+    if not isinstance(data, dict) or set(data) - {"replay", "file", "seat"} or ("replay" in data) == ("file" in data):
+        raise WebError("send {'replay': a replay's JSON text} or {'file': a saved replay's name}, and 'seat': null or a seat")
+    text = data["replay"] if "replay" in data else site().shelf.read(data["file"])
+    if not isinstance(text, str):
+        raise WebError(f"replay: the replay file's text, as a string; got {type(text).__name__}")
+    return frames_reply(replay_from_json(text), data.get("seat"))
+
+
+@routes.post("/api/watch/agents")
+def watch_agents() -> ResponseReturnValue:
+    """A fresh game of agents alone, as frames to step through."""
+    data = json_body()
+    seat = data.pop("seat", None) if isinstance(data, dict) else None
+    choice = TableChoice.parse(data, site().menu, person=False)
+    checked_seat(seat, choice.spec.num_players)  # before the game is played
+    return frames_reply(agents_game(choice), seat)
