@@ -253,3 +253,27 @@ def test_action_masks_from_observation_take_maskable_ppos_seed_to_the_games():
 
     np.testing.assert_array_equal(first_observations(3), first_observations(3))
     assert not np.array_equal(first_observations(3), first_observations(4))
+
+
+def test_a_bad_share_of_a_multi_table_step_leaves_every_table_its_earlier_actions():
+    from miaui_env.integrations.sb3 import MultiTableVecEnv
+
+    def tables() -> MultiTableVecEnv:
+        venv = MultiTableVecEnv([MiauiSelfPlayVecEnv(2, num_players=3, learner_seats=[0], opponent=lowest_card, seed=s) for s in (4, 5)])
+        venv.reset()
+        return venv
+
+    venv, twin = tables(), tables()
+    masks = venv.action_masks()
+    lowest, highest = np.argmax(masks, axis=1), 11 - np.argmax(masks[:, ::-1], axis=1)
+    venv.step_async(lowest)
+    twin.step_async(lowest)
+    refused = np.concatenate([highest[:2], [highest[2], 12]])  # the first table's share is legal, the second's is not
+    with pytest.raises(IllegalActionError, match=r"env index 1 \(game 1, player_0\): action 12"):
+        venv.step_async(refused)
+    played, expected = venv.step_wait(), twin.step_wait()
+    np.testing.assert_array_equal(played[0], expected[0])
+    with pytest.raises(IllegalActionError, match="action 12"):
+        venv.tables[0].check_actions(np.array([12, 0]))
+    checked = venv.tables[0].check_actions(np.array([highest[0], highest[1]]))
+    assert checked.dtype == np.int64 and checked.tolist() == highest[:2].tolist()

@@ -122,7 +122,7 @@ def test_the_counter_remembers_every_reveal_and_forgets_at_a_new_game():
 
 
 def ladder(candidate, field, games=2000, seed=1):
-    config = ArenaConfig(players=4, games=games, seed=seed)
+    config = ArenaConfig(num_players=4, games=games, seed=seed)
     seats, scores, winners = play([candidate, field], "gauntlet", config)
     return summarize(["candidate", "field"], seats, scores, winners, 4)[0].win_share, gauntlet_significance(seats, winners, 4, "candidate")
 

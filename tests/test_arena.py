@@ -24,7 +24,9 @@ from miaui_env.agents.checkpoint import CheckpointVersionError
 from miaui_env.agents.heuristics import GreedyAgent
 from miaui_env.agents.loading import AgentSpecError, load_agent
 from miaui_env.agents.policy import load_sb3_policy
-from miaui_env.apps.arena import ArenaConfig, gauntlet_significance, lineups, play, summarize
+from miaui_env.apps.arena import ArenaConfig, gauntlet_significance, lineups, main, play, summarize
+from miaui_env.game.rules import InvalidConfigError
+from miaui_env.spec import TableSpec
 from miaui_env.vector import VectorMiaui
 
 ROOT = Path(__file__).parent.parent
@@ -42,7 +44,7 @@ def make_random(seed=None):
 
 @pytest.mark.oracle
 def test_duplicate_sets_rotate_every_agent_through_every_seat():
-    config = ArenaConfig(players=4, games=400, seed=0, batch_games=64)
+    config = ArenaConfig(num_players=4, games=400, seed=0, batch_games=64)
     seats, _, winners = play([RandomAgent(0), GreedyAgent(1), RandomAgent(2)], "gauntlet", config)
     assert seats.shape == (400, 4)
     for set_start in range(0, 400, 4):
@@ -55,7 +57,7 @@ def test_duplicate_sets_rotate_every_agent_through_every_seat():
 
 @pytest.mark.oracle
 def test_same_numbers_from_the_same_seed():
-    config = ArenaConfig(players=3, games=90, seed=5, batch_games=30)
+    config = ArenaConfig(num_players=3, games=90, seed=5, batch_games=30)
     first = play([GreedyAgent(0), RandomAgent(1)], "pool", config)
     second = play([GreedyAgent(0), RandomAgent(1)], "pool", config)
     for a, b in zip(first, second, strict=True):
@@ -65,7 +67,7 @@ def test_same_numbers_from_the_same_seed():
 @pytest.mark.oracle
 def test_every_game_of_a_duplicate_set_is_dealt_the_same():
     # Two copies of one deterministic policy: whatever the rotation, each set replays one game.
-    config = ArenaConfig(players=4, games=200, seed=6, batch_games=40)
+    config = ArenaConfig(num_players=4, games=200, seed=6, batch_games=40)
     _, scores, _ = play([load_agent("test_arena:lowest_card"), load_agent("test_arena:lowest_card")], "pool", config)
     for set_start in range(0, 200, 4):
         assert (scores[set_start : set_start + 4] == scores[set_start]).all()
@@ -82,7 +84,7 @@ def test_pool_tables_cover_every_pairing():
 
 @pytest.mark.oracle
 def test_summary_numbers_are_consistent():
-    config = ArenaConfig(players=4, games=800, seed=2, batch_games=400)
+    config = ArenaConfig(num_players=4, games=800, seed=2, batch_games=400)
     seats, scores, winners = play([GreedyAgent(0), RandomAgent(1)], "gauntlet", config)
     results = summarize(["greedy", "random"], seats, scores, winners, 4)
     greedy, random_ = results
@@ -133,6 +135,7 @@ def test_command_line_writes_table_json_csv_and_png(tmp_path, command):
     assert "arena" in done.stderr and "300/300" in done.stderr  # the progress bar
     report = json.loads((out / "arena.json").read_text())
     assert report["mode"] == "pool" and {a["name"] for a in report["agents"]} == {"greedy", "random", "counter"}
+    assert report["config"]["num_players"] == 3 and "players" not in report["config"]
     assert (out / "arena.csv").read_text().startswith("name,games,win_share")
     assert (out / "arena.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -160,7 +163,7 @@ def test_each_agent_is_shown_the_view_it_plays_from(arena_view):
     from miaui_env.observe.observation import table_view
 
     remembers, plain, forgets = ViewRecorder("remembers", "recall"), ViewRecorder("plain"), ViewRecorder("forgets", "table")
-    play([remembers, plain, forgets], "pool", ArenaConfig(players=3, games=30, view=arena_view))
+    play([remembers, plain, forgets], "pool", ArenaConfig(num_players=3, games=30, view=arena_view))
 
     def played_by_opponents(agent):
         return OBSERVATION_LAYOUT.view(np.concatenate(agent.seen), "played")[:, 1:].sum()
@@ -210,7 +213,7 @@ def test_players_tied_by_a_stacked_deck_share_the_average_place_and_the_victory(
     # Two identical players always play their highest card and one her lowest: whatever the seats of
     # the rotation, the two high players score 60 each and tie for first, the low player scores 0.
     names = ["high#0", "high#1", "low"]
-    seats, scores, winners = play([highest_card, highest_card, lowest_policy], "pool", ArenaConfig(players=3, games=6, seed=1))
+    seats, scores, winners = play([highest_card, highest_card, lowest_policy], "pool", ArenaConfig(num_players=3, games=6, seed=1))
     assert np.sort(scores, axis=1).tolist() == [[0, SHARED_VICTORY_HIGH_SCORE, SHARED_VICTORY_HIGH_SCORE]] * 6
     assert winners.sum(axis=1).tolist() == [2] * 6 and set(seats[winners]) == {0, 1}  # R10: both tied players win
     results = _by_name(summarize(names, seats, scores, winners, 3))
@@ -227,7 +230,7 @@ def test_players_tied_by_a_stacked_deck_share_the_average_place_and_the_victory(
 def test_a_table_that_ties_at_every_depth_shares_every_place(players):
     # No Fighting (R8): players who all play the same card tie at every depth, so nobody ever catches,
     # every score is 0 (R10) and everyone shares the victory: the average place is (1 + n) / 2.
-    config = ArenaConfig(players=players, games=2 * players, no_fighting=True, seed=3)
+    config = ArenaConfig(num_players=players, games=2 * players, no_fighting=True, seed=3)
     seats, scores, winners = play([lowest_policy] * players, "pool", config)
     assert (scores == 0).all() and winners.all()
     for result in summarize([f"same#{i}" for i in range(players)], seats, scores, winners, players):
@@ -325,3 +328,40 @@ def test_the_gauntlet_z_test_is_one_sided():
     assert float(shown.group(1)) == pytest.approx(z, abs=0.005)
     assert float(shown.group(2)) == pytest.approx(1 - NormalDist().cdf(z), rel=0.05)
     assert "not significantly above" in text  # p is about 0.02: not at the 1% level
+
+
+def test_the_arena_config_names_its_table_as_the_table_spec_does():
+    table = TableSpec(5, no_fighting=True, view="recall", reward="margin", observation_dtype="uint8")
+    config = ArenaConfig.at_table(table, games=20, seed=3, batch_games=10)
+    assert config == ArenaConfig(num_players=5, games=20, no_fighting=True, view="recall", seed=3, batch_games=10)
+    assert config.table_spec == TableSpec(5, no_fighting=True, view="recall")  # the arena pays by wins, in float32
+    assert ArenaConfig(3, 6).table_spec.num_players == 3  # the first positional field is still the table size
+    with pytest.raises(InvalidConfigError, match=re.escape("takes a miaui_env.spec.TableSpec, got {'num_players': 4}")):
+        ArenaConfig.at_table({"num_players": 4})  # type: ignore[arg-type]
+
+
+def test_players_is_the_old_name_of_num_players_and_warns():
+    with pytest.warns(DeprecationWarning, match="ArenaConfig: players= is now num_players="):
+        old = ArenaConfig(players=3, games=30, seed=2)
+    assert old == ArenaConfig(num_players=3, games=30, seed=2)
+    with pytest.warns(DeprecationWarning, match="ArenaConfig.players is now ArenaConfig.num_players"):
+        assert old.players == 3
+    with pytest.raises(InvalidConfigError, match="ArenaConfig was given num_players and players"):
+        ArenaConfig(num_players=3, players=4)
+    seats, scores, winners = play([GreedyAgent(0), RandomAgent(1)], "gauntlet", old)
+    names = ["greedy", "random"]
+    with pytest.warns(DeprecationWarning, match="summarize: players= is now num_players="):
+        assert summarize(names, seats, scores, winners, players=3) == summarize(names, seats, scores, winners, 3)
+    with pytest.warns(DeprecationWarning, match="gauntlet_significance: players="):
+        assert gauntlet_significance(seats, winners, players=3, candidate="greedy") == gauntlet_significance(seats, winners, 3, "greedy")
+    with pytest.warns(DeprecationWarning, match="lineups: players="):
+        assert (lineups("pool", 5, players=4, sets=3) == lineups("pool", 5, 4, 3)).all()
+
+
+@pytest.mark.parametrize("flag", ["--players", "--num-players"])
+def test_the_command_lines_table_size_has_two_spellings(tmp_path, flag):
+    with pytest.raises(SystemExit) as ended:
+        main(["--pool", "random", "greedy", flag, "5", "--games", "10", "--seed", "1", "--out", str(tmp_path)])
+    assert ended.value.code == 0
+    report = json.loads((tmp_path / "arena.json").read_text())
+    assert report["config"]["num_players"] == 5 and report["duplicate_sets"] == 2

@@ -395,7 +395,7 @@ def show_web_play(table: Table, games: Sequence[Game]) -> list[Shown]:
 
 
 def replay_of(table: Table, game: Game) -> Any:
-    return record_replay(table.kwargs(), game.plays, deck=game.deck)
+    return record_replay(table.config, game.plays, deck=game.deck)
 
 
 def show_web_watch(table: Table, games: Sequence[Game]) -> list[Shown]:

@@ -459,8 +459,9 @@ def test_a_loaded_engine_can_load_again_at_another_round():
 
 
 def engine_snapshot(engine: VectorMiaui) -> tuple[Any, ...]:
-    arrays = [*engine._game, *engine._reveal, engine._obs]
-    return (engine.round, *(array.tobytes() for array in arrays))
+    snapshot = engine.snapshot()
+    arrays = [*snapshot.game, *snapshot.reveal, engine.observations]
+    return (snapshot.round, *(array.tobytes() for array in arrays))
 
 
 def other_deck_state() -> GameState:

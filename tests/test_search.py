@@ -80,7 +80,7 @@ def test_search_plays_only_legal_cards(n, open_baskets, no_fighting, view):
 
 
 def test_search_plays_legal_cards_and_follows_its_seed():
-    config = ArenaConfig(players=3, games=24, seed=5, batch_games=12)
+    config = ArenaConfig(num_players=3, games=24, seed=5, batch_games=12)
     runs = [play([RegretMatchingSearchAgent(1, **SMALL), RandomAgent(2)], "gauntlet", config) for _ in range(2)]
     for a, b in zip(runs[0], runs[1], strict=True):
         assert np.array_equal(a, b)
@@ -89,7 +89,7 @@ def test_search_plays_legal_cards_and_follows_its_seed():
 
 
 def test_search_beats_random():
-    config = ArenaConfig(players=4, games=96, seed=123)
+    config = ArenaConfig(num_players=4, games=96, seed=123)
     seats, scores, winners = play([RegretMatchingSearchAgent(0, **SMALL), RandomAgent(1)], "gauntlet", config)
     search = summarize(["search", "random"], seats, scores, winners, 4)[0]
     assert search.win_share - search.win_share_ci > 0.25  # above the fair share of four seats

@@ -199,7 +199,8 @@ def test_stacked_decks_per_game_match_the_reference():
 
 
 def engine_snapshot(engine: VectorMiaui) -> tuple:
-    return (engine._obs.tobytes(), engine._game.hands.tobytes(), engine._game.pile_stats.tobytes(), engine.round)
+    game = engine.game_arrays
+    return (engine.observations.tobytes(), game.hands.tobytes(), game.pile_stats.tobytes(), engine.round)
 
 
 @pytest.mark.parametrize(
@@ -360,3 +361,21 @@ def test_a_fresh_deal_with_a_hand_that_is_no_hand_is_refused():
     state.hands[0, 0] = 2
     with pytest.raises(InvalidConfigError, match=r"states\[0\] has a hand that does not hold the 12 diver cards left at round 1"):
         engine.load_states([state])
+
+
+def test_the_engines_state_is_read_through_read_only_views_that_follow_the_games():
+    engine = VectorMiaui(3, num_players=4, seed=1)
+    game, stats, seen = engine.game_arrays, engine.card_stats, engine.observations
+    for array in (*game, stats, seen):
+        with pytest.raises(ValueError, match="read-only"):
+            array.flat[0] = 1
+    np.testing.assert_array_equal(stats, observation.stats_table(engine.config))
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        obs, masks, *_ = engine.step(np.argmax(rng.random((3, 4, 12)) * engine.action_masks(), axis=2))
+        snapshot = engine.snapshot()
+        assert engine.game_arrays is game  # the same views, showing every step
+        for view, copy in zip(game, snapshot.game, strict=True):
+            np.testing.assert_array_equal(view, copy)
+        np.testing.assert_array_equal(game.hands, masks)
+        assert engine.observations.tobytes() == obs.tobytes() and np.shares_memory(engine.observations, obs)

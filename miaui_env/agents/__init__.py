@@ -17,6 +17,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from miaui_env.game.seeding import Seed, seed_generator
 from miaui_env.observe.observation import table_view
 
 Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -42,8 +43,8 @@ class RandomAgent:
 
     name = "random"
 
-    def __init__(self, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
+    def __init__(self, seed: Seed | None = None):
+        self.rng = seed_generator(seed)
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """A random legal card for every row."""

@@ -26,6 +26,7 @@ from numba import njit
 
 from miaui_env.game.cards import DEFAULT_DECK, FISH_KINDS, FishKind
 from miaui_env.game.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
+from miaui_env.game.seeding import Seed, seed_generator
 from miaui_env.observe.observation import (
     CARD_DIM,
     COUNT_SCALE,
@@ -232,8 +233,8 @@ class GreedyAgent:
     name = "greedy"
     THRIFT = 0.0  # no price on spending an extreme card (see CountingAgent)
 
-    def __init__(self, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
+    def __init__(self, seed: Seed | None = None):
+        self.rng = seed_generator(seed)
 
     def opponent_cards(self, observations: np.ndarray) -> np.ndarray:
         """Every card is possible for every opponent."""
@@ -266,7 +267,7 @@ class CountingAgent(GreedyAgent):
     # 0.6, 0.42 at 1.0, 0.40 at 2.0, 0.31 at 3.0.
     THRIFT = 1.0
 
-    def __init__(self, seed: int | None = None):
+    def __init__(self, seed: Seed | None = None):
         super().__init__(seed)
         self._seen: np.ndarray | None = None  # (k, 6, 12): cards each seat has revealed this game
 

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from miaui_env.agents.checkpoint import CheckpointError, read_metadata
-from miaui_env.game.seeding import check_seed
+from miaui_env.game.seeding import seed_generator
 
 
 class MaskedPolicy(Protocol):
@@ -42,7 +42,7 @@ class PolicyAgent:
         self.policy, self.name, self.view, self.deterministic = policy, name, view, deterministic
         # Its own draws need the policy's chances: an SB3 network (or a model holding one) or RLlibModulePolicy gives them.
         chances = hasattr(policy, "action_probabilities") or hasattr(getattr(policy, "policy", policy), "get_distribution")
-        self.rng = np.random.default_rng(check_seed(seed)) if seed is not None and chances else None
+        self.rng = seed_generator(seed) if seed is not None and chances else None
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The policy's card for every row, never an illegal one."""
@@ -102,7 +102,7 @@ class RLlibModulePolicy:
         from ray.rllib.core.rl_module.rl_module import RLModule
 
         self.module = RLModule.from_checkpoint(str(path))
-        self.rng = np.random.default_rng(0)
+        self.rng = seed_generator(0)  # one fixed stream: a PolicyAgent with a seed draws from its own
 
     def predict(
         self, observation: np.ndarray, state: Any = None, episode_start: Any = None, deterministic: bool = False, action_masks: Any = None

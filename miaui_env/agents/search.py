@@ -46,12 +46,10 @@ import numpy as np
 
 from miaui_env.agents import Agent, Policy, as_policy, check_agent, reset_agent
 from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, GameConfig, InvalidConfigError, check_reward
-from miaui_env.game.seeding import check_seed, seed_children, seed_int
+from miaui_env.game.seeding import check_seed, seed_children, seed_generator, seed_int
 from miaui_env.observe.belief import SeatKnowledge, observed_round
 from miaui_env.observe.observation import table_view
-from miaui_env.vector import VectorMiaui
-from miaui_env.vector.engine import EngineSnapshot
-from miaui_env.vector.state import GameArrays, Reveal
+from miaui_env.vector import EngineSnapshot, GameArrays, Reveal, VectorMiaui
 
 PLAY_MODES = ("sample", "best")
 
@@ -106,8 +104,8 @@ class RegretMatchingSearchAgent:
             raise InvalidConfigError(f"play={play!r} is not allowed; play modes are {', '.join(map(repr, PLAY_MODES))}")
         check_reward(utility)
         seed = check_seed(seed)
-        own, rollout_seed = seed_children(np.random.SeedSequence(seed), 2) if seed is not None else (None, None)
-        self.rng = np.random.default_rng(own)
+        own, rollout_seed = seed_children(seed, 2) if seed is not None else (None, None)
+        self.rng = seed_generator(own)
         if rollout is None:
             from miaui_env.agents.heuristics import CountingAgent
 

@@ -31,21 +31,30 @@ is the same command):
 Agents are any spec `load_agent` takes. It prints a table and writes `arena.json`, `arena.csv` and
 `arena.png` (win share and mean score with 95% intervals) to `--out` (default results/arena/), and
 with `--replays N` the first N games as replays in `--out`/replays/ (`miaui_env.apps.replay`).
-Same arguments and seed, same games and numbers.
+`--players` and `--num-players` are one option, the table size.
+
+Seeds. Duplicate set k is dealt with slot seed k of `seeding.seed_ints(seed, sets)` (32-bit words
+of the seed's state), every game of the set alike; `run` seeds the agents from the children of the
+same seed (`load_agents`). Same arguments and seed, same games and numbers.
+
+In 0.1 `ArenaConfig` and the functions here named the table size `players`; that name is still
+taken (and `ArenaConfig.players` still read) with a DeprecationWarning until 0.3.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import itertools
 import json
 import math
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -55,7 +64,7 @@ from miaui_env.apps.cli import check_writable, non_negative_int, positive_int, r
 from miaui_env.apps.files import atomic_write, replacing
 from miaui_env.apps.replay import record_replay, save_replay
 from miaui_env.game.rules import NUM_ROUNDS, InvalidConfigError
-from miaui_env.game.seeding import check_seed
+from miaui_env.game.seeding import check_seed, seed_ints
 from miaui_env.spec import TableSpec
 from miaui_env.vector import VectorMiaui
 
@@ -63,32 +72,88 @@ MODES = ("gauntlet", "pool")
 RESULT_BYTES_PER_SEAT = 8 + 8 + 1 + 8  # per game and seat: agent index, score, winner flag, schedule
 MAX_RESULT_BYTES = 4 * 2**30  # what one run may keep of its games' results
 
+_Parameters = ParamSpec("_Parameters")
+_Result = TypeVar("_Result")
+_Class = TypeVar("_Class", bound=type)
 
+
+def _players_renamed(function: Callable[_Parameters, _Result]) -> Callable[_Parameters, _Result]:
+    """`function`, also taking its `num_players` argument by its 0.1 keyword `players` (DeprecationWarning, until 0.3)."""
+
+    @functools.wraps(function)
+    def taking_players(*args: _Parameters.args, **kwargs: _Parameters.kwargs) -> _Result:
+        if "players" in kwargs:
+            where = function.__qualname__.removesuffix(".__init__")
+            if "num_players" in kwargs:
+                raise InvalidConfigError(f"{where} was given num_players and players (its old name); give num_players alone")
+            warnings.warn(f"{where}: players= is now num_players=; the old name goes in 0.3", DeprecationWarning, stacklevel=2)
+            kwargs["num_players"] = kwargs.pop("players")
+        return function(*args, **kwargs)
+
+    return taking_players
+
+
+def _init_takes_players(cls: _Class) -> _Class:
+    """A dataclass whose constructor also takes `num_players` by its 0.1 keyword `players` (see `_players_renamed`)."""
+    cls.__init__ = _players_renamed(cls.__init__)  # type: ignore[misc]  # the constructor dataclass wrote, wrapped
+    return cls
+
+
+@_init_takes_players
 @dataclass(frozen=True)
 class ArenaConfig:
-    """Everything that decides an arena run; the same config gives the same games and numbers."""
+    """Everything that decides an arena run; the same config gives the same games and numbers.
 
-    players: int = 4
-    games: int = 10_000  # rounded up to whole duplicate sets of `players` games
+    The table is named by `TableSpec`'s fields (`table_spec`); `at_table` builds a config from one.
+    """
+
+    num_players: int = 4
+    """Seats at every table, 3-6 (R1)."""
+    games: int = 10_000
+    """Games to play, rounded up to whole duplicate sets of `num_players` games."""
     open_baskets: bool = False
+    """The Open Baskets variant (R11)."""
     no_fighting: bool = False
-    view: str = "table"  # for agents that do not say which view they play from
+    """The No Fighting variant (R8)."""
+    view: str = "table"
+    """The view of the agents that do not say which view they play from."""
     seed: int = 0
-    batch_games: int = 4096  # games played at once by the batched engine
+    """The seed of the deals (and, in `run`, of the agents)."""
+    batch_games: int = 4096
+    """Games played at once by the batched engine."""
 
     def __post_init__(self) -> None:
-        TableSpec(self.players, self.open_baskets, self.no_fighting, self.view)  # the table's settings, checked there
+        TableSpec(self.num_players, self.open_baskets, self.no_fighting, self.view)  # the table's settings, checked there
         check_seed(self.seed)
         for name in ("games", "batch_games"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
                 raise InvalidConfigError(f"ArenaConfig {name}={value!r} is not allowed; it must be an integer >= 1")
-        needed = self.games * self.players * RESULT_BYTES_PER_SEAT
+        needed = self.games * self.num_players * RESULT_BYTES_PER_SEAT
         if needed > MAX_RESULT_BYTES:
             raise InvalidConfigError(
                 f"ArenaConfig games={self.games} would keep about {needed / 2**30:,.1f} GiB of results; "
-                f"at most {MAX_RESULT_BYTES // (self.players * RESULT_BYTES_PER_SEAT):,} games a run"
+                f"at most {MAX_RESULT_BYTES // (self.num_players * RESULT_BYTES_PER_SEAT):,} games a run"
             )
+
+    @classmethod
+    def at_table(cls, table: TableSpec, *, games: int = 10_000, seed: int = 0, batch_games: int = 4096) -> ArenaConfig:
+        """A run on `table`'s game and view. The arena pays by wins, scores and places whatever the
+        table's reward, and shows agents float32 observations whatever its observation dtype."""
+        if not isinstance(table, TableSpec):
+            raise InvalidConfigError(f"ArenaConfig.at_table takes a miaui_env.spec.TableSpec, got {table!r:.60}")
+        return cls(table.num_players, games, table.open_baskets, table.no_fighting, table.view, seed, batch_games)
+
+    @property
+    def table_spec(self) -> TableSpec:
+        """The table every game is played at (reward "win", float32 observations: what the arena deals)."""
+        return TableSpec(self.num_players, self.open_baskets, self.no_fighting, self.view)
+
+    @property
+    def players(self) -> int:
+        """The 0.1 name of `num_players` (DeprecationWarning, until 0.3)."""
+        warnings.warn("ArenaConfig.players is now ArenaConfig.num_players; the old name goes in 0.3", DeprecationWarning, stacklevel=2)
+        return self.num_players
 
 
 @dataclass
@@ -125,15 +190,16 @@ class ArenaResult:
         return asdict(self)
 
 
-def lineups(mode: str, num_agents: int, players: int, sets: int) -> np.ndarray:
-    """(sets, players) agent index per seat for each duplicate set, before rotation."""
+@_players_renamed
+def lineups(mode: str, num_agents: int, num_players: int, sets: int) -> np.ndarray:
+    """(sets, num_players) agent index per seat for each duplicate set, before rotation."""
     if mode == "gauntlet":  # agent 0 is the candidate, agents 1.. the field
         field_size = num_agents - 1
-        return np.array([[0] + [1 + (s + j) % field_size for j in range(players - 1)] for s in range(sets)])
-    if num_agents >= players:
-        tables = list(itertools.combinations(range(num_agents), players))
+        return np.array([[0] + [1 + (s + j) % field_size for j in range(num_players - 1)] for s in range(sets)])
+    if num_agents >= num_players:
+        tables = list(itertools.combinations(range(num_agents), num_players))
         return np.array([tables[s % len(tables)] for s in range(sets)])
-    return np.array([[(s + j) % num_agents for j in range(players)] for s in range(sets)])
+    return np.array([[(s + j) % num_agents for j in range(num_players)] for s in range(sets)])
 
 
 @dataclass
@@ -145,11 +211,12 @@ class SampleGames:
     seeds: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     plays: np.ndarray = field(default_factory=lambda: np.zeros((0, NUM_ROUNDS - 1, 0), dtype=np.int64))
 
-    def start(self, game_seeds: np.ndarray, players: int) -> None:
+    @_players_renamed
+    def start(self, game_seeds: np.ndarray, num_players: int) -> None:
         """Make room for the sample of a schedule with these game seeds."""
         self.count = min(self.count, len(game_seeds))
         self.seeds = game_seeds[: self.count].astype(np.int64)
-        self.plays = np.zeros((self.count, NUM_ROUNDS - 1, players), dtype=np.int64)
+        self.plays = np.zeros((self.count, NUM_ROUNDS - 1, num_players), dtype=np.int64)
 
     def keep(self, first_game: int, decision: int, cards: np.ndarray) -> None:
         """The cards (diver cards 1-12) of a pass's games starting at `first_game`, where they are sampled."""
@@ -165,7 +232,7 @@ def play(
     progress: Callable[[int], object] | None = None,
     samples: SampleGames | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Play the schedule; returns seats' agent indices, scores and winners, each (games, players).
+    """Play the schedule; returns seats' agent indices, scores and winners, each (games, num_players).
 
     Games are ordered by duplicate set, and within a set by rotation. `samples`, if given, is
     filled with the deal seeds and the cards of the first games (for replays).
@@ -176,17 +243,17 @@ def play(
     least = 2 if mode == "gauntlet" else 1
     if len(entrants) < least:
         raise AgentError(f"a {mode} needs at least {least} agent(s), got {len(entrants)}")
-    n = config.players
+    n = config.num_players
     sets = math.ceil(config.games / n)
     base = lineups(mode, len(entrants), n, sets)
     seats = np.concatenate([np.roll(base, r, axis=1)[:, None] for r in range(n)], axis=1).reshape(sets * n, n)
-    set_seeds = np.random.SeedSequence(config.seed).generate_state(sets, dtype=np.uint32)
+    set_seeds = seed_ints(config.seed, sets)  # one deal seed a duplicate set
     game_seeds = np.repeat(set_seeds, n)
     if samples is not None:
         samples.start(game_seeds, n)
     per_pass = max(1, config.batch_games // n) * n
     views, dealt = views_at_table(entrants, config.view)
-    table = TableSpec(n, config.open_baskets, config.no_fighting, dealt, reward="win").as_kwargs()
+    table = config.table_spec.replace(view=dealt).as_kwargs()
     engine = VectorMiaui(min(per_pass, sets * n), seed=config.seed, **table)
     scores = np.zeros((sets * n, n), dtype=np.int64)
     winners = np.zeros((sets * n, n), dtype=bool)
@@ -237,12 +304,15 @@ def _mean_ci(per_set: np.ndarray) -> tuple[float, float]:
     return mean, critical * spread / math.sqrt(values.size)
 
 
-def summarize(agent_names: Sequence[str], seats: np.ndarray, scores: np.ndarray, winners: np.ndarray, players: int) -> list[AgentResult]:
+@_players_renamed
+def summarize(
+    agent_names: Sequence[str], seats: np.ndarray, scores: np.ndarray, winners: np.ndarray, num_players: int
+) -> list[AgentResult]:
     """Per-agent statistics (see the module docstring) from played games."""
     from openskill.models import PlackettLuce
 
     games = scores.shape[0]
-    sets = games // players
+    sets = games // num_players
     share = np.where(winners, 1.0 / winners.sum(axis=1, keepdims=True), 0.0)
     higher = (scores[:, None, :] > scores[:, :, None]).sum(axis=2)
     equal = (scores[:, None, :] == scores[:, :, None]).sum(axis=2)
@@ -263,10 +333,10 @@ def summarize(agent_names: Sequence[str], seats: np.ndarray, scores: np.ndarray,
     for a, name in enumerate(agent_names):
         sits = seats == a
         per_game_count = sits.sum(axis=1)
-        counted = per_game_count.reshape(sets, players).sum(axis=1).astype(float)
+        counted = per_game_count.reshape(sets, num_players).sum(axis=1).astype(float)
         stats = []
         for table in (share, scores.astype(float), rank):
-            totals = np.where(sits, table, 0.0).sum(axis=1).reshape(sets, players).sum(axis=1)
+            totals = np.where(sits, table, 0.0).sum(axis=1).reshape(sets, num_players).sum(axis=1)
             with np.errstate(invalid="ignore", divide="ignore"):
                 stats.append(_mean_ci(totals / counted))
         (win, win_ci), (score, score_ci), (place, place_ci) = stats
@@ -291,15 +361,16 @@ def summarize(agent_names: Sequence[str], seats: np.ndarray, scores: np.ndarray,
 MIN_SETS_FOR_Z = 30  # below this many duplicate sets the normal approximation is not trusted
 
 
-def gauntlet_significance(seats: np.ndarray, winners: np.ndarray, players: int, candidate: str) -> str:
+@_players_renamed
+def gauntlet_significance(seats: np.ndarray, winners: np.ndarray, num_players: int, candidate: str) -> str:
     """One-sided test over duplicate sets: is the candidate's win share above the fair 1/n?
 
     A z-test where there are enough sets and they vary; otherwise an exact sign test (how many sets
     fell above fair share against how many below), which claims nothing the few sets cannot carry.
     """
     share = np.where(winners, 1.0 / winners.sum(axis=1, keepdims=True), 0.0)
-    per_set = np.where(seats == 0, share, 0.0).sum(axis=1).reshape(-1, players).mean(axis=1)
-    fair, mean, sets = 1.0 / players, float(per_set.mean()), per_set.size
+    per_set = np.where(seats == 0, share, 0.0).sum(axis=1).reshape(-1, num_players).mean(axis=1)
+    fair, mean, sets = 1.0 / num_players, float(per_set.mean()), per_set.size
     spread = float(per_set.std(ddof=1)) / math.sqrt(sets) if sets > 1 else 0.0
     if sets >= MIN_SETS_FOR_Z and spread > 0:
         z = (mean - fair) / spread
@@ -329,14 +400,13 @@ def run(names: list[str], mode: str, config: ArenaConfig, out: Path | None, show
     with tqdm(total=config.games, unit="game", desc="arena", disable=not show_progress) as bar:
         seats, scores, winners = play(agents, mode, config, progress=bar.update, samples=samples)
     if samples is not None and out is not None:
-        table = {"num_players": config.players, "open_baskets": config.open_baskets, "no_fighting": config.no_fighting}
         for game in range(samples.count):
             players = [labels[agent] for agent in seats[game]]
-            replay = record_replay(table, samples.plays[game], seed=int(samples.seeds[game]), players=players)
+            replay = record_replay(config.table_spec, samples.plays[game], seed=int(samples.seeds[game]), players=players)
             save_replay(replay, out / "replays" / f"game-{game:04d}.json")
-    results = summarize(labels, seats, scores, winners, config.players)
-    significance = gauntlet_significance(seats, winners, config.players, labels[0]) if mode == "gauntlet" else None
-    result = ArenaResult(config, mode, results, significance, len(scores) // config.players, round(time.perf_counter() - started, 2))
+    results = summarize(labels, seats, scores, winners, config.num_players)
+    significance = gauntlet_significance(seats, winners, config.num_players, labels[0]) if mode == "gauntlet" else None
+    result = ArenaResult(config, mode, results, significance, len(scores) // config.num_players, round(time.perf_counter() - started, 2))
     if out is not None:
         write(result, out)
     return result
@@ -373,7 +443,7 @@ def write(result: ArenaResult, out: Path) -> None:
     names = [r.name for r in result.agents]
     figure, (left, right) = plt.subplots(1, 2, figsize=(10, 0.6 * len(names) + 2.2))
     left.barh(names, [r.win_share for r in result.agents], xerr=[r.win_share_ci for r in result.agents], color="#4c72b0")
-    left.axvline(1 / result.config.players, color="grey", linestyle="--", label="fair share")
+    left.axvline(1 / result.config.num_players, color="grey", linestyle="--", label="fair share")
     left.set_xlabel("win share (95% CI)")
     left.legend(loc="lower right")
     right.barh(names, [r.mean_score for r in result.agents], xerr=[r.mean_score_ci for r in result.agents], color="#55a868")
@@ -381,7 +451,7 @@ def write(result: ArenaResult, out: Path) -> None:
     right.set_yticklabels([])
     variants = [v for v, on in (("Open Baskets", result.config.open_baskets), ("No Fighting", result.config.no_fighting)) if on]
     figure.suptitle(
-        f"Miaui arena, {result.mode}: {result.config.players} players, {result.duplicate_sets * result.config.players} games"
+        f"Miaui arena, {result.mode}: {result.config.num_players} players, {result.duplicate_sets * result.config.num_players} games"
         + (f" ({', '.join(variants)})" if variants else "")
     )
     figure.tight_layout()
@@ -397,7 +467,7 @@ def main(argv: list[str] | None = None) -> None:
     who.add_argument("--candidate", help="gauntlet: the agent under test")
     who.add_argument("--pool", nargs="+", help="mixed tables over these agents")
     parser.add_argument("--field", nargs="+", default=["random"], help="gauntlet: the fixed opponents (cycled over the seats)")
-    parser.add_argument("--players", type=int, default=4, choices=range(3, 7))
+    parser.add_argument("--players", "--num-players", dest="num_players", type=int, default=4, choices=range(3, 7), help="table size")
     parser.add_argument("--games", type=positive_int, default=10_000)
     parser.add_argument("--open-baskets", action="store_true")
     parser.add_argument("--no-fighting", action="store_true")
@@ -412,7 +482,7 @@ def main(argv: list[str] | None = None) -> None:
     mode = "gauntlet" if args.candidate is not None else "pool"
 
     def arena() -> None:
-        config = ArenaConfig(args.players, args.games, args.open_baskets, args.no_fighting, args.view, args.seed, args.batch_games)
+        config = ArenaConfig(args.num_players, args.games, args.open_baskets, args.no_fighting, args.view, args.seed, args.batch_games)
         check_writable(args.out)  # before the games, not after them
         result = run(names, mode, config, args.out, replays=args.replays)
         print(table(result))

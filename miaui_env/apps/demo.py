@@ -19,14 +19,14 @@ import numpy as np
 from miaui_env.apps.cli import check_output_file, non_negative_int, positive_int, run_command
 from miaui_env.apps.files import atomic_write
 from miaui_env.envs.miaui import env as aec_env
-from miaui_env.game.seeding import seed_int
+from miaui_env.game.seeding import seed_children, seed_generator, seed_int
 
 
 def play_games(games: int, players: int, open_baskets: bool, no_fighting: bool, seed: int) -> dict[str, Any]:
     """Play `games` random legal games; return per-seat win shares, mean scores and speed."""
     env = aec_env(num_players=players, open_baskets=open_baskets, no_fighting=no_fighting)
-    deals, choices = np.random.SeedSequence(seed).spawn(2)  # one tree: the deals and the cards chosen
-    rng = np.random.default_rng(choices)
+    deals, choices = seed_children(seed, 2)  # one tree: the deals and the cards chosen
+    rng = seed_generator(choices)
     wins = np.zeros(players)
     scores = np.zeros((games, players))
     steps, start, last_report = 0, time.perf_counter(), 0.0
@@ -80,9 +80,9 @@ def demo(args: argparse.Namespace) -> None:
     """One game shown, then the measured games, written to `args.out`."""
     check_output_file(args.out)  # before the games, not after them
     shown = aec_env(num_players=args.players, open_baskets=args.open_baskets, no_fighting=args.no_fighting, render_mode="ansi")
-    deals, choices = np.random.SeedSequence(args.seed).spawn(2)
+    deals, choices = seed_children(args.seed, 2)
     shown.reset(seed=seed_int(deals))
-    rng = np.random.default_rng(choices)
+    rng = seed_generator(choices)
     for _agent in shown.agent_iter():
         obs, _, terminated, truncated, _ = shown.last()
         shown.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))

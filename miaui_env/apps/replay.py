@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from gymnasium.utils import seeding
 
 from miaui_env.display.text import describe_round, seat_name
 from miaui_env.game.cards import DEFAULT_DECK, DeckError, parse_deck_order
@@ -44,7 +43,7 @@ from miaui_env.game.rules import (
     winners,
 )
 from miaui_env.game.saved_state import record_to_dict
-from miaui_env.game.seeding import SeedError, check_seed
+from miaui_env.game.seeding import SeedError, check_seed, seed_generator
 from miaui_env.observe.observation import Encoder
 from miaui_env.spec import TableSpec
 
@@ -149,9 +148,9 @@ def _play_back(config: GameConfig, seed: int | None, deck: tuple[str, ...] | Non
         raise ReplayError("a replay needs the deal: a seed or a deck")
     try:
         order = None if deck is None else parse_deck_order(list(deck), config.deck)
-        # reset(seed=s) deals from Gymnasium's generator seeded s; a stacked deck as dealt needs none
-        # (round 1 holds no Seagull to move, R4), so a deck alone deals with seed 0's.
-        rng, _ = seeding.np_random(0 if seed is None else check_seed(seed))
+        # reset(seed=s) deals from seed s's generator (Gymnasium's np_random(s)); a stacked deck as
+        # dealt needs none (round 1 holds no Seagull to move, R4), so a deck alone deals with seed 0's.
+        rng = seed_generator(0 if seed is None else check_seed(seed))
         state = new_game(config, rng, order)
     except (DeckError, SeedError) as bad:
         raise ReplayError(f"the replay's deal cannot be dealt: {bad}") from bad

@@ -53,7 +53,7 @@ PRIVILEGED_SIZE = sum(size for _, size in PRIVILEGED_PIECES)
 
 def privileged_features(engine: VectorMiaui, seats: np.ndarray) -> np.ndarray:
     """(B, len(seats), PRIVILEGED_SIZE) float32: the global state of each game seen from each seat."""
-    game, stats = engine._game, engine._rules.stats
+    game, stats = engine.game_arrays, engine.card_stats
     batch, n = engine.num_envs, engine.num_players
     seats = np.asarray(seats, dtype=np.int64)
     relative = (seats[:, None] + np.arange(n)[None, :]) % n  # (L, n): you, then each seat to your left

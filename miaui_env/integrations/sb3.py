@@ -19,10 +19,11 @@ and its `episode` holds the return and length for SB3's logger.
 With `privileged=True` each row is the seat's observation followed by the global state, for a
 privileged critic (`miaui_env.integrations.privileged`); opponents are still shown observations only.
 
-Seeding: a seed (an int or a `numpy.random.SeedSequence`) is the root of a seed tree. Every game
-slot gets its own seed from it (`slot_seeds`: words of the tree's state, not `seed + i`), so two
-tables seeded from sibling children never share a game, however many games each holds.
-`MultiTableVecEnv.seed` gives each table its own child. `seed()` (which SB3 calls with
+Seeding: a seed (an int or a `numpy.random.SeedSequence`) is the root of a seed tree
+(`miaui_env.game.seeding`). Every game slot gets its own seed from the tree's child 0
+(`slot_seeds`: 64-bit words of its state, not `seed + i`), and the default opponent its seed from
+child 1, so two tables seeded from sibling children never share a game, however many games each
+holds. `MultiTableVecEnv.seed` gives each table its own child. `seed()` (which SB3 calls with
 MaskablePPO's `seed`) deals the next reset's games exactly as the same seed given to the
 constructor does; after that each slot's generator carries on, game after game.
 """
@@ -43,7 +44,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvS
 
 from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent, checked_actions, reset_agent
 from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, IllegalActionError, InvalidConfigError, illegal_action
-from miaui_env.game.seeding import Seed, seed_children, seed_int
+from miaui_env.game.seeding import Seed, seed_child, seed_children, seed_int, seed_ints, seed_tree
 from miaui_env.integrations.adapters import split_mask
 from miaui_env.integrations.compact_torch import expand_observations_torch
 from miaui_env.integrations.privileged import PRIVILEGED_SIZE, privileged_features
@@ -117,16 +118,17 @@ class ActionMasksFromObservation(VecEnvWrapper):
         return list(self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs))
 
 
+TABLE_DEALS, TABLE_OPPONENT = 0, 1  # a table's children in its seed tree
+
+
 def slot_seeds(seed: Seed, num_games: int) -> list[int]:
     """One seed per game slot of a table seeded `seed`: 64-bit words of its deals child's state."""
-    deals, _ = seed_children(seed, 2)
-    return [int(word) for word in deals.generate_state(num_games, dtype=np.uint64)]
+    return [int(word) for word in seed_ints(seed_child(seed, TABLE_DEALS), num_games, bits=64)]
 
 
 def _opponent_seed(seed: Seed) -> int:
     """The seed of a table's default (random) opponent."""
-    _, opponent = seed_children(seed, 2)
-    return seed_int(opponent)
+    return seed_int(seed_child(seed, TABLE_OPPONENT))
 
 
 class _OneEnvVecEnv(VecEnv):
@@ -207,7 +209,7 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         super().__init__(num_games * len(seats), observation_space, gymnasium.spaces.Discrete(NUM_DIVER_CARDS))
         self._actions = np.zeros(self.num_envs, dtype=np.int64)
         self._masks = self.engine.action_masks()
-        self._obs = self.engine._obs
+        self._obs = self.engine.observations
         self._returns = np.zeros(self.num_envs, dtype=np.float64)
         self._episode_start = time.time()
 
@@ -225,7 +227,7 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
     def seed(self, seed: Seed | None = None) -> list[int | None]:
         """Deal the next reset's games from `seed` (None: fresh entropy), as the constructor's `seed`
         would; returns each index's game seed."""
-        self._next_seeds = slot_seeds(np.random.SeedSequence() if seed is None else seed, self.num_games)
+        self._next_seeds = slot_seeds(seed_tree(seed), self.num_games)
         return [s for s in self._next_seeds for _ in self.learner_seats]
 
     def reset(self) -> np.ndarray:
@@ -255,12 +257,14 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         state = privileged_features(self.engine, self._seats()[0]).reshape(self.num_envs, PRIVILEGED_SIZE)
         return np.concatenate([rows, state], axis=1)
 
-    def step_async(self, actions: np.ndarray) -> None:
-        """Store the learner seats' actions (one per env index), checked before any opponent moves."""
-        self._actions = self._checked(actions)
+    def step_async(self, actions: np.ndarray, *, trusted: bool = False) -> None:
+        """Store the learner seats' actions (one per env index), checked before any opponent moves;
+        `trusted`: they are what `check_actions` returned, and are not checked again."""
+        self._actions = actions if trusted else self.check_actions(actions)
 
-    def _checked(self, actions: np.ndarray) -> np.ndarray:
-        """The learner seats' actions as int64 card indices; IllegalActionError naming the index otherwise."""
+    def check_actions(self, actions: np.ndarray) -> np.ndarray:
+        """The learner seats' actions as int64 card indices, one per env index; IllegalActionError
+        naming the index, game and seat of the first that is no card in its seat's hand."""
         try:
             given = np.asarray(actions)
         except ValueError:  # a ragged nesting of lists
@@ -357,7 +361,7 @@ class MultiTableVecEnv(_OneEnvVecEnv):
     def seed(self, seed: Seed | None = None) -> list[int | None]:
         """Seed every table's next reset, table i from child i of `seed`'s tree (None: fresh entropy);
         returns each index's game seed."""
-        children = seed_children(np.random.SeedSequence() if seed is None else seed, len(self.tables))
+        children = seed_children(seed_tree(seed), len(self.tables))
         return [s for table, child in zip(self.tables, children, strict=True) for s in table.seed(child)]
 
     def reset(self) -> np.ndarray:
@@ -370,9 +374,9 @@ class MultiTableVecEnv(_OneEnvVecEnv):
         if given.shape[:1] != (self.num_envs,):
             raise IllegalActionError(f"actions must hold one card index per env index, shape ({self.num_envs},), got shape {given.shape}")
         spans = zip(self.tables, self._bounds[:-1], self._bounds[1:], strict=True)
-        shares = [table._checked(given[start:stop]) for table, start, stop in spans]
+        shares = [table.check_actions(given[start:stop]) for table, start, stop in spans]
         for table, share in zip(self.tables, shares, strict=True):
-            table._actions = share
+            table.step_async(share, trusted=True)
 
     def step_wait(self) -> VecEnvStepReturn:
         """Step every table; concatenate what they return."""

@@ -31,9 +31,10 @@ With `autoreset=False` the games are not replaced: that step returns their final
 `load_states` starts new ones (the envs, which deal each game themselves, run one game this way).
 
 **Seeding.** Each slot owns a generator and deals with it game after game exactly as `rules.deal`
-does. A batch seeded s gives slot i child i of `SeedSequence(s)` (`slot_generators`), so no two
-slots, and no two seeds, share a game; `reset(seeds=[s_0, ...])` gives slot i what the env deals
-after `reset(seed=s_i)` (equal seeds: duplicate deals). `reset(decks=...)` stacks the next deal per
+does. A batch seeded s gives slot i the stream of child i of s's seed tree
+(`seeding.seed_generators`), so no two slots, and no two seeds, share a game;
+`reset(seeds=[s_0, ...])` gives slot i the stream of s_i itself (`seeding.seed_generator`), what the
+env deals after `reset(seed=s_i)` (equal seeds: duplicate deals). `reset(decks=...)` stacks the next deal per
 slot as the env's `options={"deck": ...}` does. `tests/test_vector.py` plays every configuration
 through the engine and, beside it, through `rules.play_round` and `observation.Encoder` on game
 states of its own, and requires identical observations, masks, rewards, round records, scores
@@ -42,14 +43,15 @@ and winners at every step.
 **Loading states.** `load_states(states)` puts one reference `rules.GameState` in each slot (a
 search loads sampled worlds for its playouts; `saved_state.load_state` reads one from a file) and
 returns the observations and masks that `observation.Encoder` shows for those states; `step` plays
-on from there, and the games end, and new ones are dealt, as usual. Lockstep asks that every state
-be at one round, a round still to be played, and every state must be a game of the engine's config
-(table size, variants, deck): anything else is refused with `InvalidConfigError`, naming the
-slots, before anything changes. The undealt deck goes where the restock reads it next (R4), and the
-last reveal is rebuilt from each state's last `RoundRecord`. A Python loop per state gathers its
-cards into flat lists and numpy places and sums them for the whole batch, so a few hundred states
-load in a few milliseconds. The engine keeps no reference to the states. `snapshot()` copies every
-game's arrays and `restore(snapshot)` puts them back, far cheaper than loading again.
+on from there, and the games end, and new ones are dealt, as usual. Every state must be a game of
+the engine's config at one round still to be played (lockstep): `vector.loading` checks them,
+naming the slots of any that do not fit, and builds their arrays before anything changes.
+`snapshot()` copies every game's arrays and `restore(snapshot)` puts them back, far cheaper than
+loading again.
+
+**Reading the state.** `observations`, `game_arrays` and `card_stats` are read-only views of the
+current observations, of every game's arrays (`vector.state.GameArrays`: what no seat may see
+included, for a privileged critic) and of the card table that names their cards.
 
 **Buffers.** The observation array returned is one of the engine's two buffers, overwritten by a
 later step (`final_observation` by the step that ends the next episode): copy it to keep it. Masks,
@@ -59,17 +61,16 @@ rewards and the other infos are fresh arrays.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
+import warnings
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NamedTuple, Unpack
+from typing import Any, Unpack
 
 import numba
 import numpy as np
 from gymnasium.error import ResetNeeded
-from gymnasium.utils import seeding
 
-from miaui_env.game.cards import DEFAULT_DECK, FISH_KINDS, DeckError, FishCard, FishKind, parse_deck_order
+from miaui_env.game.cards import FISH_KINDS, DeckError, FishCard, FishKind, parse_deck_order
 from miaui_env.game.rules import (
     DEAL_UNIFORMS,
     DECK_SIZE,
@@ -82,13 +83,12 @@ from miaui_env.game.rules import (
     GameState,
     IllegalActionError,
     InvalidConfigError,
-    SeagullTheft,
     deep_priority,
     final_rewards,
     illegal_action,
     shallow_priority,
 )
-from miaui_env.game.seeding import SeedError, check_seed, seed_children
+from miaui_env.game.seeding import SeedError, check_seed, seed_generator, seed_generators
 from miaui_env.observe.compact import COMPACT_DTYPE, COMPACT_SCALE, COMPACT_ZERO, empty_compact
 from miaui_env.observe.observation import (
     FACE_DOWN_PIECES,
@@ -105,22 +105,23 @@ from miaui_env.observe.observation import (
 )
 from miaui_env.spec import TableKwargs, TableSpec
 from miaui_env.vector import encode_kernels, rule_kernels
-from miaui_env.vector.state import ASSEMBLED_PIECES, EncodeTables, GameArrays, ObservationPieces, Reveal, RoundArrays, RuleTables
+from miaui_env.vector.loading import EngineSnapshot, FreshDeals, StateLoader
+from miaui_env.vector.state import (
+    ASSEMBLED_PIECES,
+    MAX_PILE,
+    MAX_STACK,
+    EncodeTables,
+    GameArrays,
+    ObservationPieces,
+    Reveal,
+    RoundArrays,
+    RuleTables,
+)
 
 DECISIONS: tuple[Decision, ...] = tuple(Decision)  # RoundArrays.decisions holds indices into this
 _KIND_OF = {kind: i for i, kind in enumerate(FISH_KINDS)}
 _SEAGULL, _JELLYFISH, _LANTERN = _KIND_OF[FishKind.SEAGULL], _KIND_OF[FishKind.JELLYFISH], _KIND_OF[FishKind.LANTERN]
-_MAX_STACK = NUM_ROUNDS  # a No Fighting space gains one card a round
-_MAX_PILE = NUM_ROUNDS * NUM_SPACES
 _DEALS_AHEAD = 4  # deals' worth of uniforms drawn per slot at once (one generator call, not four)
-
-
-class EngineSnapshot(NamedTuple):
-    """Every game of an engine at one moment (`VectorMiaui.snapshot`): the round and copies of its arrays."""
-
-    round: int
-    game: GameArrays
-    reveal: Reveal
 
 
 class VectorMiaui:
@@ -157,21 +158,18 @@ class VectorMiaui:
         shown = shown_entries(n, view, open_baskets)  # what the declared tables show (R5, R11)
         self._tables = _encode_tables(self.config, n, stats, shown, self.compact)
 
-        self._rngs = slot_generators(seed, batch)
+        self._rngs = seed_generators(seed, batch)
         self._uniforms = np.zeros((batch, _DEALS_AHEAD, DEAL_UNIFORMS))
         self._deals_left = 0
-        # A record's FishCard -> a deck index with its stats (equal cards have equal stats). Records name
-        # the config's own card objects, so their ids find them first: hashing a FishCard runs Python code.
-        self._card_index = {card: index for index, card in enumerate(self.config.deck)}
-        self._card_index_by_id = {id(card): index for index, card in enumerate(self.config.deck)}
+        self._loader = StateLoader(self.config, batch, stats)
 
         self.round = 1
         self._game = GameArrays(
             hands=np.ones((batch, n, NUM_DIVER_CARDS), dtype=np.int8),
-            lagoon=np.full((batch, NUM_SPACES, _MAX_STACK), empty, dtype=np.int16),
+            lagoon=np.full((batch, NUM_SPACES, MAX_STACK), empty, dtype=np.int16),
             lagoon_len=np.zeros((batch, NUM_SPACES), dtype=np.int64),
-            peeker=np.full((batch, NUM_SPACES, _MAX_STACK), -1, dtype=np.int8),
-            piles=np.full((batch, n, _MAX_PILE), empty, dtype=np.int16),
+            peeker=np.full((batch, NUM_SPACES, MAX_STACK), -1, dtype=np.int8),
+            piles=np.full((batch, n, MAX_PILE), empty, dtype=np.int16),
             pile_len=np.zeros((batch, n), dtype=np.int64),
             pile_stats=np.zeros((batch, n, stats.shape[1]), dtype=np.int32),
             box_stats=np.zeros((batch, stats.shape[1]), dtype=np.int32),
@@ -185,6 +183,10 @@ class VectorMiaui:
             thefts=np.zeros((batch, n), dtype=np.int32),
             triples=np.zeros((batch, n), dtype=np.int32),
         )
+        # The arrays above are written in place and never replaced, so read-only views of them made
+        # once show every later state.
+        self._game_view = GameArrays(*map(_read_only, self._game))
+        self._card_stats_view = _read_only(self._rules.stats)
 
         # Two observation buffers: at an episode's end the filled one becomes `final_observation` and
         # the new games are written into the other, so no 40 MB copy is made. Pieces no step writes
@@ -219,6 +221,25 @@ class VectorMiaui:
         return OBSERVATION_LAYOUT.size
 
     @property
+    def observations(self) -> np.ndarray:
+        """(B, n, observation_dim) every seat's observation of the current games, as the last `reset`,
+        `step`, `load_states` or `restore` returned them; a read-only view, overwritten by later steps."""
+        return _read_only(self._obs)
+
+    @property
+    def game_arrays(self) -> GameArrays:
+        """Every game's state as the kernels keep it (`vector.state.GameArrays`): read-only views that
+        follow the games (copy them to keep them, or take a `snapshot`). It holds what no seat may
+        see (the deal, the face-down cards): for privileged critics and tests, never for a policy."""
+        return self._game_view
+
+    @property
+    def card_stats(self) -> np.ndarray:
+        """(cards + 2, stat) int32, read-only: each card's stats by deck index, then EMPTY and HIDDEN
+        (`observation.stats_table`); `game_arrays` names cards by these rows."""
+        return self._card_stats_view
+
+    @property
     def nbytes(self) -> int:
         """Bytes held in the engine's arrays: its state, tables and buffers."""
         structures = (self._rules, self._tables, self._game, self._reveal, self._scratch)
@@ -232,7 +253,7 @@ class VectorMiaui:
         seeds: Sequence[int] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Deal new games in every slot: `seed` reseeds slot i with child i of the seed's tree
-        (`slot_generators`), `seeds` gives each slot its own (slot i deals what the env deals after
+        (`seeding.seed_generators`), `seeds` gives each slot its own (slot i deals what the env deals after
         `reset(seed=seeds[i])`; equal seeds deal equal games: duplicate deals), `decks` stacks them.
         Every argument is checked before anything changes (SeedError, DeckError, InvalidConfigError)."""
         start = check_seed(seed)
@@ -242,9 +263,9 @@ class VectorMiaui:
         if seeds is not None:
             if isinstance(seeds, str | bytes) or not isinstance(seeds, Sequence | np.ndarray) or len(seeds) != self.num_envs:
                 raise SeedError(f"seeds must give one seed for each of the {self.num_envs} games, got {seeds!r:.60}")
-            rngs = [seeding.np_random(check_seed(s, f"seeds[{i}]"))[0] for i, s in enumerate(seeds)]
+            rngs = [seed_generator(check_seed(s, f"seeds[{i}]")) for i, s in enumerate(seeds)]
         elif start is not None:
-            rngs = slot_generators(start, self.num_envs)
+            rngs = seed_generators(start, self.num_envs)
         pending = self._checked_decks(decks) if decks is not None else self._pending_decks
         # Everything is checked: from here on the call changes the engine.
         self._pending_decks = pending
@@ -275,39 +296,21 @@ class VectorMiaui:
         """Put one `rules.GameState` in each slot and return every seat's observation and mask as the
         reference Encoder shows them; `step` plays on from there. The states must be games of this
         engine's config, all at one round still to be played (lockstep); anything else is refused with
-        InvalidConfigError before anything changes."""
-        round_number = self._checked_states(states)
-        placement = self._fresh_placement(states) if round_number == 1 else None
-        if placement is not None:  # games just dealt: a new game of the engine's own, with their cards to come
-            self._game.placement[:] = placement
+        InvalidConfigError before anything changes (`vector.loading`)."""
+        loaded = self._loader.load(states)
+        # Everything is checked and built: from here on the call changes the engine.
+        if isinstance(loaded, FreshDeals):  # games just dealt: new games of the engine's own, with their cards to come
+            self._game.placement[:] = loaded.placement
             self._start_games()
         else:
-            game, reveal = self._state_arrays(states, round_number)
-            # Everything is checked and built: from here on the call changes the engine.
-            for target, source in (*zip(self._game, game, strict=True), *zip(self._reveal, reveal, strict=True)):
-                np.copyto(target, source)
-            self.round = round_number
+            self._put(loaded)
         self._encode()
         return self._obs, self.action_masks()
-
-    def _fresh_placement(self, states: Sequence[GameState]) -> np.ndarray | None:
-        """The placement (the lagoon's cards, then the undealt deck, top first: what restocking reads,
-        R4) of states that are games just dealt (`rules.new_game`: full hands, one unpeeked card in
-        each lagoon space, no pile, an empty box); None if any state is not, or names no card."""
-        for state in states:
-            if state.box or any(state.piles) or any(len(space) != 1 or space[0].peeker is not None for space in state.lagoon):
-                return None
-            if not (state.hands == 1).all():
-                return None
-        placement = np.array([[*(space[0].card for space in state.lagoon), *state.deck] for state in states], dtype=np.int64)
-        if placement.shape != self._game.placement.shape or ((placement < 0) | (placement >= len(self.config.deck))).any():
-            return None  # the general path names what is wrong
-        return placement
 
     def snapshot(self) -> EngineSnapshot:
         """A copy of every game's state as it is now, to `restore` later (a search's playouts start
         from one position again and again)."""
-        return EngineSnapshot(self.round, GameArrays(*(a.copy() for a in self._game)), Reveal(*(a.copy() for a in self._reveal)))
+        return EngineSnapshot.copy_of(self.round, self._game, self._reveal)
 
     def restore(self, snapshot: EngineSnapshot, observe: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
         """Put every game back as `snapshot` took it (copied in place; the snapshot can be restored
@@ -316,190 +319,17 @@ class VectorMiaui:
         a search that steps at once saves an encoding of every game."""
         if not isinstance(snapshot, EngineSnapshot) or snapshot.game.hands.shape != self._game.hands.shape:
             raise InvalidConfigError(f"restore takes a snapshot of this engine (engine.snapshot()), got {snapshot!r:.60}")
-        for target, source in (*zip(self._game, snapshot.game, strict=True), *zip(self._reveal, snapshot.reveal, strict=True)):
-            np.copyto(target, source)
-        self.round = snapshot.round
+        self._put(snapshot)
         if not observe:
             return None
         self._encode()
         return self._obs, self.action_masks()
 
-    def _checked_states(self, states: Sequence[GameState]) -> int:
-        """The round every state is at, or InvalidConfigError naming the slots that do not fit."""
-        if isinstance(states, str | bytes) or not isinstance(states, Sequence):
-            raise InvalidConfigError(f"states must be a sequence of one rules.GameState for each of the {self.num_envs} games")
-        if len(states) != self.num_envs:
-            raise InvalidConfigError(f"states must give one GameState for each of the {self.num_envs} games, got {len(states)}")
-        n, deck_size = self.num_players, len(self.config.deck)
-        # Configs already found equal to the engine's, by id (the states keep them alive through the
-        # call): comparing two configs whose decks were parsed apart compares 37 cards, ~14 us.
-        equal_configs = {id(self.config)}
-        for slot, state in enumerate(states):
-            if not isinstance(state, GameState):
-                raise InvalidConfigError(f"states[{slot}] is a {type(state).__name__}, not a rules.GameState")
-            if id(state.config) not in equal_configs:
-                if state.config != self.config:
-                    raise InvalidConfigError(
-                        f"states[{slot}] is a game of {_described(state.config)}; this engine plays {_described(self.config)}"
-                    )
-                equal_configs.add(id(state.config))
-            if state.round > NUM_ROUNDS:
-                raise InvalidConfigError(
-                    f"states[{slot}] is a finished game (round {state.round}); only games with a round left to play load"
-                )
-            undealt = deck_size - 1 - NUM_SPACES * state.round  # R3, R4: the put-back, and three cards dealt a round
-            if not (
-                state.round >= 1
-                and state.hands.shape == (n, NUM_DIVER_CARDS)
-                and len(state.deck) == undealt
-                and len(state.lagoon) == NUM_SPACES
-                and len(state.piles) == n
-                and len(state.history) == state.round - 1
-            ):
-                raise InvalidConfigError(
-                    f"states[{slot}] is not a whole game state at round {state.round}: it must hold hands of shape {(n, NUM_DIVER_CARDS)} "
-                    f"(got {state.hands.shape}), {max(undealt, 0)} undealt cards (got {len(state.deck)}), {NUM_SPACES} lagoon spaces "
-                    f"(got {len(state.lagoon)}), {n} piles (got {len(state.piles)}) and {state.round - 1} round records "
-                    f"(got {len(state.history)})"
-                )
-        rounds = [state.round for state in states]
-        if len(set(rounds)) > 1:
-            slots: dict[int, list[int]] = {}
-            for slot, round_number in enumerate(rounds):
-                slots.setdefault(round_number, []).append(slot)
-            listing = "; ".join(f"round {round_number} in slots {_few(at)}" for round_number, at in sorted(slots.items()))
-            raise InvalidConfigError(f"every state must be at the same round (the engine plays its games in lockstep); got {listing}")
-        return rounds[0]
-
-    def _state_arrays(self, states: Sequence[GameState], round_number: int) -> tuple[GameArrays, Reveal]:
-        """The engine's arrays for `states` (checked by `_checked_states`), built apart from the engine's own.
-
-        A Python loop per state gathers each kind of card into one flat list, and numpy scatters
-        and sums them for the whole batch: Python touches single cards only in the lagoon and the
-        last reveal, a few a game."""
-        batch, n, empty, stats = self.num_envs, self.num_players, self._rules.empty, self._rules.stats
-        width, deck_size = stats.shape[1], len(self.config.deck)
-        hands = np.stack([state.hands for state in states]).astype(np.int8, copy=False)
-
-        lagoon_lens, lagoon_cards, peekers = [], [], []
-        for state in states:
-            for space in state.lagoon:
-                lagoon_lens.append(len(space))
-                for card, peeker in space:
-                    lagoon_cards.append(card)
-                    peekers.append(-1 if peeker is None else peeker)
-        pile_lens = [len(pile) for state in states for pile in state.piles]
-        pile_cards = np.fromiter(itertools.chain.from_iterable(pile for state in states for pile in state.piles), np.int64, sum(pile_lens))
-        box_lens = [len(state.box) for state in states]
-        box_cards = np.fromiter(itertools.chain.from_iterable(state.box for state in states), np.int64, sum(box_lens))
-        deck_cards = np.fromiter(itertools.chain.from_iterable(state.deck for state in states), np.int64, sum(len(s.deck) for s in states))
-        lagoon_cards_array, peekers_array = np.array(lagoon_cards, dtype=np.int64), np.array(peekers, dtype=np.int64)
-
-        # What would not fit the arrays, or is no card: refused here, naming the slot, before any write.
-        lagoon_len, pile_len = np.array(lagoon_lens).reshape(batch, NUM_SPACES), np.array(pile_lens).reshape(batch, n)
-        lagoon_slot = np.repeat(np.arange(batch * NUM_SPACES) // NUM_SPACES, lagoon_len.ravel())
-        pile_slot = np.repeat(np.arange(batch * n) // n, pile_len.ravel())
-        cards = np.concatenate([lagoon_cards_array, pile_cards, box_cards, deck_cards])
-        box_slot, deck_slot = np.repeat(np.arange(batch), box_lens), np.repeat(np.arange(batch), len(deck_cards) // batch)
-        card_slot = np.concatenate([lagoon_slot, pile_slot, box_slot, deck_slot])
-        problems = [
-            (f"has a lagoon space holding more cards than the {round_number} dealt to it (R4)", (lagoon_len > round_number).any(axis=1)),
-            (f"has a pile of more than {_MAX_PILE} cards", (pile_len > _MAX_PILE).any(axis=1)),
-            ("has a card index outside config.deck", _slots_with(batch, card_slot, (cards < 0) | (cards >= deck_size))),
-            (
-                f"has a lagoon peeker that is no seat 0-{n - 1}",
-                _slots_with(batch, lagoon_slot, (peekers_array < -1) | (peekers_array >= n)),
-            ),
-            (
-                f"has a hand that does not hold the {NUM_DIVER_CARDS + 1 - round_number} diver cards left at round {round_number} (R6)",
-                ((hands != 0) & (hands != 1)).any(axis=(1, 2)) | (hands.sum(axis=2) != NUM_DIVER_CARDS + 1 - round_number).any(axis=1),
-            ),
-        ]
-        for problem, slots in problems:
-            if slots.any():
-                raise InvalidConfigError(f"states[{int(np.argmax(slots))}] {problem}")
-
-        game = GameArrays(
-            hands=hands,
-            lagoon=np.full((batch * NUM_SPACES, _MAX_STACK), empty, dtype=np.int16),
-            lagoon_len=lagoon_len.astype(np.int64),
-            peeker=np.full((batch * NUM_SPACES, _MAX_STACK), -1, dtype=np.int8),
-            piles=np.full((batch * n, _MAX_PILE), empty, dtype=np.int16),
-            pile_len=pile_len.astype(np.int64),
-            pile_stats=_segment_sums(stats[pile_cards], pile_len.ravel()).reshape(batch, n, width),
-            box_stats=_segment_sums(stats[box_cards], np.array(box_lens)),
-            placement=np.full((batch, NUM_ROUNDS * NUM_SPACES), empty, dtype=np.int16),
-        )
-        rows, slots_within = _segment_positions(lagoon_len.ravel())
-        game.lagoon[rows, slots_within] = lagoon_cards_array
-        game.peeker[rows, slots_within] = peekers_array
-        rows, slots_within = _segment_positions(pile_len.ravel())
-        game.piles[rows, slots_within] = pile_cards
-        # R4: restocking after round r reads placement[3r:3r + 3]; the undealt deck, top first, goes there.
-        game.placement[:, NUM_SPACES * round_number :] = deck_cards.reshape(batch, -1)
-        game = game._replace(
-            lagoon=game.lagoon.reshape(batch, NUM_SPACES, _MAX_STACK),
-            peeker=game.peeker.reshape(batch, NUM_SPACES, _MAX_STACK),
-            piles=game.piles.reshape(batch, n, _MAX_PILE),
-        )
-        return game, self._last_reveal(states, round_number)
-
-    def _last_reveal(self, states: Sequence[GameState], round_number: int) -> Reveal:
-        """The Reveal arrays of each state's last round record (zeros before the first reveal)."""
-        batch, n, stats = self.num_envs, self.num_players, self._rules.stats
-        width = stats.shape[1]
-        reveal = Reveal(
-            plays=np.zeros((batch, n), dtype=np.int64),
-            caught_depth=np.zeros((batch * n, NUM_SPACES), dtype=np.int8),
-            caught_stats=np.zeros((batch * n, width), dtype=np.int32),
-            stolen_stats=np.zeros((batch * n, width), dtype=np.int32),
-            thefts=np.zeros(batch * n, dtype=np.int32),
-            triples=np.zeros(batch * n, dtype=np.int32),
-        )
-        if round_number > 1:
-            index_of, by_id = self._card_index, self._card_index_by_id
-            records = [state.history[-1] for state in states]
-            reveal.plays[:] = [record.plays for record in records]
-            catchers: list[int] = []  # rows g * n + seat of the flat arrays below
-            depths: list[int] = []
-            fish_lens: list[int] = []
-            fish: list[int] = []  # deck indices of the fish caught, catcher by catcher
-            thieved: list[int] = []
-            stolen_from: list[int] = []
-            stolen: list[int] = []
-            tripled: list[int] = []
-            for g, record in enumerate(records):
-                row = g * n
-                for depth, _, _, winner, _, caught in record.depths:  # DepthResult unpacked: cheaper than its attributes
-                    if winner is not None:
-                        catchers.append(row + winner)
-                        depths.append(depth)
-                        fish_lens.append(len(caught))
-                        for card in caught:
-                            index = by_id.get(id(card))
-                            fish.append(index_of[card] if index is None else index)
-                for event in record.events:  # R9: each Seagull's theft, each Jellyfish triple
-                    if isinstance(event, SeagullTheft):
-                        thieved.append(row + event.seat)
-                        if event.stolen is not None:
-                            stolen_from.append(row + event.seat)
-                            stolen.append(index_of[event.stolen])
-                    else:
-                        tripled.append(row + event.seat)
-            reveal.caught_depth[catchers, depths] = 1
-            # A seat catches at most once a round (R7, R8), so each catcher's row is written once.
-            reveal.caught_stats[catchers] = _segment_sums(stats[np.array(fish, dtype=np.int64)], np.array(fish_lens, dtype=np.int64))
-            np.add.at(reveal.stolen_stats, np.array(stolen_from, dtype=np.int64), stats[np.array(stolen, dtype=np.int64)])
-            reveal.thefts[:] = np.bincount(thieved, minlength=batch * n)
-            reveal.triples[:] = np.bincount(tripled, minlength=batch * n)
-        return Reveal(
-            plays=reveal.plays,
-            caught_depth=reveal.caught_depth.reshape(batch, n, NUM_SPACES),
-            caught_stats=reveal.caught_stats.reshape(batch, n, width),
-            stolen_stats=reveal.stolen_stats.reshape(batch, n, width),
-            thefts=reveal.thefts.reshape(batch, n),
-            triples=reveal.triples.reshape(batch, n),
-        )
+    def _put(self, snapshot: EngineSnapshot) -> None:
+        """Copy a snapshot's arrays into the engine's own (in place: the kernels and views keep them) and take its round."""
+        for target, source in (*zip(self._game, snapshot.game, strict=True), *zip(self._reveal, snapshot.reveal, strict=True)):
+            np.copyto(target, source)
+        self.round = snapshot.round
 
     def action_masks(self) -> np.ndarray:
         """(B, n, 12) int8: 1 for each diver card still in hand."""
@@ -641,14 +471,6 @@ class VectorMiaui:
         return self._game.pile_stats[:, :, len(FISH_KINDS)].copy()
 
 
-def slot_generators(seed: int | None, count: int) -> list[np.random.Generator]:
-    """The deal generators of `count` slots seeded `seed`: slot i's is child i of the seed's
-    SeedSequence (`seeding.seed_children`), so slots, and batches of different seeds, share no
-    stream; a fresh tree for None."""
-    root = np.random.SeedSequence() if seed is None else seed
-    return [np.random.Generator(np.random.PCG64(child)) for child in seed_children(root, count)]
-
-
 def check_threads(threads: object) -> int:
     """A thread count for the engine's kernels: 1 up to the threads numba has (its cores by default)."""
     most = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]  # set at import, from the cores
@@ -724,40 +546,6 @@ def _thread_scratch(threads: int, shape: tuple[int, ...], dtype: np.typing.DType
     return np.zeros((threads, *padded), dtype=dtype)
 
 
-def _described(config: GameConfig) -> str:
-    """A game config in words, for an error message."""
-    deck = "" if config.deck == DEFAULT_DECK else ", another deck"
-    return f"{config.num_players} players, open_baskets={config.open_baskets}, no_fighting={config.no_fighting}{deck}"
-
-
-def _few(slots: list[int], shown: int = 8) -> str:
-    """Slot numbers for an error message: the first few, and how many in all."""
-    return ", ".join(map(str, slots[:shown])) + (f" ... ({len(slots)} in all)" if len(slots) > shown else "")
-
-
-def _slots_with(batch: int, slot_of: np.ndarray, bad: np.ndarray) -> np.ndarray:
-    """(batch,) bool: the slots that own at least one `bad` entry (`slot_of` names each entry's slot)."""
-    flagged = np.zeros(batch, dtype=bool)
-    flagged[slot_of[bad]] = True
-    return flagged
-
-
-def _segment_positions(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For consecutive segments of the given lengths: each element's segment, and its place in it."""
-    segment = np.repeat(np.arange(len(lengths)), lengths)
-    starts = np.cumsum(lengths) - lengths
-    return segment, np.arange(segment.size) - starts[segment]
-
-
-def _segment_sums(rows: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The sums of consecutive segments of `rows` (int stats, exact), one per length, as int32."""
-    totals = np.zeros((len(rows) + 1, rows.shape[1]), dtype=np.int64)
-    np.cumsum(rows, axis=0, out=totals[1:])
-    ends = np.cumsum(lengths)
-    sums: np.ndarray = (totals[ends] - totals[ends - lengths]).astype(np.int32)
-    return sums
-
-
 def bytes_per_game(num_players: int) -> int:
     """About what one game slot holds: two observation buffers of every seat's vector, plus its state."""
     return 2 * num_players * OBSERVATION_LAYOUT.size * 4 + 6 * 1024
@@ -775,3 +563,22 @@ def check_fits_in_memory(num_envs: int, num_players: int) -> None:
             f"num_envs={num_envs} would take about {needed / 2**30:,.1f} GiB ({bytes_per_game(num_players) / 1024:.0f} KiB a game), "
             f"more than this machine's {available / 2**30:,.1f} GiB of memory"
         )
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A view of `array` that cannot be written through."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+def __getattr__(name: str) -> object:
+    """`slot_generators` of 0.1, now `miaui_env.game.seeding.seed_generators`, kept for one version with a DeprecationWarning."""
+    if name == "slot_generators":
+        warnings.warn(
+            "miaui_env.vector.engine.slot_generators is now miaui_env.game.seeding.seed_generators; the old name goes in 0.3",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return seed_generators
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

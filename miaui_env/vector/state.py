@@ -13,6 +13,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from miaui_env.game.rules import NUM_ROUNDS, NUM_SPACES
+
+MAX_STACK = NUM_ROUNDS  # cards a lagoon space can hold: a No Fighting space gains one a round (R8)
+MAX_PILE = NUM_ROUNDS * NUM_SPACES  # cards a pile can hold: every card dealt
+
 
 class RuleTables(NamedTuple):
     """What the rule kernels read and never write: the card tables and R1's tie orders."""
@@ -31,10 +36,10 @@ class GameArrays(NamedTuple):
     """The state of every game, written in place by the rule kernels."""
 
     hands: np.ndarray  # (B, n, 12) int8: 1 for each diver card in hand
-    lagoon: np.ndarray  # (B, 3, 12) int16: each space's cards, oldest first (EMPTY beyond lagoon_len)
+    lagoon: np.ndarray  # (B, 3, MAX_STACK) int16: each space's cards, oldest first (EMPTY beyond lagoon_len)
     lagoon_len: np.ndarray  # (B, 3) int64: cards in each space
-    peeker: np.ndarray  # (B, 3, 12) int8: who saw a lagoon card face-down (R5), -1 for a face-up card
-    piles: np.ndarray  # (B, n, 36) int16: each fish pile, bottom first
+    peeker: np.ndarray  # (B, 3, MAX_STACK) int8: who saw a lagoon card face-down (R5), -1 for a face-up card
+    piles: np.ndarray  # (B, n, MAX_PILE) int16: each fish pile, bottom first
     pile_len: np.ndarray  # (B, n) int64
     pile_stats: np.ndarray  # (B, n, stat) int32: the summed stats of each pile (its value sum is the score, R10)
     box_stats: np.ndarray  # (B, stat) int32: the summed stats of the box (R9's victims)

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from gymnasium.utils import seeding
 
 from miaui_env.agents import Agent, as_seen, checked_actions, views_at_table
 from miaui_env.agents.loading import SEARCH_PREFIX, SHIPPED_POLICIES, load_agents
@@ -35,6 +34,7 @@ from miaui_env.game.rules import (
     scores,
     winners,
 )
+from miaui_env.game.seeding import seed_generator
 from miaui_env.observe.observation import VIEWS, Encoder
 from miaui_env.spec import TableSpec
 
@@ -150,7 +150,7 @@ class TableChoice:
     def deal(self) -> tuple[GameState, int]:
         """A new game dealt as `reset(seed=...)` deals it (a fresh seed when none was chosen), and its seed."""
         seed = self.seed if self.seed is not None else secrets.randbelow(2**31)
-        return new_game(self.spec.game, seeding.np_random(seed)[0]), seed
+        return new_game(self.spec.game, seed_generator(seed)), seed
 
 
 # -- a person's game ----------------------------------------------------------------------------
