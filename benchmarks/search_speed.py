@@ -35,7 +35,7 @@ def search_cost(games: int, seed: int, spec: str) -> tuple[float, float]:
     """Milliseconds per decision of the search agent `spec` and its playouts per decision, over an arena gauntlet."""
     search = load_agent(spec, seed=seed)
     assert isinstance(search, RegretMatchingSearchAgent)
-    config = ArenaConfig(players=PLAYERS, games=games, seed=seed, batch_games=games)
+    config = ArenaConfig(num_players=PLAYERS, games=games, seed=seed, batch_games=games)
     play([RegretMatchingSearchAgent(seed, worlds=1, iterations=1), CountingAgent(seed)], "gauntlet", config)  # compile and warm up
     start = time.perf_counter()
     play([search, CountingAgent(seed)], "gauntlet", config)

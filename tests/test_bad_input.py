@@ -458,7 +458,7 @@ def test_an_agents_malformed_answer_is_named_wherever_it_plays(policy, message):
     from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 
     with pytest.raises(AgentError, match=f"'{policy.__name__}'.*{message}"):
-        play([policy, RandomAgent(0)], "gauntlet", ArenaConfig(players=3, games=6))
+        play([policy, RandomAgent(0)], "gauntlet", ArenaConfig(num_players=3, games=6))
     venv = MiauiSelfPlayVecEnv(2, num_players=3, learner_seats=[0], opponent=policy, seed=0)
     venv.reset()
     with pytest.raises(AgentError, match=message):
@@ -497,7 +497,8 @@ BAD_ARENA_CONFIGS = [
     ({"games": 0}, "games=0"),
     ({"games": 2.5}, "games=2.5"),
     ({"batch_games": -1}, "batch_games=-1"),
-    ({"players": 4.0}, "4.0"),
+    ({"num_players": 4.0}, "4.0"),
+    ({"num_players": 4, "players": 4}, "players"),
     ({"view": "x"}, "view='x'"),
     ({"seed": -1}, "seed=-1"),
 ]

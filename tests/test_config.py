@@ -5,24 +5,33 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import json
 import re
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from miaui_env.game.rules import REWARDS
 from miaui_env.game.seeding import seed_children
+from miaui_env.observe.observation import VIEWS
+from miaui_env.spec import TableSpec
 from training.config import (
+    CONFIG_DIR,
     ConfigError,
     EvaluationConfig,
     KickstartConfig,
     OpponentsConfig,
+    ProbeConfig,
     RLlibConfig,
     RunConfig,
     RunSeeds,
     SelfPlayConfig,
     TableConfig,
+    json_schema,
     load_config,
     read_yaml,
 )
@@ -218,7 +227,7 @@ def test_the_config_round_trips_through_yaml(tmp_path, kind_and_file):
 
 
 def test_every_field_has_a_docstring():
-    kinds = [RunConfig, SelfPlayConfig, RLlibConfig, TableConfig, OpponentsConfig, EvaluationConfig, KickstartConfig, RunSeeds]
+    kinds = [RunConfig, SelfPlayConfig, RLlibConfig, TableConfig, OpponentsConfig, EvaluationConfig, KickstartConfig, ProbeConfig, RunSeeds]
     for kind in kinds:
         body = ast.parse(textwrap.dedent(inspect.getsource(kind))).body[0].body  # type: ignore[attr-defined]
         for statement, following in zip(body, [*body[1:], None], strict=True):
@@ -292,3 +301,117 @@ def test_every_committed_config_loads_and_names_agents_that_load(path):
     names = [*config.opponents.baseline_names, *config.evaluation.baselines, config.kickstart.teacher]
     for name in [*names, *([config.init] if config.init else [])]:
         load_agent(name, seed=0)
+
+
+# -- YAML 1.2 -----------------------------------------------------------------------------------------
+def test_yaml_is_read_as_yaml_1_2_and_a_repeated_key_is_refused(tmp_path):
+    assert read_yaml("[010, yes, on, 1:30, 0x1F, true]") == [10, "yes", "on", "1:30", 31, True]
+    with pytest.raises(ConfigError, match=r"run.yaml: not valid YAML \(line 2\): found duplicate key \"seed\""):
+        load_config(config_file(tmp_path, "seed: 1\nseed: 2\n"))
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        read_yaml("!!python/object/apply:os.system [echo]")  # a safe loader builds no objects
+    with pytest.raises(ConfigError, match="a config file is a mapping of keys to values, not \\[1, 2\\]"):
+        load_config(config_file(tmp_path, "[1, 2]"))
+
+
+def test_config_yaml_reads_the_same_in_a_yaml_1_1_reader():
+    import yaml  # PyYAML: YAML 1.1, where 3e-05 is text and yes is true
+
+    config = load_config(None, ["run_name=yes", "kickstart.guidance_learning_rate=3e-5", "ppo.ent_coef=1e-20", "init=on"])
+    text = config.to_yaml()
+    assert "guidance_learning_rate: 3.0e-05\n" in text and "run_name: 'yes'\n" in text
+    assert yaml.safe_load(text) == config.to_dict() == read_yaml(text)
+
+
+# -- one table spec, and keys renamed in 0.2 --------------------------------------------------------
+def test_the_tables_are_table_specs():
+    config = load_config(SMOKE, ["reward=margin"])
+    assert config.table_specs == (
+        TableSpec(num_players=4, open_baskets=False, no_fighting=False, view="recall", reward="margin"),
+        TableSpec(num_players=3, open_baskets=True, no_fighting=True, view="recall", reward="margin"),
+    )
+    assert config.evaluation_specs == tuple(TableSpec(4, *variant, "recall", "margin") for variant in config.variants)
+    rllib = RLlibConfig.load(None, ["num_players=5", "no_fighting=true", "view=recall", "evaluation.num_players=3"])
+    assert rllib.table_spec == TableSpec(num_players=5, no_fighting=True, view="recall")
+    assert rllib.evaluation_specs == (TableSpec(num_players=3, no_fighting=True, view="recall"),)
+
+
+def test_views_and_rewards_are_the_librarys(tmp_path):
+    for view in VIEWS:
+        assert load_config(None, [f"view={view}"]).view == view == RLlibConfig.load(None, [f"view={view}"]).view
+    for reward in REWARDS:
+        assert load_config(None, [f"reward={reward}"]).reward == reward
+    with pytest.raises(ConfigError, match="config key 'reward' is 'points'; allowed: one of 'win', 'score', 'margin'"):
+        RLlibConfig.load(None, ["reward=points"])
+
+
+def test_players_is_num_players_everywhere():
+    schema = json.dumps([json_schema(SelfPlayConfig), json_schema(RLlibConfig)])
+    assert '"num_players"' in schema and '"players"' not in schema
+
+
+@pytest.mark.parametrize(("section", "seats"), [("evaluation", 5), ("probe", 6)])
+def test_a_renamed_key_is_read_with_a_deprecation_warning(tmp_path, section, seats):
+    with pytest.warns(DeprecationWarning, match=f"config key '{section}.players' is now '{section}.num_players'; the old name goes in 0.3"):
+        config = load_config(config_file(tmp_path, f"{section}: {{players: {seats}}}"))
+    held = getattr(config, section)
+    assert held.num_players == seats and "players" not in held.to_dict()
+    with pytest.warns(DeprecationWarning, match=f"{type(held).__name__}.players is now .num_players"):
+        assert held.players == seats
+    with pytest.warns(DeprecationWarning, match="'players' is now 'num_players'"):
+        assert getattr(load_config(None, [f"{section}.players=3"]), section).num_players == 3
+    with pytest.raises(ConfigError, match=f"'{section}.players' is the old name of '{section}.num_players': give one of them"):
+        load_config(config_file(tmp_path, f"{section}: {{players: {seats}, num_players: 4}}"))
+
+
+def test_the_names_of_0_1_stay_out_of_messages():
+    with pytest.raises(ConfigError, match=r"known keys here: baselines, every, games_per_baseline, num_players$"):
+        load_config(None, ["evaluation={evry: 3}"])
+    with pytest.raises(ConfigError, match=r"unknown key 'probe.player'; known keys here: games, num_players, steps$"):
+        load_config(None, ["probe.player=3"])
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "checkpoints").glob("*/config.yaml")), ids=lambda path: path.parent.name)
+def test_every_shipped_checkpoints_config_loads(path):
+    """A shipped policy's config.yaml, written before the renames of 0.2, still loads (`--resume` reads it)."""
+    with pytest.warns(DeprecationWarning, match="'evaluation.players' is now 'evaluation.num_players'"):
+        config = load_config(path)
+    assert config.run_name == read_yaml(path.read_text())["run_name"] and config.evaluation.num_players == 4
+
+
+def test_the_probe_is_recorded_in_metadata_under_its_old_key():
+    """metadata.json's `exploitability` keeps `players`: a finished shipped run resumed is not probed again."""
+    shipped = json.loads((ROOT / "checkpoints" / "miaui-ppo-v1" / "metadata.json").read_text())["exploitability"]
+    recorded = load_config(ROOT / "configs" / "v1.yaml").probe.in_metadata()
+    assert recorded == {"steps": 10_000_000, "players": 4, "games": 2000} == {key: shipped[key] for key in recorded}
+
+
+# -- the JSON schema and where the configs are ----------------------------------------------------
+def test_the_json_schema_documents_every_field():
+    for kind in (SelfPlayConfig, RLlibConfig):
+        schema = json_schema(kind)
+        sections = [schema, *schema["$defs"].values()]
+        assert all(field.get("description") for section in sections for field in section["properties"].values())
+        assert schema["properties"]["run_name"]["description"] == "checkpoints/<run_name>/ holds the run."  # an inherited field's too
+    tables = json_schema()["$defs"]["TableConfig"]["properties"]["num_players"]
+    assert (tables["minimum"], tables["maximum"], tables["type"]) == (3, 6, "integer")
+
+
+def test_the_schema_command_prints_it():
+    done = subprocess.run(
+        [sys.executable, "-m", "training.config", "--schema", "rllib"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == json_schema(RLlibConfig)
+
+
+def test_a_shipped_config_is_found_by_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # somewhere without a configs/ folder
+    assert load_config("smoke.yaml") == load_config("smoke") == load_config(SMOKE)
+    assert CONFIG_DIR == ROOT / "configs"  # a checkout: its own configs/ (a wheel's are tests/test_wheel.py's)
+    with pytest.raises(
+        ConfigError, match=r"config file 'configs/smoke.yaml' does not exist \(the shipped configs, by name: default, .*smoke"
+    ):
+        load_config("configs/smoke.yaml")  # a path is a path
+    with pytest.raises(ConfigError, match="config file 'nothing' does not exist"):
+        load_config("nothing")

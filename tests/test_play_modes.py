@@ -57,7 +57,7 @@ def test_sampled_cards_follow_the_masked_distribution(positions):
 
 
 def test_same_seed_same_games_and_the_name_says_the_mode():
-    config = ArenaConfig(players=4, games=200, view="recall", seed=5)
+    config = ArenaConfig(num_players=4, games=200, view="recall", seed=5)
     runs = [play(load_agents(["miaui-ppo-v0@sample", "counter"], seed=seed), "gauntlet", config) for seed in (7, 7, 8)]
     assert all(np.array_equal(a, b) for a, b in zip(runs[0], runs[1], strict=True))
     assert not np.array_equal(runs[0][1], runs[2][1])  # another seed, other draws

@@ -205,7 +205,7 @@ def test_the_file_keeps_its_format_and_the_old_attribute_warns():
 
 
 def test_arena_replays_are_the_games_the_arena_played(tmp_path):
-    config = ArenaConfig(players=4, games=8, seed=5)
+    config = ArenaConfig(num_players=4, games=8, seed=5)
     result = run(["counter", "greedy"], "gauntlet", config, tmp_path, show_progress=False, replays=5)
     files = sorted((tmp_path / "replays").glob("game-*.json"))
     assert len(files) == 5 and result.duplicate_sets == 2
@@ -230,7 +230,7 @@ def test_arena_games_are_the_games_the_rules_play_from_their_deals(players, no_f
 
     games = 5 * players  # 5 duplicate sets: 5 deals, each played with every rotation
     samples = SampleGames(games)
-    config = ArenaConfig(players=players, games=games, no_fighting=no_fighting, seed=11 + players)
+    config = ArenaConfig(num_players=players, games=games, no_fighting=no_fighting, seed=11 + players)
     _, totals, won = play([CountingAgent(1), GreedyAgent(2), RandomAgent(3)], "gauntlet", config, samples=samples)
     table = GameConfig(num_players=players, no_fighting=no_fighting)
     for game in range(games):

@@ -2,55 +2,88 @@
 
     config = load_config("configs/smoke.yaml", ["ppo.learning_rate=1e-4", "seed=3"])
     config.kickstart.learning_rate, config.tables[0].num_games, config.ppo["n_steps"]
+    config.table_specs[0]     # a table as miaui_env.spec.TableSpec: players, variant, view, reward
 
-`SelfPlayConfig` is a self-play PPO run (`python -m training.selfplay`), `RLlibConfig` an RLlib run
-(`python -m training.rllib_selfplay`): dataclasses with a docstring per field, as CleanRL's `Args`.
-The YAML stays the interface: configs/default.yaml (configs/rllib.yaml for RLlib) holds and
-documents every default; a config file, then each `--set`, merges onto it, and the result is checked
-and converted into the dataclasses. Sections merge key by key; lists (`tables`, `baselines`) and
-`opponents.weights` are replaced whole, so that leaving an opponent out leaves it out. The resolved
-config is saved beside the checkpoint as config.yaml (`to_yaml`), which `--resume` reads back.
+`SelfPlayConfig` (`python -m training.selfplay`) and `RLlibConfig` (`python -m
+training.rllib_selfplay`) are frozen pydantic dataclasses with a docstring per field, as CleanRL's
+`Args`. The YAML stays the interface: default.yaml (rllib.yaml) holds and documents every default;
+a config file, then each `--set`, merges onto it, and pydantic checks the result. Sections merge key
+by key; lists (`tables`, `baselines`) and `opponents.weights` are replaced whole, so that leaving an
+opponent out leaves it out. The resolved config is saved beside the checkpoint as config.yaml
+(`to_yaml`), which `--resume` reads back.
 
-What is refused, as a `ConfigError`: an unknown key at any depth (table entries included), naming
-the known ones; a value of the wrong type or out of range, with its dotted key, the value and what
-is allowed (a bool is not a number). Sections passed to another library as keyword arguments
-(`ppo`: sb3-contrib's MaskablePPO; RLlib's `env_runners`, `learners`, `training`, `model`) take
-any key, spelled as that library takes it, and are passed through untouched.
+Refused, as a `ConfigError`: an unknown key at any depth, naming the known ones; a value of the
+wrong type or out of range, with its dotted key, the value and what is allowed (a bool is not a
+number). Sections passed to another library as keyword arguments (`ppo`: MaskablePPO's; RLlib's
+`env_runners`, `learners`, `training`, `model`) take any key and pass through untouched. The
+messages are read off the JSON schema, which the docs render: `json_schema(SelfPlayConfig)` or
+`python -m training.config --schema [selfplay|rllib]` (each field's docstring its description).
 
-YAML is read as PyYAML's YAML 1.1 but with YAML 1.2's floats, so `1e-4` is a number (1.1 wants
-`1.0e-4`), in files and in `--set`. A `--set` value is read by the type of the key it sets:
-`--set run_name=nan` is the string "nan", `--set kickstart.learning_rate=1e-4` a float; a dotted key
-reaches into any section (`--set ppo.policy_kwargs.activation_fn=ReLU`).
+The table is named as `miaui_env.spec.TableSpec` names it: `num_players`, `open_baskets`,
+`no_fighting`, `view`, `reward`. A key renamed in 0.2 (`evaluation.players`, `probe.players`: now
+`num_players`) is still read, with a DeprecationWarning naming the new key, until 0.3.
 
-Seeds: every random stream of a run comes from one `numpy.random.SeedSequence(config.seed)`, one
-named child per stream (`RunSeeds`, `config.seeds`).
+YAML 1.2 (ruamel.yaml), in files and in `--set`: `1e-4` is a number, `010` is ten, `yes` is text,
+and a key given twice in one mapping is refused. A `--set` value is read by the type of its key:
+`--set run_name=nan` is the string "nan", `--set kickstart.learning_rate=1e-4` a float; a dotted
+key reaches into any section (`--set ppo.policy_kwargs.activation_fn=ReLU`). config.yaml is written
+so that YAML 1.1 readers (PyYAML) read the same values.
+
+The configs are found in `CONFIG_DIR`: the installed package's copy (training/configs/, which a
+wheel carries), else the checkout's configs/; a config file that does not exist is looked up there
+by name (`--config smoke.yaml`). New runs go to `ROOT`/checkpoints/<run_name>: the checkout, or,
+installed from a wheel, the current directory. Seeds: every random stream of a run is a named child
+of one `numpy.random.SeedSequence(config.seed)` (`RunSeeds`, `config.seeds`).
 """
 
 from __future__ import annotations
 
+import argparse
 import copy
 import dataclasses
+import functools
+import io
+import json
 import re
 import types
 import typing
+import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, TypeAlias
 
 import numpy as np
-import yaml
+from pydantic import AfterValidator, ConfigDict, Field, Strict, TypeAdapter, ValidationError
+from pydantic.dataclasses import dataclass
+from pydantic_core import ErrorDetails
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.nodes import ScalarNode
+from ruamel.yaml.representer import SafeRepresenter
+from ruamel.yaml.resolver import VersionedResolver
 
 from miaui_env.agents.loading import PLAY_MODES
 from miaui_env.game.rules import MAX_PLAYERS, MIN_PLAYERS, REWARDS
 from miaui_env.game.seeding import seed_int
 from miaui_env.observe.observation import VIEWS
+from miaui_env.spec import TableSpec
 
-ROOT = Path(__file__).resolve().parent.parent  # the repository: configs/ and checkpoints/ live here
-CONFIG_DIR = ROOT / "configs"
+CHECKOUT = Path(__file__).resolve().parent.parent  # the repository, or site-packages when installed
+ROOT = CHECKOUT if (CHECKOUT / "pyproject.toml").is_file() else Path.cwd()  # its checkpoints/ holds new runs
+
+
+def _shipped_configs() -> Path:
+    """The installed package's configs (a wheel carries configs/ as training/configs/), else the checkout's."""
+    packaged = resources.files("training") / "configs"
+    return packaged if isinstance(packaged, Path) and packaged.is_dir() else CHECKOUT / "configs"
+
+
+CONFIG_DIR = _shipped_configs()
 DEFAULT_CONFIG = CONFIG_DIR / "default.yaml"
 RLLIB_CONFIG = CONFIG_DIR / "rllib.yaml"
-SELF_PLAY_MODES = ("latest", "mixture", "league")
+SelfPlayMode = Literal["latest", "mixture", "league"]
+SELF_PLAY_MODES: tuple[str, ...] = typing.get_args(SelfPlayMode)
 
 
 class ConfigError(ValueError):
@@ -58,60 +91,54 @@ class ConfigError(ValueError):
 
 
 # -- YAML ---------------------------------------------------------------------------------------
-class YamlLoader(yaml.SafeLoader):
-    """PyYAML's safe loader (YAML 1.1) reading numbers and booleans as YAML 1.2 does: `1e-4` is a
-    float, `010` is ten (not octal eight), `1:30` is text (not ninety), `yes`/`on` are text (only
-    `true`/`false` are booleans); a key given twice in one mapping is refused, not silently replaced."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        """A mapping, refusing a key that appears twice."""
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise ConfigError(f"key {key!r} appears twice in one mapping (line {key_node.start_mark.line + 1})")
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+_YAML_1_1 = VersionedResolver(version=(1, 1))
 
 
-_YAML_1_2 = {"tag:yaml.org,2002:float", "tag:yaml.org,2002:int", "tag:yaml.org,2002:bool"}
-YamlLoader.yaml_implicit_resolvers = {
-    first: [(tag, pattern) for tag, pattern in resolvers if tag not in _YAML_1_2]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-YamlLoader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
-YamlLoader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^[-+]?[0-9](?:_?[0-9])*$"), list("-+0123456789"))
+class _Representer(SafeRepresenter):
+    """Writes YAML 1.2 that YAML 1.1 readers (PyYAML) read the same: a float with a dot (`3.0e-05`; 1.1
+    reads `3e-05` as text), and a string that 1.1 reads otherwise (`yes`, `on`) quoted."""
+
+    def represent_str(self, data: str) -> ScalarNode:
+        """A string, quoted where YAML 1.1 would read something else."""
+        plain = _YAML_1_1.resolve(ScalarNode, data, (True, False)) == "tag:yaml.org,2002:str"
+        return self.represent_scalar("tag:yaml.org,2002:str", data, style=None if plain else "'")
+
+    def represent_float(self, data: float) -> ScalarNode:
+        """A float with a dot in its mantissa."""
+        node = super().represent_float(data)
+        node.value = re.sub(r"^([-+]?[0-9]+)e", r"\1.0e", node.value)
+        return node
 
 
-def _decimal_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
-    return int(str(loader.construct_scalar(node)))  # decimal, never YAML 1.1's octal
+_Representer.add_representer(str, _Representer.represent_str)
+_Representer.add_representer(float, _Representer.represent_float)
 
 
-YamlLoader.add_constructor("tag:yaml.org,2002:int", _decimal_int)
-YamlLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(
-        r"""^(?: [-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?
-               | [-+]?[0-9][0-9_]*[eE][-+]?[0-9]+
-               | [-+]?\.[0-9][0-9_]*(?:[eE][-+]?[0-9]+)?
-               | [-+]?\.(?:inf|Inf|INF)
-               | \.(?:nan|NaN|NAN) )$""",
-        re.VERBOSE,
-    ),
-    list("-+0123456789."),
-)
+def _yaml() -> YAML:
+    """A safe YAML 1.2 reader and writer (block style; duplicate keys refused)."""
+    yaml = YAML(typ="safe", pure=True)
+    yaml.Representer = _Representer
+    yaml.default_flow_style = False
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]  # keys in the schema's order
+    return yaml
 
 
 def read_yaml(text: str, source: str = "") -> Any:
-    """YAML text as plain data, numbers and booleans as YAML 1.2 reads them; ConfigError (naming
-    `source` and the line) for text that is not YAML, or a tag a safe loader does not build."""
+    """YAML 1.2 text as plain data; ConfigError (naming `source` and the line) for text that is not
+    YAML, a key given twice in one mapping, or a tag a safe loader does not build."""
     try:
-        return yaml.load(text, Loader=YamlLoader)  # a SafeLoader: safe
-    except yaml.YAMLError as error:
+        return _yaml().load(text)
+    except YAMLError as error:
         where = getattr(error, "problem_mark", None)
         line = f" (line {where.line + 1})" if where is not None else ""
-        problem = getattr(error, "problem", None) or error
-        raise ConfigError(f"{source}not valid YAML{line}: {problem}") from None
+        raise ConfigError(f"{source}not valid YAML{line}: {getattr(error, 'problem', None) or error}") from None
+
+
+def write_yaml(data: Any) -> str:
+    """Plain data as YAML 1.2 that YAML 1.1 readers read the same."""
+    text = io.StringIO()
+    _yaml().dump(data, text)
+    return text.getvalue()
 
 
 # -- seeds --------------------------------------------------------------------------------------
@@ -119,7 +146,7 @@ Stream = Literal["tables", "baselines", "opponents", "cloning", "guidance", "eva
 STREAMS: tuple[Stream, ...] = typing.get_args(Stream)  # spawn order: append new streams, never reorder
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class RunSeeds:
     """The seed tree of a run: every random stream is a named child of `SeedSequence(seed)`.
 
@@ -150,42 +177,82 @@ class RunSeeds:
         return seed_int(self.sequence(stream, *path))
 
 
-# -- the schema ---------------------------------------------------------------------------------
-def _at_least(minimum: float, maximum: float | None = None) -> dict[str, float | None]:
-    """Field metadata: the allowed range of a number (of each number, in a list or mapping)."""
-    return {"min": minimum, "max": maximum}
+# -- value types: strict (a bool is not a number, 1.5 is not an integer), ranges in the JSON schema
+def _frozen(value: Any) -> Any:
+    """Read-only copies of YAML data: mappings as MappingProxyType, lists as tuples."""
+    if isinstance(value, Mapping):
+        return types.MappingProxyType({key: _frozen(item) for key, item in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(item) for item in value)
+    return value
+
+
+Flag = Annotated[bool, Strict()]
+Text = Annotated[str, Strict()]
+Count = Annotated[int, Strict(), Field(ge=0)]
+Positive = Annotated[int, Strict(), Field(ge=1)]
+PlayerCount = Annotated[int, Strict(), Field(ge=MIN_PLAYERS, le=MAX_PLAYERS)]
+Rate = Annotated[float, Strict(), Field(ge=0)]
+Share = Annotated[float, Strict(), Field(ge=0, le=1)]
+FreeSection = Annotated[Mapping[Text, Any], AfterValidator(_frozen)]
+"""Another library's keyword arguments: any key, any value, read-only."""
+if TYPE_CHECKING:
+    View: TypeAlias = str
+    Reward: TypeAlias = str
+    PlayMode: TypeAlias = str
+else:  # the names the library allows, as Literals: pydantic refuses any other, the JSON schema lists them
+    View, Reward, PlayMode = Literal[VIEWS], Literal[REWARDS], Literal[tuple(PLAY_MODES)]
+
+
+def _inherited_descriptions(schema: dict[str, Any], kind: type[Any]) -> None:
+    """Pydantic reads the docstrings of a class's own fields only: an inherited field gets its base's."""
+    for name, field in schema.get("properties", {}).items():
+        inherited = [getattr(base, "__pydantic_fields__", {}).get(name) for base in kind.__mro__[1:]]
+        descriptions = [info.description for info in inherited if info is not None and info.description]
+        if "description" not in field and descriptions:
+            field["description"] = descriptions[0]
+
+
+_SECTION = ConfigDict(extra="forbid", use_attribute_docstrings=True, json_schema_extra=_inherited_descriptions)
+_RENAMED_KEYS: dict[str, dict[str, str]] = {"EvaluationConfig": {"players": "num_players"}, "ProbeConfig": {"players": "num_players"}}
+"""Keys renamed in 0.2, by section (old: new): the old spelling is read, with a DeprecationWarning, until 0.3."""
+
+
+def _renamed_attribute(section: object, old: str, new: str) -> Any:
+    warnings.warn(f"{type(section).__name__}.{old} is now .{new}; the old name goes in 0.3", DeprecationWarning, stacklevel=3)
+    return getattr(section, new)
 
 
 class _Section:
-    """A config section: a frozen dataclass converted to and from plain YAML data."""
+    """A config section: a frozen pydantic dataclass converted to and from plain YAML data."""
 
     def to_dict(self) -> dict[str, Any]:
         """The section as plain data (dicts, lists, numbers, strings), as YAML holds it."""
-        data = _thaw(self)
+        data = thaw(self)
         assert isinstance(data, dict)
         return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
         """The section from plain data, checked: every key known, every value of its type."""
-        built = _convert(data, cls, "")
-        assert isinstance(built, cls)
-        return built
+        schema = _schema(cls)
+        return typing.cast(Self, schema.validated(schema.merged(None, dict(data))))
 
 
-@dataclass(frozen=True)
+# -- the schema ---------------------------------------------------------------------------------
+@dataclass(frozen=True, config=_SECTION)
 class TableConfig(_Section):
     """One table of self-play games: a batch of games of one size and variant."""
 
-    num_players: int = field(metadata=_at_least(MIN_PLAYERS, MAX_PLAYERS))
+    num_players: PlayerCount
     """Seats at each game of the table."""
-    num_games: int = field(metadata=_at_least(1))
+    num_games: Positive
     """Games played at once at the table."""
-    learner_seats: tuple[int, ...] | None = field(default=None, metadata=_at_least(0))
+    learner_seats: tuple[Count, ...] | None = None
     """The seats the learner plays, rotating one place every episode (null: every seat); the others are opponents."""
-    open_baskets: bool = False
+    open_baskets: Flag = False
     """The Open Baskets variant (every pile and card played is public)."""
-    no_fighting: bool = False
+    no_fighting: Flag = False
     """The No Fighting variant (tied cards catch nothing)."""
 
     @property
@@ -193,28 +260,32 @@ class TableConfig(_Section):
         """The table's variant as (open_baskets, no_fighting)."""
         return self.open_baskets, self.no_fighting
 
+    def spec(self, view: str, reward: str) -> TableSpec:
+        """The table as the library's TableSpec, seen through `view` and paid by `reward`."""
+        return TableSpec(self.num_players, self.open_baskets, self.no_fighting, view, reward)
+
 
 def variant_name(open_baskets: bool, no_fighting: bool) -> str:
     """A variant's name in evaluation rows, logs and file names: base, open_baskets, no_fighting or open_baskets+no_fighting."""
     return "+".join(name for name, on in (("open_baskets", open_baskets), ("no_fighting", no_fighting)) if on) or "base"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=_SECTION)
 class OpponentsConfig(_Section):
     """Who plays the opponent seats: each episode the non-learner seats of every game go to one agent
     drawn by weight from snapshots of the learner (the pool) and the baselines."""
 
-    weights: Mapping[str, float] = field(metadata=_at_least(0))
+    weights: Annotated[Mapping[Text, Rate], AfterValidator(_frozen)]
     """Draw weight of each agent: `pool` (the snapshots), or a baseline name (random, greedy, counter, ...)."""
-    snapshot_every: int = field(metadata=_at_least(1))
+    snapshot_every: Positive
     """Learner steps between snapshots joining the pool."""
-    pool_size: int = field(metadata=_at_least(1))
+    pool_size: Positive
     """Snapshots kept (the latest), saved with the run in pool/."""
-    mode: str = field(default="mixture", metadata={"choices": SELF_PLAY_MODES})
+    mode: SelfPlayMode = "mixture"
     """How the pool's share is split: latest (the learner itself), mixture (every snapshot alike), league (PFSP)."""
-    pfsp_exponent: float = field(default=2.0, metadata=_at_least(0))
+    pfsp_exponent: Rate = 2.0
     """league: snapshot weight (1 - x)^p, x the learner's recent win rate against it (0: every snapshot alike)."""
-    draw: str = field(default="game", metadata={"choices": ("game", "seat")})
+    draw: Literal["game", "seat"] = "game"
     """game: all opponent seats of a game go to one agent; seat: every opponent seat is drawn on its own."""
 
     def __post_init__(self) -> None:
@@ -228,68 +299,82 @@ class OpponentsConfig(_Section):
         return tuple(name for name in self.weights if name != "pool")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=_SECTION)
 class EvaluationConfig(_Section):
     """Arena evaluation: the learner against duplicate-dealt games with each baseline in the other seats, on
     each variant the run's tables play (`SelfPlayConfig.variants`; an RLlib run's own variant)."""
 
-    every: int = field(metadata=_at_least(1))
+    every: Positive
     """Evaluate (and checkpoint) every this many learner steps (RLlib: training iterations)."""
-    players: int = field(metadata=_at_least(MIN_PLAYERS, MAX_PLAYERS))
-    """Seats at the evaluation games."""
-    games_per_baseline: int = field(metadata=_at_least(1))
+    num_players: PlayerCount
+    """Seats at the evaluation games (`players` until 0.2)."""
+    games_per_baseline: Positive
     """Games against each baseline (rounded up to whole duplicate sets)."""
-    baselines: tuple[str, ...]
+    baselines: tuple[Text, ...]
     """The agents filling the other seats, one gauntlet each."""
 
     def __post_init__(self) -> None:
         if not self.baselines:
             raise ConfigError("config key 'evaluation.baselines' is empty; allowed: at least one agent (e.g. [random, counter])")
 
+    @property
+    def players(self) -> int:
+        """Deprecated: `num_players`, until 0.3."""
+        return typing.cast(int, _renamed_attribute(self, "players", "num_players"))
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, config=_SECTION)
 class KickstartConfig(_Section):
     """Kickstarting from a teacher agent (training/kickstart.py): cloning before PPO, guidance during it."""
 
-    teacher: str
+    teacher: Text
     """The agent cloned and kept as a guide (an agent spec, e.g. counter)."""
-    decisions: int = field(metadata=_at_least(0))
+    decisions: Count
     """Learner decisions of cloning before PPO (0: PPO from scratch)."""
-    batch_size: int = field(metadata=_at_least(1))
+    batch_size: Positive
     """Minibatch size of cloning and of guidance."""
-    learning_rate: float = field(metadata=_at_least(0))
+    learning_rate: Rate
     """Adam's learning rate while cloning."""
-    teacher_share_end: float = field(metadata=_at_least(0, 1))
+    teacher_share_end: Share
     """The teacher's share of the cards played at the end of cloning (from 1 at its start)."""
-    guidance_steps: int = field(metadata=_at_least(0))
+    guidance_steps: Count
     """Minibatches of cross-entropy toward the teacher's cards after every PPO update (0: no guidance)."""
-    guidance_learning_rate: float = field(metadata=_at_least(0))
+    guidance_learning_rate: Rate
     """Adam's learning rate of the guidance."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=_SECTION)
 class ProbeConfig(_Section):
     """An exploitability probe at the end of a run (training/exploit.py): a best response trained
     against the final policy, and how far it rises above the fair share."""
 
-    steps: int = field(metadata=_at_least(0))
+    steps: Count
     """Best-response PPO steps (0: no probe)."""
-    players: int = field(metadata=_at_least(MIN_PLAYERS, MAX_PLAYERS))
-    """Seats at the probe's games (one best response, the final policy in every other seat)."""
-    games: int = field(metadata=_at_least(1))
+    num_players: PlayerCount
+    """Seats at the probe's games (one best response, the final policy in every other seat; `players` until 0.2)."""
+    games: Positive
     """Arena games of each of the probe's evaluations."""
 
+    def in_metadata(self) -> dict[str, int]:
+        """The settings as metadata.json's `exploitability` records them (the file keeps the key `players`)."""
+        return {"steps": self.steps, "players": self.num_players, "games": self.games}
 
-@dataclass(frozen=True)
+    @property
+    def players(self) -> int:
+        """Deprecated: `num_players`, until 0.3."""
+        return typing.cast(int, _renamed_attribute(self, "players", "num_players"))
+
+
+@dataclass(frozen=True, config=_SECTION)
 class RunConfig(_Section):
     """What every run config has: a name, a seed, and loading from YAML with overrides."""
 
     DEFAULTS: ClassVar[Path]
     """The YAML file holding (and documenting) every default."""
 
-    run_name: str
+    run_name: Text
     """checkpoints/<run_name>/ holds the run."""
-    seed: int = field(metadata=_at_least(0))
+    seed: Count
     """The root of the run's seed tree (`seeds`): same config and seed, same run (on the same machine)."""
 
     def __post_init__(self) -> None:
@@ -299,30 +384,29 @@ class RunConfig(_Section):
     @classmethod
     def load(cls, path: Path | str | None = None, overrides: Sequence[str] = ()) -> Self:
         """The config at `path` (None: the defaults alone) merged onto the defaults, then each `--set` override."""
-        data = read_yaml(cls.DEFAULTS.read_text())
-        _check(cls, data, f"{cls.DEFAULTS}: ")
+        schema = _schema(cls)
+        data = schema.merged(None, read_yaml(cls.DEFAULTS.read_text(), f"{cls.DEFAULTS}: "))
+        schema.validated(data, f"{cls.DEFAULTS}: ")
         if path is not None:
-            given = read_yaml(Path(path).read_text(), f"{path}: ")
+            path = config_file(path)
+            given = read_yaml(path.read_text(), f"{path}: ")
             if given is not None and not isinstance(given, dict):
                 raise ConfigError(f"{path}: a config file is a mapping of keys to values, not {given!r}")
-            data = _merged(cls, data, given or {})
-            _check(cls, data, f"{path}: ")
-        for override in overrides:
-            data = _override(cls, data, override)
-            _check(cls, data, f"--set {override}: ")
-        return cls.from_dict(data)
+            data = schema.merged(data, given or {})
+            schema.validated(data, f"{path}: ")
+        return cls.from_dict(data).override(*overrides)
 
     def override(self, *overrides: str) -> Self:
         """A copy with `--set`-style overrides (`"ppo.learning_rate=1e-4"`) applied."""
-        data = self.to_dict()
+        schema, data = _schema(type(self)), self.to_dict()
         for override in overrides:
-            data = _override(type(self), data, override)
-            _check(type(self), data, f"--set {override}: ")
-        return self.from_dict(data)
+            data = schema.overridden(data, override)
+            schema.validated(data, f"--set {override}: ")
+        return typing.cast(Self, schema.validated(data)) if overrides else self
 
     def to_yaml(self) -> str:
         """The resolved config as YAML (what config.yaml beside a checkpoint holds)."""
-        return yaml.safe_dump(self.to_dict(), sort_keys=False)
+        return write_yaml(self.to_dict())
 
     @property
     def seeds(self) -> RunSeeds:
@@ -330,17 +414,17 @@ class RunConfig(_Section):
         return RunSeeds(self.seed)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=_SECTION)
 class SelfPlayConfig(RunConfig):
     """A self-play PPO run (training/selfplay.py); configs/default.yaml documents each key."""
 
     DEFAULTS = DEFAULT_CONFIG
 
-    total_timesteps: int = field(metadata=_at_least(0))
+    total_timesteps: Count
     """PPO learner decisions (one per learner seat per round)."""
-    view: str = field(metadata={"choices": VIEWS})
+    view: View
     """What the learner observes: table, or recall (every reveal remembered)."""
-    reward: str = field(metadata={"choices": REWARDS})
+    reward: Reward
     """The end-of-game reward: win (tied winners share 1), score or margin."""
     tables: tuple[TableConfig, ...]
     """The tables the one network plays, all at once."""
@@ -348,17 +432,17 @@ class SelfPlayConfig(RunConfig):
     """The opponent pool and the mixture of opponents."""
     evaluation: EvaluationConfig
     """Arena evaluations (and checkpoints) during training."""
-    ppo: Mapping[str, Any]
+    ppo: FreeSection
     """sb3-contrib MaskablePPO keyword arguments, spelled as MaskablePPO takes them (any key)."""
     kickstart: KickstartConfig
     """Kickstarting from a teacher agent."""
     probe: ProbeConfig
     """The exploitability probe at the end of the run."""
-    privileged_critic: bool = False
+    privileged_critic: Flag = False
     """The value network also reads the global state (miaui_env.integrations.privileged); the policy never does."""
-    play: str = field(default="best", metadata={"choices": tuple(PLAY_MODES)})
+    play: PlayMode = "best"
     """How the run's policy plays once loaded (arena, play, browser, the probe): best (its most likely card) or sample."""
-    init: str | None = None
+    init: Text | None = None
     """A trained MaskablePPO policy (agent spec) whose weights and network shape PPO starts from (null: new weights)."""
 
     @property
@@ -367,227 +451,257 @@ class SelfPlayConfig(RunConfig):
         is evaluated on its own (training/selfplay.py's `Run.evaluate`)."""
         return tuple(sorted({table.variant for table in self.tables}))
 
+    @property
+    def table_specs(self) -> tuple[TableSpec, ...]:
+        """Each table (`tables`) as a TableSpec: its players and variant, the run's view and reward."""
+        return tuple(table.spec(self.view, self.reward) for table in self.tables)
 
-@dataclass(frozen=True)
+    @property
+    def evaluation_specs(self) -> tuple[TableSpec, ...]:
+        """The evaluation's tables: `evaluation.num_players` seats on each of the run's `variants`, the run's view and reward."""
+        return tuple(TableSpec(self.evaluation.num_players, *variant, self.view, self.reward) for variant in self.variants)
+
+
+@dataclass(frozen=True, config=_SECTION)
 class RLlibConfig(RunConfig):
     """An RLlib PPO self-play run (training/rllib_selfplay.py); configs/rllib.yaml documents each key."""
 
     DEFAULTS = RLLIB_CONFIG
 
-    iterations: int = field(metadata=_at_least(0))
+    iterations: Count
     """RLlib training iterations (each samples, then updates)."""
-    num_players: int = field(metadata=_at_least(MIN_PLAYERS, MAX_PLAYERS))
+    num_players: PlayerCount
     """Seats at the training games (one policy plays them all)."""
-    open_baskets: bool
+    open_baskets: Flag
     """The Open Baskets variant."""
-    no_fighting: bool
+    no_fighting: Flag
     """The No Fighting variant."""
-    view: str = field(metadata={"choices": VIEWS})
+    view: View
     """What each seat observes: table or recall."""
-    reward: str = field(metadata={"choices": REWARDS})
+    reward: Reward
     """The end-of-game reward: win, score or margin."""
-    env_runners: Mapping[str, Any]
+    env_runners: FreeSection
     """PPOConfig.env_runners() keyword arguments (any key)."""
-    learners: Mapping[str, Any]
+    learners: FreeSection
     """PPOConfig.learners() keyword arguments (any key)."""
-    training: Mapping[str, Any]
+    training: FreeSection
     """PPOConfig.training() keyword arguments (any key)."""
-    model: Mapping[str, Any]
+    model: FreeSection
     """The RL module's model_config (any key)."""
     evaluation: EvaluationConfig
     """Arena evaluations and checkpoints, every `every` iterations (and after the last)."""
 
+    @property
+    def table_spec(self) -> TableSpec:
+        """The training games' table as a TableSpec."""
+        return TableSpec(self.num_players, self.open_baskets, self.no_fighting, self.view, self.reward)
+
+    @property
+    def evaluation_specs(self) -> tuple[TableSpec, ...]:
+        """The evaluation's table: `evaluation.num_players` seats on the run's variant, view and reward."""
+        return (self.table_spec.replace(num_players=self.evaluation.num_players),)
+
 
 def load_config(path: Path | str | None = None, overrides: Sequence[str] = ()) -> SelfPlayConfig:
-    """A self-play run's config: `path` (None: configs/default.yaml alone) merged onto the defaults, then `overrides`."""
+    """A self-play run's config: `path` (None: default.yaml alone) merged onto the defaults, then `overrides`."""
     return SelfPlayConfig.load(path, overrides)
 
 
+def config_file(path: Path | str) -> Path:
+    """`path` if it is a file, else the shipped config of that name (`smoke.yaml` or `smoke`, in `CONFIG_DIR`)."""
+    given = Path(path)
+    if given.is_file():
+        return given
+    shipped = CONFIG_DIR / (given.name if given.suffix == ".yaml" else f"{given.name}.yaml")
+    if given.parent == Path() and shipped.is_file():
+        return shipped
+    names = ", ".join(sorted(file.stem for file in CONFIG_DIR.glob("*.yaml")))
+    raise ConfigError(f"config file {str(path)!r} does not exist (the shipped configs, by name: {names})")
+
+
+def json_schema(kind: type[RunConfig] = SelfPlayConfig) -> dict[str, Any]:
+    """The JSON schema of a run config (each field's docstring its description), for the docs."""
+    return copy.deepcopy(_schema(kind).root)
+
+
 def thaw(value: Any) -> Any:
-    """Plain, mutable data from config values (read-only mappings to dicts, tuples to lists), e.g. to
-    pass a free section to a library as keyword arguments."""
-    return _thaw(value)
-
-
-# -- conversion ---------------------------------------------------------------------------------
-def _thaw(value: Any) -> Any:
+    """Plain, mutable data from config values (sections and read-only mappings to dicts, tuples to
+    lists), e.g. to pass a free section to a library as keyword arguments."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _thaw(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: thaw(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
-        return {key: _thaw(item) for key, item in value.items()}
+        return {key: thaw(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [_thaw(item) for item in value]
+        return [thaw(item) for item in value]
     return value
 
 
-def _freeze(value: Any) -> Any:
-    """Read-only copies of YAML data: mappings as MappingProxyType, lists as tuples."""
-    if isinstance(value, Mapping):
-        return types.MappingProxyType({key: _freeze(item) for key, item in value.items()})
-    if isinstance(value, list | tuple):
-        return tuple(_freeze(item) for item in value)
-    return value
+# -- merging, overrides and messages, read off the JSON schema ------------------------------------
+_ANY: dict[str, Any] = {}  # the schema of a value inside a free section: anything, merged key by key
+_TYPE_WORDS = {"boolean": "a bool (true or false)", "integer": "an integer", "number": "a number", "string": "a string"}
 
 
-def _optional(kind: Any) -> tuple[Any, bool]:
-    """`X | None` as (X, True); any other type as (itself, False)."""
-    if typing.get_origin(kind) in (typing.Union, types.UnionType):
-        args = typing.get_args(kind)
-        if type(None) in args:
-            rest = [arg for arg in args if arg is not type(None)]
-            return (rest[0] if len(rest) == 1 else typing.Union[tuple(rest)]), True  # noqa: UP007
-    return kind, False
+class _Schema:
+    """A config class's JSON schema, walked by key: what each key holds decides how files merge, how a
+    `--set` value is read, and what an error message says is allowed."""
+
+    def __init__(self, kind: type[_Section]):
+        self.adapter = TypeAdapter(kind)
+        self.root = self.adapter.json_schema()
+
+    def resolved(self, node: Mapping[str, Any]) -> tuple[Mapping[str, Any], bool]:
+        """`node` with its $ref followed and `X | None` unwrapped to X, and whether it may be null."""
+        if "$ref" in node:
+            return self.resolved(self.root["$defs"][node["$ref"].rpartition("/")[2]])
+        options = [option for option in node.get("anyOf", ()) if option.get("type") != "null"]
+        if len(options) == 1:
+            return self.resolved(options[0])[0], True
+        return node, False
+
+    def is_free(self, node: Mapping[str, Any]) -> bool:
+        """Whether `node` holds another library's mapping (any key; merged key by key, all the way down)."""
+        node = self.resolved(node)[0]
+        return node is _ANY or (node.get("type") == "object" and node.get("additionalProperties", True) in (True, {}))
+
+    def child(self, node: Mapping[str, Any], key: str | int) -> Mapping[str, Any] | None:
+        """The schema of `key` inside `node` (None where `node` has no such key)."""
+        node = self.resolved(node)[0]
+        if "properties" in node:
+            return typing.cast(Mapping[str, Any] | None, node["properties"].get(key))
+        if self.is_free(node):
+            return _ANY
+        if node.get("type") == "object":
+            return typing.cast(Mapping[str, Any], node["additionalProperties"])
+        return typing.cast(Mapping[str, Any], node["items"]) if node.get("type") == "array" else None
+
+    def at(self, location: Sequence[str | int]) -> Mapping[str, Any]:
+        """The schema at a key path (anything, past a key the schema does not know)."""
+        return functools.reduce(lambda node, key: self.child(node, key) or _ANY, location, typing.cast(Mapping[str, Any], self.root))
+
+    def describe(self, node: Mapping[str, Any]) -> str:
+        """What a value of `node` may be, in words."""
+        node, nullable = self.resolved(node)
+        kind = node.get("type")
+        if "enum" in node:
+            text = "one of " + ", ".join(repr(choice) for choice in node["enum"])
+        elif "properties" in node:
+            text = "a mapping with keys " + ", ".join(node["properties"])
+        elif kind == "array":
+            text = f"a list, each {self.describe(node['items'])}"
+        elif kind == "object":
+            text = "a mapping" if self.is_free(node) else f"a mapping of names, each to {self.describe(node['additionalProperties'])}"
+        else:
+            text = _TYPE_WORDS.get(str(kind), "a value")
+            low, high = node.get("minimum"), node.get("maximum")
+            if low is not None:
+                text += f" from {low:g} to {high:g}" if high is not None else f" >= {low:g}"
+        return text + " or null" if nullable else text
+
+    def merged(self, base: Any, given: Any, node: Mapping[str, Any] | None = None, key: str = "") -> Any:
+        """`given` merged onto `base` (plain data): a section or a free mapping merges key by key (a free
+        mapping all the way down); anything else, lists and `opponents.weights` included, is replaced
+        whole. A key renamed in 0.2 is read as its new name (a DeprecationWarning); an unknown key is
+        kept, for the check to refuse."""
+        node = self.resolved(self.root if node is None else node)[0]
+        if isinstance(given, list) and node.get("type") == "array":
+            return [self.merged(None, item, node["items"], f"{key}[{i}]") for i, item in enumerate(given)]
+        if not isinstance(given, dict) or not ("properties" in node or self.is_free(node)):
+            return copy.deepcopy(given)
+        merged, renames = dict(base) if isinstance(base, dict) else {}, _RENAMED_KEYS.get(node.get("title", ""), {})
+        for name, value in given.items():
+            if name in renames:
+                old, name = _join(key, name), renames[name]
+                if name in given:
+                    raise ConfigError(f"config key {old!r} is the old name of {_join(key, name)!r}: give one of them")
+                warnings.warn(f"config key {old!r} is now {_join(key, name)!r}; the old name goes in 0.3", DeprecationWarning, stacklevel=2)
+            child = self.child(node, name)
+            merged[name] = copy.deepcopy(value) if child is None else self.merged(merged.get(name), value, child, _join(key, name))
+        return merged
+
+    def overridden(self, data: dict[str, Any], override: str) -> dict[str, Any]:
+        """`data` with a `--set key=value` override applied. The value is read by the key's type (a
+        string key takes the text as it is; anything else is read as YAML) and set as a file would set
+        it; a dotted key reaches into any mapping, so `opponents.weights.pool=0` changes one weight."""
+        key, sep, text = override.partition("=")
+        if not sep:
+            raise ConfigError(f"--set {override!r} is not key=value (e.g. --set ppo.learning_rate=1e-4)")
+        parts, node = key.split("."), typing.cast(Mapping[str, Any], self.root)
+        for depth, part in enumerate(parts):
+            resolved = self.resolved(node)[0]
+            renames = _RENAMED_KEYS.get(resolved.get("title", ""), {})
+            if part in renames:
+                message = f"--set {override}: {part!r} is now {renames[part]!r}; the old name goes in 0.3"
+                warnings.warn(message, DeprecationWarning, stacklevel=2)
+                parts[depth] = part = renames[part]
+            child = self.child(node, part) if resolved.get("type") != "array" else None
+            if child is None:
+                if "properties" in resolved:
+                    known = ", ".join(sorted(resolved["properties"]))
+                    raise ConfigError(f"--set {override}: unknown key {'.'.join(parts[: depth + 1])!r}; known keys here: {known}")
+                whole = ".".join(parts[:depth])
+                raise ConfigError(f"--set {override}: {whole!r} has no keys; set it whole (--set {whole}=...)")
+            node = child
+        value = text if self.resolved(node)[0].get("type") == "string" else read_yaml(text, f"--set {override}: ")
+
+        def setting(held: Any, depth: int) -> Any:
+            if depth == len(parts):
+                return self.merged(held, value, node, key)
+            held = dict(held) if isinstance(held, dict) else {}
+            held[parts[depth]] = setting(held.get(parts[depth]), depth + 1)
+            return held
+
+        return typing.cast(dict[str, Any], setting(data, 0))
+
+    def validated(self, data: Any, source: str = "") -> Any:
+        """The config object `data` describes; ConfigError (prefixed by `source`) naming the first problem."""
+        try:
+            return self.adapter.validate_python(data)
+        except ValidationError as error:
+            raise ConfigError(f"{source}{self.problem(error.errors()[0], data)}") from None
+
+    def problem(self, error: ErrorDetails, data: Any) -> str:
+        """One of pydantic's errors as our message: the dotted key, the value, and what is allowed."""
+        location, value = list(error["loc"]), error["input"]
+        if "[key]" in location:  # a mapping's key that is not a name: the mapping is what is wrong
+            location = location[: location.index("[key]") - 1]
+            value = functools.reduce(lambda node, key: node[key], location, data)
+        if error["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
+            known = ", ".join(sorted(self.resolved(self.at(location[:-1]))[0].get("properties", {})))
+            return f"unknown config key {_dotted(location)!r}; known keys here: {known}"
+        if error["type"] in ("missing", "missing_argument"):
+            return f"config key {_dotted(location)!r} is missing"
+        cause = error.get("ctx", {}).get("error")
+        if isinstance(cause, ConfigError):
+            return str(cause)
+        return f"config key {_dotted(location)!r} is {value!r}; allowed: {self.describe(self.at(location))}"
 
 
-def _is_free(kind: Any) -> bool:
-    """Whether `kind` is a free mapping (any key, any value: another library's keyword arguments)."""
-    return typing.get_origin(kind) is Mapping and typing.get_args(kind)[1] is Any
+_SCHEMAS: dict[type[_Section], _Schema] = {}
 
 
-def _section(kind: Any) -> type | None:
-    """`kind` if it is a section (a dataclass type), else None."""
-    return kind if isinstance(kind, type) and dataclasses.is_dataclass(kind) else None
-
-
-def _fields(kind: type) -> dict[str, tuple[Any, dataclasses.Field[Any]]]:
-    """A section's fields by name, each with its (resolved) type."""
-    hints = typing.get_type_hints(kind)
-    return {f.name: (hints[f.name], f) for f in dataclasses.fields(kind)}
+def _schema(kind: type[_Section]) -> _Schema:
+    """The config class's schema (built once)."""
+    if kind not in _SCHEMAS:
+        _SCHEMAS[kind] = _Schema(kind)
+    return _SCHEMAS[kind]
 
 
 def _join(key: str, name: object) -> str:
     return f"{key}.{name}" if key else str(name)
 
 
-def _describe(kind: Any, checks: Mapping[str, Any]) -> str:
-    """What a value of `kind` may be, in words."""
-    kind, optional = _optional(kind)
-    origin, args = typing.get_origin(kind), typing.get_args(kind)
-    if checks.get("choices") is not None:
-        text = "one of " + ", ".join(repr(choice) for choice in checks["choices"])
-    elif _section(kind):
-        text = "a mapping with keys " + ", ".join(_fields(kind))
-    elif origin is tuple:
-        text = f"a list, each {_describe(args[0], checks)}"
-    elif _is_free(kind):
-        text = "a mapping"
-    elif origin is Mapping:
-        text = f"a mapping of names, each to {_describe(args[1], checks)}"
-    else:
-        text = {bool: "a bool (true or false)", int: "an integer", float: "a number", str: "a string"}[kind]
-        low, high = checks.get("min"), checks.get("max")
-        if kind in (int, float) and low is not None:
-            text += f" from {low} to {high}" if high is not None else f" >= {low}"
-    return text + " or null" if optional else text
+def _dotted(location: Sequence[str | int]) -> str:
+    """A key path as the message names it: `tables[0].num_players`."""
+    return "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in location).lstrip(".")
 
 
-def _convert(value: Any, kind: Any, key: str, checks: Mapping[str, Any] | None = None) -> Any:
-    """`value` (plain YAML data) as the type `kind`, checked; `key` is its dotted key, for errors."""
-    checks, given = checks or {}, value
-
-    def wrong() -> ConfigError:
-        return ConfigError(f"config key {key!r} is {given!r}; allowed: {_describe(kind, checks)}")
-
-    base, optional = _optional(kind)
-    if value is None and optional:
-        return None
-    origin, args = typing.get_origin(base), typing.get_args(base)
-    section = _section(base)
-    if section is not None:
-        if not isinstance(value, Mapping):
-            raise wrong()
-        fields = _fields(section)
-        for name in value:
-            if name not in fields:
-                raise ConfigError(f"unknown config key {_join(key, name)!r}; known keys here: {', '.join(sorted(fields))}")
-        missing = [n for n, (_, f) in fields.items() if n not in value and f.default is dataclasses.MISSING]
-        if missing:
-            raise ConfigError(f"config key {_join(key, missing[0])!r} is missing")
-        converted = {n: _convert(value[n], hint, _join(key, n), f.metadata) for n, (hint, f) in fields.items() if n in value}
-        return section(**converted)
-    if origin is tuple:
-        if not isinstance(value, list | tuple):
-            raise wrong()
-        return tuple(_convert(item, args[0], f"{key}[{i}]", checks) for i, item in enumerate(value))
-    if origin is Mapping:
-        if not isinstance(value, Mapping) or not all(isinstance(name, str) for name in value):
-            raise wrong()
-        if args[1] is Any:
-            return _freeze(value)
-        return types.MappingProxyType({name: _convert(item, args[1], _join(key, name), checks) for name, item in value.items()})
-    if base is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if base is bool and not isinstance(value, bool):
-        raise wrong()
-    if base in (int, float, str) and (isinstance(value, bool) or not isinstance(value, base)):
-        raise wrong()
-    low, high, choices = checks.get("min"), checks.get("max"), checks.get("choices")
-    if base in (int, float) and not ((low is None or value >= low) and (high is None or value <= high)):
-        raise wrong()
-    if choices is not None and value not in choices:
-        raise wrong()
-    return value
+def main(argv: list[str] | None = None) -> None:
+    """Print a run config's JSON schema."""
+    parser = argparse.ArgumentParser(description="The run configs' JSON schema (each field's docstring its description).")
+    parser.add_argument("--schema", choices=("selfplay", "rllib"), default="selfplay", help="which run's config (default: selfplay)")
+    args = parser.parse_args(argv)
+    print(json.dumps(json_schema(SelfPlayConfig if args.schema == "selfplay" else RLlibConfig), indent=2))
 
 
-def _check(kind: type[RunConfig], data: dict[str, Any], source: str) -> None:
-    """Refuse `data` if it is not a valid config, the error prefixed by where it came from."""
-    try:
-        kind.from_dict(data)
-    except ConfigError as error:
-        raise ConfigError(f"{source}{error}") from None
-
-
-def _merged(kind: Any, base: Any, given: Any) -> Any:
-    """`given` merged onto `base` (plain data) as the schema `kind` says: a section or a free mapping
-    merges key by key (a free mapping all the way down); anything else, lists and
-    `opponents.weights` included, is replaced whole. Unknown keys are kept, for the check to refuse."""
-    kind, _ = _optional(kind)
-    if not isinstance(base, dict) or not isinstance(given, dict):
-        return copy.deepcopy(given)
-    section = _section(kind)
-    if section is not None:
-        fields = _fields(section)
-        return {**base, **{name: _merged(fields[name][0] if name in fields else None, base.get(name), v) for name, v in given.items()}}
-    if kind is Any or _is_free(kind):
-        return {**base, **{name: _merged(Any, base.get(name), v) for name, v in given.items()}}
-    return copy.deepcopy(given)
-
-
-def _override(kind: type[RunConfig], data: dict[str, Any], override: str) -> dict[str, Any]:
-    """`data` with a `--set key=value` override applied. The value is read by the key's type (a string
-    key takes the text as it is; anything else is read as YAML) and set as a file would set it
-    (merged into a section, replacing anything else); a dotted key reaches into any mapping, so
-    `opponents.weights.pool=0` changes one weight."""
-    key, sep, text = override.partition("=")
-    if not sep:
-        raise ConfigError(f"--set {override!r} is not key=value (e.g. --set ppo.learning_rate=1e-4)")
-    parts = key.split(".")
-    kinds: list[Any] = [kind]  # the type at each depth of the key
-    for depth, part in enumerate(parts):
-        target, _ = _optional(kinds[-1])
-        section = _section(target)
-        if section is not None:
-            fields = _fields(section)
-            if part not in fields:
-                known = ", ".join(sorted(fields))
-                raise ConfigError(f"--set {override}: unknown key {'.'.join(parts[: depth + 1])!r}; known keys here: {known}")
-            kinds.append(fields[part][0])
-        elif target is Any or _is_free(target):
-            kinds.append(Any)
-        elif typing.get_origin(target) is Mapping:
-            kinds.append(typing.get_args(target)[1])
-        else:
-            whole = ".".join(parts[:depth])
-            raise ConfigError(f"--set {override}: {whole!r} has no keys; set it whole (--set {whole}=...)")
-    value = text if _optional(kinds[-1])[0] is str else read_yaml(text, f"--set {override}: ")
-
-    def setting(node: Any, depth: int) -> Any:
-        if depth == len(parts):
-            return _merged(kinds[depth], node, value)
-        node = dict(node) if isinstance(node, dict) else {}
-        node[parts[depth]] = setting(node.get(parts[depth]), depth + 1)
-        return node
-
-    result = setting(data, 0)
-    assert isinstance(result, dict)
-    return result
+if __name__ == "__main__":
+    main()

@@ -2,7 +2,7 @@
 
     load_agent("counter", seed=0)                      # random, greedy, counter
     load_agent("checkpoints/miaui-ppo-v0", seed=0)     # a trained policy (directory or model.zip)
-    load_agent("miaui-ppo-v0")                         # a policy shipped in checkpoints/
+    load_agent("miaui-ppo-v0")                         # a shipped policy, by name (SHIPPED_POLICIES)
     load_agent("checkpoints/miaui-rllib", seed=0)      # an RLlib run (its exported policy/)
     load_agent("my_package.bots:make_bot", seed=0)     # called with seed= if it accepts it
     load_agents(["counter", "random"], seed=0)         # a lineup, seeded from one seed tree
@@ -11,6 +11,11 @@
 
 A callable that returns an object with `act` is an agent factory; any other callable is used as a
 batched policy `(observations, masks) -> actions` itself.
+
+Shipped policies (miaui-ppo-v1, miaui-ppo-v0, miaui-ppo-v1-league) are found by name in
+`SHIPPED_POLICIES`: the installed package's own copy, `miaui_env/agents/shipped/` (a wheel carries
+the repository's checkpoints/<name>/model.zip, metadata.json and config.yaml there), else the
+checkout's checkpoints/ (an editable install, or code run from the source tree).
 
 Play modes. A trained policy (a checkpoint, a shipped policy, or a module:callable that returns a
 `PolicyAgent`) plays its most likely card, unless its run's metadata.json says `"play": "sample"`
@@ -29,6 +34,7 @@ import importlib
 import inspect
 import re
 from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any, cast
 
@@ -36,7 +42,14 @@ from miaui_env.agents import Agent, as_agent, builtin_agents
 from miaui_env.agents.policy import PolicyAgent, load_rllib_policy, load_sb3_policy
 from miaui_env.game.seeding import check_seed, seed_children, seed_int
 
-SHIPPED_POLICIES = Path(__file__).resolve().parents[2] / "checkpoints"
+
+def _shipped_policies() -> Path:
+    """The installed package's shipped policies (a wheel's miaui_env/agents/shipped/), else the checkout's checkpoints/."""
+    packaged = resources.files("miaui_env.agents") / "shipped"
+    return packaged if isinstance(packaged, Path) and packaged.is_dir() else Path(__file__).resolve().parents[2] / "checkpoints"
+
+
+SHIPPED_POLICIES = _shipped_policies()
 
 
 PLAY_MODES = {"best": True, "sample": False}  # a trained policy's `@mode` suffix: is its play deterministic?
@@ -120,7 +133,7 @@ def _load(spec: str, seed: int | None) -> Agent:
     if not sep:
         raise AgentSpecError(
             f"agent {spec!r} is not a built-in ({', '.join(builtins)}), a checkpoint (a directory with "
-            f"model.zip, or a .zip file), a shipped policy in checkpoints/, or a module:callable"
+            f"model.zip, or a .zip file), a shipped policy in {SHIPPED_POLICIES}, or a module:callable"
         )
     if not module_name or not attribute or module_name.startswith("."):
         raise AgentSpecError(f"agent {spec!r} is not module:callable with an absolute module name (e.g. my_package.bots:make_bot)")

@@ -201,6 +201,7 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         self.opponent: Agent | Policy = opponent if opponent is not None else default
         self._next_opponent: Agent | Policy | None = None
         self.render_mode = None
+        observation_space: gymnasium.spaces.Box  # generic over its dtype since Gymnasium 1.3
         if self.engine.compact:  # uint8 codes: a policy expands them (ExpandCompactObservations)
             observation_space = gymnasium.spaces.Box(0, np.iinfo(np.uint8).max, (OBSERVATION_LAYOUT.size,), np.uint8)
         else:
