@@ -502,7 +502,7 @@ def train(config: SelfPlayConfig, directory: Path, resume: bool = False, show_pr
     if run.metadata["steps"] < run.model.num_timesteps:
         callback.evaluate(int(run.model.num_timesteps))
     # A probe describes one policy, at one step, measured one way; an interrupted run is probed when it finishes.
-    wanted = {"at_step": run.metadata["steps"], **config.probe.to_dict(), "variant": variant_name(*probed_variant(config))}
+    wanted = {"at_step": run.metadata["steps"], **config.probe.in_metadata(), "variant": variant_name(*probed_variant(config))}
     probed = {"variant": "base", **run.metadata.get("exploitability", {})}  # probes that named no variant played the base game
     if config.probe.steps == 0 or {key: probed.get(key) for key in wanted} != wanted:
         run.metadata.pop("exploitability", None)
@@ -538,7 +538,7 @@ def probe(config: SelfPlayConfig, directory: Path, step: int, show_progress: boo
                  *(["--open-baskets"] if open_baskets else []), *(["--no-fighting"] if no_fighting else [])]  # fmt: skip
     final = measure(arguments, show_progress)["tables"][0]["final"]
     return {
-        "at_step": step, **settings.to_dict(), "variant": variant_name(open_baskets, no_fighting), "win_share": final["win_share"],
+        "at_step": step, **settings.in_metadata(), "variant": variant_name(open_baskets, no_fighting), "win_share": final["win_share"],
         "win_share_ci": final["win_share_ci"], "gain": final["gain"], "gain_ci": final["gain_ci"],
     }  # fmt: skip
 
