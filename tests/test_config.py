@@ -180,7 +180,7 @@ def test_1e_4_is_a_float_in_files_and_overrides(tmp_path):
 
 # -- free sections, merging --------------------------------------------------------------------------
 def test_the_ppo_section_passes_any_key_through(tmp_path):
-    from training.selfplay import ppo_kwargs
+    from training.ppo import ppo_kwargs
 
     path = config_file(tmp_path, "ppo: {target_kl: 0.02, policy_kwargs: {ortho_init: false, activation_fn: ReLU}}")
     config = load_config(path, ["ppo.normalize_advantage=false", "ppo.policy_kwargs.share_features_extractor=true"])

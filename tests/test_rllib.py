@@ -1,5 +1,6 @@
-"""RLlib self-play: a local run that trains, checkpoints, resumes and exports; and the cluster path
-for real on one machine (a Ray head on loopback, training joined with --address)."""
+"""RLlib self-play: a local run that trains, checkpoints, resumes and exports; the cluster path for
+real on one machine (a Ray head on loopback, training joined with --address); and its checkpoint,
+folders and files, written as one set wherever the writer dies."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from miaui_env.agents import RandomAgent
 from miaui_env.agents.loading import load_agent
@@ -85,3 +87,121 @@ def test_the_cluster_path_on_one_machine(short_dir):
         assert not (out / "ray").exists()  # the cluster's own temp folder was used
     finally:
         subprocess.run([str(ray_cli), "stop", "--force"], env=LOOPBACK, capture_output=True, timeout=120)
+
+
+class Killed(BaseException):
+    """The process dies here (a BaseException: nothing in the trainer catches it, as nothing catches a SIGKILL)."""
+
+
+class FakeModule:
+    """Stands in for RLlib's module: its export is a folder naming the version it belongs to."""
+
+    def __init__(self, version: str):
+        self.version = version
+
+    def save_to_path(self, path: str) -> None:
+        Path(path).mkdir(parents=True)
+        (Path(path) / "module_state.pkl").write_text(self.version)
+
+
+class FakeAlgorithm:
+    """Stands in for RLlib's Algorithm: its checkpoint folder and its module's, each naming a version."""
+
+    def __init__(self, version: str):
+        self.version = version
+
+    def save_to_path(self, path: str) -> None:
+        Path(path).mkdir(parents=True)
+        (Path(path) / "algorithm_state.pkl").write_text(self.version)
+
+    def get_module(self, module_id: str) -> FakeModule:
+        from training.rllib_selfplay import MODULE_ID
+
+        assert module_id == MODULE_ID
+        return FakeModule(self.version)
+
+
+def write_rllib_checkpoint(run: Path, iteration: int) -> None:
+    from training.config import RLlibConfig
+    from training.rllib_selfplay import checkpoint
+
+    config = RLlibConfig.load(None, [f"run_name=at-{iteration}"])
+    rows = [
+        {"iteration": i, "baseline": "random", "win_share": 0.5, "win_share_ci": 0.1, "mean_score": 3.0} for i in range(1, iteration + 1)
+    ]
+    metadata = {"framework": "rllib", "observation_version": 1, "iterations": iteration, "evaluations": rows}
+    checkpoint(FakeAlgorithm(str(iteration)), run, config, metadata)
+
+
+def checkpointed_iterations(run: Path) -> set[int]:
+    """The iteration every part of the run's checkpoint belongs to (one number if they agree)."""
+    metadata = json.loads((run / "metadata.json").read_text())
+    return {
+        metadata["iterations"],
+        int((run / "algorithm" / "algorithm_state.pkl").read_text()),
+        int((run / "policy" / "module_state.pkl").read_text()),
+        int(yaml.safe_load((run / "config.yaml").read_text())["run_name"].removeprefix("at-")),
+        int((run / "evaluations.csv").read_text().splitlines()[-1].split(",")[0]),
+    }
+
+
+def test_an_rllib_checkpoint_is_old_or_new_whole_wherever_the_writer_dies(tmp_path, monkeypatch):
+    """Its folders (algorithm/, policy/) and files are one set: a process killed at any rename of the
+    write leaves, once --resume has completed or dropped the staged set, the old checkpoint or the
+    new one, never parts of both."""
+    from miaui_env.apps import files
+    from miaui_env.apps.files import STAGING
+    from training.checkpoint import open_checkpoint
+
+    real_replace = os.replace
+    renames: list[str] = []
+
+    def counting(src, dst):
+        renames.append(Path(dst).name)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(files.os, "replace", counting)
+    write_rllib_checkpoint(tmp_path / "counted", 1)
+    renames.clear()
+    write_rllib_checkpoint(tmp_path / "counted", 2)  # replacing a checkpoint: the old folders are moved aside too
+    marker = renames.index("COMPLETE")
+    assert renames.count("algorithm") == renames.count("policy") == 2 and len(renames) > marker + 5
+
+    for kill in range(len(renames)):
+        run, calls = tmp_path / f"killed-at-{kill}", [0]
+
+        def dies(src, dst, kill=kill, calls=calls):
+            calls[0] += 1
+            if calls[0] - 1 == kill:
+                raise Killed
+            real_replace(src, dst)
+
+        monkeypatch.setattr(files.os, "replace", real_replace)
+        write_rllib_checkpoint(run, 1)
+        monkeypatch.setattr(files.os, "replace", dies)
+        with pytest.raises(Killed):
+            write_rllib_checkpoint(run, 2)
+        monkeypatch.setattr(files.os, "replace", real_replace)
+        if json.loads((run / "metadata.json").read_text())["iterations"] == 2:  # a reader trusts the metadata: it comes last
+            assert checkpointed_iterations(run) == {2}, f"killed at rename {kill} ({renames[kill]})"
+        assert open_checkpoint(run, ["algorithm/"], "RLlib checkpoint")["iterations"] == (1 if kill <= marker else 2)
+        assert checkpointed_iterations(run) == {1 if kill <= marker else 2}, f"killed at rename {kill} ({renames[kill]})"
+        assert not (run / STAGING).exists()
+
+
+def test_an_rllib_writer_dying_while_staging_leaves_the_old_checkpoint(tmp_path):
+    from training.checkpoint import open_checkpoint
+
+    write_rllib_checkpoint(tmp_path, 1)
+
+    class Dying(FakeAlgorithm):
+        def get_module(self, module_id: str) -> FakeModule:
+            raise Killed
+
+    from training.config import RLlibConfig
+    from training.rllib_selfplay import checkpoint
+
+    with pytest.raises(Killed):
+        checkpoint(Dying("2"), tmp_path, RLlibConfig.load(None, ["run_name=at-2"]), {"observation_version": 1, "iterations": 2})
+    open_checkpoint(tmp_path, ["algorithm/"], "RLlib checkpoint")
+    assert checkpointed_iterations(tmp_path) == {1}

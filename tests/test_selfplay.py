@@ -215,7 +215,7 @@ def test_guidance_labels_each_rollout_with_the_teacher_and_pulls_toward_it(tmp_p
 def test_the_activation_is_named_by_its_torch_class():
     import torch
 
-    from training.selfplay import ppo_kwargs
+    from training.ppo import ppo_kwargs
 
     assert ppo_kwargs({"policy_kwargs": {"activation_fn": "ReLU"}})["policy_kwargs"]["activation_fn"] is torch.nn.ReLU
     with pytest.raises(ConfigError, match=r"activation_fn='Relu' is not a torch\.nn class"):
@@ -223,7 +223,7 @@ def test_the_activation_is_named_by_its_torch_class():
 
 
 def test_every_evaluation_of_a_run_replays_the_same_games_in_the_learner_s_view(tmp_path, monkeypatch):
-    import training.selfplay
+    import training.gauntlet
     from training.selfplay import Run
 
     config = load_config(ROOT / "configs" / "smoke.yaml", ["kickstart.decisions=0", "evaluation.games_per_baseline=24"])
@@ -234,7 +234,7 @@ def test_every_evaluation_of_a_run_replays_the_same_games_in_the_learner_s_view(
         lineups.append(([getattr(agent, "view", None) for agent in agents], arena.seed))
         return play(agents, mode, arena, samples=samples)
 
-    monkeypatch.setattr(training.selfplay, "play", recording_play)
+    monkeypatch.setattr(training.gauntlet, "play", recording_play)
     first = run.evaluate(0)
     assert json.dumps(run.evaluate(0)) == json.dumps(first)  # the same deals, and the baselines seeded alike (a CI may be NaN)
     gauntlets = len(config.evaluation.baselines) * len(config.variants)  # smoke.yaml's tables play two variants
@@ -281,7 +281,7 @@ def test_an_init_that_cannot_start_the_run_is_refused(tmp_path, overrides, messa
 
 def evaluated_arenas(run, monkeypatch) -> list[tuple[ArenaConfig, tuple[int, ...]]]:
     """The arena configs `run.evaluate` plays, each with its first game's scores, as they are played."""
-    import training.selfplay
+    import training.gauntlet
 
     played = []
 
@@ -290,7 +290,7 @@ def evaluated_arenas(run, monkeypatch) -> list[tuple[ArenaConfig, tuple[int, ...
         played.append((arena, tuple(int(score) for score in scores[0])))
         return seats, scores, winners
 
-    monkeypatch.setattr(training.selfplay, "play", recording_play)
+    monkeypatch.setattr(training.gauntlet, "play", recording_play)
     return played
 
 
@@ -337,6 +337,8 @@ def test_a_run_mixing_variants_is_evaluated_on_each_on_the_same_deals(tmp_path, 
 
 def test_the_probe_trains_and_measures_on_the_run_s_variant(tmp_path, monkeypatch):
     import training.exploit
+    import training.gauntlet
+    from training.exploit import ExploitConfig
     from training.selfplay import probe, probed_variant
 
     config = load_config(ROOT / "configs" / "smoke.yaml", [NO_FIGHTING_ONLY, "probe.steps=100"])
@@ -345,12 +347,14 @@ def test_the_probe_trains_and_measures_on_the_run_s_variant(tmp_path, monkeypatc
     assert probed_variant(mixed) == (False, False)
     asked = []
     final = {"win_share": 0.3, "win_share_ci": 0.1, "gain": 0.05, "gain_ci": 0.1}
-    monkeypatch.setattr(training.exploit, "measure", lambda argv, show: asked.append(argv) or {"tables": [{"final": final}]})
+    monkeypatch.setattr(training.exploit, "measure", lambda settings, show: asked.append(settings) or {"tables": [{"final": final}]})
     figures = probe(config, tmp_path, 100, show_progress=False)
-    assert "--no-fighting" in asked[0] and "--open-baskets" not in asked[0]
+    assert asked[0].no_fighting and not asked[0].open_baskets
     assert figures["variant"] == "no_fighting"
-    args = training.exploit.parser().parse_args(asked[0])
-    assert (args.open_baskets, args.no_fighting) == (False, True)
+    assert isinstance(asked[0], ExploitConfig) and (asked[0].open_baskets, asked[0].no_fighting) == (False, True)
+    # The run's own PPO settings (smoke.yaml's), not configs/default.yaml's again.
+    assert asked[0].ppo == config.ppo and asked[0].ppo["batch_size"] == 256 != load_config(None).ppo["batch_size"]
+    assert (asked[0].players, asked[0].steps, asked[0].eval_games, asked[0].seed) == ((4,), 100, 40, config.seed)
 
     arenas = []
 
@@ -358,13 +362,16 @@ def test_the_probe_trains_and_measures_on_the_run_s_variant(tmp_path, monkeypatc
         arenas.append(arena)
         return play(agents, mode, arena, samples=samples)
 
-    monkeypatch.setattr(training.exploit, "play", recording_play)
+    monkeypatch.setattr(training.gauntlet, "play", recording_play)
     learner = load_agent("greedy")
-    training.exploit.gauntlet(learner, "random", 4, 8, config.seeds, (0, 0), open_baskets=False, no_fighting=True)
+    training.exploit.evaluate_against(
+        learner, "random", ExploitConfig("random", eval_games=8, seed=config.seed, no_fighting=True), 4, (0, 0)
+    )
     assert (arenas[0].open_baskets, arenas[0].no_fighting) == (False, True)
 
 
 def test_an_rllib_run_is_evaluated_on_its_variant(monkeypatch):
+    import training.gauntlet
     import training.rllib_selfplay
     from training.config import RLlibConfig
 
@@ -374,9 +381,27 @@ def test_an_rllib_run_is_evaluated_on_its_variant(monkeypatch):
         arenas.append(arena)
         return play(agents, mode, arena, samples=samples)
 
-    monkeypatch.setattr(training.rllib_selfplay, "play", recording_play)
+    monkeypatch.setattr(training.gauntlet, "play", recording_play)
     monkeypatch.setattr(training.rllib_selfplay, "load_rllib_policy", lambda path, name, view: load_agent("greedy"))
     config = RLlibConfig.load(None, ["open_baskets=true", "evaluation.games_per_baseline=8"])
     rows = training.rllib_selfplay.evaluate(Path("policy"), config, 1)
     assert len(rows) == len(config.evaluation.baselines)
     assert {(arena.open_baskets, arena.no_fighting) for arena in arenas} == {(True, False)}
+
+
+def test_the_gauntlet_deals_the_same_games_at_the_same_path_of_the_seed_tree(tmp_path):
+    from miaui_env.spec import TableSpec
+    from training.config import RunSeeds
+    from training.gauntlet import gauntlet
+
+    table = TableSpec(num_players=3, no_fighting=True)
+    first = gauntlet(load_agent("greedy", seed=1), "random", table, 30, RunSeeds(4), (0,), replay=tmp_path / "first.json")
+    again = gauntlet(load_agent("greedy", seed=1), "random", table, 30, RunSeeds(4), (0,))
+    elsewhere = gauntlet(load_agent("greedy", seed=1), "random", table, 30, RunSeeds(4), (1,))
+    assert first == again and first.games == 30 and first.opponent == "random"
+    assert (elsewhere.win_share, elsewhere.mean_score) != (first.win_share, first.mean_score)
+    assert first.figures() == {"win_share": round(first.win_share, 4), "win_share_ci": round(first.win_share_ci, 4),
+                               "mean_score": round(first.mean_score, 2), "games": 30}  # fmt: skip
+    assert first.gain == pytest.approx(first.win_share - 1 / 3) and "10 duplicate sets" in first.significance
+    replay = load_replay(tmp_path / "first.json")  # the first game, as played
+    assert replay.settings["no_fighting"] and sorted(set(replay.players)) == ["greedy", "random"]

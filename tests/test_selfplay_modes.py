@@ -288,3 +288,13 @@ def test_a_privileged_policy_needs_the_observation_to_be_a_proper_prefix_of_the_
     venv = MiauiSelfPlayVecEnv(2, num_players=3, privileged=True, seed=0)
     with pytest.raises(ValueError, match=f"own_size={own_size} must be between 1 and the row length"):
         MaskablePPO(PrivilegedCriticPolicy, venv, policy_kwargs={"own_size": own_size}, device="cpu")
+
+
+def test_a_multi_table_env_tells_where_each_table_s_rows_start():
+    from miaui_env.integrations.sb3 import MultiTableVecEnv
+
+    tables = [MiauiSelfPlayVecEnv(4, num_players=4, learner_seats=[0, 2], seed=0), MiauiSelfPlayVecEnv(3, num_players=3, seed=1)]
+    venv = MultiTableVecEnv(tables)
+    assert venv.bounds == (0, 8, 17) and venv.num_envs == 17
+    with pytest.raises(AttributeError):
+        venv.bounds = (0, 1, 2)  # read-only

@@ -16,17 +16,19 @@ from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPP
 from ray.rllib.core.columns import Columns
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
+from miaui_env.game.rules import InvalidConfigError
+
 
 class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     """RLlib's default PPO module, fed the observation vector, with illegal cards masked out."""
 
     def __init__(self, *args: Any, observation_space: gymnasium.spaces.Dict | None = None, **kwargs: Any):
         if not isinstance(observation_space, gymnasium.spaces.Dict) or set(observation_space) != {"observation", "action_mask"}:
-            raise ValueError(f"MaskedPPOTorchRLModule needs Dict(observation, action_mask) observations, got {observation_space}")
+            raise InvalidConfigError(f"MaskedPPOTorchRLModule needs Dict(observation, action_mask) observations, got {observation_space}")
         self.full_observation_space = observation_space
         super().__init__(*args, observation_space=observation_space["observation"], **kwargs)
 
-    def get_ctor_args_and_kwargs(self) -> tuple[tuple, dict[str, Any]]:
+    def get_ctor_args_and_kwargs(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """Rebuild from checkpoints with the Dict space the env provides, not the inner vector's."""
         args, kwargs = super().get_ctor_args_and_kwargs()
         return args, {**kwargs, "observation_space": self.full_observation_space}
@@ -37,7 +39,8 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
             observation = batch[Columns.OBS]
             batch["action_mask"] = observation["action_mask"]
             batch[Columns.OBS] = observation["observation"]
-        return batch["action_mask"]
+        mask: torch.Tensor = batch["action_mask"]
+        return mask
 
     @staticmethod
     def _mask(output: dict[str, Any], mask: torch.Tensor) -> dict[str, Any]:

@@ -16,28 +16,33 @@ with it, the run joins the cluster. A run lives in checkpoints/<run_name>/ like 
     metadata.json     observation layout version, iterations, env steps, timing, evaluations
     evaluations.csv   arena win share against each baseline, per evaluation
 
-Every `evaluation.every` iterations the exported policy plays duplicate-dealt arena gauntlets
-against the baselines, on the run's variant, and the checkpoint is rewritten (each part written aside, then renamed).
+Every `evaluation.every` iterations (and after the last) the policy plays duplicate-dealt arena
+gauntlets against the baselines (training/gauntlet.py), on the run's variant, and the checkpoint is
+rewritten as one set (training/checkpoint.py: algorithm/, policy/, config, evaluations, metadata
+last), so a run killed at any moment resumes from a checkpoint whose parts agree.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
 import os
-import shutil
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from miaui_env.agents.checkpoint import CheckpointError, read_metadata
+from miaui_env.agents.checkpoint import CheckpointError
 from miaui_env.agents.loading import load_agent
 from miaui_env.agents.policy import load_rllib_policy
-from miaui_env.apps.arena import ArenaConfig, play, summarize
 from miaui_env.apps.cli import check_writable, run_command
-from miaui_env.apps.files import atomic_write, write_rows
+from miaui_env.apps.files import write_rows
 from miaui_env.observe.observation import OBSERVATION_VERSION
+from miaui_env.spec import TableSpec
+from training.checkpoint import open_checkpoint, write_checkpoint
 from training.config import ROOT, RLlibConfig, thaw
+from training.gauntlet import gauntlet
 
 ENV_NAME = "miaui_parallel"
 MODULE_ID = "shared"
@@ -81,38 +86,36 @@ def algorithm_config(config: RLlibConfig) -> Any:
 
 
 def evaluate(policy_dir: Path, config: RLlibConfig, step: int) -> list[dict[str, Any]]:
-    """Arena gauntlets of the exported policy against each baseline, on the variant the run trains on
-    (`open_baskets`, `no_fighting`), on the same deals at every evaluation of a run (the `evaluation`
-    stream of its seed tree, as self-play PPO's)."""
-    evaluation, seeds, rows = config.evaluation, config.seeds, []
+    """Arena gauntlets of the exported policy in `policy_dir` against each baseline, on the variant the
+    run trains on (`open_baskets`, `no_fighting`), on the same deals at every evaluation of a run
+    (the `evaluation` stream of its seed tree, as self-play PPO's)."""
+    evaluation, rows = config.evaluation, []
     agent = load_rllib_policy(policy_dir, name="rllib", view=config.view)
+    table = TableSpec(evaluation.num_players, config.open_baskets, config.no_fighting, view=config.view)
     for i, name in enumerate(evaluation.baselines):
-        arena = ArenaConfig(
-            players=evaluation.players, games=evaluation.games_per_baseline, open_baskets=config.open_baskets,
-            no_fighting=config.no_fighting, view=config.view, seed=seeds.integer("evaluation", i, 0),
-        )  # fmt: skip
-        baseline = load_agent(name, seed=seeds.integer("evaluation", i, 1))
-        seats, scores, winners = play([agent, baseline], "gauntlet", arena)
-        result = summarize(["rllib", name], seats, scores, winners, arena.players)[0]
-        rows.append({"iteration": step, "baseline": name, "win_share": round(result.win_share, 4),
-                     "win_share_ci": round(result.win_share_ci, 4), "mean_score": round(result.mean_score, 2)})  # fmt: skip
+        figures = gauntlet(agent, name, table, evaluation.games_per_baseline, config.seeds, (i,)).figures()
+        rows.append({"iteration": step, "baseline": name, **{key: figures[key] for key in ("win_share", "win_share_ci", "mean_score")}})
     return rows
 
 
+@contextlib.contextmanager
+def exported_policy(algo: Any, directory: Path) -> Iterator[Path]:
+    """The shared module as the arena loads it, exported to a temporary folder of the run directory."""
+    with tempfile.TemporaryDirectory(prefix=".exported-", dir=directory) as folder:
+        policy_dir = Path(folder) / "policy"
+        algo.get_module(MODULE_ID).save_to_path(str(policy_dir))
+        yield policy_dir
+
+
 def checkpoint(algo: Any, directory: Path, config: RLlibConfig, metadata: dict[str, Any]) -> None:
-    """Algorithm, exported policy, metadata and evaluations, each written aside then renamed."""
-    for name, save in (("algorithm", algo.save_to_path), ("policy", algo.get_module(MODULE_ID).save_to_path)):
-        staging = directory / f"{name}.tmp"
-        shutil.rmtree(staging, ignore_errors=True)
-        save(str(staging))
-        old = directory / f"{name}.old"
-        if (directory / name).exists():
-            os.replace(directory / name, old)
-        os.replace(staging, directory / name)
-        shutil.rmtree(old, ignore_errors=True)
-    atomic_write(directory / "config.yaml", config.to_yaml())
-    atomic_write(directory / "metadata.json", json.dumps(metadata, indent=2) + "\n")
-    write_rows(directory / "evaluations.csv", metadata["evaluations"])
+    """Algorithm, exported policy, config, evaluations and metadata, as one set (`write_checkpoint`)."""
+    parts = {
+        "algorithm": lambda path: algo.save_to_path(str(path)),
+        "policy": lambda path: algo.get_module(MODULE_ID).save_to_path(str(path)),
+        "config.yaml": lambda path: path.write_text(config.to_yaml()),
+        "evaluations.csv": lambda path: write_rows(path, metadata["evaluations"]),
+    }
+    write_checkpoint(directory, parts, metadata)
 
 
 def runner_memory(algo: Any) -> list[float]:
@@ -121,7 +124,7 @@ def runner_memory(algo: Any) -> list[float]:
     def rss(_: Any) -> float:
         import psutil
 
-        return round(psutil.Process().memory_info().rss / 2**20, 1)
+        return round(float(psutil.Process().memory_info().rss) / 2**20, 1)
 
     return [float(mb) for mb in algo.env_runner_group.foreach_env_runner(rss)]
 
@@ -148,8 +151,8 @@ def train(config: RLlibConfig, directory: Path, address: str | None, resume: boo
     register_env(ENV_NAME, make_env)
     try:
         if resume:
+            metadata = open_checkpoint(directory, ["algorithm/"], "RLlib checkpoint")
             algo = Algorithm.from_checkpoint(str(directory / "algorithm"))
-            metadata = json.loads((directory / "metadata.json").read_text())
         else:
             algo = algorithm_config(config).build_algo()
             metadata = {"framework": "rllib", "observation_version": OBSERVATION_VERSION, "num_players": config.num_players,
@@ -176,8 +179,8 @@ def train(config: RLlibConfig, directory: Path, address: str | None, resume: boo
                 bar.update(1)
                 if iteration % every == 0 or iteration == total:
                     metadata["env_runner_memory_mb"] = runner_memory(algo)
-                    checkpoint(algo, directory, config, metadata)
-                    metadata["evaluations"] += evaluate(directory / "policy", config, iteration)
+                    with exported_policy(algo, directory) as policy_dir:
+                        metadata["evaluations"] += evaluate(policy_dir, config, iteration)
                     checkpoint(algo, directory, config, metadata)
                     latest = {row["baseline"]: row["win_share"] for row in metadata["evaluations"][-len(config.evaluation.baselines) :]}
                     bar.set_postfix(latest)
@@ -201,9 +204,7 @@ def main(argv: list[str] | None = None) -> None:
 
     def rllib_selfplay() -> None:
         if args.resume:
-            if not (args.resume / "algorithm").exists() or not (args.resume / "metadata.json").exists():
-                raise CheckpointError(f"{args.resume} holds no RLlib checkpoint (algorithm/ and metadata.json) to resume")
-            read_metadata(args.resume / "metadata.json")  # readable, and built for this observation layout
+            open_checkpoint(args.resume, ["algorithm/"], "RLlib checkpoint")  # readable, and built for this observation layout
         config = RLlibConfig.load(args.resume / "config.yaml" if args.resume else args.config, args.overrides)
         if args.resume:
             directory = args.resume

@@ -30,16 +30,17 @@ def replacing(path: Path) -> Iterator[Path]:
 
 STAGING = ".staged"  # a run directory's set of files on their way in, see `write_together`
 _COMPLETE = "COMPLETE"
+_REPLACED = ".replaced"  # inside the staging folder: the folders a set replaces, moved aside until it is in place
 
 
 def write_together(directory: Path, writers: Mapping[str, Callable[[Path], object]]) -> None:
     """Replace several files of `directory` as one: all or none, even if the process is killed.
 
-    Each `writers[name](path)` writes its file into a staging folder; a marker listing them is then
-    put in place with one rename, and only then are they renamed into `directory`, in the order
-    given (put the manifest a reader trusts last). A process killed before the marker leaves the
-    old files; one killed after it leaves a set that `finish_staged` completes: the writer calls it
-    before it resumes (readers only read, so as never to race a live writer).
+    Each `writers[name](path)` writes its file (or folder) into a staging folder; a marker listing
+    them is then put in place with one rename, and only then are they renamed into `directory`, in
+    the order given (put the manifest a reader trusts last). A process killed before the marker
+    leaves the old files; one killed after it leaves a set that `finish_staged` completes: the
+    writer calls it before it resumes (readers only read, so as never to race a live writer).
     """
     staging = directory / STAGING
     shutil.rmtree(staging, ignore_errors=True)  # an unfinished set from a killed process: the old files stand
@@ -58,6 +59,9 @@ def finish_staged(directory: Path) -> None:
     if marker.exists():
         for name in marker.read_text().split():
             if (staging / name).exists():  # files renamed before the process died are already in place
+                if (directory / name).is_dir():  # a rename cannot replace a folder: the old one goes into staging, deleted below
+                    (staging / _REPLACED).mkdir(exist_ok=True)
+                    os.replace(directory / name, staging / _REPLACED / name)
                 os.replace(staging / name, directory / name)
     shutil.rmtree(staging, ignore_errors=True)
 

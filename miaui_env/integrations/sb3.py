@@ -359,6 +359,11 @@ class MultiTableVecEnv(_OneEnvVecEnv):
         self.render_mode = None
         super().__init__(int(self._bounds[-1]), self.tables[0].observation_space, self.tables[0].action_space)
 
+    @property
+    def bounds(self) -> tuple[int, ...]:
+        """Where each table's env indices start, then the number of indices: table i holds `bounds[i]` to `bounds[i + 1] - 1`."""
+        return tuple(int(bound) for bound in self._bounds)
+
     def seed(self, seed: Seed | None = None) -> list[int | None]:
         """Seed every table's next reset, table i from child i of `seed`'s tree (None: fresh entropy);
         returns each index's game seed."""

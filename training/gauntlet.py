@@ -1,0 +1,146 @@
+"""The evaluation gauntlet every trainer measures with, and the one chart of measures over training.
+
+A gauntlet is an arena run (miaui_env.apps.arena) of a learner against n-1 copies of one opponent,
+dealt in duplicate sets so that every seat meets every deal. Self-play PPO evaluates its learner
+against each baseline with it (training/selfplay.py), the RLlib trainer its exported policy
+(training/rllib_selfplay.py), and the exploitability yardstick its best responses
+(training/exploit.py).
+
+Its seeds come from the run's seed tree (`RunSeeds`): the gauntlet at `path` deals the games of
+`seeds.integer("evaluation", *path, 0)` and seeds the opponent with `seeds.integer("evaluation",
+*path, 1)`, so every evaluation of a run at the same path plays the same games against the same
+opponent, and evaluations compare over training.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from miaui_env.agents import Agent, Policy, agent_name
+from miaui_env.agents.loading import load_agent
+from miaui_env.apps.arena import ArenaConfig, SampleGames, gauntlet_significance, play, summarize
+from miaui_env.apps.files import replacing
+from miaui_env.apps.replay import record_replay, save_replay
+from miaui_env.spec import TableSpec
+from training.config import RunSeeds
+
+
+@dataclass(frozen=True)
+class GauntletResult:
+    """The learner's measures over one gauntlet."""
+
+    opponent: str
+    """The opponent's agent spec."""
+    num_players: int
+    """Seats at each game: the learner and n-1 copies of the opponent."""
+    games: int
+    """Games played (whole duplicate sets)."""
+    win_share: float
+    """The learner's share of the wins (tied winners share a win)."""
+    win_share_ci: float
+    """Half-width of the win share's 95% confidence interval (NaN with too few duplicate sets)."""
+    mean_score: float
+    """The learner's mean score."""
+    significance: str
+    """Whether the win share is above the fair share 1/n, as a one-sided test over duplicate sets."""
+
+    @property
+    def gain(self) -> float:
+        """How far the win share rises above the fair share 1/n."""
+        return self.win_share - 1 / self.num_players
+
+    def figures(self) -> dict[str, float | int]:
+        """win_share, win_share_ci, mean_score and games, rounded as every evaluation row writes them."""
+        return {
+            "win_share": round(self.win_share, 4),
+            "win_share_ci": round(self.win_share_ci, 4),
+            "mean_score": round(self.mean_score, 2),
+            "games": self.games,
+        }
+
+
+def gauntlet(
+    learner: Agent | Policy,
+    opponent: str,
+    table: TableSpec,
+    games: int,
+    seeds: RunSeeds,
+    path: tuple[int, ...],
+    replay: Path | None = None,
+) -> GauntletResult:
+    """`learner` against n-1 copies of the agent `opponent` names at `table` (its players and variants;
+    its view for agents that do not say theirs), `games` games dealt from the seed tree at `path`;
+    the first game is saved as a replay at `replay`, if given."""
+    arena = ArenaConfig.at_table(table, games=games, seed=seeds.integer("evaluation", *path, 0))
+    rival = load_agent(opponent, seed=seeds.integer("evaluation", *path, 1))
+    names = [agent_name(learner), opponent]
+    sample = SampleGames(1) if replay is not None else None
+    seats, scores, winners = play([learner, rival], "gauntlet", arena, samples=sample)
+    result = summarize(names, seats, scores, winners, arena.num_players)[0]
+    if replay is not None and sample is not None:
+        seated = [names[agent] for agent in seats[0]]
+        save_replay(record_replay(table, sample.plays[0], seed=int(sample.seeds[0]), players=seated), replay)
+    return GauntletResult(
+        opponent=opponent,
+        num_players=arena.num_players,
+        games=result.games,
+        win_share=result.win_share,
+        win_share_ci=result.win_share_ci,
+        mean_score=result.mean_score,
+        significance=gauntlet_significance(seats, winners, arena.num_players, names[0]),
+    )
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One line of a chart over training steps, with its 95% band."""
+
+    label: str
+    """The legend's entry."""
+    steps: Sequence[int]
+    """Training steps, along x."""
+    values: np.ndarray
+    """The measure at each step."""
+    band: np.ndarray
+    """Half-width of the band around each value (NaN: no band there)."""
+
+
+def plot_curves(
+    path: Path,
+    curves: Sequence[Curve],
+    *,
+    reference: tuple[float, str],
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    ylim: tuple[float, float] | None = None,
+    steps_in_millions: bool = False,
+) -> None:
+    """Measures over training steps as a PNG at `path` (written atomically): each curve with its band,
+    and a dashed grey `reference` line (value, legend entry), e.g. the fair share."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4))
+    for curve in curves:
+        axes.plot(curve.steps, curve.values, marker="o", label=curve.label)
+        axes.fill_between(curve.steps, curve.values - curve.band, curve.values + curve.band, alpha=0.2)
+    axes.axhline(reference[0], color="grey", linestyle="--", label=reference[1])
+    if steps_in_millions:
+        axes.xaxis.set_major_formatter(lambda steps, _: f"{steps / 1e6:g}M")
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    if ylim is not None:
+        axes.set_ylim(*ylim)
+    axes.legend()
+    axes.set_title(title)
+    figure.tight_layout()
+    with replacing(path) as temporary:
+        figure.savefig(temporary, dpi=110)
+    plt.close(figure)

@@ -1,0 +1,177 @@
+"""What every MaskablePPO learner of the trainers shares: the `ppo` section as MaskablePPO's arguments,
+a learner built from it (fresh, or from a trained policy's network), and the global generators left
+as they were.
+
+Self-play (training/selfplay.py) and the exploitability yardstick's best responses
+(training/exploit.py) both build their learner here, so a `ppo` section means the same to both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import math
+import random
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+from miaui_env.agents import Agent
+from miaui_env.agents.loading import load_agent
+from miaui_env.agents.policy import PolicyAgent
+from miaui_env.observe.observation import OBSERVATION_LAYOUT
+from training.config import ConfigError, SelfPlayConfig, thaw
+
+if TYPE_CHECKING:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecEnv
+
+# The trainers set these MaskablePPO arguments themselves; the rest of its signature is the `ppo` section's.
+RUN_SETS = ("self", "policy", "env", "seed", "device", "verbose", "tensorboard_log", "_init_setup_model")
+# The numeric arguments' bounds, refused here with their key rather than deep inside SB3 or torch.
+PPO_BOUNDS: dict[str, tuple[type, Callable[[float], bool], str]] = {
+    "learning_rate": (float, lambda v: v > 0, "a number > 0"),
+    "n_steps": (int, lambda v: v >= 1, "an integer >= 1"),
+    "batch_size": (int, lambda v: v >= 1, "an integer >= 1"),
+    "n_epochs": (int, lambda v: v >= 1, "an integer >= 1"),
+    "gamma": (float, lambda v: 0 <= v <= 1, "a number from 0 to 1"),
+    "gae_lambda": (float, lambda v: 0 <= v <= 1, "a number from 0 to 1"),
+    "clip_range": (float, lambda v: v > 0, "a number > 0"),
+    "ent_coef": (float, lambda v: v >= 0, "a number >= 0"),
+    "vf_coef": (float, lambda v: v >= 0, "a number >= 0"),
+    "max_grad_norm": (float, lambda v: v > 0, "a number > 0"),
+}
+
+
+def check_ppo_section(section: Mapping[str, Any]) -> None:
+    """Refuse a `ppo` key MaskablePPO does not take, or a numeric value out of its bounds (ConfigError)."""
+    from sb3_contrib import MaskablePPO
+
+    taken = [name for name in inspect.signature(MaskablePPO.__init__).parameters if name not in RUN_SETS]
+    for key, value in section.items():
+        if key not in taken:
+            raise ConfigError(f"ppo.{key} is not a MaskablePPO argument (or is set by the run); arguments: {', '.join(taken)}")
+        if key not in PPO_BOUNDS:
+            continue
+        kind, within, allowed = PPO_BOUNDS[key]
+        numeric = not isinstance(value, bool) and isinstance(value, int if kind is int else int | float)
+        if not numeric or not math.isfinite(value) or not within(value):
+            raise ConfigError(f"ppo.{key}={value!r} is not allowed; it must be {allowed}")
+
+
+def ppo_kwargs(section: Mapping[str, Any]) -> dict[str, Any]:
+    """The `ppo` section as MaskablePPO's keyword arguments (plain dicts and lists), checked: YAML cannot
+    hold a class, so `policy_kwargs.activation_fn` is written as a torch.nn class name (`ReLU`, `Tanh`)."""
+    import torch
+
+    check_ppo_section(section)
+    kwargs: dict[str, Any] = thaw(section)
+    policy_kwargs = kwargs.get("policy_kwargs") or {}
+    if not isinstance(policy_kwargs, dict):
+        raise ConfigError(f"ppo.policy_kwargs={policy_kwargs!r} is not allowed; it is a mapping of the policy's keyword arguments")
+    activation = policy_kwargs.get("activation_fn")
+    if isinstance(activation, str):
+        if not isinstance(getattr(torch.nn, activation, None), type):
+            raise ConfigError(f"ppo.policy_kwargs.activation_fn={activation!r} is not a torch.nn class (e.g. ReLU, Tanh)")
+        policy_kwargs["activation_fn"] = getattr(torch.nn, activation)
+    return kwargs
+
+
+class TrainedWeights(NamedTuple):
+    """A trained SB3 policy's network: enough to build the same network and start from its weights."""
+
+    policy_class: type
+    """The SB3 policy class (MaskableActorCriticPolicy, or the privileged critic's)."""
+    policy_kwargs: dict[str, Any]
+    """The keyword arguments its class was built with (network shape, activation)."""
+    state_dict: dict[str, Any]
+    """Its weights, as `load_state_dict` takes them."""
+
+    @property
+    def privileged(self) -> bool:
+        """Whether its critic reads the global state (miaui_env.integrations.privileged)."""
+        from miaui_env.integrations.privileged import PrivilegedCriticPolicy
+
+        return issubclass(self.policy_class, PrivilegedCriticPolicy)
+
+
+def trained_weights(agent: Agent) -> TrainedWeights | None:
+    """A trained SB3 policy's network and weights; None for any other agent."""
+    from sb3_contrib import MaskablePPO
+
+    if isinstance(agent, PolicyAgent) and isinstance(agent.policy, MaskablePPO):
+        network = agent.policy.policy
+        return TrainedWeights(type(network), dict(agent.policy.policy_kwargs), network.state_dict())
+    return None
+
+
+def initial_weights(config: SelfPlayConfig) -> TrainedWeights | None:
+    """The weights `config.init` names (None without one); ConfigError unless it is a trained
+    MaskablePPO policy that sees the run's view through the run's kind of critic."""
+    if config.init is None:
+        return None
+    if config.kickstart.decisions > 0:  # checked here, not per --set: the two keys are often set one after the other
+        raise ConfigError(f"config key 'init' is {config.init!r} and kickstart.decisions is {config.kickstart.decisions}: both "
+                          "start the network; set kickstart.decisions=0 to start from init's weights, or init=null to clone")  # fmt: skip
+    agent = load_agent(config.init, seed=0)
+    weights = trained_weights(agent)
+    if weights is None:
+        raise ConfigError(f"config key 'init' is {config.init!r}, which is not a trained MaskablePPO policy; name a checkpoint "
+                          "(e.g. miaui-ppo-v1, checkpoints/my-run, results/exploit/counter/best-response-4p)")  # fmt: skip
+    privileged = weights.privileged
+    if privileged != config.privileged_critic:
+        raise ConfigError(f"config key 'init' is {config.init!r}, trained with privileged_critic={privileged}, but the run has "
+                          f"privileged_critic={config.privileged_critic}: the inputs differ, so set it to {privileged}")  # fmt: skip
+    view = getattr(agent, "view", "table")
+    if view != config.view:
+        raise ConfigError(f"config key 'init' is {config.init!r}, which sees the {view!r} view, but the run's view is "
+                          f"{config.view!r}: set view={view} to start from it")  # fmt: skip
+    return weights
+
+
+def new_learner(
+    venv: VecEnv,
+    kwargs: Mapping[str, Any],
+    seed: int,
+    *,
+    start: TrainedWeights | None = None,
+    privileged_critic: bool = False,
+    tensorboard_log: str | None = None,
+) -> MaskablePPO:
+    """A MaskablePPO learner on `venv` with `kwargs` (`ppo_kwargs` of a `ppo` section): a new network
+    (its critic privileged if asked), or `start`'s network, class, shape and weights; ConfigError for
+    arguments MaskablePPO refuses."""
+    from sb3_contrib import MaskablePPO
+
+    from miaui_env.integrations.privileged import PrivilegedCriticPolicy
+
+    arguments = dict(kwargs)
+    policy: str | type = "MlpPolicy"
+    if start is not None:
+        policy, arguments["policy_kwargs"] = start.policy_class, start.policy_kwargs
+    elif privileged_critic:
+        policy = PrivilegedCriticPolicy
+        arguments["policy_kwargs"] = {**arguments.get("policy_kwargs", {}), "own_size": OBSERVATION_LAYOUT.size}
+    try:
+        model = MaskablePPO(policy, venv, seed=seed, device="cpu", verbose=0, tensorboard_log=tensorboard_log, **arguments)
+    except (TypeError, ValueError, AssertionError, NotImplementedError) as error:
+        # Values inside the section (policy_kwargs, schedules) are checked by SB3 and torch themselves.
+        raise ConfigError(f"the ppo section was refused by MaskablePPO: {type(error).__name__}: {error}") from None
+    if start is not None:
+        model.policy.load_state_dict(start.state_dict)
+    return model
+
+
+@contextlib.contextmanager
+def rng_untouched() -> Iterator[None]:
+    """Leave the global generators PPO draws from as they were (loading an SB3 model reseeds them)."""
+    import torch
+
+    states = random.getstate(), np.random.get_state(), torch.get_rng_state()
+    try:
+        yield
+    finally:
+        random.setstate(states[0])
+        np.random.set_state(states[1])
+        torch.set_rng_state(states[2])
