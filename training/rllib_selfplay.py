@@ -39,7 +39,6 @@ from miaui_env.agents.policy import load_rllib_policy
 from miaui_env.apps.cli import check_writable, run_command
 from miaui_env.apps.files import write_rows
 from miaui_env.observe.observation import OBSERVATION_VERSION
-from miaui_env.spec import TableSpec
 from training.checkpoint import open_checkpoint, write_checkpoint
 from training.config import ROOT, RLlibConfig, thaw
 from training.gauntlet import gauntlet
@@ -91,7 +90,7 @@ def evaluate(policy_dir: Path, config: RLlibConfig, step: int) -> list[dict[str,
     (the `evaluation` stream of its seed tree, as self-play PPO's)."""
     evaluation, rows = config.evaluation, []
     agent = load_rllib_policy(policy_dir, name="rllib", view=config.view)
-    table = TableSpec(evaluation.num_players, config.open_baskets, config.no_fighting, view=config.view)
+    (table,) = config.evaluation_specs  # an RLlib run plays one variant
     for i, name in enumerate(evaluation.baselines):
         figures = gauntlet(agent, name, table, evaluation.games_per_baseline, config.seeds, (i,)).figures()
         rows.append({"iteration": step, "baseline": name, **{key: figures[key] for key in ("win_share", "win_share_ci", "mean_score")}})

@@ -64,7 +64,6 @@ from miaui_env.apps.cli import check_writable, run_command
 from miaui_env.apps.files import atomic_write, write_rows
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
 from miaui_env.observe.observation import OBSERVATION_VERSION
-from miaui_env.spec import TableSpec
 from training import exploit
 from training.checkpoint import open_checkpoint, write_checkpoint
 from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, variant_name
@@ -94,16 +93,12 @@ def self_play_tables(config: SelfPlayConfig) -> list[MiauiSelfPlayVecEnv]:
     return [
         MiauiSelfPlayVecEnv(
             num_games=table.num_games,
-            num_players=table.num_players,
             learner_seats=table.learner_seats,
-            open_baskets=table.open_baskets,
-            no_fighting=table.no_fighting,
-            view=config.view,
-            reward=config.reward,
             seed=child,
             privileged=config.privileged_critic,
+            **spec.as_kwargs(),
         )
-        for table, child in zip(config.tables, children, strict=True)
+        for table, spec, child in zip(config.tables, config.table_specs, children, strict=True)
     ]
 
 
@@ -282,9 +277,8 @@ class Run:
         # Shown what it was trained to see, playing as it will once loaded (`play`)
         learner = PolicyAgent(self.model, "learner", view=self.config.view, deterministic=self.config.play == "best")
         for i, name in enumerate(evaluation.baselines):
-            for open_baskets, no_fighting in self.config.variants:
-                variant = variant_name(open_baskets, no_fighting)
-                table = TableSpec(evaluation.num_players, open_baskets, no_fighting, view=self.config.view)
+            for table in self.config.evaluation_specs:  # one per variant the run plays
+                variant = variant_name(table.open_baskets, table.no_fighting)
                 baseline_file = re.sub(r"[^\w.@+-]", "_", name) + variant_suffix(variant, "-")  # a spec may be a path or module:callable
                 replay = self.directory / "replays" / f"step-{step:09d}-{baseline_file}.json"
                 result = gauntlet(learner, name, table, evaluation.games_per_baseline, seeds, (i,), replay=replay)
