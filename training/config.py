@@ -65,7 +65,7 @@ from ruamel.yaml.resolver import VersionedResolver
 
 from miaui_env.agents.loading import PLAY_MODES
 from miaui_env.game.rules import MAX_PLAYERS, MIN_PLAYERS, REWARDS
-from miaui_env.game.seeding import seed_int
+from miaui_env.game.seeding import seed_child, seed_int
 from miaui_env.observe.observation import VIEWS
 from miaui_env.spec import TableSpec
 
@@ -170,7 +170,7 @@ class RunSeeds:
 
     def sequence(self, stream: Stream, *path: int) -> np.random.SeedSequence:
         """The stream's SeedSequence, or its descendant at `path` (child indices)."""
-        return np.random.SeedSequence(self.seed, spawn_key=(STREAMS.index(stream), *path))
+        return seed_child(self.seed, STREAMS.index(stream), *path)
 
     def integer(self, stream: Stream, *path: int) -> int:
         """The stream's (or its descendant's) seed as one 32-bit int."""
