@@ -109,3 +109,12 @@ def test_the_old_names_warn_and_stand_for_the_new():
     from miaui_env import TableSpec
 
     assert Settings is TableSpec
+
+
+def test_the_old_settings_attribute_warns_and_is_the_table_spec():
+    import miaui_env
+    from miaui_env.vector import VectorMiaui
+
+    for made in (miaui_env.raw_env(num_players=5, view="recall"), VectorMiaui(2, num_players=5, view="recall")):
+        with pytest.warns(DeprecationWarning, match="table_spec"):
+            assert made.settings is made.table_spec

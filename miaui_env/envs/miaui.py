@@ -291,6 +291,12 @@ class _MiauiEnv:
 
     metadata = METADATA
 
+    @property
+    def settings(self) -> TableSpec:
+        """0.1's name of `table_spec`, kept until 0.3 with a DeprecationWarning."""
+        warnings.warn("`.settings` is now `.table_spec` (a TableSpec); the old name goes in 0.3", DeprecationWarning, stacklevel=2)
+        return self.table_spec
+
     def __init__(self, *, render_mode: str | None = None, **settings: Unpack[TableKwargs]):
         self.table_spec = TableSpec.of(**settings)
         check_render_mode(render_mode)
