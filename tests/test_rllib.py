@@ -62,7 +62,7 @@ def test_local_run_trains_checkpoints_resumes_and_exports(short_dir):
     assert [row["iteration"] for row in after["evaluations"]][-1] == 3
 
     agent = load_agent(str(out))  # the exported policy, as the arena and human play load it
-    _, scores, winners = play([agent, RandomAgent(0)], "gauntlet", ArenaConfig(players=4, games=40, seed=3))
+    _, scores, winners = play([agent, RandomAgent(0)], "gauntlet", ArenaConfig(num_players=4, games=40, seed=3))
     assert scores.shape == (40, 4) and winners.any(axis=1).all()  # the engine refuses any illegal card
     masks = np.zeros((5, 12), dtype=np.int8)
     masks[np.arange(5), [0, 3, 6, 9, 11]] = 1

@@ -17,6 +17,7 @@ from miaui_env.agents import RandomAgent
 from miaui_env.agents.loading import load_agent
 from miaui_env.apps.arena import ArenaConfig, play, summarize
 from miaui_env.apps.replay import load_replay
+from miaui_env.game.rules import GameConfig
 from training.config import ConfigError, load_config
 
 ROOT = Path(__file__).parent.parent
@@ -50,7 +51,7 @@ def test_smoke_run_writes_a_whole_run(tmp_path):
     assert any((run / "tensorboard").rglob("events.out.tfevents.*"))
     agent = load_agent(str(run))  # the arena and human play can load it
     assert agent.view == metadata["view"] == "recall"  # and show it the view it was trained on
-    _, scores, _ = play([agent, RandomAgent(0)], "gauntlet", ArenaConfig(players=3, games=30))
+    _, scores, _ = play([agent, RandomAgent(0)], "gauntlet", ArenaConfig(num_players=3, games=30))
     assert scores.shape == (30, 3)
     refused = selfplay("--config", "configs/smoke.yaml", "--out", str(run))
     assert refused.returncode != 0 and "already holds a run" in refused.stderr
@@ -120,7 +121,7 @@ def test_config_overrides():
 def test_the_shipped_policies_load_by_name_and_beat_random_clearly(name):
     agent = load_agent(name, seed=5)
     assert agent.name == name
-    config = ArenaConfig(players=4, games=1200, seed=11)
+    config = ArenaConfig(num_players=4, games=1200, seed=11)
     seats, scores, winners = play([agent, RandomAgent(1)], "gauntlet", config)
     result = summarize(["ppo", "random"], seats, scores, winners, 4)[0]
     assert result.games >= 1000 and result.win_share >= 0.5
@@ -309,7 +310,7 @@ def test_a_run_trained_on_no_fighting_is_evaluated_and_replayed_on_no_fighting(t
     assert [row["variant"] for row in rows] == ["no_fighting"] * 2
     for (_, first_scores), name in zip(played, ["random", "greedy"], strict=True):
         replay = load_replay(tmp_path / "replays" / f"step-000000000-{name}-no_fighting.json")
-        assert replay.settings == {"num_players": 4, "open_baskets": False, "no_fighting": True}, replay.settings
+        assert replay.config == GameConfig(4, open_baskets=False, no_fighting=True), replay.config
         assert replay.scores == first_scores  # the replay is the game the gauntlet played, not the same cards in another game
 
 
@@ -331,7 +332,7 @@ def test_a_run_mixing_variants_is_evaluated_on_each_on_the_same_deals(tmp_path, 
         "step-000000000-greedy-open_baskets+no_fighting.json", "step-000000000-greedy.json",
         "step-000000000-random-open_baskets+no_fighting.json", "step-000000000-random.json",
     ]  # fmt: skip
-    assert load_replay(tmp_path / "replays" / "step-000000000-random.json").settings["no_fighting"] is False
+    assert load_replay(tmp_path / "replays" / "step-000000000-random.json").config.no_fighting is False
     assert "vs random, open_baskets+no_fighting" in summary({"steps": 0, "evaluations": rows}, tmp_path)
 
 
@@ -404,4 +405,4 @@ def test_the_gauntlet_deals_the_same_games_at_the_same_path_of_the_seed_tree(tmp
                                "mean_score": round(first.mean_score, 2), "games": 30}  # fmt: skip
     assert first.gain == pytest.approx(first.win_share - 1 / 3) and "10 duplicate sets" in first.significance
     replay = load_replay(tmp_path / "first.json")  # the first game, as played
-    assert replay.settings["no_fighting"] and sorted(set(replay.players)) == ["greedy", "random"]
+    assert replay.config.no_fighting and sorted(set(replay.players)) == ["greedy", "random"]

@@ -43,7 +43,7 @@ def test_each_self_play_mode_trains_and_checkpoints(tmp_path, mode):
         saved = json.loads((run / "league.json").read_text())
         assert max(saved["games"].values()) > 0  # games against the snapshots were counted
     agent = load_agent(str(run))
-    _, scores, _ = play([agent, RandomAgent(0)], "gauntlet", ArenaConfig(players=4, games=8))
+    _, scores, _ = play([agent, RandomAgent(0)], "gauntlet", ArenaConfig(num_players=4, games=8))
     assert scores.shape == (8, 4)
 
 
