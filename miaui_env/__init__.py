@@ -1,15 +1,15 @@
 """Miaui RL: the Miaui card game for reinforcement learning, on an exact pure-Python rules engine.
 
-The package is a house of rooms, each importing only from the rooms below it:
+The package is a house of rooms, each importing only from the rooms listed before it:
 
     game/          cards, rules, saved states, the seed tree        (stdlib + numpy)
     observe/       what a seat may see (R11): layout, visibility tables, encoder, compact codes, belief
     spec           TableSpec: players, variants, view, reward, dtype, taken by every layer
     vector/        the batched engine, proven identical to game/ + observe/
+    display/       text and pictures of a table, one observation decoder for both
+    agents/        the agent protocol, baselines, trained policies, search, agent loading
     envs/          PettingZoo AEC + Parallel, the single-seat Gymnasium env (importing it registers them)
     integrations/  the SB3 VecEnvs, the privileged critic, adapters, torch expanders
-    agents/        the agent protocol, baselines, trained policies, search, agent loading
-    display/       text and pictures of a table, one observation decoder for both
     apps/          arena, replays, human play, demo, the browser app, run files, CLI conventions
 
 Importing the package loads no RL library: the names below that need PettingZoo, Gymnasium,
