@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import warnings
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from miaui_env.game.rules import REWARDS, GameConfig, InvalidConfigError, check_reward
 from miaui_env.observe.compact import check_observation_dtype
@@ -82,6 +82,16 @@ class TableSpec:
         """A copy with some settings changed."""
         return TableSpec.of(**{**self.as_kwargs(), **changes})
 
+
+def _settings(holder: Any) -> TableSpec:
+    """0.1's name of `table_spec`, kept until 0.3 with a DeprecationWarning."""
+    warnings.warn("`.settings` is now `.table_spec` (a TableSpec); the old name goes in 0.3", DeprecationWarning, stacklevel=2)
+    table_spec: TableSpec = holder.table_spec
+    return table_spec
+
+
+DEPRECATED_SETTINGS = property(_settings)
+"""`settings = DEPRECATED_SETTINGS` in a class holding a `table_spec`: 0.1's attribute name, with a warning."""
 
 _DEPRECATED = {"Settings": TableSpec, "SettingsKwargs": TableKwargs}
 

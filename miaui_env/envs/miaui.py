@@ -182,7 +182,7 @@ from miaui_env.game.rules import (
 )
 from miaui_env.game.seeding import check_seed
 from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT, VECTOR_BOUND, Encoder
-from miaui_env.spec import TableKwargs, TableSpec
+from miaui_env.spec import DEPRECATED_SETTINGS, TableKwargs, TableSpec
 from miaui_env.vector import VectorMiaui
 
 RESET_OPTIONS = ("deck",)
@@ -291,11 +291,7 @@ class _MiauiEnv:
 
     metadata = METADATA
 
-    @property
-    def settings(self) -> TableSpec:
-        """0.1's name of `table_spec`, kept until 0.3 with a DeprecationWarning."""
-        warnings.warn("`.settings` is now `.table_spec` (a TableSpec); the old name goes in 0.3", DeprecationWarning, stacklevel=2)
-        return self.table_spec
+    settings = DEPRECATED_SETTINGS  # 0.1's name of `table_spec`
 
     def __init__(self, *, render_mode: str | None = None, **settings: Unpack[TableKwargs]):
         self.table_spec = TableSpec.of(**settings)

@@ -103,7 +103,7 @@ from miaui_env.observe.observation import (
     shown_entries,
     stats_table,
 )
-from miaui_env.spec import TableKwargs, TableSpec
+from miaui_env.spec import DEPRECATED_SETTINGS, TableKwargs, TableSpec
 from miaui_env.vector import encode_kernels, rule_kernels
 from miaui_env.vector.loading import EngineSnapshot, FreshDeals, StateLoader
 from miaui_env.vector.state import (
@@ -127,11 +127,7 @@ _DEALS_AHEAD = 4  # deals' worth of uniforms drawn per slot at once (one generat
 class VectorMiaui:
     """B games of Miaui stepped together; see the module docstring."""
 
-    @property
-    def settings(self) -> TableSpec:
-        """0.1's name of `table_spec`, kept until 0.3 with a DeprecationWarning."""
-        warnings.warn("`.settings` is now `.table_spec` (a TableSpec); the old name goes in 0.3", DeprecationWarning, stacklevel=2)
-        return self.table_spec
+    settings = DEPRECATED_SETTINGS  # 0.1's name of `table_spec`
 
     def __init__(
         self, num_envs: int, *, seed: int | None = None, threads: int = 1, autoreset: bool = True, **settings: Unpack[TableKwargs]
