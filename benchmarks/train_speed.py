@@ -3,14 +3,16 @@
 Measures environment steps per second of `learn()` (rollouts, opponents and PPO updates all
 included): Miaui self-play as each config sets it up, and Stable-Baselines3's PPO with default
 settings on CartPole-v1 with 8 environments, the usual yardstick. The default rows:
-configs/default.yaml (MaskablePPO over every table, mostly baselines as opponents, the teacher's
-guidance); the same with the privileged critic (the state's features built and read every step);
-configs/v1.yaml (its league's snapshots, a best response, its first stage and v0 as opponents, so
-networks in most opponent seats to run for every learner step, and the privileged critic). They are measured in turn
+configs/default.yaml (no teacher: its PFSP league's snapshots and styles as opponents, so networks
+in about half the opponent seats, the privileged critic and the moving-average magnet, whose
+network is run again on every minibatch); configs/kickstart.yaml (0.1's default: mostly baselines
+as opponents, the teacher's guidance, a plain critic); configs/v1.yaml (its league, a best
+response, its first stage and v0 as opponents, and the privileged critic). Exploiters are not
+counted: a run's exploit.json under exploiters/ times each. They are measured in turn
 `--repeats` times, so that a machine whose speed drifts during the run slows all alike; each ratio
 is printed, and the medians.
 Usage: python benchmarks/train_speed.py [--steps 300000] [--cartpole-steps 50000] [--repeats 3]
-       [--configs configs/default.yaml configs/default.yaml,privileged_critic=true ...]
+       [--configs configs/default.yaml configs/kickstart.yaml,privileged_critic=true ...]
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def main() -> None:
     parser.add_argument(
         "--configs",
         nargs="+",
-        default=["configs/default.yaml", "configs/default.yaml,privileged_critic=true", "configs/v1.yaml"],
+        default=["configs/default.yaml", "configs/kickstart.yaml", "configs/v1.yaml"],
         help="config files, each optionally followed by ,KEY=VALUE overrides",
     )
     args = parser.parse_args()

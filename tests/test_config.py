@@ -24,6 +24,7 @@ from training.config import (
     ConfigError,
     EvaluationConfig,
     KickstartConfig,
+    MagnetConfig,
     OpponentsConfig,
     ProbeConfig,
     RLlibConfig,
@@ -51,8 +52,11 @@ def test_the_defaults_are_the_yaml_files_typed():
     config = load_config()
     assert isinstance(config, SelfPlayConfig) and config == SelfPlayConfig.load()
     assert config.run_name == "miaui-ppo" and isinstance(config.total_timesteps, int)
-    assert config.tables[2] == TableConfig(num_players=6, num_games=96, learner_seats=(0, 3))
-    assert config.opponents.baseline_names == ("random", "greedy", "counter")
+    assert config.tables[3] == TableConfig(num_players=6, num_games=96, learner_seats=(0, 3))
+    assert config.opponents.baseline_names == ("counter", "noisy-counter", "greedy", "random", "high", "low", "extremes", "middle")
+    assert config.magnet == MagnetConfig(coef=0.05, policy="average", rate=0.01)
+    assert config.exploiters.every == 2_500_000 and config.exploiter_sizes == (3, 4, 6)
+    assert config.kickstart.decisions == 0  # no teacher
     assert config.kickstart.guidance_learning_rate == 3e-5 and isinstance(config.kickstart.learning_rate, float)
     assert config.ppo["policy_kwargs"]["net_arch"]["vf"] == (128, 128)
     rllib = RLlibConfig.load()
@@ -109,7 +113,7 @@ def test_unknown_keys_are_refused_at_every_depth(tmp_path, text, key):
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("learnign_rate=1", "unknown key 'learnign_rate'; known keys here: evaluation, init, kickstart"),
+        ("learnign_rate=1", "unknown key 'learnign_rate'; known keys here: evaluation, exploiters, init, kickstart, magnet"),
         ("kickstart.techer=random", "unknown key 'kickstart.techer'; known keys here: batch_size"),
         ("opponents.pool.size=2", "unknown key 'opponents.pool'"),
         ("tables.0.num_games=2", "'tables' has no keys; set it whole"),
@@ -200,7 +204,8 @@ def test_rllib_sections_pass_any_key_through():
 
 def test_weights_are_replaced_whole_but_a_dotted_key_sets_one():
     assert load_config(SMOKE, ["opponents.weights={random: 1}"]).opponents.weights == {"random": 1.0}
-    assert load_config(None, ["opponents.weights.pool=0"]).opponents.weights == {"pool": 0, "random": 0.7, "greedy": 0.05, "counter": 0.15}
+    weights = load_config(None, ["opponents.mode=mixture", "opponents.weights.pool=0"]).opponents.weights
+    assert weights == {**load_config().opponents.weights, "pool": 0}
     smoke = load_config(SMOKE)
     assert smoke.opponents.weights == {"pool": 0.5, "random": 0.25, "greedy": 0.25}  # no counter from the defaults
     assert smoke.kickstart.guidance_steps == 1 and smoke.kickstart.teacher == "greedy"  # sections merge key by key

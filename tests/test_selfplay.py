@@ -340,12 +340,12 @@ def test_the_probe_trains_and_measures_on_the_run_s_variant(tmp_path, monkeypatc
     import training.exploit
     import training.gauntlet
     from training.exploit import ExploitConfig
-    from training.selfplay import probe, probed_variant
+    from training.selfplay import probe
 
     config = load_config(ROOT / "configs" / "smoke.yaml", [NO_FIGHTING_ONLY, "probe.steps=100"])
-    assert probed_variant(config) == (False, True)
+    assert config.main_variant == (False, True)
     mixed = load_config(ROOT / "configs" / "smoke.yaml")  # 16 games x 2 learner seats of the base game against 8 x 1
-    assert probed_variant(mixed) == (False, False)
+    assert mixed.main_variant == (False, False)
     asked = []
     final = {"win_share": 0.3, "win_share_ci": 0.1, "gain": 0.05, "gain_ci": 0.1}
     monkeypatch.setattr(training.exploit, "measure", lambda settings, show: asked.append(settings) or {"tables": [{"final": final}]})

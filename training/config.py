@@ -142,7 +142,7 @@ def write_yaml(data: Any) -> str:
 
 
 # -- seeds --------------------------------------------------------------------------------------
-Stream = Literal["tables", "baselines", "opponents", "cloning", "guidance", "evaluation", "ppo"]
+Stream = Literal["tables", "baselines", "opponents", "cloning", "guidance", "evaluation", "ppo", "exploiters"]
 STREAMS: tuple[Stream, ...] = typing.get_args(Stream)  # spawn order: append new streams, never reorder
 
 
@@ -163,6 +163,7 @@ class RunSeeds:
       (i, 1) seeds that baseline; the same at every evaluation, so evaluations compare over training.
     - ppo: the learner's own seed: MaskablePPO's (network initialisation, SB3's global seeding,
       sampling of actions) or RLlib's.
+    - exploiters: child i is the seed of the run's i-th exploiter (its training and its arena games).
     """
 
     seed: int
@@ -366,6 +367,38 @@ class ProbeConfig(_Section):
 
 
 @dataclass(frozen=True, config=_SECTION)
+class MagnetConfig(_Section):
+    """Magnetic Mirror Descent's magnet (training/magnet.py): `coef * KL(pi || magnet)` in PPO's loss."""
+
+    coef: Rate = 0.0
+    """MMD's alpha: the weight of the reverse KL toward the magnet (0: no magnet)."""
+    policy: Literal["uniform", "average"] = "average"
+    """uniform (every legal card alike: an entropy bonus) or average (a moving average of the policy's weights)."""
+    rate: Share = 0.01
+    """average: the share of the way the magnet moves toward the policy after every PPO update."""
+
+
+@dataclass(frozen=True, config=_SECTION)
+class ExploitersConfig(_Section):
+    """Exploiters inside the run (PSRO's best responses, AlphaStar's main exploiters; training/exploiters.py)."""
+
+    every: Count = 0
+    """Learner steps between exploiters: each trains a best response to the policy as it is then (0: none)."""
+    steps: Positive = 1_000_000
+    """PPO steps each exploiter trains."""
+    num_players: tuple[PlayerCount, ...] | None = None
+    """Table sizes the exploiters train at, one per exploiter in turn (null: the sizes the run's tables play)."""
+    keep: Positive = 4
+    """The latest exploiters kept in the opponent pool (older ones leave it, their figures stay in the curve)."""
+    games: Positive = 1000
+    """Arena games measuring each exploiter's gain over the fair share."""
+
+    def __post_init__(self) -> None:
+        if self.num_players is not None and not self.num_players:
+            raise ConfigError("config key 'exploiters.num_players' is empty; allowed: table sizes (e.g. [4, 3, 6]) or null")
+
+
+@dataclass(frozen=True, config=_SECTION)
 class RunConfig(_Section):
     """What every run config has: a name, a seed, and loading from YAML with overrides."""
 
@@ -444,6 +477,34 @@ class SelfPlayConfig(RunConfig):
     """How the run's policy plays once loaded (arena, play, browser, the probe): best (its most likely card) or sample."""
     init: Text | None = None
     """A trained MaskablePPO policy (agent spec) whose weights and network shape PPO starts from (null: new weights)."""
+    magnet: MagnetConfig = MagnetConfig()
+    """Magnetic Mirror Descent's pull toward a magnet policy (training/magnet.py)."""
+    exploiters: ExploitersConfig = ExploitersConfig()
+    """Best responses trained against the learner during the run, joining its opponents (training/exploiters.py)."""
+
+    def check_exploiters(self) -> None:
+        """Refuse exploiters the run cannot seat (ConfigError): a table view, or a pool with no share.
+        Checked when the run starts, not per --set: the keys are often set one after the other."""
+        if self.exploiters.every > 0 and self.view != "recall":
+            raise ConfigError(f"config key 'exploiters.every' is {self.exploiters.every} but view is {self.view!r}: an exploiter sees "
+                              "the recall view, which a table-view run cannot deal it; set view=recall or exploiters.every=0")  # fmt: skip
+        if self.exploiters.every > 0 and self.opponents.weights.get("pool", 0) <= 0:
+            raise ConfigError("config key 'exploiters.every' is set but opponents.weights.pool is 0: exploiters join the pool's "
+                              "share, so give the pool a weight > 0")  # fmt: skip
+
+    @property
+    def main_variant(self) -> tuple[bool, bool]:
+        """The variant the run trains most on (the most learner seats in play at once), as (open_baskets,
+        no_fighting), the base game first among equals: the one its probe and exploiters play."""
+        seats = dict.fromkeys(self.variants, 0)
+        for table in self.tables:
+            seats[table.variant] += table.num_games * len(table.learner_seats or range(table.num_players))
+        return max(self.variants, key=seats.__getitem__)
+
+    @property
+    def exploiter_sizes(self) -> tuple[int, ...]:
+        """The table sizes the exploiters train at, in turn: `exploiters.num_players`, or the tables' sizes."""
+        return self.exploiters.num_players or tuple(sorted({table.num_players for table in self.tables}))
 
     @property
     def variants(self) -> tuple[tuple[bool, bool], ...]:

@@ -92,7 +92,8 @@ DRAWS = ("game", "seat")
 
 class League:
     """Prioritized fictitious self-play's bookkeeping (PFSP, AlphaStar): the learner's recent win
-    rate against each snapshot, and the draw weight it gives that snapshot.
+    rate against each snapshot (or exploiter: every pool member `LEAGUE_PREFIXES` names), and the
+    draw weight it gives that snapshot.
 
     Every finished game the learner played against a snapshot counts for it (a mixed table counts
     for each snapshot seated there). Old results fade by `decay` per episode, since the learner they
@@ -117,7 +118,7 @@ class League:
                 table[name] *= self.decay
         for names, won, seats in results:
             for name in set(names):
-                if name.startswith(SNAPSHOT_PREFIX):
+                if name.startswith(LEAGUE_PREFIXES):
                     self.wins[name] = self.wins.get(name, 0.0) + won
                     self.games[name] = self.games.get(name, 0.0) + 1.0
                     self.fair[name] = self.fair.get(name, 0.0) + 1.0 / seats
@@ -162,6 +163,9 @@ class League:
 
 
 SNAPSHOT_PREFIX = "snapshot@"
+EXPLOITER_PREFIX = "exploiter@"
+LEAGUE_PREFIXES = (SNAPSHOT_PREFIX, EXPLOITER_PREFIX)
+"""The names of the pool's members a league weighs: the learner's snapshots and the run's exploiters (training/exploiters.py)."""
 
 
 class SnapshotPool:

@@ -24,8 +24,9 @@ from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from training.config import ConfigError, SelfPlayConfig, thaw
 
 if TYPE_CHECKING:
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecEnv
+
+    from training.magnet import MagnetPPO
 
 # The trainers set these MaskablePPO arguments themselves; the rest of its signature is the `ppo` section's.
 RUN_SETS = ("self", "policy", "env", "seed", "device", "verbose", "tensorboard_log", "_init_setup_model")
@@ -138,13 +139,12 @@ def new_learner(
     start: TrainedWeights | None = None,
     privileged_critic: bool = False,
     tensorboard_log: str | None = None,
-) -> MaskablePPO:
+) -> MagnetPPO:
     """A MaskablePPO learner on `venv` with `kwargs` (`ppo_kwargs` of a `ppo` section): a new network
     (its critic privileged if asked), or `start`'s network, class, shape and weights; ConfigError for
-    arguments MaskablePPO refuses."""
-    from sb3_contrib import MaskablePPO
-
+    arguments MaskablePPO refuses. It is a `MagnetPPO`, which trains as MaskablePPO until given a magnet."""
     from miaui_env.integrations.privileged import PrivilegedCriticPolicy
+    from training.magnet import MagnetPPO
 
     arguments = dict(kwargs)
     policy: str | type = "MlpPolicy"
@@ -154,7 +154,7 @@ def new_learner(
         policy = PrivilegedCriticPolicy
         arguments["policy_kwargs"] = {**arguments.get("policy_kwargs", {}), "own_size": OBSERVATION_LAYOUT.size}
     try:
-        model = MaskablePPO(policy, venv, seed=seed, device="cpu", verbose=0, tensorboard_log=tensorboard_log, **arguments)
+        model = MagnetPPO(policy, venv, seed=seed, device="cpu", verbose=0, tensorboard_log=tensorboard_log, **arguments)
     except (TypeError, ValueError, AssertionError, NotImplementedError) as error:
         # Values inside the section (policy_kwargs, schedules) are checked by SB3 and torch themselves.
         raise ConfigError(f"the ppo section was refused by MaskablePPO: {type(error).__name__}: {error}") from None

@@ -6,22 +6,25 @@
     python -m training.selfplay --resume checkpoints/miaui-ppo    # continue a stopped or killed run
 
 One sb3-contrib MaskablePPO policy plays every learner seat of every table in the config (table
-sizes and variants at once, one network), on the batched engine. Before PPO the network is
-kickstarted: it learns to play like a teacher heuristic, which then keeps guiding it
-(training/kickstart.py); or it starts from a trained policy's weights (`init`, training/ppo.py).
-Opponent seats are dealt each episode among the learner's own side and the baselines, the
-learner's side played as `opponents.mode` says: the learner itself (`latest`), its past snapshots
-alike (`mixture`) or by prioritized fictitious self-play (`league`) (training/opponents.py). With
+sizes and variants at once, one network), on the batched engine. It starts from new weights (the
+default: no teacher), from a clone of a teacher heuristic that then keeps guiding it
+(`kickstart`, training/kickstart.py), or from a trained policy's weights (`init`,
+training/ppo.py). Opponent seats are dealt each episode among the learner's own side and the
+baselines (heuristics and playing styles to beat), the learner's side played as `opponents.mode`
+says: the learner itself (`latest`), its past snapshots and exploiters alike (`mixture`) or by
+prioritized fictitious self-play (`league`) (training/opponents.py). Every `exploiters.every`
+steps a best response to the learner trains and joins them (training/exploiters.py). PPO's loss
+may pull toward a magnet policy (`magnet`, training/magnet.py: Magnetic Mirror Descent). With
 `privileged_critic` the value network also reads the global state
 (miaui_env/integrations/privileged.py).
 
 `train` reads top to bottom: the run is set up (`Run`), the teacher cloned, then PPO collects
 rollouts and updates, and at the exact learner step each is due (`Cadence`, an SB3 callback) a
-snapshot joins the pool and the opponents are dealt anew, and every `evaluation.every` steps the
-learner plays arena gauntlets against each baseline (training/gauntlet.py: duplicate deals) on each
-variant its tables play and a checkpoint is written; at the end an exploitability probe trains a
-best response against the final policy on the variant it trains most on (`probe`,
-training/exploit.py). A run lives in checkpoints/<run_name>/:
+snapshot joins the pool and the opponents are dealt anew, an exploiter trains and joins it, and
+every `evaluation.every` steps the learner plays arena gauntlets against each baseline
+(training/gauntlet.py: duplicate deals) on each variant its tables play and a checkpoint is
+written; at the end an exploitability probe trains a best response against the final policy on
+the variant it trains most on (`probe`, training/exploit.py). A run lives in checkpoints/<run_name>/:
 
     model.zip          the policy (and optimizer), loadable by the arena and human play
     config.yaml        the resolved config
@@ -33,6 +36,10 @@ training/exploit.py). A run lives in checkpoints/<run_name>/:
     pool/              the opponent snapshots
     league.json        a league's statistics: the learner's recent results against each snapshot
     exploit/           the probe's best response: exploit.json, exploit.csv, exploit.png
+    exploitability.csv the exploiters' gains over the run (step, table size, gain and its 95% CI), and
+    exploitability.png its chart
+    exploiters/        the latest exploiters (best responses, with their exploit.json)
+    magnet.pt          a moving-average magnet's weights
     tensorboard/       SB3's training curves and the evaluations (tensorboard --logdir ...)
 
 A checkpoint's files are written as one set (training/checkpoint.py: staged in .staged/, marked
@@ -52,6 +59,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
@@ -67,15 +75,19 @@ from miaui_env.observe.observation import OBSERVATION_VERSION
 from training import exploit
 from training.checkpoint import open_checkpoint, write_checkpoint
 from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, variant_name
+from training.exploiters import Exploiters
 from training.gauntlet import Curve, gauntlet, plot_curves
 from training.kickstart import TeacherGuidance, clone_teacher
-from training.opponents import SNAPSHOT_PREFIX, League, OpponentMixture, SnapshotPool
+from training.magnet import Magnet, MagnetPPO
+from training.opponents import LEAGUE_PREFIXES, League, OpponentMixture, SnapshotPool
 from training.ppo import initial_weights, new_learner, ppo_kwargs
 
 
 def check_run(config: SelfPlayConfig) -> None:
     """Refuse now, not after the cloning or the training, what the run would fail on later: an agent
-    name nothing can load, an arena (evaluations, the probe) with more games than it allows."""
+    name nothing can load, an arena (evaluations, the probe) with more games than it allows, exploiters
+    it cannot seat."""
+    config.check_exploiters()
     for name in (*config.evaluation.baselines, config.kickstart.teacher):
         load_agent(name)
     arenas = [("evaluation", config.evaluation.num_players, config.evaluation.games_per_baseline)]
@@ -127,6 +139,7 @@ class Run:
             for t in range(len(self.tables))
         ]
         self.opponent_seeds = seeds.sequence("opponents")  # each refresh spawns one child per table
+        self.exploiters = Exploiters(config, directory) if config.exploiters.every > 0 else None
         self.model, self.metadata = self.resume_from_checkpoint() if resume else self.fresh_start()
         # MaskablePPO seeds its env with its own seed; the games are dealt from the tables' stream.
         self.venv.seed(seeds.sequence("tables"))
@@ -134,7 +147,7 @@ class Run:
         kickstart = config.kickstart
         self.guidance = TeacherGuidance(self.model, kickstart, seeds.sequence("guidance")) if kickstart.guidance_steps > 0 else None
 
-    def fresh_start(self) -> tuple[MaskablePPO, dict[str, Any]]:
+    def fresh_start(self) -> tuple[MagnetPPO, dict[str, Any]]:
         """A new learner (from `init`'s weights, if named) and the metadata of a run at step 0."""
         config = self.config
         kwargs = ppo_kwargs(config.ppo)
@@ -142,6 +155,7 @@ class Run:
             self.venv, kwargs, config.seeds.integer("ppo"), start=initial_weights(config), privileged_critic=config.privileged_critic,
             tensorboard_log=str(self.directory / "tensorboard"),
         )  # fmt: skip
+        model.magnet = self.new_magnet(model)
         metadata = {
             "observation_version": OBSERVATION_VERSION,
             "tables": [table.to_dict() for table in config.tables],
@@ -153,10 +167,16 @@ class Run:
             "init": config.init,
             "steps": 0,
             "evaluations": [],
+            **({"exploiters": []} if self.exploiters else {}),
         }
         return model, metadata
 
-    def resume_from_checkpoint(self) -> tuple[MaskablePPO, dict[str, Any]]:
+    def new_magnet(self, model: MaskablePPO) -> Magnet | None:
+        """The config's magnet (training/magnet.py), starting at the learner's weights; None without one."""
+        magnet = self.config.magnet
+        return Magnet(magnet.policy, magnet.coef, magnet.rate, model.policy) if magnet.coef > 0 else None
+
+    def resume_from_checkpoint(self) -> tuple[MagnetPPO, dict[str, Any]]:
         """The learner, metadata, pool and league statistics of the run's last checkpoint."""
         config, directory = self.config, self.directory
         metadata = open_checkpoint(directory, ["model.zip"], "checkpoint")
@@ -169,8 +189,14 @@ class Run:
                 "the network's input differs, so a run keeps the critic it started with"
             )
         tensorboard = str(directory / "tensorboard")
-        model = MaskablePPO.load(directory / "model.zip", env=self.venv, device="cpu", tensorboard_log=tensorboard)
+        model = MagnetPPO.load(directory / "model.zip", env=self.venv, device="cpu", tensorboard_log=tensorboard)
+        model.magnet = self.new_magnet(model)
+        magnet_file = directory / "magnet.pt"
+        if model.magnet is not None and magnet_file.exists():  # a run that had no magnet before starts one at its weights
+            model.magnet.load_state_dict(torch.load(magnet_file, map_location="cpu", weights_only=True))
         self.pool.discard_after(metadata["steps"])  # snapshots taken after the checkpoint belong to lost steps
+        if self.exploiters is not None:
+            self.exploiters.restore(metadata.setdefault("exploiters", []), metadata["steps"])
         metadata["play"] = config.play  # how its policy plays may change on --resume --set play=...
         league_file = directory / "league.json"
         if self.league is not None and league_file.exists():
@@ -179,6 +205,27 @@ class Run:
             except ValueError as error:  # json's errors are ValueErrors too
                 raise CheckpointError(f"{league_file} is damaged ({error}); delete it to start the league's statistics anew") from None
         return model, metadata
+
+    @property
+    def has_average_magnet(self) -> bool:
+        """Whether the learner is pulled toward a moving average of itself, whose weights a checkpoint keeps."""
+        return self.model.magnet is not None and self.model.magnet.state_dict() is not None
+
+    def write_magnet(self, path: Path) -> None:
+        """The moving-average magnet's weights, for --resume."""
+        assert self.model.magnet is not None
+        torch.save(self.model.magnet.state_dict(), path)
+
+    def train_exploiter(self, step: int, bar: Any = None) -> None:
+        """Train the next exploiter against the learner as it is at `step`, log its gain, and seat it in the pool."""
+        assert self.exploiters is not None
+        row = self.exploiters.train(self.model, step)
+        self.model.logger.record(f"exploiters/gain_{row['players']}p", row["gain"])
+        self.model.logger.dump(step)
+        if bar is not None:
+            bar.write(f"step {step:,}: an exploiter trained {row['exploiter_steps']:,} steps gains {row['gain']:+.3f} "
+                      f"+- {row['gain_ci']:.3f} at {row['players']} players; it joins the pool")  # fmt: skip
+        self.refresh_opponents()
 
     def refresh_opponents(self) -> None:
         """Deal opponent seats among the pool and the baselines, by weight, from the next episode."""
@@ -190,6 +237,7 @@ class Run:
             # the first snapshot in the others.
             learner = PolicyAgent(self.model, "learner", deterministic=False)
             self.members = [learner] if opponents.mode == "latest" else [*self.pool.agents(self.model)] or [learner]
+            self.members += self.exploiters.members() if self.exploiters else []
         if self.league is not None:
             self.league.forget(self.league_members())
         self.baseline_weights = {name: weight for name, weight in weights.items() if name != "pool" and weight > 0}
@@ -206,18 +254,17 @@ class Run:
     def opponent_shares(self) -> list[float]:
         """The draw weight of each pool member (alike, or by PFSP in a league), then of each baseline."""
         pool = self.config.opponents.weights.get("pool", 0)
-        snapshots = self.league_members()
-        if self.league is not None and snapshots:
-            split = self.league.weights(snapshots)
+        if self.league is not None:  # the learner standing in for an empty pool has no results: it weighs as even
+            split = self.league.weights([agent_name(agent) for agent in self.members])
         else:
             split = [1 / max(len(self.members), 1)] * len(self.members)
         return [pool * share for share in split] + list(self.baseline_weights.values())
 
     def league_members(self) -> list[str]:
-        """The snapshots a league weighs now: the pool's members once snapshots are in it (none
-        outside a league, nor while the learner itself stands in for the empty pool)."""
+        """The pool members a league weighs now: its snapshots and exploiters (none outside a league;
+        the learner itself, standing in for an empty pool, is never weighed)."""
         names = [agent_name(agent) for agent in self.members]
-        return names if self.league is not None and names and names[0].startswith(SNAPSHOT_PREFIX) else []
+        return [name for name in names if name.startswith(LEAGUE_PREFIXES)] if self.league is not None else []
 
     def record_games(self, infos: list[dict[str, Any]]) -> None:
         """A league's statistics from the games that just ended; the new draw weights from the next episode."""
@@ -315,7 +362,11 @@ class Run:
             "evaluations.csv": lambda path: write_rows(path, evaluations),
             "win_share.png": lambda path: plot_win_shares(evaluations, path, players),
             **({"league.json": self.write_league} if self.league else {}),
+            **({"magnet.pt": self.write_magnet} if self.has_average_magnet else {}),
+            **(self.exploiters.checkpoint_parts() if self.exploiters else {}),
         }
+        if self.exploiters:
+            self.metadata["exploiters"] = self.exploiters.curve
         write_checkpoint(self.directory, parts, self.metadata)
         self.pool.trim()
 
@@ -323,8 +374,8 @@ class Run:
 class Cadence(BaseCallback):
     """What a run does at the exact learner step it is due, inside PPO's rollouts (an SB3 callback):
     the progress bar, the league's results of the games that ended, a snapshot into the pool and
-    the opponents dealt anew every `opponents.snapshot_every` steps, and an evaluation and a
-    checkpoint every `evaluation.every` steps."""
+    the opponents dealt anew every `opponents.snapshot_every` steps, an exploiter trained and seated
+    every `exploiters.every` steps, and an evaluation and a checkpoint every `evaluation.every` steps."""
 
     def __init__(self, run: Run, bar: Any):
         super().__init__()
@@ -333,6 +384,7 @@ class Cadence(BaseCallback):
         self.every_evaluation, self.every_snapshot = run.config.evaluation.every, run.config.opponents.snapshot_every
         self.next_evaluation = (start // self.every_evaluation + 1) * self.every_evaluation
         self.next_snapshot = (start // self.every_snapshot + 1) * self.every_snapshot
+        self.next_exploiter = run.exploiters.next_due(start) if run.exploiters else None
 
     def _on_step(self) -> bool:
         step = self.num_timesteps
@@ -346,6 +398,10 @@ class Cadence(BaseCallback):
             if self.run.config.opponents.mode != "latest":
                 self.run.pool.add(self.run.model, step)
             self.run.refresh_opponents()
+        # Before the checkpoint due at the same step; none at the end of the run, where the probe measures the final policy.
+        if self.next_exploiter is not None and self.next_exploiter <= step < self.run.config.total_timesteps:
+            self.next_exploiter = self.run.exploiters.next_due(step) if self.run.exploiters else None
+            self.run.train_exploiter(step, self.bar)
         if step >= self.next_evaluation:
             self.next_evaluation += self.every_evaluation
             self.run.evaluate_and_checkpoint(step, self.bar)
@@ -396,7 +452,7 @@ def probe_final_policy(run: Run, interrupted: bool, show_progress: bool) -> None
     checkpoint as the config asks to measure it, measured anew otherwise (`probe`); an interrupted
     run is probed when it finishes."""
     config, metadata = run.config, run.metadata
-    wanted = {"at_step": metadata["steps"], **config.probe.in_metadata(), "variant": variant_name(*probed_variant(config))}
+    wanted = {"at_step": metadata["steps"], **config.probe.in_metadata(), "variant": variant_name(*config.main_variant)}
     probed = {"variant": "base", **metadata.get("exploitability", {})}  # probes that named no variant played the base game
     if config.probe.steps == 0 or {key: probed.get(key) for key in wanted} != wanted:
         metadata.pop("exploitability", None)
@@ -428,21 +484,12 @@ def variant_suffix(variant: str, separator: str) -> str:
     return "" if variant == "base" else f"{separator}{variant}"
 
 
-def probed_variant(config: SelfPlayConfig) -> tuple[bool, bool]:
-    """The variant the probe trains its one best response on, as (open_baskets, no_fighting): the one the
-    run trains most on (the most learner seats in play at once), the base game first among equals."""
-    seats = dict.fromkeys(config.variants, 0)
-    for table in config.tables:
-        seats[table.variant] += table.num_games * len(table.learner_seats or range(table.num_players))
-    return max(config.variants, key=seats.__getitem__)
-
-
 def probe(config: SelfPlayConfig, directory: Path, step: int, show_progress: bool) -> dict[str, Any]:
     """How exploitable the run's final policy is: a best response trained against it for
     `probe.steps` (training/exploit.py) with the run's own `ppo` section, on the run's main variant
-    (`probed_variant`), its files in the run's exploit/; returns the final figures."""
+    (`config.main_variant`), its files in the run's exploit/; returns the final figures."""
     settings = config.probe
-    open_baskets, no_fighting = probed_variant(config)
+    open_baskets, no_fighting = config.main_variant
     # Relative where it can be (no machine's paths in the run's files), and never a bare name a built-in agent could shadow.
     target = os.path.join(".", os.path.relpath(directory)) if directory.resolve().is_relative_to(Path.cwd()) else str(directory)
     measured = exploit.ExploitConfig(

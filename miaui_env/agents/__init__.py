@@ -140,8 +140,13 @@ def reset_agent(agent: Agent | Policy) -> None:
 
 
 def builtin_agents() -> dict[str, Callable[[int | None], Agent]]:
-    """The agents shipped with the env, by name: random, greedy, counter, search (at its default budget)."""
+    """The agents shipped with the env, by name: random, greedy, counter, search (at its default budget),
+    and the playing styles (high, low, extremes, middle, noisy-counter)."""
     from miaui_env.agents.heuristics import CountingAgent, GreedyAgent
     from miaui_env.agents.search import RegretMatchingSearchAgent
+    from miaui_env.agents.styles import STYLE_AGENTS
 
-    return {cls.name: cls for cls in (RandomAgent, GreedyAgent, CountingAgent, RegretMatchingSearchAgent)}
+    agents: dict[str, Callable[[int | None], Agent]] = {
+        cls.name: cls for cls in (RandomAgent, GreedyAgent, CountingAgent, RegretMatchingSearchAgent)
+    }
+    return agents | {style.name: style for style in STYLE_AGENTS}

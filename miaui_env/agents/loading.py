@@ -1,6 +1,7 @@
 """Turn an agent spec into an agent: a built-in name, a checkpoint, or a user's `module:callable`.
 
-    load_agent("counter", seed=0)                      # random, greedy, counter
+    load_agent("counter", seed=0)                      # random, greedy, counter, search
+    load_agent("extremes", seed=0)                     # a playing style: high, low, extremes, middle, noisy-counter
     load_agent("checkpoints/miaui-ppo-v0", seed=0)     # a trained policy (directory or model.zip)
     load_agent("miaui-ppo-v0")                         # a shipped policy, by name (SHIPPED_POLICIES)
     load_agent("checkpoints/miaui-rllib", seed=0)      # an RLlib run (its exported policy/)

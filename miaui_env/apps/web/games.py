@@ -21,6 +21,7 @@ import numpy as np
 
 from miaui_env.agents import Agent, as_seen, checked_actions, views_at_table
 from miaui_env.agents.loading import SEARCH_PREFIX, SHIPPED_POLICIES, load_agents
+from miaui_env.agents.styles import STYLE_AGENTS
 from miaui_env.apps.replay import Replay, dealt_deck, record_replay, replay_states, save_replay
 from miaui_env.apps.web.tables import reveal_steps, seat_table, spectator_table
 from miaui_env.game.rules import (
@@ -65,6 +66,7 @@ _BUILTIN_ABOUT = {
     "greedy": "the card with the best expected catch",
     "counter": "greedy, counting every card revealed, keeping its extremes",
     "search": "regret-matching search over sampled worlds (about 25 ms a card)",
+    **{style.name: style.about for style in STYLE_AGENTS},
 }
 
 

@@ -1,0 +1,45 @@
+"""A policy's card (miaui_env/apps/card.py): each cell is the arena's gauntlet, and bad requests are refused."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from miaui_env.apps.arena import ArenaConfig, run
+from miaui_env.apps.card import CardError, games_per_opponent, markdown, play_card
+
+ROOT = Path(__file__).parent.parent
+
+
+def test_every_cell_is_the_arena_s_gauntlet_on_the_card_s_seed():
+    cells = play_card("counter", ["random", "greedy"], [3, 4], [60, 24], seed=5, show_progress=False)
+    assert [(cell.num_players, cell.opponent, cell.games) for cell in cells] == [
+        (3, "random", 60),
+        (3, "greedy", 24),
+        (4, "random", 60),
+        (4, "greedy", 24),
+    ]
+    for cell in cells:
+        gauntlet = run(
+            ["counter", cell.opponent], "gauntlet", ArenaConfig(num_players=cell.num_players, games=cell.games, seed=5), None, False
+        )
+        assert cell.win_share == round(gauntlet.agents[0].win_share, 4) and cell.win_share_ci == round(gauntlet.agents[0].win_share_ci, 4)
+    table = markdown(cells, ["random", "greedy"]).splitlines()
+    assert table[0] == "| players (fair) | vs random | vs greedy |"
+    assert table[3].startswith("| 4 (0.250) | ") and f"{cells[3].win_share:.3f} ± {cells[3].win_share_ci:.3f}" in table[3]
+
+
+def test_the_command_writes_the_card_and_refuses_games_that_do_not_fit_the_field(tmp_path):
+    command = [sys.executable, "-m", "miaui_env.apps.card", "--candidate", "greedy", "--field", "random", "--players", "3"]
+    done = subprocess.run([*command, "--games", "30", "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "card.json").read_text())["cells"][0]["opponent"] == "random"
+    assert (tmp_path / "card.md").read_text() in done.stdout
+    refused = subprocess.run([*command, "--games", "30", "40"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and "--games has 2 numbers for 1 opponents" in refused.stderr and "Traceback" not in refused.stderr
+    with pytest.raises(CardError):
+        games_per_opponent(["random", "counter", "greedy"], [1, 2])
