@@ -107,3 +107,20 @@ def test_a_magnet_ppo_checkpoint_loads_as_maskable_ppo(tmp_path):
 def test_an_unknown_magnet_is_refused():
     with pytest.raises(ValueError, match="'nearest' is not allowed; allowed: uniform, average"):
         Magnet("nearest", 0.1, 0.1, learner(MaskablePPO).policy)
+
+
+def test_a_resumed_run_is_pulled_toward_the_magnet_it_saved(tmp_path):
+    from miaui_env.agents.checkpoint import CheckpointError
+    from training.config import load_config
+    from training.selfplay import Run, train
+
+    config = load_config("configs/smoke.yaml", ["kickstart.decisions=0", "magnet.coef=0.1", "magnet.rate=0.5", "total_timesteps=2000"])
+    train(config, tmp_path, show_progress=False)
+    saved = torch.load(tmp_path / "magnet.pt", weights_only=True)
+    resumed = Run(config, tmp_path, resume=True).model
+    assert resumed.magnet is not None and resumed.magnet.average is not None
+    assert all(torch.equal(saved[key], value) for key, value in resumed.magnet.average.state_dict().items())
+    assert not all(torch.equal(saved[key], value) for key, value in resumed.policy.state_dict().items())  # the magnet lags the policy
+    (tmp_path / "magnet.pt").write_bytes(b"not a tensor file")
+    with pytest.raises(CheckpointError, match=r"magnet\.pt is damaged"):
+        Run(config, tmp_path, resume=True)

@@ -120,8 +120,8 @@ def plot_curves(
     ylim: tuple[float, float] | None = None,
     steps_in_millions: bool = False,
 ) -> None:
-    """Measures over training steps as a PNG at `path` (written atomically): each curve with its band,
-    and a dashed grey `reference` line (value, legend entry), e.g. the fair share."""
+    """Measures over training steps as a PNG at `path` (written atomically): each curve with its band
+    (and error bars, which a curve of one point needs), and a dashed grey `reference` line (value, legend entry), e.g. the fair share."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -129,8 +129,9 @@ def plot_curves(
 
     figure, axes = plt.subplots(figsize=(7, 4))
     for curve in curves:
-        axes.plot(curve.steps, curve.values, marker="o", label=curve.label)
+        (line,) = axes.plot(curve.steps, curve.values, marker="o", label=curve.label)
         axes.fill_between(curve.steps, curve.values - curve.band, curve.values + curve.band, alpha=0.2)
+        axes.errorbar(curve.steps, curve.values, yerr=curve.band, fmt="none", capsize=3, color=line.get_color())  # a lone point's band
     axes.axhline(reference[0], color="grey", linestyle="--", label=reference[1])
     if steps_in_millions:
         axes.xaxis.set_major_formatter(lambda steps, _: f"{steps / 1e6:g}M")

@@ -53,6 +53,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import re
 import time
 from pathlib import Path
@@ -193,7 +194,12 @@ class Run:
         model.magnet = self.new_magnet(model)
         magnet_file = directory / "magnet.pt"
         if model.magnet is not None and magnet_file.exists():  # a run that had no magnet before starts one at its weights
-            model.magnet.load_state_dict(torch.load(magnet_file, map_location="cpu", weights_only=True))
+            try:
+                model.magnet.load_state_dict(torch.load(magnet_file, map_location="cpu", weights_only=True))
+            except (RuntimeError, ValueError, EOFError, pickle.UnpicklingError) as error:
+                raise CheckpointError(
+                    f"{magnet_file} is damaged ({error}); delete it to start the magnet at the policy's weights"
+                ) from None
         self.pool.discard_after(metadata["steps"])  # snapshots taken after the checkpoint belong to lost steps
         if self.exploiters is not None:
             self.exploiters.restore(metadata.setdefault("exploiters", []), metadata["steps"])
@@ -219,6 +225,9 @@ class Run:
     def train_exploiter(self, step: int, bar: Any = None) -> None:
         """Train the next exploiter against the learner as it is at `step`, log its gain, and seat it in the pool."""
         assert self.exploiters is not None
+        if bar is not None:
+            bar.write(f"step {step:,}: an exploiter trains {self.config.exploiters.steps:,} steps against the learner at "
+                      f"{self.exploiters.next_size()} players (a few minutes) ...")  # fmt: skip
         row = self.exploiters.train(self.model, step)
         self.model.logger.record(f"exploiters/gain_{row['players']}p", row["gain"])
         self.model.logger.dump(step)
@@ -369,6 +378,8 @@ class Run:
             self.metadata["exploiters"] = self.exploiters.curve
         write_checkpoint(self.directory, parts, self.metadata)
         self.pool.trim()
+        if self.exploiters:
+            self.exploiters.trim()
 
 
 class Cadence(BaseCallback):
@@ -474,7 +485,7 @@ def plot_win_shares(history: list[dict[str, Any]], path: Path, players: int) -> 
         curves.append(Curve(label, [row["step"] for row in rows], values, band))
     plot_curves(
         path, curves, reference=(1 / players, "fair share"), title=f"Self-play PPO: arena evaluations, {players} players",
-        xlabel="training steps", ylabel="learner's win share", ylim=(0, 1),
+        xlabel="training steps", ylabel="learner's win share", ylim=(0, 1), steps_in_millions=True,
     )  # fmt: skip
 
 
