@@ -411,8 +411,8 @@ class Cadence(BaseCallback):
             self.run.refresh_opponents()
         # Before the checkpoint due at the same step; none at the end of the run, where the probe measures the final policy.
         if self.next_exploiter is not None and self.next_exploiter <= step < self.run.config.total_timesteps:
-            self.next_exploiter = self.run.exploiters.next_due(step) if self.run.exploiters else None
             self.run.train_exploiter(step, self.bar)
+            self.next_exploiter = self.run.exploiters.next_due(step) if self.run.exploiters else None
         if step >= self.next_evaluation:
             self.next_evaluation += self.every_evaluation
             self.run.evaluate_and_checkpoint(step, self.bar)
