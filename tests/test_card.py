@@ -41,5 +41,9 @@ def test_the_command_writes_the_card_and_refuses_games_that_do_not_fit_the_field
     assert (tmp_path / "card.md").read_text() in done.stdout
     refused = subprocess.run([*command, "--games", "30", "40"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and "--games has 2 numbers for 1 opponents" in refused.stderr and "Traceback" not in refused.stderr
+    unknown = subprocess.run(
+        [*command[:4], "nobody", *command[5:], "--out", str(tmp_path / "none")], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert unknown.returncode == 2 and "nobody" in unknown.stderr and not (tmp_path / "none" / "card.md").exists()
     with pytest.raises(CardError):
         games_per_opponent(["random", "counter", "greedy"], [1, 2])

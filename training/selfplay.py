@@ -215,7 +215,7 @@ class Run:
     @property
     def has_average_magnet(self) -> bool:
         """Whether the learner is pulled toward a moving average of itself, whose weights a checkpoint keeps."""
-        return self.model.magnet is not None and self.model.magnet.state_dict() is not None
+        return self.model.magnet is not None and self.model.magnet.average is not None
 
     def write_magnet(self, path: Path) -> None:
         """The moving-average magnet's weights, for --resume."""
@@ -395,7 +395,8 @@ class Cadence(BaseCallback):
         self.every_evaluation, self.every_snapshot = run.config.evaluation.every, run.config.opponents.snapshot_every
         self.next_evaluation = (start // self.every_evaluation + 1) * self.every_evaluation
         self.next_snapshot = (start // self.every_snapshot + 1) * self.every_snapshot
-        self.next_exploiter = run.exploiters.next_due(start) if run.exploiters else None
+        self.exploiters = run.exploiters
+        self.next_exploiter = self.exploiters.next_due(start) if self.exploiters else 0
 
     def _on_step(self) -> bool:
         step = self.num_timesteps
@@ -410,9 +411,9 @@ class Cadence(BaseCallback):
                 self.run.pool.add(self.run.model, step)
             self.run.refresh_opponents()
         # Before the checkpoint due at the same step; none at the end of the run, where the probe measures the final policy.
-        if self.next_exploiter is not None and self.next_exploiter <= step < self.run.config.total_timesteps:
+        if self.exploiters is not None and self.next_exploiter <= step < self.run.config.total_timesteps:
             self.run.train_exploiter(step, self.bar)
-            self.next_exploiter = self.run.exploiters.next_due(step) if self.run.exploiters else None
+            self.next_exploiter = self.exploiters.next_due(step)
         if step >= self.next_evaluation:
             self.next_evaluation += self.every_evaluation
             self.run.evaluate_and_checkpoint(step, self.bar)
