@@ -195,6 +195,9 @@ Positive = Annotated[int, Strict(), Field(ge=1)]
 PlayerCount = Annotated[int, Strict(), Field(ge=MIN_PLAYERS, le=MAX_PLAYERS)]
 Rate = Annotated[float, Strict(), Field(ge=0)]
 Share = Annotated[float, Strict(), Field(ge=0, le=1)]
+DEVICE_PATTERN = r"auto|cpu|cuda(:[0-9]+)?"
+"""The device names a config or `--device` may give (training/hardware.py)."""
+Device = Annotated[str, Strict(), Field(pattern=f"^({DEVICE_PATTERN})$")]
 FreeSection = Annotated[Mapping[Text, Any], AfterValidator(_frozen)]
 """Another library's keyword arguments: any key, any value, read-only."""
 if TYPE_CHECKING:
@@ -409,6 +412,8 @@ class RunConfig(_Section):
     """checkpoints/<run_name>/ holds the run."""
     seed: Count
     """The root of the run's seed tree (`seeds`): same config and seed, same run (on the same machine)."""
+    threads: Positive = dataclasses.field(default=1, kw_only=True)  # kw_only: a default before the subclasses' required keys
+    """CPU threads for torch and the batched engine, which take turns (training/hardware.py; 1: see the README's "Threads")."""
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", self.run_name) or self.run_name in (".", ".."):
@@ -471,6 +476,8 @@ class SelfPlayConfig(RunConfig):
     """Kickstarting from a teacher agent."""
     probe: ProbeConfig
     """The exploitability probe at the end of the run."""
+    device: Device = "auto"
+    """Where the network computes: auto (CUDA when torch sees a GPU), cpu, cuda or cuda:<index> (training/hardware.py)."""
     privileged_critic: Flag = False
     """The value network also reads the global state (miaui_env.integrations.privileged); the policy never does."""
     play: PlayMode = "best"
@@ -656,6 +663,8 @@ class _Schema:
             low, high = node.get("minimum"), node.get("maximum")
             if low is not None:
                 text += f" from {low:g} to {high:g}" if high is not None else f" >= {low:g}"
+            if "pattern" in node:
+                text += f" matching {node['pattern']}"
         return text + " or null" if nullable else text
 
     def merged(self, base: Any, given: Any, node: Mapping[str, Any] | None = None, key: str = "") -> Any:
