@@ -113,7 +113,7 @@ def test_unknown_keys_are_refused_at_every_depth(tmp_path, text, key):
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("learnign_rate=1", "unknown key 'learnign_rate'; known keys here: evaluation, exploiters, init, kickstart, magnet"),
+        ("learnign_rate=1", "unknown key 'learnign_rate'; known keys here: device, evaluation, exploiters, init, kickstart, magnet"),
         ("kickstart.techer=random", "unknown key 'kickstart.techer'; known keys here: batch_size"),
         ("opponents.pool.size=2", "unknown key 'opponents.pool'"),
         ("tables.0.num_games=2", "'tables' has no keys; set it whole"),

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -111,7 +112,7 @@ def test_config_overrides():
     config = load_config(ROOT / "configs" / "smoke.yaml", ["ppo.learning_rate=1e-4", "opponents.weights={random: 1}"])
     assert config.ppo["learning_rate"] == 1e-4 and config.ppo["gae_lambda"] == 0.95  # merged with default.yaml
     assert config.opponents.weights == {"random": 1}
-    with pytest.raises(ConfigError, match=r"unknown key 'learnign_rate'; known keys here: evaluation"):
+    with pytest.raises(ConfigError, match=r"unknown key 'learnign_rate'; known keys here: device, evaluation"):
         load_config(None, ["learnign_rate=1"])
     with pytest.raises(ConfigError, match="not key=value"):
         load_config(None, ["seed"])
@@ -199,9 +200,11 @@ def test_guidance_labels_each_rollout_with_the_teacher_and_pulls_toward_it(tmp_p
     config = load_config(ROOT / "configs" / "smoke.yaml", overrides)
     run = Run(config, tmp_path, resume=False)
     run.model.learn(100, callback=run.guidance)  # one rollout; its lesson waits for the next rollout
-    observations, masks, labels = run.guidance._lesson
-    assert len(labels) == min(2 * 256, run.model.n_steps * run.venv.num_envs)
-    assert (load_agent("greedy").act(observations, masks) == labels).mean() > 0.95  # greedy breaks ties at random
+    from training.kickstart import own_part
+
+    observations, masks, labels = run.guidance._lesson  # the rollout's rows: uint8 codes, as the learner reads them
+    assert observations.dtype == np.uint8 and len(labels) == min(2 * 256, run.model.n_steps * run.venv.num_envs)
+    assert (load_agent("greedy").act(own_part(observations), masks) == labels).mean() > 0.95  # greedy breaks ties at random
 
     def agreement() -> float:
         chosen, _ = run.model.predict(observations, action_masks=masks.astype(bool), deterministic=True)

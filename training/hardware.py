@@ -27,6 +27,7 @@ from training.config import DEVICE_PATTERN, ConfigError
 if TYPE_CHECKING:
     import torch
 
+
 def available_cores() -> int:
     """CPU cores this process may run on (its affinity where the OS tells it, else every core)."""
     if hasattr(os, "sched_getaffinity"):

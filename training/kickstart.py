@@ -37,6 +37,7 @@ from miaui_env.agents import as_policy, reset_agent
 from miaui_env.agents.loading import load_agent
 from miaui_env.game.rules import NUM_ROUNDS
 from miaui_env.game.seeding import seed_children, seed_int
+from miaui_env.observe.compact import COMPACT_DTYPE, expand_observations
 from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from training.config import KickstartConfig
 
@@ -101,27 +102,34 @@ def _fit(
 ) -> dict[str, float]:
     """One pass over the decisions in shuffled minibatches (the value head learns `returns` unless
     None); the measures of the last minibatch, taken after its step."""
-    obs_t, masks_t = torch.as_tensor(observations), torch.as_tensor(masks)
-    labels_t = torch.as_tensor(labels)
-    returns_t = None if returns is None else torch.as_tensor(returns, dtype=torch.float32)
+    # Copied to the policy's device once (a compact run's rows as their uint8 codes); the minibatches
+    # are drawn by the seeded generator on the CPU, so the order is the same on every device.
+    device = policy.device
+    obs_t, masks_t = torch.as_tensor(observations, device=device), torch.as_tensor(masks, device=device)
+    labels_t = torch.as_tensor(labels, device=device)
+    returns_t = None if returns is None else torch.as_tensor(returns, dtype=torch.float32, device=device)
     order = torch.randperm(len(labels_t), generator=generator)
     for start in range(0, len(order), batch_size):
-        rows = order[start : start + batch_size]
+        rows = order[start : start + batch_size].to(device)
         values, log_prob, _ = policy.evaluate_actions(obs_t[rows], labels_t[rows], action_masks=masks_t[rows])
         policy_loss = -log_prob.mean()
-        value_loss = torch.zeros(()) if returns_t is None else torch.nn.functional.mse_loss(values.flatten(), returns_t[rows])
+        value_loss = torch.zeros((), device=device)
+        if returns_t is not None:
+            value_loss = torch.nn.functional.mse_loss(values.flatten(), returns_t[rows])
         optimizer.zero_grad()
         (policy_loss + value_loss).backward()
         torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
         optimizer.step()
     with torch.no_grad():
-        best = policy.get_distribution(obs_t[rows], action_masks=masks_t[rows].numpy()).distribution.probs.argmax(-1)
+        best = policy.get_distribution(obs_t[rows], action_masks=masks_t[rows].cpu().numpy()).distribution.probs.argmax(-1)
     return {"policy_loss": policy_loss.item(), "value_loss": value_loss.item(), "accuracy": float((best == labels_t[rows]).float().mean())}
 
 
 def own_part(rows: np.ndarray) -> np.ndarray:
-    """The seat's observation at the front of a row (a privileged critic's rows carry the state after it)."""
-    return rows[..., : OBSERVATION_LAYOUT.size]
+    """The seat's float32 observation at the front of a row (a privileged critic's rows carry the state
+    after it; a compact run's rows are uint8 codes), as a teacher reads it."""
+    own = rows[..., : OBSERVATION_LAYOUT.size]
+    return expand_observations(own) if own.dtype == COMPACT_DTYPE else own
 
 
 class TeacherGuidance(BaseCallback):

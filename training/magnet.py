@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any
 import torch
 from sb3_contrib import MaskablePPO
 
+from miaui_env.integrations.compact_torch import ExpandsCodes
+
 if TYPE_CHECKING:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
@@ -116,6 +118,7 @@ class MagnetPPO(MaskablePPO):
 
         def evaluate_actions(observations: Any, actions: torch.Tensor, action_masks: Any = None) -> tuple[Any, Any, torch.Tensor]:
             # MaskableActorCriticPolicy.evaluate_actions, keeping the distribution for the magnet's term
+            observations = policy.floats(observations) if isinstance(policy, ExpandsCodes) else observations
             features = policy.extract_features(observations)
             if policy.share_features_extractor:
                 latent_pi, latent_vf = policy.mlp_extractor(features)

@@ -214,6 +214,6 @@ class SnapshotPool:
         for path in self.files():
             policy = type(model.policy)(model.observation_space, model.action_space, lambda _: 0.0, **model.policy_kwargs)
             policy.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
-            policy.set_training_mode(False)
+            policy.to(model.device).set_training_mode(False)  # opponents play on the learner's device
             agents.append(PolicyAgent(policy, f"{SNAPSHOT_PREFIX}{self.step_of(path)}", deterministic=False))
         return agents

@@ -139,22 +139,32 @@ def new_learner(
     start: TrainedWeights | None = None,
     privileged_critic: bool = False,
     tensorboard_log: str | None = None,
+    device: str = "cpu",
 ) -> MagnetPPO:
-    """A MaskablePPO learner on `venv` with `kwargs` (`ppo_kwargs` of a `ppo` section): a new network
-    (its critic privileged if asked), or `start`'s network, class, shape and weights; ConfigError for
-    arguments MaskablePPO refuses. It is a `MagnetPPO`, which trains as MaskablePPO until given a magnet."""
+    """A MaskablePPO learner on `venv` with `kwargs` (`ppo_kwargs` of a `ppo` section), on `device`
+    (training/hardware.py's names): a new network (its critic privileged if asked), or `start`'s
+    network, class, shape and weights; ConfigError for arguments MaskablePPO refuses. Its policy takes
+    compact rows (uint8 codes) as well as float32 ones. It is a `MagnetPPO`, which trains as
+    MaskablePPO until given a magnet."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
     from miaui_env.integrations.privileged import PrivilegedCriticPolicy
+    from miaui_env.integrations.sb3 import CompactInputPolicy
+    from training.hardware import torch_device
     from training.magnet import MagnetPPO
 
     arguments = dict(kwargs)
-    policy: str | type = "MlpPolicy"
+    policy: type = CompactInputPolicy  # MaskablePPO's MlpPolicy, taking codes too
     if start is not None:
         policy, arguments["policy_kwargs"] = start.policy_class, start.policy_kwargs
+        if policy is MaskableActorCriticPolicy:  # the same network, key for key
+            policy = CompactInputPolicy
     elif privileged_critic:
         policy = PrivilegedCriticPolicy
         arguments["policy_kwargs"] = {**arguments.get("policy_kwargs", {}), "own_size": OBSERVATION_LAYOUT.size}
+    on = torch_device(device)
     try:
-        model = MagnetPPO(policy, venv, seed=seed, device="cpu", verbose=0, tensorboard_log=tensorboard_log, **arguments)
+        model = MagnetPPO(policy, venv, seed=seed, device=on, verbose=0, tensorboard_log=tensorboard_log, **arguments)
     except (TypeError, ValueError, AssertionError, NotImplementedError) as error:
         # Values inside the section (policy_kwargs, schedules) are checked by SB3 and torch themselves.
         raise ConfigError(f"the ppo section was refused by MaskablePPO: {type(error).__name__}: {error}") from None

@@ -78,16 +78,21 @@ from training.checkpoint import open_checkpoint, write_checkpoint
 from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, variant_name
 from training.exploiters import Exploiters
 from training.gauntlet import Curve, gauntlet, plot_curves
+from training.hardware import check_threads, torch_device, torch_threads
 from training.kickstart import TeacherGuidance, clone_teacher
 from training.magnet import Magnet, MagnetPPO
 from training.opponents import LEAGUE_PREFIXES, League, OpponentMixture, SnapshotPool
 from training.ppo import initial_weights, new_learner, ppo_kwargs
 
+COMPACT = "uint8"  # a run's rows: uint8 codes, copied to the device as such and expanded there (miaui_env.observe.compact)
+
 
 def check_run(config: SelfPlayConfig) -> None:
-    """Refuse now, not after the cloning or the training, what the run would fail on later: an agent
-    name nothing can load, an arena (evaluations, the probe) with more games than it allows, exploiters
-    it cannot seat."""
+    """Refuse now, not after the cloning or the training, what the run would fail on later: more
+    threads than cores, a GPU torch does not see, an agent name nothing can load, an arena
+    (evaluations, the probe) with more games than it allows, exploiters it cannot seat."""
+    check_threads(config.threads)
+    torch_device(config.device)
     config.check_exploiters()
     for name in (*config.evaluation.baselines, config.kickstart.teacher):
         load_agent(name)
@@ -100,16 +105,18 @@ def check_run(config: SelfPlayConfig) -> None:
             raise ConfigError(f"config section '{section}': {error}") from None
 
 
-def self_play_tables(config: SelfPlayConfig) -> list[MiauiSelfPlayVecEnv]:
-    """The config's tables as self-play VecEnvs, table i dealt from child i of the `tables` stream."""
+def self_play_tables(config: SelfPlayConfig, observation_dtype: str = COMPACT) -> list[MiauiSelfPlayVecEnv]:
+    """The config's tables as self-play VecEnvs on `config.threads` engine threads, table i dealt from
+    child i of the `tables` stream, their rows uint8 codes (COMPACT) or float32 (runs from before 0.3)."""
     children = config.seeds.sequence("tables").spawn(len(config.tables))
     return [
         MiauiSelfPlayVecEnv(
             num_games=table.num_games,
             learner_seats=table.learner_seats,
             seed=child,
+            threads=config.threads,
             privileged=config.privileged_critic,
-            **spec.as_kwargs(),
+            **spec.replace(observation_dtype=observation_dtype).as_kwargs(),
         )
         for table, spec, child in zip(config.tables, config.table_specs, children, strict=True)
     ]
@@ -127,7 +134,9 @@ class Run:
         check_run(config)
         self.config, self.directory = config, directory
         seeds = config.seeds
-        self.tables = self_play_tables(config)
+        saved = open_checkpoint(directory, ["model.zip"], "checkpoint") if resume else {}
+        # A run keeps the rows it started with: runs from before compact rows trained on float32.
+        self.tables = self_play_tables(config, saved.get("observation_dtype", "float32") if resume else COMPACT)
         self.venv = MultiTableVecEnv(self.tables)
         self.pool = SnapshotPool(directory / "pool", config.opponents.pool_size)
         self.league = League(config.opponents.pfsp_exponent) if config.opponents.mode == "league" else None
@@ -141,7 +150,7 @@ class Run:
         ]
         self.opponent_seeds = seeds.sequence("opponents")  # each refresh spawns one child per table
         self.exploiters = Exploiters(config, directory) if config.exploiters.every > 0 else None
-        self.model, self.metadata = self.resume_from_checkpoint() if resume else self.fresh_start()
+        self.model, self.metadata = self.resume_from_checkpoint(saved) if resume else self.fresh_start()
         # MaskablePPO seeds its env with its own seed; the games are dealt from the tables' stream.
         self.venv.seed(seeds.sequence("tables"))
         self.refresh_opponents()
@@ -154,11 +163,12 @@ class Run:
         kwargs = ppo_kwargs(config.ppo)
         model = new_learner(
             self.venv, kwargs, config.seeds.integer("ppo"), start=initial_weights(config), privileged_critic=config.privileged_critic,
-            tensorboard_log=str(self.directory / "tensorboard"),
+            tensorboard_log=str(self.directory / "tensorboard"), device=config.device,
         )  # fmt: skip
         model.magnet = self.new_magnet(model)
         metadata = {
             "observation_version": OBSERVATION_VERSION,
+            "observation_dtype": COMPACT,
             "tables": [table.to_dict() for table in config.tables],
             "player_counts": sorted({table.num_players for table in config.tables}),
             "variants": sorted({(table.open_baskets, table.no_fighting) for table in config.tables}),
@@ -177,10 +187,9 @@ class Run:
         magnet = self.config.magnet
         return Magnet(magnet.policy, magnet.coef, magnet.rate, model.policy) if magnet.coef > 0 else None
 
-    def resume_from_checkpoint(self) -> tuple[MagnetPPO, dict[str, Any]]:
-        """The learner, metadata, pool and league statistics of the run's last checkpoint."""
+    def resume_from_checkpoint(self, metadata: dict[str, Any]) -> tuple[MagnetPPO, dict[str, Any]]:
+        """The learner, pool and league statistics of the run's last checkpoint, whose `metadata` is given."""
         config, directory = self.config, self.directory
-        metadata = open_checkpoint(directory, ["model.zip"], "checkpoint")
         for row in metadata.get("evaluations", []):
             row.setdefault("variant", "base")  # written before evaluations named their variant: all on the base game
         trained_with = bool(metadata.get("privileged_critic", False))
@@ -190,7 +199,8 @@ class Run:
                 "the network's input differs, so a run keeps the critic it started with"
             )
         tensorboard = str(directory / "tensorboard")
-        model = MagnetPPO.load(directory / "model.zip", env=self.venv, device="cpu", tensorboard_log=tensorboard)
+        # A run may move between machines: map_location puts the weights on this run's device.
+        model = MagnetPPO.load(directory / "model.zip", env=self.venv, device=torch_device(config.device), tensorboard_log=tensorboard)
         model.magnet = self.new_magnet(model)
         magnet_file = directory / "magnet.pt"
         if model.magnet is not None and magnet_file.exists():  # a run that had no magnet before starts one at its weights
@@ -423,16 +433,17 @@ class Cadence(BaseCallback):
 def train(config: SelfPlayConfig, directory: Path, resume: bool = False, show_progress: bool = True) -> dict[str, Any]:
     """Train (or continue) a run; returns its metadata."""
     directory.mkdir(parents=True, exist_ok=True)
-    run = Run(config, directory, resume)
-    atomic_write(directory / "config.yaml", config.to_yaml())
-    started = time.perf_counter()
-    if not resume and config.kickstart.decisions > 0:
-        run.clone(show_progress)
-        run.checkpoint(0, run.evaluate(0))  # the clone's strength, before any PPO
-    interrupted = learn(run, resume, show_progress)
-    if run.metadata["steps"] < run.model.num_timesteps:  # PPO's last rollout ends between evaluations
-        run.evaluate_and_checkpoint(int(run.model.num_timesteps))
-    probe_final_policy(run, interrupted, show_progress)
+    with torch_threads(check_threads(config.threads)):
+        run = Run(config, directory, resume)
+        atomic_write(directory / "config.yaml", config.to_yaml())
+        started = time.perf_counter()
+        if not resume and config.kickstart.decisions > 0:
+            run.clone(show_progress)
+            run.checkpoint(0, run.evaluate(0))  # the clone's strength, before any PPO
+        interrupted = learn(run, resume, show_progress)
+        if run.metadata["steps"] < run.model.num_timesteps:  # PPO's last rollout ends between evaluations
+            run.evaluate_and_checkpoint(int(run.model.num_timesteps))
+        probe_final_policy(run, interrupted, show_progress)
     run.metadata["seconds_this_session"] = round(time.perf_counter() - started, 1)
     atomic_write(directory / "metadata.json", json.dumps(run.metadata, indent=2) + "\n")
     return run.metadata
@@ -506,7 +517,7 @@ def probe(config: SelfPlayConfig, directory: Path, step: int, show_progress: boo
     target = os.path.join(".", os.path.relpath(directory)) if directory.resolve().is_relative_to(Path.cwd()) else str(directory)
     measured = exploit.ExploitConfig(
         target=target, players=(settings.num_players,), steps=settings.steps, open_baskets=open_baskets, no_fighting=no_fighting,
-        seed=config.seed, eval_games=settings.games, ppo=config.ppo,
+        seed=config.seed, eval_games=settings.games, ppo=config.ppo, threads=config.threads, device=config.device,
         kickstart=config.override(f"kickstart.decisions={exploit.CLONING_DECISIONS}").kickstart, out=Path(target) / "exploit",
     )  # fmt: skip
     final = exploit.measure(measured, show_progress)["tables"][0]["final"]
@@ -543,9 +554,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
     parser.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR", help="continue the run in RUN_DIR")
     parser.add_argument("--out", type=Path, default=None, help="run directory (default: checkpoints/<run_name>)")
+    parser.add_argument("--threads", type=int, default=None, help="CPU threads for torch and the engine (--set threads=N)")
+    parser.add_argument("--device", default=None, help="auto, cpu, cuda or cuda:<index> (--set device=...)")
     args = parser.parse_args(argv)
     if args.resume is not None and (args.config is not None or args.out is not None):
         parser.error("--resume continues a run with its own config.yaml and folder: --config and --out do not apply (--set does)")
+    args.overrides += [f"{key}={value}" for key, value in (("threads", args.threads), ("device", args.device)) if value is not None]
 
     def selfplay() -> None:
         if args.resume is not None:

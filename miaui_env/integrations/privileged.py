@@ -37,6 +37,8 @@ from stable_baselines3.common.torch_layers import create_mlp
 from torch import nn
 
 from miaui_env.game.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
+from miaui_env.integrations.compact_torch import ExpandsCodes
+from miaui_env.observe.compact import CARD_CODE_SCALE, CARD_CODE_ZERO, COMPACT_DTYPE, COMPACT_SCALE, COMPACT_ZERO, CompactError, codes_of
 from miaui_env.observe.observation import CARD_DIM, OBSERVATION_LAYOUT, features
 from miaui_env.vector import VectorMiaui
 
@@ -49,6 +51,23 @@ PRIVILEGED_PIECES = (
     ("deck_rest", CARD_DIM),
 )
 PRIVILEGED_SIZE = sum(size for _, size in PRIVILEGED_PIECES)
+
+
+def _code_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Each privileged column's uint8 code scale and zero (as `miaui_env.observe.compact`'s): sums of
+    cards are counted in quarters, a hand's cards are flags."""
+    summed = (CARD_CODE_SCALE * COUNT_SCALE, CARD_CODE_ZERO)
+    per_piece = {"piles": summed, "hands": (np.ones(NUM_DIVER_CARDS), np.zeros(NUM_DIVER_CARDS, dtype=np.int64)),
+                 "lagoon": summed, "next_deal": (CARD_CODE_SCALE, CARD_CODE_ZERO), "deck_rest": summed}  # fmt: skip
+    scale, zero = [], []
+    for name, size in PRIVILEGED_PIECES:
+        piece_scale, piece_zero = per_piece[name]
+        scale.append(np.tile(piece_scale, size // len(piece_scale)))
+        zero.append(np.tile(piece_zero, size // len(piece_zero)))
+    return np.concatenate(scale), np.concatenate(zero)
+
+
+PRIVILEGED_CODE_SCALE, PRIVILEGED_CODE_ZERO = _code_tables()  # (PRIVILEGED_SIZE,): value = (code - zero) / scale
 
 
 def privileged_features(engine: VectorMiaui, seats: np.ndarray) -> np.ndarray:
@@ -70,6 +89,20 @@ def privileged_features(engine: VectorMiaui, seats: np.ndarray) -> np.ndarray:
     shared = np.concatenate([lagoon.reshape(batch, -1), next_deal.reshape(batch, -1), deck_rest], axis=1)
     per_seat = np.concatenate([piles.reshape(batch, len(seats), -1), hands.reshape(batch, len(seats), -1)], axis=2)
     return np.concatenate([per_seat, np.broadcast_to(shared[:, None], (batch, len(seats), shared.shape[1]))], axis=2)
+
+
+def privileged_codes(engine: VectorMiaui, seats: np.ndarray) -> np.ndarray:
+    """`privileged_features` as uint8 codes (PRIVILEGED_CODE_SCALE, _ZERO), for compact rows; CompactError
+    if a feature has no exact code (which the deck's bounds rule out)."""
+    codes, exact = codes_of(privileged_features(engine, seats), PRIVILEGED_CODE_SCALE, PRIVILEGED_CODE_ZERO)
+    if not exact.all():
+        raise CompactError(f"privileged feature {int(np.argwhere(~exact)[0][-1])} has no exact uint8 code")
+    return codes
+
+
+def empty_privileged_codes(rows: int) -> np.ndarray:
+    """The codes of `rows` all-zero privileged parts (a finished game's: its state is gone)."""
+    return np.broadcast_to(PRIVILEGED_CODE_ZERO.astype(COMPACT_DTYPE), (rows, PRIVILEGED_SIZE)).copy()
 
 
 class AsymmetricMlpExtractor(nn.Module):
@@ -100,11 +133,12 @@ class AsymmetricMlpExtractor(nn.Module):
         return latent
 
 
-class PrivilegedCriticPolicy(MaskableActorCriticPolicy):
+class PrivilegedCriticPolicy(ExpandsCodes, MaskableActorCriticPolicy):
     """sb3-contrib's masked actor-critic with a privileged critic; see the module docstring.
 
     `own_size` is the length of the seat's observation at the front of every row. Rows of only
-    `own_size` columns are accepted and padded with zeros (the critic's part).
+    `own_size` columns are accepted and padded with zeros (the critic's part). Rows may come as uint8
+    codes (`privileged_codes` after the observation's), expanded on the policy's device (ExpandsCodes).
     """
 
     def __init__(self, observation_space: Any, action_space: Any, lr_schedule: Any, own_size: int = OBSERVATION_LAYOUT.size, **kwargs: Any):
@@ -115,6 +149,9 @@ class PrivilegedCriticPolicy(MaskableActorCriticPolicy):
             raise ValueError("PrivilegedCriticPolicy reads the rows as they are: no features_extractor_class, one shared (flat) extractor")
         self.own_size, self.row_size = own_size, full
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+        if (own_size, full) == (OBSERVATION_LAYOUT.size, OBSERVATION_LAYOUT.size + PRIVILEGED_SIZE):
+            scale, zero = np.concatenate([COMPACT_SCALE, PRIVILEGED_CODE_SCALE]), np.concatenate([COMPACT_ZERO, PRIVILEGED_CODE_ZERO])
+            self.register_code_tables(scale, zero)
 
     def _build_mlp_extractor(self) -> None:
         # Duck-typed as SB3's MlpExtractor: latent_dim_pi/vf, forward, forward_actor, forward_critic.

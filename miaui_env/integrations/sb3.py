@@ -38,6 +38,7 @@ import gymnasium
 import numpy as np
 import torch
 from gymnasium.error import ResetNeeded
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
@@ -46,9 +47,9 @@ from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent
 from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, IllegalActionError, InvalidConfigError, illegal_action
 from miaui_env.game.seeding import Seed, seed_child, seed_children, seed_int, seed_ints, seed_tree
 from miaui_env.integrations.adapters import split_mask
-from miaui_env.integrations.compact_torch import expand_observations_torch
-from miaui_env.integrations.privileged import PRIVILEGED_SIZE, privileged_features
-from miaui_env.observe.compact import expand_observations
+from miaui_env.integrations.compact_torch import ExpandsCodes, expand_observations_torch
+from miaui_env.integrations.privileged import PRIVILEGED_SIZE, empty_privileged_codes, privileged_codes, privileged_features
+from miaui_env.observe.compact import COMPACT_SCALE, COMPACT_ZERO, expand_observations
 from miaui_env.observe.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
 from miaui_env.spec import TableKwargs
 from miaui_env.vector import VectorMiaui
@@ -68,6 +69,18 @@ class ExpandCompactObservations(BaseFeaturesExtractor):
     def forward(self, observations: Any) -> Any:
         """Expand a batch of codes (SB3 has cast them to float32: whole numbers, exact)."""
         return expand_observations_torch(observations.to(torch.uint8))
+
+
+class CompactInputPolicy(ExpandsCodes, MaskableActorCriticPolicy):
+    """sb3-contrib's masked actor-critic (MaskablePPO's "MlpPolicy") that also takes observations as
+    uint8 codes (`observation_dtype="uint8"`), expanded on its device; float32 rows go through as
+    they are, so agents and the arena play it from the float layout. The trainers build it for
+    compact tables; its weights are MlpPolicy's, key for key."""
+
+    def __init__(self, observation_space: gymnasium.spaces.Space[Any], *args: Any, **kwargs: Any):
+        super().__init__(observation_space, *args, **kwargs)
+        if observation_space.shape == (OBSERVATION_LAYOUT.size,):
+            self.register_code_tables(COMPACT_SCALE, COMPACT_ZERO)
 
 
 class ActionMasksFromObservation(VecEnvWrapper):
@@ -180,8 +193,6 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         self.engine = VectorMiaui(num_games, threads=threads, **settings)  # checks num_games, threads and the settings first
         if not isinstance(privileged, bool):
             raise InvalidConfigError(f"privileged must be True or False, got {privileged!r}")
-        if privileged and self.engine.compact:
-            raise InvalidConfigError("privileged=True appends float32 state features: it needs observation_dtype='float32', not 'uint8'")
         self.privileged = privileged
         # The first reset deals these games again, so the games before and after it are the same.
         self._next_seeds: list[int] | None = None if seed is None else slot_seeds(seed, num_games)
@@ -202,10 +213,10 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         self._next_opponent: Agent | Policy | None = None
         self.render_mode = None
         observation_space: gymnasium.spaces.Box  # generic over its dtype since Gymnasium 1.3
-        if self.engine.compact:  # uint8 codes: a policy expands them (ExpandCompactObservations)
-            observation_space = gymnasium.spaces.Box(0, np.iinfo(np.uint8).max, (OBSERVATION_LAYOUT.size,), np.uint8)
+        width = OBSERVATION_LAYOUT.size + (PRIVILEGED_SIZE if privileged else 0)
+        if self.engine.compact:  # uint8 codes: a policy expands them (CompactInputPolicy, PrivilegedCriticPolicy)
+            observation_space = gymnasium.spaces.Box(0, np.iinfo(np.uint8).max, (width,), np.uint8)
         else:
-            width = OBSERVATION_LAYOUT.size + (PRIVILEGED_SIZE if privileged else 0)
             observation_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (width,), np.float32)
         super().__init__(num_games * len(seats), observation_space, gymnasium.spaces.Discrete(NUM_DIVER_CARDS))
         self._actions = np.zeros(self.num_envs, dtype=np.int64)
@@ -255,7 +266,8 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         rows = self._learner_view(observations)
         if not self.privileged:
             return rows
-        state = privileged_features(self.engine, self._seats()[0]).reshape(self.num_envs, PRIVILEGED_SIZE)
+        state_of = privileged_codes if self.engine.compact else privileged_features
+        state = state_of(self.engine, self._seats()[0]).reshape(self.num_envs, PRIVILEGED_SIZE)
         return np.concatenate([rows, state], axis=1)
 
     def step_async(self, actions: np.ndarray, *, trusted: bool = False) -> None:
@@ -308,7 +320,9 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
             return self._learner_rows(obs), learner_rewards, env_dones, [{} for _ in range(self.num_envs)]
         final = infos["final_observation"][:, learners].reshape(self.num_envs, -1)
         if self.privileged:  # the finished games' state is gone; a final row is never valued (the game is over)
-            final = np.concatenate([final, np.zeros((self.num_envs, PRIVILEGED_SIZE), dtype=final.dtype)], axis=1)
+            compact = self.engine.compact
+            state = empty_privileged_codes(self.num_envs) if compact else np.zeros((self.num_envs, PRIVILEGED_SIZE), final.dtype)
+            final = np.concatenate([final, state], axis=1)
         scores = infos["scores"][:, learners].reshape(self.num_envs)
         winners = infos["winners"][:, learners].reshape(self.num_envs)
         elapsed = round(time.time() - self._episode_start, 6)

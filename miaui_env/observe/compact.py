@@ -42,9 +42,11 @@ PRIORITY_SCALE = math.lcm(*range(MIN_PLAYERS, MAX_PLAYERS + 1))  # 1 - rank/n is
 if sum(max(card.value, 0) for card in DEFAULT_DECK) + VALUE_ZERO > np.iinfo(COMPACT_DTYPE).max:
     raise AssertionError("the deck's value sums no longer fit a uint8 code")
 
-_CARD_SCALE = np.asarray(STATS_DIVISOR, dtype=np.float64)
-_CARD_ZERO = np.zeros(CARD_DIM, dtype=np.int64)
-_CARD_ZERO[_VALUE] = VALUE_ZERO
+CARD_CODE_SCALE = np.array(STATS_DIVISOR, dtype=np.float64)
+CARD_CODE_ZERO = np.zeros(CARD_DIM, dtype=np.int64)
+CARD_CODE_ZERO[_VALUE] = VALUE_ZERO
+CARD_CODE_SCALE.flags.writeable = CARD_CODE_ZERO.flags.writeable = False
+"""A card's features' (or a sum of cards') scale and zero: its codes' tables."""
 _SUMMARY_SCALE = np.array([HEIGHT_SCALE, *[COUNT_SCALE] * len(FISH_KINDS), COUNT_SCALE * VALUE_SCALE])
 _SUMMARY_ZERO = np.zeros(CARD_DIM, dtype=np.int64)
 _SUMMARY_ZERO[-1] = VALUE_ZERO
@@ -56,8 +58,8 @@ _CARD_PIECES = ("lagoon", "lagoon_rest", "box", "pile", "caught", "stolen")
 def _tables() -> tuple[np.ndarray, np.ndarray]:
     scale, zero = np.ones(OBSERVATION_LAYOUT.size), np.zeros(OBSERVATION_LAYOUT.size, dtype=np.int64)
     for name in _CARD_PIECES:
-        OBSERVATION_LAYOUT.view(scale, name)[:] = _CARD_SCALE
-        OBSERVATION_LAYOUT.view(zero, name)[:] = _CARD_ZERO
+        OBSERVATION_LAYOUT.view(scale, name)[:] = CARD_CODE_SCALE
+        OBSERVATION_LAYOUT.view(zero, name)[:] = CARD_CODE_ZERO
     OBSERVATION_LAYOUT.view(scale, "pile_summary")[:] = _SUMMARY_SCALE
     OBSERVATION_LAYOUT.view(zero, "pile_summary")[:] = _SUMMARY_ZERO
     for name in ("deep_priority", "shallow_priority"):
@@ -90,8 +92,22 @@ def empty_compact(shape: tuple[int, ...]) -> np.ndarray:
 
 def expand_observations(codes: Any) -> np.ndarray:
     """The float32 observations (..., size) that uint8 `codes` (..., size) stand for, bit for bit."""
-    floats: np.ndarray = ((_checked_codes(codes) - COMPACT_ZERO) / COMPACT_SCALE).astype(np.float32)
+    return expand_codes(_checked_codes(codes), COMPACT_SCALE, COMPACT_ZERO)
+
+
+def expand_codes(codes: np.ndarray, scale: np.ndarray, zero: np.ndarray) -> np.ndarray:
+    """The float32 values of uint8 `codes` (..., k) at each entry's `scale` and `zero` (k,): (code - zero) / scale."""
+    floats: np.ndarray = ((codes - zero) / scale).astype(np.float32)
     return floats
+
+
+def codes_of(values: np.ndarray, scale: np.ndarray, zero: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The uint8 codes of float32 `values` (..., k) at each entry's `scale` and `zero` (k,), and where
+    each gives its value back exactly (`expand_codes`); an entry that does not is coded 0."""
+    whole = np.rint(values.astype(np.float64) * scale) + zero
+    fits = np.isfinite(whole) & (whole >= 0) & (whole <= np.iinfo(COMPACT_DTYPE).max)
+    codes = np.where(fits, whole, 0).astype(COMPACT_DTYPE)
+    return codes, fits & (expand_codes(codes, scale, zero) == values)
 
 
 def compact_observations(observations: Any) -> np.ndarray:
@@ -99,10 +115,7 @@ def compact_observations(observations: Any) -> np.ndarray:
     observations = np.asarray(observations)
     if observations.ndim == 0 or observations.shape[-1] != OBSERVATION_LAYOUT.size or observations.dtype != np.float32:
         raise CompactError(f"observations must be float32 (..., {OBSERVATION_LAYOUT.size}); got {observations.dtype} {observations.shape}")
-    whole = np.rint(observations.astype(np.float64) * COMPACT_SCALE) + COMPACT_ZERO
-    fits = np.isfinite(whole) & (whole >= 0) & (whole <= np.iinfo(COMPACT_DTYPE).max)
-    codes = np.where(fits, whole, 0).astype(COMPACT_DTYPE)
-    exact = fits & (expand_observations(codes) == observations)
+    codes, exact = codes_of(observations, COMPACT_SCALE, COMPACT_ZERO)
     if not exact.all():
         index = np.argwhere(~exact)[0]
         entry = int(index[-1])
