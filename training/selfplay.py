@@ -16,7 +16,9 @@ prioritized fictitious self-play (`league`) (training/opponents.py). Every `expl
 steps a best response to the learner trains and joins them (training/exploiters.py). PPO's loss
 may pull toward a magnet policy (`magnet`, training/magnet.py: Magnetic Mirror Descent). With
 `privileged_critic` the value network also reads the global state
-(miaui_env/integrations/privileged.py).
+(miaui_env/integrations/privileged.py). The network learns on `device` (a GPU when torch sees
+one), from the engine's rows as uint8 codes copied there and expanded there; the engine and torch
+share `threads` CPU threads (training/hardware.py).
 
 `train` reads top to bottom: the run is set up (`Run`), the teacher cloned, then PPO collects
 rollouts and updates, and at the exact learner step each is due (`Cadence`, an SB3 callback) a
