@@ -124,7 +124,7 @@ def miaui_steps_per_second(steps: int, config_spec: str, device: str) -> tuple[f
         run = Run(config, Path(directory), resume=False)
         if config.opponents.mode != "latest":
             for index in range(config.opponents.pool_size):
-                run.pool.add(run.model, index)
+                run.opponents.pool.add(run.model, index)
             run.refresh_opponents()
         run.model.learn(1, callback=run.guidance)  # one rollout and update: numba compiles here
         warm = run.model.num_timesteps

@@ -336,8 +336,8 @@ def test_the_tables_are_table_specs():
         TableSpec(num_players=3, open_baskets=True, no_fighting=True, view="recall", reward="margin"),
     )
     assert config.evaluation_specs == tuple(TableSpec(4, *variant, "recall", "margin") for variant in config.variants)
-    rllib = RLlibConfig.load(None, ["num_players=5", "no_fighting=true", "view=recall", "evaluation.num_players=3"])
-    assert rllib.table_spec == TableSpec(num_players=5, no_fighting=True, view="recall")
+    tables = "tables=[{num_players: 5, num_games: 8, no_fighting: true}]"
+    rllib = RLlibConfig.load(None, [tables, "view=recall", "evaluation.num_players=3"])
     assert rllib.evaluation_specs == (TableSpec(num_players=3, no_fighting=True, view="recall"),)
 
 

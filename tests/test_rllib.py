@@ -23,8 +23,8 @@ from miaui_env.apps.arena import ArenaConfig, play
 
 ROOT = Path(__file__).parent.parent
 SMALL = ["--set", "evaluation.games_per_baseline=24", "--set", "evaluation.every=1",
-         "--set", "env_runners={num_env_runners: 1, num_envs_per_env_runner: 4, rollout_fragment_length: 11}",
-         "--set", "training={lr: 0.0003, train_batch_size_per_learner: 352, minibatch_size: 88, num_epochs: 2, gamma: 1.0}"]  # fmt: skip
+         "--set", "tables=[{num_players: 4, num_games: 16, learner_seats: [0]}]", "--set", "opponents.snapshot_every=300",
+         "--set", "training={lr: 0.0003, train_batch_size_per_learner: 352, minibatch_size: 176, num_epochs: 1, gamma: 1.0}"]  # fmt: skip
 # Loopback only, and no token file in the home directory: this machine is its own test cluster.
 LOOPBACK = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "disabled"}
 
@@ -49,16 +49,22 @@ def test_local_run_trains_checkpoints_resumes_and_exports(short_dir):
     assert done.returncode == 0, done.stderr[-3000:]
     metadata = json.loads((out / "metadata.json").read_text())
     assert metadata["framework"] == "rllib" and metadata["observation_version"] == 1
-    assert metadata["iterations"] == 2 and metadata["env_steps"] > 0
+    assert metadata["iterations"] == 2 and metadata["env_steps"] == 2 * 352  # 16 games x 22 steps: two games per row and iteration
     assert all(t["env_steps_per_second"] > 0 for t in metadata["timing"])
     assert metadata["env_runner_memory_mb"] and min(metadata["env_runner_memory_mb"]) > 0
     assert (out / "ray").is_dir() and (out / "ray_results").is_dir()  # Ray's folders, not the home's
     assert {row["baseline"] for row in metadata["evaluations"]} == {"random", "greedy", "counter"}
+    # A snapshot every 300 env steps: one after each iteration, each seated on the env runner and met by the learner.
+    assert sorted(path.name for path in (out / "pool").iterdir()) == ["step_0000000352.pt", "step_0000000704.pt"]
+    assert set(json.loads((out / "league.json").read_text())["games"]) == {"snapshot@352"}
+    assert set(metadata["league"]) == {"snapshot@352", "snapshot@704"}
 
     resumed = run("--resume", str(out), "--set", "iterations=3")
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     after = json.loads((out / "metadata.json").read_text())
     assert after["iterations"] == 3 and after["env_steps"] > metadata["env_steps"]
+    # The resumed run seats the checkpoint's pool again (from pool/) and its league carries on against it.
+    assert "snapshot@704" in json.loads((out / "league.json").read_text())["games"]
     assert [row["iteration"] for row in after["evaluations"]][-1] == 3
 
     agent = load_agent(str(out))  # the exported policy, as the arena and human play load it
@@ -80,9 +86,11 @@ def test_the_cluster_path_on_one_machine(short_dir):
     assert started.returncode == 0, started.stderr[-2000:]
     try:
         out = short_dir / "run"
-        done = run("--address", f"127.0.0.1:{port}", "--set", "iterations=1", *SMALL, "--out", str(out))
+        # With the privileged critic, whose rows carry the global state through RLlib's connectors to the learner.
+        done = run("--address", f"127.0.0.1:{port}", "--set", "iterations=1", "--set", "privileged_critic=true", *SMALL, "--out", str(out))
         assert done.returncode == 0, done.stderr[-3000:]
-        assert json.loads((out / "metadata.json").read_text())["iterations"] == 1
+        metadata = json.loads((out / "metadata.json").read_text())
+        assert metadata["iterations"] == 1 and metadata["privileged_critic"]
         assert (out / "policy" / "module_state.pkl").exists()
         assert not (out / "ray").exists()  # the cluster's own temp folder was used
     finally:
@@ -205,3 +213,116 @@ def test_an_rllib_writer_dying_while_staging_leaves_the_old_checkpoint(tmp_path)
         checkpoint(Dying("2"), tmp_path, RLlibConfig.load(None, ["run_name=at-2"]), {"observation_version": 1, "iterations": 2})
     open_checkpoint(tmp_path, ["algorithm/"], "RLlib checkpoint")
     assert checkpointed_iterations(tmp_path) == {1}
+
+
+def vector_env(**kwargs):
+    from training.rllib_env import make_vector_env
+
+    tables = [{"num_players": 4, "num_games": 3, "learner_seats": [0, 2]}, {"num_players": 3, "num_games": 2, "learner_seats": [1]}]
+    config = {"tables": tables, "view": "table", "reward": "win", "seed": 5, "threads": 1, "privileged": False, **kwargs}
+    return make_vector_env(config)
+
+
+def ppo_module(privileged: bool):
+    """The trainer's module, built as an env runner's learner builds it, for rows of this kind."""
+    import gymnasium
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from training.rllib_env import observation_space
+    from training.rllib_module import MaskedPPOTorchRLModule
+
+    space, actions = observation_space(privileged), gymnasium.spaces.Discrete(12)
+    return RLModuleSpec(
+        module_class=MaskedPPOTorchRLModule, observation_space=space, action_space=actions, model_config={"vf_share_layers": False}
+    ).build()
+
+
+def test_the_vector_env_is_every_learner_seat_a_row_with_next_step_autoreset():
+    """RLlib's runner reads Gymnasium's next-step autoreset: the last round's step returns the final
+    rows with `terminated`, the next step (actions ignored) the new games' first rows."""
+    from gymnasium.vector import AutoresetMode
+
+    env = vector_env()
+    assert env.num_envs == 3 * 2 + 2 and env.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
+    rows, _ = env.reset(seed=1)
+    assert set(rows) == {"observation", "action_mask"} and rows["observation"].shape == (8, 620)
+    rng = np.random.default_rng(0)
+    for round_ in range(11):
+        legal = [rng.choice(np.flatnonzero(mask)) for mask in rows["action_mask"]]
+        rows, rewards, terminated, truncated, _ = env.step(np.array(legal))
+        assert terminated.all() == (round_ == 10) and not truncated.any()
+    assert rewards.sum() > 0 and rows["action_mask"].all()  # a final row: its game is over, every card allowed (none played)
+    first, rewards, terminated, _, _ = env.step(np.full(8, 99))  # no card: ignored
+    assert not terminated.any() and not rewards.any() and first["action_mask"].sum(axis=1).tolist() == [12] * 8  # full hands
+    assert env.take_results() and env.take_results() == []  # one episode's games, handed over once
+
+
+def test_the_vector_env_seats_snapshots_of_the_module_and_the_privileged_state():
+    """Snapshot weights shipped as a state dict play as agents named for their step; privileged rows hold the global state."""
+    from miaui_env.integrations.privileged import PRIVILEGED_SIZE
+
+    env = vector_env(privileged=True)
+    rows, _ = env.reset(seed=1)
+    assert rows["privileged"].shape == (8, PRIVILEGED_SIZE) and rows["privileged"].any()
+    module = ppo_module(privileged=True)
+    env.set_opponents(module, [("snapshot@7", module.get_state(inference_only=True))], True, ["counter"], [0.25, 0.25, 0.5], "game")
+    names = [agent.name for agent in env.mixtures[0].agents]
+    assert names == ["snapshot@7", "learner", "counter"] and env.mixtures[0].agents[0].policy.module is not module
+    for _ in range(24):  # two games: the seats change from the next episode on
+        legal = [np.flatnonzero(mask)[0] for mask in rows["action_mask"]]
+        rows, *_ = env.step(np.array(legal))
+    before, after = env.take_results()
+    assert {name for opponents, _, _ in before for name in opponents} == {"random"}
+    assert {name for opponents, _, _ in after for name in opponents} <= set(names) and len(after) == 5  # one per game
+
+
+def test_the_privileged_critic_values_the_state_while_the_policy_reads_the_observation():
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    module = ppo_module(privileged=True)
+    rows, _ = vector_env(privileged=True).reset(seed=2)
+    batch = {key: torch.as_tensor(value) for key, value in rows.items()}
+    changed = {**batch, "privileged": batch["privileged"] + 1.0}
+    values, other = (module.compute_values({Columns.OBS: dict(b)}) for b in (batch, changed))
+    assert values.shape == (8,) and not torch.allclose(values, other)
+    logits, same = (module.forward_train({Columns.OBS: dict(b)})[Columns.ACTION_DIST_INPUTS] for b in (batch, changed))
+    assert torch.equal(logits, same) and (logits[batch["action_mask"] == 0] < -1e30).all()
+    plain = ppo_module(privileged=False)
+    assert not plain.privileged and not torch.allclose(
+        plain.compute_values({Columns.OBS: {"observation": batch["observation"], "action_mask": batch["action_mask"]}}), values
+    )
+
+
+def test_the_rllib_config_leaves_the_vector_keys_to_the_trainer():
+    from training.config import ConfigError, RLlibConfig
+
+    assert RLlibConfig.load(None, ["tables=[{num_players: 6, num_games: 10, learner_seats: [0, 3]}]"]).rows == 20
+    with pytest.raises(ConfigError, match=r"env_runners\.num_envs_per_env_runner"):
+        RLlibConfig.load(None, ["env_runners.num_envs_per_env_runner=8"])
+    with pytest.raises(ConfigError, match="'tables' is empty"):
+        RLlibConfig.load(None, ["tables=[]"])
+
+
+def test_the_probe_measures_the_exported_policy_once_on_the_main_variant(tmp_path, monkeypatch):
+    import training.exploit
+    from training.config import RLlibConfig
+    from training.rllib_selfplay import probe_final_policy
+
+    tables = "tables=[{num_players: 4, num_games: 8, no_fighting: true}, {num_players: 3, num_games: 2, open_baskets: true}]"
+    config = RLlibConfig.load(None, [tables, "probe.steps=100", "probe.games=40"])
+    (tmp_path / "policy").mkdir()
+    asked = []
+    final = {"win_share": 0.3, "win_share_ci": 0.1, "gain": 0.05, "gain_ci": 0.1}
+    monkeypatch.setattr(training.exploit, "measure", lambda settings, show: asked.append(settings) or {"tables": [{"final": final}]})
+    metadata = {"iterations": 3}
+    probe_final_policy(config, tmp_path, metadata, show_progress=False)
+    (settings,) = asked
+    assert settings.target == str(tmp_path) and (settings.open_baskets, settings.no_fighting) == (False, True)
+    assert (settings.players, settings.steps, settings.eval_games) == ((4,), 100, 40)
+    assert metadata["exploitability"]["variant"] == "no_fighting" and metadata["exploitability"]["gain"] == 0.05
+    assert json.loads((tmp_path / "metadata.json").read_text())["exploitability"] == metadata["exploitability"]
+    probe_final_policy(config, tmp_path, metadata, show_progress=False)  # the same policy, measured as asked: kept
+    metadata["iterations"] = 4
+    probe_final_policy(config, tmp_path, metadata, show_progress=False)  # a newer policy: measured anew
+    assert len(asked) == 2

@@ -54,13 +54,14 @@ def test_resuming_a_league_run_restores_its_pool_and_statistics(tmp_path):
     saved = json.loads((run / "league.json").read_text())
     pool = sorted(path.name for path in (run / "pool").glob("step_*.pt"))
     resumed = Run(config, run, resume=True)
-    assert resumed.league is not None and resumed.league.state_dict() == saved
-    assert sorted(path.name for path in resumed.pool.files()) == pool
+    league = resumed.opponents.league
+    assert league is not None and league.state_dict() == saved
+    assert sorted(path.name for path in resumed.opponents.pool.files()) == pool
     assert [agent.name for agent in resumed.members] == [f"snapshot@{int(name[5:15])}" for name in pool]
     # The draw weights the resumed run deals with come from the saved statistics.
-    expected = resumed.league.weights([agent.name for agent in resumed.members])
+    expected = league.weights([agent.name for agent in resumed.members])
     pool_weight = config.opponents.weights["pool"]
-    assert resumed.opponent_shares()[: len(pool)] == pytest.approx([pool_weight * w for w in expected])
+    assert resumed.opponents.shares()[: len(pool)] == pytest.approx([pool_weight * w for w in expected])
     metadata = train(config.override("total_timesteps=8000"), run, resume=True, show_progress=False)
     assert metadata["steps"] >= 8000
 

@@ -264,6 +264,11 @@ class TableConfig(_Section):
         """The table's variant as (open_baskets, no_fighting)."""
         return self.open_baskets, self.no_fighting
 
+    @property
+    def learner_rows(self) -> int:
+        """Learner seats in play at once at the table (its games times its learner seats): a trainer's rows."""
+        return self.num_games * len(self.learner_seats or range(self.num_players))
+
     def spec(self, view: str, reward: str) -> TableSpec:
         """The table as the library's TableSpec, seen through `view` and paid by `reward`."""
         return TableSpec(self.num_players, self.open_baskets, self.no_fighting, view, reward)
@@ -452,8 +457,42 @@ class RunConfig(_Section):
         return RunSeeds(self.seed)
 
 
+class _PlaysTables:
+    """What a trainer's config that plays `tables` (and is evaluated on their variants) can say of them."""
+
+    tables: tuple[TableConfig, ...]
+    view: str
+    reward: str
+    evaluation: EvaluationConfig
+
+    @property
+    def variants(self) -> tuple[tuple[bool, bool], ...]:
+        """Every variant the run's tables play, as (open_baskets, no_fighting), base game first: each
+        is evaluated on its own (training/selfplay.py's `Run.evaluate`)."""
+        return tuple(sorted({table.variant for table in self.tables}))
+
+    @property
+    def main_variant(self) -> tuple[bool, bool]:
+        """The variant the run trains most on (the most learner seats in play at once), as (open_baskets,
+        no_fighting), the base game first among equals: the one its probe and exploiters play."""
+        seats = dict.fromkeys(self.variants, 0)
+        for table in self.tables:
+            seats[table.variant] += table.learner_rows
+        return max(self.variants, key=seats.__getitem__)
+
+    @property
+    def table_specs(self) -> tuple[TableSpec, ...]:
+        """Each table (`tables`) as a TableSpec: its players and variant, the run's view and reward."""
+        return tuple(table.spec(self.view, self.reward) for table in self.tables)
+
+    @property
+    def evaluation_specs(self) -> tuple[TableSpec, ...]:
+        """The evaluation's tables: `evaluation.num_players` seats on each of the run's `variants`, the run's view and reward."""
+        return tuple(TableSpec(self.evaluation.num_players, *variant, self.view, self.reward) for variant in self.variants)
+
+
 @dataclass(frozen=True, config=_SECTION)
-class SelfPlayConfig(RunConfig):
+class SelfPlayConfig(RunConfig, _PlaysTables):
     """A self-play PPO run (training/selfplay.py); configs/default.yaml documents each key."""
 
     DEFAULTS = DEFAULT_CONFIG
@@ -500,56 +539,32 @@ class SelfPlayConfig(RunConfig):
                               "share, so give the pool a weight > 0")  # fmt: skip
 
     @property
-    def main_variant(self) -> tuple[bool, bool]:
-        """The variant the run trains most on (the most learner seats in play at once), as (open_baskets,
-        no_fighting), the base game first among equals: the one its probe and exploiters play."""
-        seats = dict.fromkeys(self.variants, 0)
-        for table in self.tables:
-            seats[table.variant] += table.num_games * len(table.learner_seats or range(table.num_players))
-        return max(self.variants, key=seats.__getitem__)
-
-    @property
     def exploiter_sizes(self) -> tuple[int, ...]:
         """The table sizes the exploiters train at, in turn: `exploiters.num_players`, or the tables' sizes."""
         return self.exploiters.num_players or tuple(sorted({table.num_players for table in self.tables}))
 
-    @property
-    def variants(self) -> tuple[tuple[bool, bool], ...]:
-        """Every variant the run's tables play, as (open_baskets, no_fighting), base game first: each
-        is evaluated on its own (training/selfplay.py's `Run.evaluate`)."""
-        return tuple(sorted({table.variant for table in self.tables}))
-
-    @property
-    def table_specs(self) -> tuple[TableSpec, ...]:
-        """Each table (`tables`) as a TableSpec: its players and variant, the run's view and reward."""
-        return tuple(table.spec(self.view, self.reward) for table in self.tables)
-
-    @property
-    def evaluation_specs(self) -> tuple[TableSpec, ...]:
-        """The evaluation's tables: `evaluation.num_players` seats on each of the run's `variants`, the run's view and reward."""
-        return tuple(TableSpec(self.evaluation.num_players, *variant, self.view, self.reward) for variant in self.variants)
-
 
 @dataclass(frozen=True, config=_SECTION)
-class RLlibConfig(RunConfig):
-    """An RLlib PPO self-play run (training/rllib_selfplay.py); configs/rllib.yaml documents each key."""
+class RLlibConfig(RunConfig, _PlaysTables):
+    """An RLlib PPO self-play run (training/rllib_selfplay.py); configs/rllib.yaml documents each key.
+    Its tables, opponents, evaluation and probe are spelled as the self-play config's."""
 
     DEFAULTS = RLLIB_CONFIG
+    VECTOR_KEYS: ClassVar[tuple[str, ...]] = ("num_envs_per_env_runner", "gym_env_vectorize_mode")
+    """env_runners keys the trainer sets itself (every env runner steps the `tables` as one vector env)."""
 
     iterations: Count
     """RLlib training iterations (each samples, then updates)."""
-    num_players: PlayerCount
-    """Seats at the training games (one policy plays them all)."""
-    open_baskets: Flag
-    """The Open Baskets variant."""
-    no_fighting: Flag
-    """The No Fighting variant."""
     view: View
-    """What each seat observes: table or recall."""
+    """What each learner seat observes: table or recall."""
     reward: Reward
     """The end-of-game reward: win, score or margin."""
+    tables: tuple[TableConfig, ...]
+    """The tables every env runner plays, all at once, each learner seat a row of one vector env."""
+    opponents: OpponentsConfig
+    """The opponent pool and the mixture of opponents (as the self-play config's)."""
     env_runners: FreeSection
-    """PPOConfig.env_runners() keyword arguments (any key)."""
+    """PPOConfig.env_runners() keyword arguments (any key but `VECTOR_KEYS`)."""
     learners: FreeSection
     """PPOConfig.learners() keyword arguments (any key)."""
     training: FreeSection
@@ -558,16 +573,24 @@ class RLlibConfig(RunConfig):
     """The RL module's model_config (any key)."""
     evaluation: EvaluationConfig
     """Arena evaluations and checkpoints, every `every` iterations (and after the last)."""
+    probe: ProbeConfig
+    """The exploitability probe at the end of the run."""
+    privileged_critic: Flag = False
+    """The value network also reads the global state (miaui_env.integrations.privileged); the policy never does."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.tables:
+            raise ConfigError("config key 'tables' is empty; allowed: at least one table (e.g. [{num_players: 4, num_games: 64}])")
+        for key in self.VECTOR_KEYS:
+            if key in self.env_runners:
+                raise ConfigError(f"config key 'env_runners.{key}' is set to {self.env_runners[key]!r}; the trainer sets it "
+                                  "(every env runner steps all the `tables` as one vector env): leave it out")  # fmt: skip
 
     @property
-    def table_spec(self) -> TableSpec:
-        """The training games' table as a TableSpec."""
-        return TableSpec(self.num_players, self.open_baskets, self.no_fighting, self.view, self.reward)
-
-    @property
-    def evaluation_specs(self) -> tuple[TableSpec, ...]:
-        """The evaluation's table: `evaluation.num_players` seats on the run's variant, view and reward."""
-        return (self.table_spec.replace(num_players=self.evaluation.num_players),)
+    def rows(self) -> int:
+        """Learner seats in play at once on one env runner: the rows of its vector env."""
+        return sum(table.learner_rows for table in self.tables)
 
 
 def load_config(path: Path | str | None = None, overrides: Sequence[str] = ()) -> SelfPlayConfig:

@@ -16,16 +16,26 @@ split among the snapshots is the run's self-play mode (`opponents.mode`):
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 
 from miaui_env.agents import Agent, Policy, agent_name, as_policy, reset_agent
+from miaui_env.agents.checkpoint import CheckpointError
 from miaui_env.agents.policy import PolicyAgent
 from miaui_env.apps.files import replacing
+
+if TYPE_CHECKING:
+    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+    from training.config import OpponentsConfig
+
+GameResult = tuple[list[str], float, int]
+"""A finished game as a league counts it: the opponents' names at the table, the learner's win share 0-1, the seats."""
 
 
 class OpponentMixture:
@@ -111,7 +121,7 @@ class League:
         self.games: dict[str, float] = {}  # the games,
         self.fair: dict[str, float] = {}  # and the fair share 1/n of each game's table
 
-    def record(self, results: list[tuple[list[str], float, int]]) -> None:
+    def record(self, results: list[GameResult]) -> None:
         """One episode's games: (opponent names at the table, the learner's win share 0-1, seats)."""
         for table in (self.wins, self.games, self.fair):
             for name in table:
@@ -217,3 +227,89 @@ class SnapshotPool:
             policy.to(model.device).set_training_mode(False)  # opponents play on the learner's device
             agents.append(PolicyAgent(policy, f"{SNAPSHOT_PREFIX}{self.step_of(path)}", deterministic=False))
         return agents
+
+
+class Opponents:
+    """Who plays a trainer's opponent seats, as its `opponents` section says: the snapshot pool, the
+    pool members seated now (by name), a league's statistics, and the draw weights of the members
+    and the baselines. The one implementation of both trainers' opponents: the SB3 trainer
+    (training/selfplay.py) and the RLlib trainer (training/rllib_opponents.py) each seat the agents
+    these name in their own way.
+    """
+
+    def __init__(self, settings: OpponentsConfig, pool: SnapshotPool):
+        self.settings, self.pool = settings, pool
+        self.league = League(settings.pfsp_exponent) if settings.mode == "league" else None
+        self.members: list[str] = []
+        self.baseline_weights = {name: weight for name, weight in settings.weights.items() if name != "pool" and weight > 0}
+
+    @property
+    def pool_weight(self) -> float:
+        """The share of the opponent seats the pool's members play (0: baselines only)."""
+        return float(self.settings.weights.get("pool", 0))
+
+    def seat(self, members: Sequence[str]) -> None:
+        """The pool members (by name) seated from the next games on; a league forgets those that left."""
+        self.members = list(members)
+        if self.league is not None:
+            self.league.forget(self.league_members())
+
+    def shares(self) -> list[float]:
+        """The draw weight of each pool member (alike, or by PFSP in a league), then of each baseline."""
+        # In a league the learner standing in for an empty pool has no results: it weighs as even.
+        alike = [1 / max(len(self.members), 1)] * len(self.members)
+        split = self.league.weights(self.members) if self.league is not None else alike
+        return [self.pool_weight * share for share in split] + list(self.baseline_weights.values())
+
+    def league_members(self) -> list[str]:
+        """The pool members a league weighs now: its snapshots and exploiters (none outside a league;
+        the learner itself, standing in for an empty pool, is never weighed)."""
+        return [name for name in self.members if name.startswith(LEAGUE_PREFIXES)] if self.league is not None else []
+
+    def record(self, games: Iterable[GameResult]) -> bool:
+        """One episode's finished games into a league's statistics; whether the draw weights changed (a league's did)."""
+        if self.league is None:
+            return False
+        members = set(self.league_members())
+        # A snapshot that left the pool may still finish this episode's games: it is not counted.
+        self.league.record([([name for name in names if name in members], won, seats) for names, won, seats in games])
+        return True
+
+    def summary(self) -> dict[str, Any]:
+        """The league's win rates and draw weights, for the log and metadata."""
+        names = self.league_members()
+        if self.league is None or not names:
+            return {}
+        weights = self.league.weights(names)
+        return {
+            name: {"win_rate": round(self.league.win_rate(name), 4), "weight": round(w, 4)} for name, w in zip(names, weights, strict=True)
+        }
+
+    def checkpoint_parts(self) -> dict[str, Callable[[Path], None]]:
+        """What a checkpoint keeps beside the pool's files: a league's statistics (league.json)."""
+        league = self.league
+        if league is None:
+            return {}
+        return {"league.json": lambda path: path.write_text(json.dumps(league.state_dict(), indent=2) + "\n")}
+
+    def resume(self, directory: Path, step: int) -> None:
+        """The pool and the league's statistics as the checkpoint at `step` in `directory` left them."""
+        self.pool.discard_after(step)  # snapshots taken after the checkpoint belong to lost steps
+        league_file = directory / "league.json"
+        if self.league is not None and league_file.exists():
+            try:
+                self.league.load_state_dict(json.loads(league_file.read_text()))
+            except ValueError as error:  # json's errors are ValueErrors too
+                raise CheckpointError(f"{league_file} is damaged ({error}); delete it to start the league's statistics anew") from None
+
+
+def finished_games(tables: Sequence[MiauiSelfPlayVecEnv], starts: Sequence[int], infos: Sequence[dict[str, Any]]) -> list[GameResult]:
+    """Each game that just ended at `tables` (whose rows start at `starts` in `infos`): who the learner
+    met, its win share (its seats' mean) and the seats, one result per game, as a league counts them."""
+    games: list[GameResult] = []
+    for table, start in zip(tables, starts, strict=True):
+        learners = len(table.learner_seats)
+        for index in range(start, start + table.num_envs, learners):  # one row per game: its first learner seat
+            won = float(np.mean([infos[index + j]["winner"] for j in range(learners)]))
+            games.append((list(infos[index]["opponents"]), won, table.num_players))
+    return games

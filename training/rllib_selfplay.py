@@ -1,31 +1,43 @@
-"""Distributed self-play on Ray RLlib: PPO on the new API stack, one policy for every seat.
+"""Distributed self-play on Ray RLlib: PPO on the new API stack, one policy for every learner seat.
 
     python -m training.rllib_selfplay                             # configs/rllib.yaml, local Ray
     python -m training.rllib_selfplay --address auto              # join a running Ray cluster
     python -m training.rllib_selfplay --resume checkpoints/miaui-rllib
 
-RLlib samples the PettingZoo parallel env (`miaui_env.parallel_env`) with its env runners; a
-`policy_mapping_fn` sends every agent to the one module "shared", an action-masking PPO module of
-ours (training/rllib_module.py). Env runners, envs per runner, fragment length and learners are
-config settings. Without --address a local Ray starts with its temp folder in the run directory;
-with it, the run joins the cluster. A run lives in checkpoints/<run_name>/ like the SB3 runs:
+Every env runner steps the run's `tables` on the batched engine as one Gymnasium vector env
+(training/rllib_env.py, registered as RLlib's `vector_entry_point`): each learner seat of each game
+is a row, as in the SB3 trainer's `MiauiSelfPlayVecEnv`, which it wraps. The other seats are dealt
+each episode among the pool (snapshots of the learner, or the learner itself) and the baselines,
+by the SB3 trainer's own `OpponentMixture`, `League` and `SnapshotPool` (training/opponents.py,
+kept by the driver and shipped to every runner: training/rllib_opponents.py). The module is our
+action-masking PPO module (training/rllib_module.py), with a privileged critic on
+`privileged_critic`. Env runners, fragment length and learners are config settings; `threads`
+sets torch's and the engine's threads in the driver, every env runner and every learner. Without
+--address a local Ray starts with its temp folder in the run directory; with it, the run joins
+the cluster. A run lives in checkpoints/<run_name>/ like the SB3 runs:
 
     algorithm/        RLlib's full checkpoint (what --resume continues from)
     policy/           the exported module: the arena and human play load the run directory by path
+    pool/             the opponent snapshots (module weights)
+    league.json       a league's statistics
     config.yaml       the resolved config
-    metadata.json     observation layout version, iterations, env steps, timing, evaluations
+    metadata.json     observation layout version, iterations, env steps, timing, evaluations, the league, the probe
     evaluations.csv   arena win share against each baseline, per evaluation
+    exploit/          the exploitability probe's best response (training/exploit.py)
 
 Every `evaluation.every` iterations (and after the last) the policy plays duplicate-dealt arena
-gauntlets against the baselines (training/gauntlet.py), on the run's variant, and the checkpoint is
-rewritten as one set (training/checkpoint.py: algorithm/, policy/, config, evaluations, metadata
-last), so a run killed at any moment resumes from a checkpoint whose parts agree.
+gauntlets against the baselines (training/gauntlet.py) on each variant its tables play, and the
+checkpoint is rewritten as one set (training/checkpoint.py: algorithm/, policy/, league, config,
+evaluations, metadata last), so a run killed at any moment resumes from a checkpoint whose parts
+agree. At the end an exploitability probe trains a best response against the exported policy
+(`probe`), as the SB3 trainer's does.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import tempfile
 import time
@@ -36,81 +48,92 @@ from typing import Any
 from miaui_env.agents.checkpoint import CheckpointError
 from miaui_env.agents.loading import load_agent
 from miaui_env.agents.policy import load_rllib_policy
+from miaui_env.apps.arena import ArenaConfig
 from miaui_env.apps.cli import check_writable, run_command
-from miaui_env.apps.files import write_rows
+from miaui_env.apps.files import atomic_write, write_rows
 from miaui_env.observe.observation import OBSERVATION_VERSION
 from training.checkpoint import open_checkpoint, write_checkpoint
-from training.config import ROOT, RLlibConfig, thaw
+from training.config import ROOT, ConfigError, RLlibConfig, thaw, variant_name
 from training.gauntlet import gauntlet
+from training.hardware import check_threads
 
-ENV_NAME = "miaui_parallel"
-MODULE_ID = "shared"
+ENV_NAME = "miaui_vector"
+MODULE_ID = "default_policy"  # RLlib's one module of a single-agent env (DEFAULT_MODULE_ID)
 
 
-def make_env(env_config: dict[str, Any]) -> Any:
-    """The PettingZoo parallel env as an RLlib MultiAgentEnv (called on every env runner)."""
-    from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv
-
-    import miaui_env
-
-    return ParallelPettingZooEnv(miaui_env.parallel_env(**env_config))
+def env_config(config: RLlibConfig) -> dict[str, Any]:
+    """What every env runner builds its vector env from (training/rllib_env.py's `make_vector_env`)."""
+    return {"tables": [table.to_dict() for table in config.tables], "view": config.view, "reward": config.reward,
+            "seed": config.seeds.integer("tables"), "threads": config.threads, "privileged": config.privileged_critic}  # fmt: skip
 
 
 def algorithm_config(config: RLlibConfig) -> Any:
-    """The RLlib PPOConfig for a run config (its RLlib sections passed as they are written)."""
+    """The RLlib PPOConfig for a run config (its RLlib sections passed as they are written), every
+    env runner stepping all the tables' learner seats as one vector env."""
     from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from training.rllib_module import MaskedPPOTorchRLModule
 
-    env_config = {"num_players": config.num_players, "open_baskets": config.open_baskets, "no_fighting": config.no_fighting,
-                  "view": config.view, "reward": config.reward}  # fmt: skip
     return (
         PPOConfig()
         .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
-        .environment(ENV_NAME, env_config=env_config)
+        .environment(ENV_NAME, env_config=env_config(config))
         .framework("torch")
-        .env_runners(**thaw(config.env_runners))
+        .env_runners(**thaw(config.env_runners), num_envs_per_env_runner=config.rows, gym_env_vectorize_mode="vector_entry_point")
         .learners(**thaw(config.learners))
         .training(**thaw(config.training))
-        .multi_agent(policies={MODULE_ID}, policy_mapping_fn=lambda agent_id, episode, **kwargs: MODULE_ID)
-        .rl_module(
-            rl_module_spec=MultiRLModuleSpec(
-                rl_module_specs={MODULE_ID: RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=thaw(config.model))}
-            )
-        )
+        .rl_module(rl_module_spec=RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=thaw(config.model)))
         .debugging(seed=config.seeds.integer("ppo"))
     )
 
 
+def check_run(config: RLlibConfig) -> None:
+    """Refuse now, not after the first iterations, what the run would fail on later: an agent name
+    nothing can load, an arena with more games than it allows, a thread count this machine lacks."""
+    check_threads(config.threads)
+    for name in (*config.evaluation.baselines, *config.opponents.baseline_names):
+        load_agent(name)
+    arenas = [("evaluation", config.evaluation.num_players, config.evaluation.games_per_baseline)]
+    arenas += [("probe", config.probe.num_players, config.probe.games)] if config.probe.steps > 0 else []
+    for section, num_players, games in arenas:
+        try:
+            ArenaConfig(num_players=num_players, games=games)
+        except ValueError as error:
+            raise ConfigError(f"config section '{section}': {error}") from None
+
+
 def evaluate(policy_dir: Path, config: RLlibConfig, step: int) -> list[dict[str, Any]]:
-    """Arena gauntlets of the exported policy in `policy_dir` against each baseline, on the variant the
-    run trains on (`open_baskets`, `no_fighting`), on the same deals at every evaluation of a run
-    (the `evaluation` stream of its seed tree, as self-play PPO's)."""
+    """Arena gauntlets of the exported policy in `policy_dir` against each baseline, on each variant
+    the run's tables play, on the same deals at every evaluation of a run (the `evaluation` stream
+    of its seed tree, as self-play PPO's)."""
     evaluation, rows = config.evaluation, []
     agent = load_rllib_policy(policy_dir, name="rllib", view=config.view)
-    (table,) = config.evaluation_specs  # an RLlib run plays one variant
     for i, name in enumerate(evaluation.baselines):
-        figures = gauntlet(agent, name, table, evaluation.games_per_baseline, config.seeds, (i,)).figures()
-        rows.append({"iteration": step, "baseline": name, **{key: figures[key] for key in ("win_share", "win_share_ci", "mean_score")}})
+        for table in config.evaluation_specs:
+            figures = gauntlet(agent, name, table, evaluation.games_per_baseline, config.seeds, (i,)).figures()
+            rows.append({"iteration": step, "baseline": name, **{key: figures[key] for key in ("win_share", "win_share_ci", "mean_score")},
+                         "variant": variant_name(table.open_baskets, table.no_fighting)})  # fmt: skip
     return rows
 
 
 @contextlib.contextmanager
 def exported_policy(algo: Any, directory: Path) -> Iterator[Path]:
-    """The shared module as the arena loads it, exported to a temporary folder of the run directory."""
+    """The module as the arena loads it, exported to a temporary folder of the run directory."""
     with tempfile.TemporaryDirectory(prefix=".exported-", dir=directory) as folder:
         policy_dir = Path(folder) / "policy"
         algo.get_module(MODULE_ID).save_to_path(str(policy_dir))
         yield policy_dir
 
 
-def checkpoint(algo: Any, directory: Path, config: RLlibConfig, metadata: dict[str, Any]) -> None:
-    """Algorithm, exported policy, config, evaluations and metadata, as one set (`write_checkpoint`)."""
+def checkpoint(
+    algo: Any, directory: Path, config: RLlibConfig, metadata: dict[str, Any], extra_parts: dict[str, Any] | None = None
+) -> None:
+    """Algorithm, exported policy, the league (`extra_parts`), config, evaluations and metadata, as one set (`write_checkpoint`)."""
     parts = {
         "algorithm": lambda path: algo.save_to_path(str(path)),
         "policy": lambda path: algo.get_module(MODULE_ID).save_to_path(str(path)),
+        **(extra_parts or {}),
         "config.yaml": lambda path: path.write_text(config.to_yaml()),
         "evaluations.csv": lambda path: write_rows(path, metadata["evaluations"]),
     }
@@ -128,16 +151,23 @@ def runner_memory(algo: Any) -> list[float]:
     return [float(mb) for mb in algo.env_runner_group.foreach_env_runner(rss)]
 
 
-def train(config: RLlibConfig, directory: Path, address: str | None, resume: bool) -> dict[str, Any]:
-    """Run (or continue) RLlib self-play; returns the metadata."""
+def set_threads(algo: Any, threads: int) -> None:
+    """Torch's threads in the driver and every learner (the env runners set theirs when they build their env)."""
+    import torch
+
+    def pin(_: Any) -> None:
+        torch.set_num_threads(threads)
+
+    torch.set_num_threads(threads)
+    if algo.learner_group is not None and not algo.learner_group.is_local:
+        algo.learner_group.foreach_learner(pin)
+
+
+def start_ray(directory: Path, address: str | None) -> None:
+    """Join the cluster at `address`, or start a local Ray on loopback with its folders in the run directory."""
     import ray
     import ray.tune.trainable.trainable as trainable
-    from ray.rllib.algorithms.algorithm import Algorithm
-    from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_UPDATE_TIMER, NUM_ENV_STEPS_SAMPLED_LIFETIME, TIMERS
-    from ray.tune.registry import register_env
-    from tqdm import tqdm
 
-    directory.mkdir(parents=True, exist_ok=True)
     # RLlib's result folder defaults to ~/ray_results; a run keeps everything in its own directory.
     trainable.DEFAULT_STORAGE_PATH = str(directory / "ray_results")
     if address:
@@ -147,24 +177,45 @@ def train(config: RLlibConfig, directory: Path, address: str | None, resume: boo
         # write to ~/.ray); its temp folder goes under the run directory.
         os.environ.setdefault("RAY_AUTH_MODE", "disabled")
         ray.init(include_dashboard=False, log_to_driver=False, _temp_dir=str(directory / "ray"), _node_ip_address="127.0.0.1")
-    register_env(ENV_NAME, make_env)
+
+
+def train(config: RLlibConfig, directory: Path, address: str | None, resume: bool, show_progress: bool = True) -> dict[str, Any]:
+    """Run (or continue) RLlib self-play; returns the metadata."""
+    import ray
+    from ray.rllib.algorithms.algorithm import Algorithm
+    from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_UPDATE_TIMER, NUM_ENV_STEPS_SAMPLED_LIFETIME, TIMERS
+    from ray.tune.registry import register_env
+    from tqdm import tqdm
+
+    from training.rllib_env import make_vector_env
+    from training.rllib_opponents import RLlibOpponents
+
+    directory.mkdir(parents=True, exist_ok=True)
+    start_ray(directory, address)
+    register_env(ENV_NAME, make_vector_env)
+    opponents = RLlibOpponents(config.opponents, directory)
     try:
         if resume:
             metadata = open_checkpoint(directory, ["algorithm/"], "RLlib checkpoint")
             algo = Algorithm.from_checkpoint(str(directory / "algorithm"))
+            opponents.resume(directory, metadata["env_steps"])
         else:
             algo = algorithm_config(config).build_algo()
-            metadata = {"framework": "rllib", "observation_version": OBSERVATION_VERSION, "num_players": config.num_players,
-                        "variants": [config.open_baskets, config.no_fighting], "view": config.view,
-                        "iterations": 0, "env_steps": 0, "evaluations": [], "timing": []}  # fmt: skip
+            metadata = {"framework": "rllib", "observation_version": OBSERVATION_VERSION,
+                        "tables": [table.to_dict() for table in config.tables], "variants": config.variants, "view": config.view,
+                        "privileged_critic": config.privileged_critic, "iterations": 0, "env_steps": 0, "evaluations": [],
+                        "timing": []}  # fmt: skip
+        set_threads(algo, config.threads)
+        opponents.refresh(algo)
         start, total, every = metadata["iterations"], config.iterations, config.evaluation.every
-        with tqdm(total=total, initial=start, unit="iter", desc="rllib self-play") as bar:
+        snapshot_every = config.opponents.snapshot_every
+        with tqdm(total=total, initial=start, unit="iter", desc="rllib self-play", disable=not show_progress) as bar:
             for iteration in range(start + 1, total + 1):
                 began = time.perf_counter()
                 result = algo.train()
                 seconds = time.perf_counter() - began
                 steps = int(result[ENV_RUNNER_RESULTS][NUM_ENV_STEPS_SAMPLED_LIFETIME])
-                sampled = steps - metadata["env_steps"]
+                sampled, before = steps - metadata["env_steps"], metadata["env_steps"]
                 timing = {
                     "iteration": iteration,
                     "seconds": round(seconds, 3),
@@ -174,19 +225,51 @@ def train(config: RLlibConfig, directory: Path, address: str | None, resume: boo
                 }
                 metadata["timing"].append(timing)
                 metadata["iterations"], metadata["env_steps"] = iteration, steps
+                opponents.collect(algo)
+                if steps // snapshot_every > before // snapshot_every:
+                    if config.opponents.mode != "latest":
+                        opponents.pool.add(algo.get_module(MODULE_ID), steps)
+                    opponents.refresh(algo)
                 bar.set_postfix(env_steps_per_s=f"{timing['env_steps_per_second']:.0f}")
                 bar.update(1)
                 if iteration % every == 0 or iteration == total:
                     metadata["env_runner_memory_mb"] = runner_memory(algo)
+                    league = opponents.summary()
+                    if league:
+                        metadata["league"] = league
                     with exported_policy(algo, directory) as policy_dir:
                         metadata["evaluations"] += evaluate(policy_dir, config, iteration)
-                    checkpoint(algo, directory, config, metadata)
+                    checkpoint(algo, directory, config, metadata, opponents.checkpoint_parts())
+                    opponents.pool.trim()
                     latest = {row["baseline"]: row["win_share"] for row in metadata["evaluations"][-len(config.evaluation.baselines) :]}
                     bar.set_postfix(latest)
         algo.stop()
     finally:
         ray.shutdown()
+    probe_final_policy(config, directory, metadata, show_progress)
     return metadata
+
+
+def probe_final_policy(config: RLlibConfig, directory: Path, metadata: dict[str, Any], show_progress: bool) -> None:
+    """The exploitability probe's figures in the metadata (`probe`): a best response trained against
+    the exported policy at its last checkpoint (training/exploit.py), on the run's main variant;
+    kept if they already describe that policy as the config asks to measure it."""
+    from training import exploit
+
+    settings = config.probe
+    wanted = {"at_iteration": metadata["iterations"], **settings.in_metadata(), "variant": variant_name(*config.main_variant)}
+    if settings.steps == 0 or {key: metadata.get("exploitability", {}).get(key) for key in wanted} != wanted:
+        metadata.pop("exploitability", None)
+    if settings.steps == 0 or "exploitability" in metadata or not (directory / "policy").exists():
+        return
+    open_baskets, no_fighting = config.main_variant
+    measured = exploit.ExploitConfig(
+        target=str(directory), players=(settings.num_players,), steps=settings.steps, open_baskets=open_baskets, no_fighting=no_fighting,
+        seed=config.seed, eval_games=settings.games, out=directory / "exploit", threads=config.threads,
+    )  # fmt: skip
+    final = exploit.measure(measured, show_progress)["tables"][0]["final"]
+    metadata["exploitability"] = {**wanted, **{key: final[key] for key in ("win_share", "win_share_ci", "gain", "gain_ci")}}
+    atomic_write(directory / "metadata.json", json.dumps(metadata, indent=2) + "\n")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -212,14 +295,17 @@ def main(argv: list[str] | None = None) -> None:
             if (directory / "algorithm").exists():
                 raise CheckpointError(f"{directory} already holds a run: --resume it, or choose another --out")
             check_writable(directory)
-        for name in config.evaluation.baselines:
-            load_agent(name)  # a name nothing can load is refused now, not after the first iterations
+        check_run(config)
         metadata = train(config, directory, args.address, resume=args.resume is not None)
         last = metadata["timing"][-1] if metadata["timing"] else {}
         rate = last.get("env_steps_per_second")
         print(f"{metadata['iterations']} iterations, {metadata['env_steps']:,} env steps; last iteration {rate} env steps/s")
-        for row in metadata["evaluations"][-len(config.evaluation.baselines) :]:
-            print(f"  vs {row['baseline']:<8} win share {row['win_share']:.3f} +- {row['win_share_ci']:.3f}")
+        for row in metadata["evaluations"][-len(config.evaluation.baselines) * len(config.variants) :]:
+            print(f"  vs {row['baseline']:<8} win share {row['win_share']:.3f} +- {row['win_share_ci']:.3f} ({row['variant']})")
+        probed = metadata.get("exploitability")
+        if probed:
+            print(f"exploitability probe: a best response wins {probed['win_share']:.3f} +- {probed['win_share_ci']:.3f} "
+                  f"at {probed['players']} players, gain over the fair share {probed['gain']:+.3f}")  # fmt: skip
         print(f"run written to {directory}/ (algorithm/, policy/, metadata.json, evaluations.csv)")
 
     run_command(parser.prog, rllib_selfplay)

@@ -83,7 +83,7 @@ from training.gauntlet import Curve, gauntlet, plot_curves
 from training.hardware import check_threads, torch_device, torch_threads
 from training.kickstart import TeacherGuidance, clone_teacher
 from training.magnet import Magnet, MagnetPPO
-from training.opponents import LEAGUE_PREFIXES, League, OpponentMixture, SnapshotPool
+from training.opponents import OpponentMixture, Opponents, SnapshotPool, finished_games
 from training.ppo import initial_weights, new_learner, ppo_kwargs
 
 COMPACT = "uint8"  # a run's rows: uint8 codes, copied to the device as such and expanded there (miaui_env.observe.compact)
@@ -140,11 +140,9 @@ class Run:
         # A run keeps the rows it started with: runs from before compact rows trained on float32.
         self.tables = self_play_tables(config, saved.get("observation_dtype", "float32") if resume else COMPACT)
         self.venv = MultiTableVecEnv(self.tables)
-        self.pool = SnapshotPool(directory / "pool", config.opponents.pool_size)
-        self.league = League(config.opponents.pfsp_exponent) if config.opponents.mode == "league" else None
+        self.opponents = Opponents(config.opponents, SnapshotPool(directory / "pool", config.opponents.pool_size))
         self.mixtures: list[OpponentMixture] = []
-        self.members: list[Agent | Policy] = []
-        self.baseline_weights: dict[str, float] = {}
+        self.members: list[Agent | Policy] = []  # the pool's members seated now, as agents
         # Each table has baselines of its own: an agent with memory (the counter) follows one batch of games.
         self.baselines = [
             {name: load_agent(name, seed=seeds.integer("baselines", t, i)) for i, name in enumerate(config.opponents.baseline_names)}
@@ -212,16 +210,10 @@ class Run:
                 raise CheckpointError(
                     f"{magnet_file} is damaged ({error}); delete it to start the magnet at the policy's weights"
                 ) from None
-        self.pool.discard_after(metadata["steps"])  # snapshots taken after the checkpoint belong to lost steps
+        self.opponents.resume(directory, metadata["steps"])
         if self.exploiters is not None:
             self.exploiters.restore(metadata.setdefault("exploiters", []), metadata["steps"])
         metadata["play"] = config.play  # how its policy plays may change on --resume --set play=...
-        league_file = directory / "league.json"
-        if self.league is not None and league_file.exists():
-            try:
-                self.league.load_state_dict(json.loads(league_file.read_text()))
-            except ValueError as error:  # json's errors are ValueErrors too
-                raise CheckpointError(f"{league_file} is damaged ({error}); delete it to start the league's statistics anew") from None
         return model, metadata
 
     @property
@@ -250,74 +242,31 @@ class Run:
 
     def refresh_opponents(self) -> None:
         """Deal opponent seats among the pool and the baselines, by weight, from the next episode."""
-        opponents = self.config.opponents
-        weights = opponents.weights
+        opponents = self.opponents
         self.members = []
-        if weights.get("pool", 0) > 0:
+        if opponents.pool_weight > 0:
             # The learner as it is now, playing its mixed strategy: always in `latest` mode, and until
             # the first snapshot in the others.
             learner = PolicyAgent(self.model, "learner", deterministic=False)
-            self.members = [learner] if opponents.mode == "latest" else [*self.pool.agents(self.model)] or [learner]
+            self.members = [learner] if self.config.opponents.mode == "latest" else [*opponents.pool.agents(self.model)] or [learner]
             self.members += self.exploiters.members() if self.exploiters else []
-        if self.league is not None:
-            self.league.forget(self.league_members())
-        self.baseline_weights = {name: weight for name, weight in weights.items() if name != "pool" and weight > 0}
-        shares = self.opponent_shares()
+        opponents.seat([agent_name(agent) for agent in self.members])
+        shares = opponents.shares()
         spawned = zip(self.tables, self.baselines, self.opponent_seeds.spawn(len(self.tables)), strict=True)
         self.mixtures = []
         for table, baselines, seed in spawned:
-            agents = [*self.members, *(baselines[name] for name in self.baseline_weights)]
+            agents = [*self.members, *(baselines[name] for name in opponents.baseline_weights)]
             seats = max(table.num_players - len(table.learner_seats), 1)  # all-learner tables never ask
-            mixture = OpponentMixture(agents, shares, np.random.default_rng(seed), seats_per_game=seats, draw=opponents.draw)
+            mixture = OpponentMixture(agents, shares, np.random.default_rng(seed), seats_per_game=seats, draw=self.config.opponents.draw)
             table.set_opponent(mixture)
             self.mixtures.append(mixture)
 
-    def opponent_shares(self) -> list[float]:
-        """The draw weight of each pool member (alike, or by PFSP in a league), then of each baseline."""
-        pool = self.config.opponents.weights.get("pool", 0)
-        if self.league is not None:  # the learner standing in for an empty pool has no results: it weighs as even
-            split = self.league.weights([agent_name(agent) for agent in self.members])
-        else:
-            split = [1 / max(len(self.members), 1)] * len(self.members)
-        return [pool * share for share in split] + list(self.baseline_weights.values())
-
-    def league_members(self) -> list[str]:
-        """The pool members a league weighs now: its snapshots and exploiters (none outside a league;
-        the learner itself, standing in for an empty pool, is never weighed)."""
-        names = [agent_name(agent) for agent in self.members]
-        return [name for name in names if name.startswith(LEAGUE_PREFIXES)] if self.league is not None else []
-
     def record_games(self, infos: list[dict[str, Any]]) -> None:
         """A league's statistics from the games that just ended; the new draw weights from the next episode."""
-        if self.league is None:
-            return
-        results, members = [], set(self.league_members())
-        for table, start in zip(self.tables, self.venv.bounds[:-1], strict=True):
-            learners = len(table.learner_seats)
-            for index in range(start, start + table.num_envs, learners):  # one row per game: its first learner seat
-                info = infos[index]
-                won = np.mean([infos[index + j]["winner"] for j in range(learners)])
-                # A snapshot that left the pool may still finish this episode's games: it is not counted.
-                results.append(([name for name in info["opponents"] if name in members], float(won), table.num_players))
-        self.league.record(results)
-        shares = self.opponent_shares()
-        for mixture in self.mixtures:
-            mixture.set_weights(shares)
-
-    def write_league(self, path: Path) -> None:
-        """The league's statistics, for --resume."""
-        assert self.league is not None
-        path.write_text(json.dumps(self.league.state_dict(), indent=2) + "\n")
-
-    def league_summary(self) -> dict[str, Any]:
-        """The league's win rates and draw weights, for the log and metadata."""
-        names = self.league_members()
-        if self.league is None or not names:
-            return {}
-        weights = self.league.weights(names)
-        return {
-            name: {"win_rate": round(self.league.win_rate(name), 4), "weight": round(w, 4)} for name, w in zip(names, weights, strict=True)
-        }
+        if self.opponents.record(finished_games(self.tables, self.venv.bounds[:-1], infos)):
+            shares = self.opponents.shares()
+            for mixture in self.mixtures:
+                mixture.set_weights(shares)
 
     def clone(self, show_progress: bool) -> None:
         """Kickstart a new run: its network learns to play like the teacher before PPO (training/kickstart.py)."""
@@ -361,7 +310,7 @@ class Run:
             against = row["baseline"] + variant_suffix(row["variant"], "_")
             logger.record(f"eval/win_share_vs_{against}", row["win_share"])
             logger.record(f"eval/mean_score_vs_{against}", row["mean_score"])
-        league = self.league_summary()
+        league = self.opponents.summary()
         if league:
             logger.record("league/learner_win_rate_vs_pool", float(np.mean([v["win_rate"] for v in league.values()])))
             self.metadata["league"] = league
@@ -382,14 +331,14 @@ class Run:
             "config.yaml": lambda path: path.write_text(self.config.to_yaml()),
             "evaluations.csv": lambda path: write_rows(path, evaluations),
             "win_share.png": lambda path: plot_win_shares(evaluations, path, players),
-            **({"league.json": self.write_league} if self.league else {}),
+            **self.opponents.checkpoint_parts(),
             **({"magnet.pt": self.write_magnet} if self.has_average_magnet else {}),
             **(self.exploiters.checkpoint_parts() if self.exploiters else {}),
         }
         if self.exploiters:
             self.metadata["exploiters"] = self.exploiters.curve
         write_checkpoint(self.directory, parts, self.metadata)
-        self.pool.trim()
+        self.opponents.pool.trim()
         if self.exploiters:
             self.exploiters.trim()
 
@@ -420,7 +369,7 @@ class Cadence(BaseCallback):
         if step >= self.next_snapshot:
             self.next_snapshot += self.every_snapshot
             if self.run.config.opponents.mode != "latest":
-                self.run.pool.add(self.run.model, step)
+                self.run.opponents.pool.add(self.run.model, step)
             self.run.refresh_opponents()
         # Before the checkpoint due at the same step; none at the end of the run, where the probe measures the final policy.
         if self.exploiters is not None and self.next_exploiter <= step < self.run.config.total_timesteps:
