@@ -10,7 +10,7 @@ two. Each figure is env (learner) steps sampled and learned per second of wall t
 opponents and updates included, after one warm-up iteration (numba compiles, Ray starts its
 actors). They are measured in turn `--repeats` times, so that a machine whose speed drifts slows
 all alike; the ratios to the SB3 path are printed per repeat, and the medians.
-Usage: python -m benchmarks.rllib_speed [--iterations 6] [--repeats 2] [--runners 1 2]
+Usage: python benchmarks/rllib_speed.py [--iterations 6] [--repeats 2] [--runners 1 2]
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from miaui_env.apps.arena import ArenaConfig, SampleGames, gauntlet_significance
 from miaui_env.apps.files import replacing
 from miaui_env.apps.replay import record_replay, save_replay
 from miaui_env.spec import TableSpec
-from training.config import RunSeeds
+from training.config import ConfigError, EvaluationConfig, ProbeConfig, RunSeeds
 
 
 @dataclass(frozen=True)
@@ -145,3 +145,14 @@ def plot_curves(
     with replacing(path) as temporary:
         figure.savefig(temporary, dpi=110)
     plt.close(figure)
+
+
+def check_arenas(evaluation: EvaluationConfig, probe: ProbeConfig) -> None:
+    """Refuse (ConfigError naming the section) a run whose evaluations or probe ask for more arena games than the arena allows."""
+    arenas = [("evaluation", evaluation.num_players, evaluation.games_per_baseline)]
+    arenas += [("probe", probe.num_players, probe.games)] if probe.steps > 0 else []
+    for section, num_players, games in arenas:
+        try:
+            ArenaConfig(num_players=num_players, games=games)
+        except ValueError as error:
+            raise ConfigError(f"config section '{section}': {error}") from None

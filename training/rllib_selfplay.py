@@ -48,13 +48,12 @@ from typing import Any
 from miaui_env.agents.checkpoint import CheckpointError
 from miaui_env.agents.loading import load_agent
 from miaui_env.agents.policy import load_rllib_policy
-from miaui_env.apps.arena import ArenaConfig
 from miaui_env.apps.cli import check_writable, run_command
 from miaui_env.apps.files import atomic_write, write_rows
 from miaui_env.observe.observation import OBSERVATION_VERSION
 from training.checkpoint import open_checkpoint, write_checkpoint
-from training.config import ROOT, ConfigError, RLlibConfig, thaw, variant_name
-from training.gauntlet import gauntlet
+from training.config import ROOT, RLlibConfig, thaw, variant_name
+from training.gauntlet import check_arenas, gauntlet
 from training.hardware import check_threads
 
 ENV_NAME = "miaui_vector"
@@ -94,13 +93,7 @@ def check_run(config: RLlibConfig) -> None:
     check_threads(config.threads)
     for name in (*config.evaluation.baselines, *config.opponents.baseline_names):
         load_agent(name)
-    arenas = [("evaluation", config.evaluation.num_players, config.evaluation.games_per_baseline)]
-    arenas += [("probe", config.probe.num_players, config.probe.games)] if config.probe.steps > 0 else []
-    for section, num_players, games in arenas:
-        try:
-            ArenaConfig(num_players=num_players, games=games)
-        except ValueError as error:
-            raise ConfigError(f"config section '{section}': {error}") from None
+    check_arenas(config.evaluation, config.probe)
 
 
 def evaluate(policy_dir: Path, config: RLlibConfig, step: int) -> list[dict[str, Any]]:
@@ -280,9 +273,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--address", default=None, help="a Ray cluster to join (e.g. auto, or 10.0.0.1:6379)")
     parser.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR")
     parser.add_argument("--out", type=Path, default=None, help="run directory (default: checkpoints/<run_name>)")
+    parser.add_argument("--threads", type=int, default=None, help="CPU threads for torch and the engine in every process (--set threads=N)")
     args = parser.parse_args(argv)
     if args.resume is not None and (args.config is not None or args.out is not None):
         parser.error("--resume continues a run with its own config.yaml and folder: --config and --out do not apply (--set does)")
+    args.overrides += [f"threads={args.threads}"] if args.threads is not None else []
 
     def rllib_selfplay() -> None:
         if args.resume:

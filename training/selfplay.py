@@ -70,7 +70,6 @@ from miaui_env.agents import Agent, Policy, agent_name
 from miaui_env.agents.checkpoint import CheckpointError
 from miaui_env.agents.loading import load_agent
 from miaui_env.agents.policy import PolicyAgent
-from miaui_env.apps.arena import ArenaConfig
 from miaui_env.apps.cli import check_writable, run_command
 from miaui_env.apps.files import atomic_write, write_rows
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
@@ -79,7 +78,7 @@ from training import exploit
 from training.checkpoint import open_checkpoint, write_checkpoint
 from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, variant_name
 from training.exploiters import Exploiters
-from training.gauntlet import Curve, gauntlet, plot_curves
+from training.gauntlet import Curve, check_arenas, gauntlet, plot_curves
 from training.hardware import check_threads, torch_device, torch_threads
 from training.kickstart import TeacherGuidance, clone_teacher
 from training.magnet import Magnet, MagnetPPO
@@ -98,13 +97,7 @@ def check_run(config: SelfPlayConfig) -> None:
     config.check_exploiters()
     for name in (*config.evaluation.baselines, config.kickstart.teacher):
         load_agent(name)
-    arenas = [("evaluation", config.evaluation.num_players, config.evaluation.games_per_baseline)]
-    arenas += [("probe", config.probe.num_players, config.probe.games)] if config.probe.steps > 0 else []
-    for section, num_players, games in arenas:
-        try:
-            ArenaConfig(num_players=num_players, games=games)
-        except ValueError as error:
-            raise ConfigError(f"config section '{section}': {error}") from None
+    check_arenas(config.evaluation, config.probe)
 
 
 def self_play_tables(config: SelfPlayConfig, observation_dtype: str = COMPACT) -> list[MiauiSelfPlayVecEnv]:
