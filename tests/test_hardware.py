@@ -146,6 +146,34 @@ def test_a_policy_built_for_other_rows_refuses_codes_by_name():
         policy.predict_values(torch.zeros((1, 10), dtype=torch.uint8))
 
 
+def test_a_starting_policy_that_cannot_read_codes_is_refused_by_name():
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from miaui_env.integrations.sb3 import ExpandCompactObservations
+    from training.ppo import TrainedWeights
+
+    venv = MiauiSelfPlayVecEnv(4, num_players=4, learner_seats=[0], seed=0, observation_dtype="uint8")
+    start = TrainedWeights(MaskableActorCriticPolicy, {"features_extractor_class": ExpandCompactObservations}, {})
+    with pytest.raises(ConfigError, match=r"the starting policy \(MaskableActorCriticPolicy with ExpandCompactObservations\) cannot read"):
+        new_learner(venv, ppo_kwargs({"n_steps": 11, "batch_size": 44}), 0, start=start)
+
+
+def test_an_sb3_that_stores_rows_as_float32_is_refused(monkeypatch):
+    """SB3 before 2.7.1 kept every rollout row as float32: codes would reach the policy as plain numbers."""
+    from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+
+    reset = MaskableRolloutBuffer.reset
+
+    def float_rows(self):
+        reset(self)
+        self.observations = self.observations.astype(np.float32)
+
+    monkeypatch.setattr(MaskableRolloutBuffer, "reset", float_rows)
+    venv = MiauiSelfPlayVecEnv(4, num_players=4, learner_seats=[0], seed=0, observation_dtype="uint8")
+    with pytest.raises(ConfigError, match=r"stores uint8 rows as float32: install stable-baselines3 and sb3-contrib >= 2\.7\.1"):
+        new_learner(venv, ppo_kwargs({"n_steps": 11, "batch_size": 44}), 0)
+
+
 def smoke_overrides(out: Path) -> list[str]:
     return ["total_timesteps=1500", "kickstart.decisions=400", "evaluation.every=100000", "probe.steps=0", "privileged_critic=true",
             "magnet.coef=0.05", "kickstart.guidance_steps=1", f"run_name={out.name}"]  # fmt: skip
@@ -201,8 +229,7 @@ def as_if_saved_on_cuda(path: Path) -> None:
 
 
 def test_a_checkpoint_trained_on_a_gpu_loads_and_plays_on_a_cpu_only_machine(tmp_path, monkeypatch):
-    if torch.cuda.is_available():
-        pytest.fail("this test stands in for a CPU-only machine; run it where torch sees no GPU")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)  # a CPU-only machine, wherever the test runs
     run = tmp_path / "gpu-run"
     shutil.copytree(ROOT / "checkpoints" / "miaui-ppo-v1", run, ignore=shutil.ignore_patterns("exploit", "tensorboard", "replays"))
     as_if_saved_on_cuda(run / "model.zip")

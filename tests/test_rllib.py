@@ -59,10 +59,12 @@ def test_local_run_trains_checkpoints_resumes_and_exports(short_dir):
     assert set(json.loads((out / "league.json").read_text())["games"]) == {"snapshot@352"}
     assert set(metadata["league"]) == {"snapshot@352", "snapshot@704"}
 
-    resumed = run("--resume", str(out), "--set", "iterations=3")
+    assert metadata["env_runner_threads"] == [1]
+    resumed = run("--resume", str(out), "--set", "iterations=3", "--threads", "2")
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     after = json.loads((out / "metadata.json").read_text())
     assert after["iterations"] == 3 and after["env_steps"] > metadata["env_steps"]
+    assert after["env_runner_threads"] == [2]  # a resumed run's env runners take its threads as given now
     # The resumed run seats the checkpoint's pool again (from pool/) and its league carries on against it.
     assert "snapshot@704" in json.loads((out / "league.json").read_text())["games"]
     assert [row["iteration"] for row in after["evaluations"]][-1] == 3

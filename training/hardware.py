@@ -11,7 +11,8 @@ the run's alone (`configs/gpu.yaml` takes 16).
 **Device.** `device` is `auto` (CUDA when torch sees a GPU, else the CPU), `cpu`, `cuda` or
 `cuda:<k>`. The policy, the privileged critic, the compact observations' expansion and the
 teacher's guidance live there; the engine stays on the CPU and hands over uint8 codes once per
-step. A checkpoint trained on a GPU loads anywhere: every loader maps it to the CPU.
+step. A checkpoint trained on a GPU loads anywhere: the arena, human play and the browser app map
+it to the CPU, and `--resume` to the run's device.
 """
 
 from __future__ import annotations

@@ -148,6 +148,7 @@ def new_learner(
     MaskablePPO until given a magnet."""
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
+    from miaui_env.integrations.compact_torch import ExpandsCodes
     from miaui_env.integrations.privileged import PrivilegedCriticPolicy
     from miaui_env.integrations.sb3 import CompactInputPolicy
     from training.hardware import torch_device
@@ -159,6 +160,11 @@ def new_learner(
         policy, arguments["policy_kwargs"] = start.policy_class, start.policy_kwargs
         if policy is MaskableActorCriticPolicy:  # the same network, key for key
             policy = CompactInputPolicy
+        extractor = start.policy_kwargs.get("features_extractor_class")
+        if venv.observation_space.dtype == np.uint8 and (not issubclass(policy, ExpandsCodes) or extractor is not None):
+            built = start.policy_class.__name__ + (f" with {getattr(extractor, '__name__', extractor)}" if extractor else "")
+            raise ConfigError(f"the starting policy ({built}) cannot read the trainer's uint8 rows: start from a "
+                              "MaskablePPO MlpPolicy or a PrivilegedCriticPolicy without a features extractor")  # fmt: skip
     elif privileged_critic:
         policy = PrivilegedCriticPolicy
         arguments["policy_kwargs"] = {**arguments.get("policy_kwargs", {}), "own_size": OBSERVATION_LAYOUT.size}
@@ -170,6 +176,9 @@ def new_learner(
         raise ConfigError(f"the ppo section was refused by MaskablePPO: {type(error).__name__}: {error}") from None
     if start is not None:
         model.policy.load_state_dict(start.state_dict)
+    if model.rollout_buffer.observations.dtype != venv.observation_space.dtype:  # SB3 before 2.7.1 stored every row as float32
+        raise ConfigError(f"this stable-baselines3 stores {venv.observation_space.dtype} rows as "
+                          f"{model.rollout_buffer.observations.dtype}: install stable-baselines3 and sb3-contrib >= 2.7.1")  # fmt: skip
     return model
 
 
@@ -179,7 +188,8 @@ def rng_untouched() -> Iterator[None]:
     import torch
 
     states = random.getstate(), np.random.get_state(), torch.get_rng_state()
-    cuda_states = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None  # a GPU learner samples there
+    # A GPU learner samples there; a CPU run on a GPU machine never starts CUDA, and has nothing to keep.
+    cuda_states = torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None  # type: ignore[no-untyped-call]
     try:
         yield
     finally:

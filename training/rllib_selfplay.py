@@ -144,6 +144,15 @@ def runner_memory(algo: Any) -> list[float]:
     return [float(mb) for mb in algo.env_runner_group.foreach_env_runner(rss)]
 
 
+def runner_threads(algo: Any) -> list[int]:
+    """The engine threads of every env runner that steps games (the driver's local runner holds none)."""
+
+    def threads(runner: Any) -> int | None:
+        return int(runner.env.unwrapped.tables[0].engine.threads) if runner.env is not None else None
+
+    return [count for count in algo.env_runner_group.foreach_env_runner(threads) if count is not None]
+
+
 def set_threads(algo: Any, threads: int) -> None:
     """Torch's threads in the driver and every learner (the env runners set theirs when they build their env)."""
     import torch
@@ -175,7 +184,6 @@ def start_ray(directory: Path, address: str | None) -> None:
 def train(config: RLlibConfig, directory: Path, address: str | None, resume: bool, show_progress: bool = True) -> dict[str, Any]:
     """Run (or continue) RLlib self-play; returns the metadata."""
     import ray
-    from ray.rllib.algorithms.algorithm import Algorithm
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_UPDATE_TIMER, NUM_ENV_STEPS_SAMPLED_LIFETIME, TIMERS
     from ray.tune.registry import register_env
     from tqdm import tqdm
@@ -190,7 +198,10 @@ def train(config: RLlibConfig, directory: Path, address: str | None, resume: boo
     try:
         if resume:
             metadata = open_checkpoint(directory, ["algorithm/"], "RLlib checkpoint")
-            algo = Algorithm.from_checkpoint(str(directory / "algorithm"))
+            # Built from the run's config as it is now (its --set overrides, threads included: the env
+            # runners build their envs from it), then given the checkpoint's state.
+            algo = algorithm_config(config).build_algo()
+            algo.restore_from_path(str(directory / "algorithm"))
             opponents.resume(directory, metadata["env_steps"])
         else:
             algo = algorithm_config(config).build_algo()
@@ -226,7 +237,7 @@ def train(config: RLlibConfig, directory: Path, address: str | None, resume: boo
                 bar.set_postfix(env_steps_per_s=f"{timing['env_steps_per_second']:.0f}")
                 bar.update(1)
                 if iteration % every == 0 or iteration == total:
-                    metadata["env_runner_memory_mb"] = runner_memory(algo)
+                    metadata["env_runner_memory_mb"], metadata["env_runner_threads"] = runner_memory(algo), runner_threads(algo)
                     league = opponents.summary()
                     if league:
                         metadata["league"] = league
