@@ -102,7 +102,7 @@ def check_run(config: SelfPlayConfig) -> None:
 
 def self_play_tables(config: SelfPlayConfig, observation_dtype: str = COMPACT) -> list[MiauiSelfPlayVecEnv]:
     """The config's tables as self-play VecEnvs on `config.threads` engine threads, table i dealt from
-    child i of the `tables` stream, their rows uint8 codes (COMPACT) or float32 (runs from before 0.3)."""
+    child i of the `tables` stream, their rows uint8 codes (COMPACT) or float32 (runs started before compact rows)."""
     children = config.seeds.sequence("tables").spawn(len(config.tables))
     return [
         MiauiSelfPlayVecEnv(
