@@ -51,9 +51,14 @@ def new_game(client, status=201, **choices):
     return response.get_json()
 
 
+def a_play(view, card):
+    """A play of `card` in the round `view` shows."""
+    return {"card": card, "round": view["table"]["round"]}
+
+
 def play_out(client, view, pick=lambda hand: hand[0]):
     while not view["over"]:
-        response = client.post(f"/api/games/{view['id']}/play", json={"card": pick(view["hand"])})
+        response = client.post(f"/api/games/{view['id']}/play", json=a_play(view, pick(view["hand"])))
         assert response.status_code == 200, response.get_json()
         view = response.get_json()
     return view
@@ -79,7 +84,7 @@ def test_a_whole_game_to_the_final_scores_saved_as_a_replay(client, tmp_path):
     mine = []
     while not view["over"]:
         mine.append(view["hand"][len(view["hand"]) // 2])
-        view = client.post(f"/api/games/{view['id']}/play", json={"card": mine[-1]}).get_json()
+        view = client.post(f"/api/games/{view['id']}/play", json=a_play(view, mine[-1])).get_json()
         assert [reveal["round"] for reveal in view["reveal"]] == ([11, 12] if view["over"] else [len(mine)])
         assert view["reveal"][0]["plays"][1] == mine[-1]
     assert view["table"]["round"] == 13 and view["hand"] == []
@@ -146,7 +151,7 @@ def seat_page(deck, seat, rounds, **config):
     state = rules.new_game(GameConfig(num_players=n, **config), np.random.default_rng(0), parse_deck_order(deck))
     game = HumanGame(state, {s: Script([cards[s] for cards in rounds]) for s in range(n) if s != seat})
     for cards in rounds:
-        game.play(cards[seat])
+        game.play(cards[seat], game.state.round)
     view = game.page()
     del view["id"]  # a random name
     return json.dumps(view, sort_keys=True)
@@ -269,8 +274,8 @@ def test_every_fish_event_follows_its_catch_in_the_order_it_happened():
 def test_the_recall_view_shows_what_was_ever_public(client):
     table, recall = new_game(client, seed=8), new_game(client, seed=8, view="recall")
     for _ in range(3):
-        table = client.post(f"/api/games/{table['id']}/play", json={"card": table["hand"][0]}).get_json()
-        recall = client.post(f"/api/games/{recall['id']}/play", json={"card": recall["hand"][0]}).get_json()
+        table = client.post(f"/api/games/{table['id']}/play", json=a_play(table, table["hand"][0])).get_json()
+        recall = client.post(f"/api/games/{recall['id']}/play", json=a_play(recall, recall["hand"][0])).get_json()
     assert table["reveal"] == recall["reveal"]  # the same game
     for row in recall["table"]["seats"]:
         assert None not in row["hand"] and sum(row["hand"]) == 9 and row["score"] is not None
@@ -290,9 +295,10 @@ def test_an_agent_that_fails_fails_its_own_request_only(app, monkeypatch):
     monkeypatch.setattr("miaui_env.apps.web.games.load_agents", lambda names, seed: [Broken([]) for _ in names])
     broken = new_game(broken_client)
     before = broken_client.get(f"/api/games/{broken['id']}").get_json()
-    refused(broken_client.post(f"/api/games/{broken['id']}/play", json={"card": 3}), 500, "RuntimeError: the policy file is corrupt")
+    play = {"card": 3, "round": 1}
+    refused(broken_client.post(f"/api/games/{broken['id']}/play", json=play), 500, "RuntimeError: the policy file is corrupt")
     assert broken_client.get(f"/api/games/{broken['id']}").get_json() == before  # nothing was played
-    assert healthy_client.post(f"/api/games/{healthy['id']}/play", json={"card": 3}).status_code == 200
+    assert healthy_client.post(f"/api/games/{healthy['id']}/play", json=play).status_code == 200
 
 
 def test_the_page_loads_nothing_from_elsewhere(client):
@@ -311,7 +317,7 @@ def test_the_page_loads_nothing_from_elsewhere(client):
 def test_sessions_never_reach_each_others_games(app):
     alice, bob = app.test_client(), app.test_client()
     game = new_game(alice)
-    for response in (bob.get(f"/api/games/{game['id']}"), bob.post(f"/api/games/{game['id']}/play", json={"card": 3}),
+    for response in (bob.get(f"/api/games/{game['id']}"), bob.post(f"/api/games/{game['id']}/play", json={"card": 3, "round": 1}),
                      bob.delete(f"/api/games/{game['id']}"), bob.get(f"/api/games/{game['id']}/replay")):  # fmt: skip
         refused(response, 404, "no game .* in this browser session")
     assert alice.get(f"/api/games/{game['id']}").get_json() == game  # untouched by bob's tries
@@ -360,9 +366,9 @@ def test_many_sessions_play_at_once_on_a_real_server(server):
         call = browser_session()
         status, view = call("POST", f"{server}/api/games", {"players": 4, "opponents": ["counter", "random", "greedy"], "seed": 21})
         while status in (200, 201) and not view["over"]:
-            status, view = call("POST", f"{server}/api/games/{view['id']}/play", {"card": view["hand"][-1]})
+            status, view = call("POST", f"{server}/api/games/{view['id']}/play", a_play(view, view["hand"][-1]))
             if index == 0:  # one session sends junk between its cards: the others never notice
-                junk = call("POST", f"{server}/api/games/{view['id']}/play", {"card": "junk"})
+                junk = call("POST", f"{server}/api/games/{view['id']}/play", a_play(view, "junk"))
                 failures.extend([] if junk[0] in (400, 409) else [(index, junk)])
         if status != 200:
             failures.append((index, status, view))
@@ -385,14 +391,14 @@ def test_a_double_click_plays_one_card(app):
 
     def click():
         start.wait()
-        statuses.append(client.post(f"/api/games/{game['id']}/play", json={"card": 7}).status_code)
+        statuses.append(client.post(f"/api/games/{game['id']}/play", json={"card": 7, "round": 1}).status_code)
 
     threads = [threading.Thread(target=click) for _ in range(2)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert sorted(statuses) == [200, 400]
+    assert sorted(statuses) == [200, 409]  # the second click names a round already played
     view = client.get(f"/api/games/{game['id']}").get_json()
     assert view["table"]["round"] == 2 and 7 not in view["hand"] and len(view["hand"]) == 11
 
@@ -413,7 +419,7 @@ def test_abandoned_and_finished_games_are_dropped(tmp_path):
     idle, busy, done = new_game(client), new_game(client), new_game(client)
     done = play_out(client, done)
     clock.now = 50.0
-    client.post(f"/api/games/{busy['id']}/play", json={"card": 1})
+    client.post(f"/api/games/{busy['id']}/play", json={"card": 1, "round": 1})
     clock.now = 60.5  # the finished game's last card was 60.5 s ago
     refused(client.get(f"/api/games/{done['id']}"), 404, r"no game .* kept 2 minutes untouched, 10 seconds after the last card")
     assert client.get(f"/api/games/{idle['id']}").status_code == 200  # touched at 60.5
@@ -451,7 +457,10 @@ def test_a_full_server_refuses_new_games_and_a_session_keeps_its_latest(tmp_path
         ({"no_fighting": "yes"}, r"no_fighting='yes' is not allowed: true or false"),
         ({"view": "god"}, r"view='god' is not allowed: table or recall"),
         ({"seed": -1}, r"seed=-1 is not allowed"),
-        ({"seed": 2**70}, r"seed=\d+ is not allowed: an integer from 0 to"),
+        ({"seed": "-1"}, r"seed='-1' is not allowed: an integer from 0 to"),
+        ({"seed": "12a"}, r"seed='12a' is not allowed"),
+        ({"seed": "18446744073709551616"}, r"seed=18446744073709551616 is not allowed: an integer from 0 to 18446744073709551615"),
+        ({"seed": 2**64}, r"seed=\d+ is not allowed: an integer from 0 to 18446744073709551615"),
         ({"cheat": True}, r"unknown field 'cheat'; the fields are players, seat, opponents"),
     ],
 )
@@ -461,22 +470,42 @@ def test_bad_new_games_are_refused_and_create_nothing(app, client, body, message
     assert len(app.extensions["miaui_games"]) == 0
 
 
+def test_fresh_deals_have_64_bit_seeds_from_secrets():
+    choice = TableChoice.parse({"players": 3, "opponents": ["random", "random"]}, agent_menu(), person=True)
+    seeds = [choice.deal()[1] for _ in range(20)]  # all 20 under 2**32 by chance: 2**-640
+    assert max(seeds) >= 2**32 and all(0 <= seed < 2**64 for seed in seeds)
+    largest = {"players": 3, "opponents": ["random", "random"], "seed": 2**64 - 1}
+    assert TableChoice.parse(largest, agent_menu(), person=True).seed == 2**64 - 1
+
+
+def test_a_seed_above_2_53_sent_as_digits_deals_the_same_game_as_its_integer(client):
+    exact = new_game(client, seed="9223372036854775807")
+    assert new_game(client, seed=2**63 - 1)["table"] == exact["table"]
+    assert new_game(client, seed=2**63)["table"] != exact["table"]  # the number a JavaScript page would have sent
+
+
 def test_bad_cards_are_refused_and_change_nothing(client):
     game = new_game(client)
     url = f"/api/games/{game['id']}"
-    client.post(f"{url}/play", json={"card": 1})
+    client.post(f"{url}/play", json={"card": 1, "round": 1})
     before = client.get(url).get_json()
     for body, message in [
-        ({"card": 1}, r"card 1 is not in your hand: you have already played it; your cards are \[2, 3"),
-        ({"card": 13}, r"card=13 is not allowed: an integer from 1 to 12"),
-        ({"card": 0}, r"card=0 is not allowed"),
-        ({"card": "7"}, r"card='7' is not allowed"),
-        ({"card": True}, r"card=True is not allowed"),
-        ({"card": 7.0}, r"card=7.0 is not allowed"),
-        ({"card": 7, "seat": 2}, r"a play is a JSON object \{'card': a diver card 1-12\}"),
+        ({"card": 1, "round": 2}, r"card 1 is not in your hand: you have already played it; your cards are \[2, 3"),
+        ({"card": 13, "round": 2}, r"card=13 is not allowed: an integer from 1 to 12"),
+        ({"card": 0, "round": 2}, r"card=0 is not allowed"),
+        ({"card": "7", "round": 2}, r"card='7' is not allowed"),
+        ({"card": True, "round": 2}, r"card=True is not allowed"),
+        ({"card": 7.0, "round": 2}, r"card=7.0 is not allowed"),
+        ({"card": 7, "round": "2"}, r"round='2' is not allowed: an integer from 1 to 12"),
+        ({"card": 7, "round": 2, "seat": 2}, r"a play is a JSON object \{'card': a diver card 1-12, 'round': the round it is for\}"),
+        ({"card": 7}, r"a play is a JSON object \{'card'"),
         ([7], r"a play is a JSON object"),
     ]:
         refused(client.post(f"{url}/play", json=body), 400, message)
+    # a play for another round (sent twice, or from a stale page) is a conflict, not a card
+    for stale in (1, 3):
+        conflict = client.post(f"{url}/play", json={"card": 7, "round": stale})
+        refused(conflict, 409, f"round={stale} is not the round being played: the game is at round 2")
     assert client.get(url).get_json() == before
 
 
@@ -484,7 +513,7 @@ def test_a_card_for_a_finished_game_and_a_replay_before_the_end(client):
     game = new_game(client)
     refused(client.get(f"/api/games/{game['id']}/replay"), 409, "not over yet")
     game = play_out(client, game)
-    refused(client.post(f"/api/games/{game['id']}/play", json={"card": 1}), 409, "this game is over: deal a new one")
+    refused(client.post(f"/api/games/{game['id']}/play", json={"card": 1, "round": 12}), 409, "this game is over: deal a new one")
     assert client.get(f"/api/games/{game['id']}").get_json() == game
 
 
@@ -501,6 +530,43 @@ def test_huge_bodies_are_refused(client):
     for url in ("/api/games", "/api/watch", "/api/watch/agents"):
         refused(client.post(url, data=huge, content_type="application/json"), 413, "larger than 1024 kB")
     assert client.get("/api/agents").status_code == 200  # and it keeps serving
+
+
+def test_deep_bodies_and_huge_integers_are_refused_and_the_server_keeps_serving(client):
+    game = new_game(client)
+    deep = "[" * 100_000 + "]" * 100_000
+    for url in ("/api/games", f"/api/games/{game['id']}/play", "/api/watch", "/api/watch/agents"):
+        refused(client.post(url, data=deep, content_type="application/json"), 400, r"nests more than 32 levels deep")
+        refused(client.post(url, data='{"seed": ' + "9" * 5000 + "}", content_type="application/json"), 400, r"integer of 5000 digits")
+    refused(client.post("/api/games", data='{"seed": NaN}', content_type="application/json"), 400, r"NaN is not allowed")
+    refused(client.post("/api/games", data=b"\xff", content_type="application/json"), 400, r"not valid JSON: it is not UTF-8")
+    big = a_replay_text().replace('"seed": 4', '"seed": ' + "4" * 5000)
+    refused(client.post("/api/watch", json={"replay": big}), 400, r"integer of 5000 digits")
+    refused(client.post("/api/watch", json={"replay": deep}), 400, r"the replay nests more than 32 levels")
+    named = json.dumps({**json.loads(a_replay_text()), "players": [1, ["b"], None]})
+    refused(client.post("/api/watch", json={"replay": named}), 400, r"player name 1 is not allowed: player names are strings")
+    assert client.get(f"/api/games/{game['id']}").status_code == 200
+
+
+def test_odd_replay_names_are_refused_without_the_servers_paths(client, tmp_path):
+    for name in ("\u0000", "replays/x\u0000.json", "a" * 5000, "replays/" + "a" * 300 + ".json"):
+        error = refused(client.post("/api/watch", json={"file": name}), 400 if len(name) > 1024 or "\0" in name else 404, "saved replay")
+        assert str(tmp_path) not in error and str(ROOT) not in error, error
+
+
+def test_a_body_over_the_limit_gets_the_json_413_from_a_real_server(tmp_path):
+    command = [sys.executable, "-m", "training.web", "--port", "0", "--replays", str(tmp_path), "--library", str(tmp_path)]
+    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = re.search(r"http://\S+/", server.stdout.readline()).group(0)
+        call = browser_session()
+        for size in (2 * MAX_BODY, 5 * MAX_BODY, 40 * MAX_BODY):
+            status, answer = call("POST", url + "api/watch", {"replay": "x" * size})
+            assert status == 413 and "larger than 1024 kB" in answer["error"], (size, status, answer)
+        assert call("GET", url + "api/agents")[0] == 200
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
 
 
 def a_replay_text(seed=4):
@@ -606,3 +672,31 @@ def test_the_command_serves_on_loopback_and_answers_only_its_own_host_names(tmp_
     finally:
         server.terminate()
         server.wait(timeout=60)
+
+
+def test_the_command_on_ipv6_loopback_serves_the_url_it_prints(tmp_path):
+    command = [sys.executable, "-m", "training.web", "--host", "::1", "--port", "0", "--replays", str(tmp_path), "--library", str(tmp_path)]
+    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stdout.readline()
+        url = re.search(r"http://\[::1\]:(\d+)/", line)
+        assert url, (line, server.stderr.read() if server.poll() is not None else "")
+        with urllib.request.urlopen(url.group(0) + "api/agents", timeout=60) as response:  # Host: [::1]:port
+            assert response.status == 200 and "counter" in response.read().decode()
+        rebound = urllib.request.Request(url.group(0) + "api/agents", headers={"Host": f"attacker.example:{url.group(1)}"})
+        with pytest.raises(urllib.error.HTTPError) as error:
+            urllib.request.urlopen(rebound, timeout=60)
+        assert error.value.code == 400 and "is not trusted" in json.loads(error.value.read())["error"]
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+@pytest.mark.parametrize(
+    ("host", "answered"),
+    [("[::1]:8011", True), ("[::1]", True), ("localhost:8000", True), ("127.0.0.1", True), ("[::2]:8011", False), ("evil.example", False)],
+)
+def test_the_loopback_host_names_trusted_are_the_pages_own(tmp_path, host, answered):
+    client = create_app(replays=None, library=[tmp_path], trusted_hosts=["127.0.0.1", "localhost", "::1"]).test_client()
+    response = client.get("/api/agents", headers={"Host": host})
+    assert response.status_code == (200 if answered else 400), response.get_json()

@@ -116,6 +116,23 @@ def test_a_whole_game_played_by_clicks_to_the_final_scores(browser, server, libr
     assert "your game" in text(browser, "watch-title")
 
 
+def test_a_seed_above_2_53_typed_on_the_page_deals_exactly_that_seed(browser, server, library):
+    browser.get(server)
+    wait_for(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#opponent-1 option"))
+    Select(browser.find_element(By.ID, "players")).select_by_visible_text("3")
+    browser.find_element(By.ID, "seed").send_keys(str(2**63 - 1))
+    browser.find_element(By.ID, "start").click()
+    wait_for(browser, lambda: "Round 1 of 12" in text(browser, "play-table"))
+    assert browser.find_element(By.ID, "seed").get_attribute("value") == str(2**63 - 1)
+    for round_number in range(1, 12):
+        click_card(browser, round_number)
+        if round_number < 11:
+            wait_for(browser, lambda r=round_number: f"Round {r + 1} of 12" in text(browser, "play-table"))
+    wait_for(browser, lambda: "saved as a replay: " in text(browser, "final"))
+    saved = text(browser, "final").split("saved as a replay: ")[1].splitlines()[0]
+    assert load_replay(saved).seed == 2**63 - 1  # not 2**63, as Number() would have sent
+
+
 def test_an_illegal_card_is_refused_on_the_page(browser, server):
     start_game(browser, server, "3", ["random", "random"])
     click_card(browser, 5)

@@ -4,7 +4,7 @@
     GET    /api/agents                the opponents offered, and the server's limits
     POST   /api/games                 a new game: {players, seat, opponents, open_baskets, no_fighting, view, seed}
     GET    /api/games/<id>            the game as the person's seat sees it
-    POST   /api/games/<id>/play       {card}: play a diver card; the agents play theirs; the reveal
+    POST   /api/games/<id>/play       {card, round}: play a diver card in that round (409 once past it); the agents' cards; the reveal
     DELETE /api/games/<id>            leave the game (it is dropped at once)
     GET    /api/games/<id>/replay     the finished game's replay file
     GET    /api/replays               the replays saved on this machine (see `ReplayShelf`)
@@ -62,7 +62,8 @@ def create_app(
     from miaui_env.apps.web import routes
 
     app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
-    app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, TRUSTED_HOSTS=trusted_hosts)
+    # The Host check is the app's own (routes.check_host): werkzeug's cannot match an IPv6 address.
+    app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, MIAUI_TRUSTED_HOSTS=trusted_hosts)
     routes.install(app, store if store is not None else GameStore(), replays, tuple(library))
     return app
 
@@ -89,16 +90,16 @@ def main(argv: list[str] | None = None) -> None:
 
     def serve() -> None:
         _require("waitress")
-        from waitress import create_server
+        from miaui_env.apps.web.serving import web_server
 
         store = GameStore(max_games=args.max_games, idle_ttl=args.idle_minutes * 60.0)
         # On loopback only the page's own host names are answered (a DNS-rebinding page cannot
         # reach it); opened with --host, any name the network uses for this machine is.
         trusted = list(LOOPBACK) if args.host in LOOPBACK else None
         app = create_app(store, replays=args.replays, library=args.library, trusted_hosts=trusted)
-        # waitress buffers a whole body before the app sees it: its own cap stops a flood early,
-        # the app's (MAX_BODY) answers anything between with a JSON 413 the page can show.
-        server: Any = create_server(app, host=args.host, port=args.port, threads=8, max_request_body_size=4 * MAX_BODY)
+        # waitress buffers a whole body before the app sees it: a body over MAX_BODY is refused
+        # there instead, with the same JSON 413 the app would give.
+        server: Any = web_server(app, host=args.host, port=args.port)
         host = f"[{args.host}]" if ":" in args.host else args.host
         print(f"Miaui in the browser: http://{host}:{server.effective_port}/  (Ctrl-C stops it)", flush=True)
         if args.host not in LOOPBACK:

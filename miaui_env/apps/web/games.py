@@ -9,6 +9,8 @@ HTTP status) naming the value and what is allowed; a refused request changes not
 from __future__ import annotations
 
 import importlib.util
+import json
+import re
 import secrets
 import threading
 import time
@@ -40,8 +42,11 @@ from miaui_env.observe.observation import VIEWS, Encoder
 from miaui_env.spec import TableSpec
 
 MAX_BODY = 1 << 20  # bytes: a replay is about 20 kB, every other request far less
-MAX_SEED = 2**63  # seeds are JSON integers: keep them exact in every client
+MAX_SEED = 2**64  # fresh seeds are 64 random bits: too many to find one from the cards it dealt
 HUMAN = "human"  # the person's seat in a saved replay's `players`
+MAX_DEPTH = 32  # JSON nesting: a replay nests 4 deep, every request less
+MAX_INT_DIGITS = 20  # 2**64 has 20 digits: every integer the app reads fits
+MAX_NAME = 1024  # characters in a replay's name: far longer than any path the shelf lists
 
 
 class WebError(ValueError):
@@ -50,6 +55,50 @@ class WebError(ValueError):
     def __init__(self, message: str, status: int = 400):
         super().__init__(message)
         self.status = status
+
+
+# -- JSON at the edge ----------------------------------------------------------------------------------
+class NotJSONError(WebError):
+    """Text that is not JSON at all (rather than JSON beyond the edge's limits)."""
+
+
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]")
+
+
+def _json_depth(text: str) -> int:
+    """How deep `text`'s arrays and objects nest, counted without parsing (which would recurse)."""
+    depth = deepest = 0
+    for bracket in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+        if deepest > MAX_DEPTH:
+            break
+    return deepest
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise WebError(f"an integer of {len(digits.lstrip('-'))} digits ({digits[:12]}...) is not allowed: at most {MAX_INT_DIGITS} digits")
+    return int(digits)
+
+
+def _no_constant(name: str) -> Any:
+    raise WebError(f"{name} is not allowed: JSON numbers are finite")
+
+
+def parse_json(text: str, what: str = "the request body") -> Any:
+    """`text` parsed as JSON, nesting at most MAX_DEPTH deep with integers of at most
+    MAX_INT_DIGITS digits; WebError (400) naming what is wrong otherwise."""
+    depth = _json_depth(text)
+    if depth > MAX_DEPTH:
+        raise WebError(f"{what} nests more than {MAX_DEPTH} levels deep: at most {MAX_DEPTH} are allowed")
+    try:
+        return json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant)
+    except json.JSONDecodeError as error:
+        raise NotJSONError(f"{what} is not valid JSON: {error}") from None
+    except RecursionError:  # the depth count above makes this unreachable; a 400 all the same
+        raise WebError(f"{what} nests too deep: at most {MAX_DEPTH} levels are allowed") from None
 
 
 # -- what a page may ask for ------------------------------------------------------------------
@@ -147,11 +196,14 @@ class TableChoice:
             no_fighting=_checked_bool(body.get("no_fighting", False), "no_fighting"),
             view=view,
         )
+        # A seed may come as a string of digits: a page's JavaScript numbers round integers above 2**53.
+        if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= MAX_INT_DIGITS:
+            seed = int(seed)
         return cls(spec, tuple(agents), None if seed is None else _checked_int(seed, "seed", 0, MAX_SEED - 1))
 
     def deal(self) -> tuple[GameState, int]:
         """A new game dealt as `reset(seed=...)` deals it (a fresh seed when none was chosen), and its seed."""
-        seed = self.seed if self.seed is not None else secrets.randbelow(2**31)
+        seed = self.seed if self.seed is not None else secrets.randbelow(MAX_SEED)
         return new_game(self.spec.game, seed_generator(seed)), seed
 
 
@@ -190,13 +242,18 @@ class HumanGame:
         """`seat`'s observation, as a player of `view` sees it."""
         return np.asarray(as_seen(self.encoder.observe(seat)[None], view, self.dealt)[0])
 
-    def play(self, card: Any, replays: Path | None = None) -> None:
-        """The person's diver card (1-12) with the agents' cards; WebError, nothing changed, if it
-        cannot be played. The finished game is saved as a replay in the folder `replays` (if given)."""
+    def play(self, card: Any, round_number: Any, replays: Path | None = None) -> None:
+        """The person's diver card (1-12) for round `round_number` with the agents' cards; WebError,
+        nothing changed, if it cannot be played (409 if the game is past that round). The finished
+        game is saved as a replay in the folder `replays` (if given)."""
         with self.lock:
             if self.over:
                 raise WebError("this game is over: deal a new one", 409)
             _checked_int(card, "card", 1, NUM_DIVER_CARDS)
+            _checked_int(round_number, "round", 1, NUM_ROUNDS)
+            # Two plays sent at once for one round: the first is played, the second refused here.
+            if round_number != self.state.round:
+                raise WebError(f"round={round_number} is not the round being played: the game is at round {self.state.round}", 409)
             if not self.state.hands[self.seat, card - 1]:
                 held = self.state.legal_cards(self.seat)
                 raise WebError(f"card {card} is not in your hand: you have already played it; your cards are {held}")
@@ -404,16 +461,19 @@ class ReplayShelf:
 
     def read(self, name: Any) -> str:
         """The text of the listed replay `name`; WebError (404) for a name the shelf does not list."""
-        if not isinstance(name, str) or not name:
-            raise WebError(f"file={name!r:.60}: the name of a saved replay, as the list gives it")
-        path = Path(name).resolve()
-        listed = any(path.is_relative_to(root.resolve()) for root in self.roots)
-        if not (listed and path.suffix == ".json" and path.parent.name == "replays" and path.is_file()):
-            folders = ", ".join(f"{root}/" for root in self.roots)
-            raise WebError(f"no saved replay {name!r:.80} here; the list names the replays/ folders under {folders}", 404)
-        if path.stat().st_size > MAX_BODY:
-            raise WebError(f"{name!r:.80} is larger than {MAX_BODY // 1024} kB: not a replay this app reads", 413)
+        if not isinstance(name, str) or not name or len(name) > MAX_NAME or "\0" in name:
+            raise WebError(f"file={name!r:.60}: the name of a saved replay as the list gives it (at most {MAX_NAME} characters, no NUL)")
+        missing = WebError(f"no saved replay {name!r:.80} here; GET /api/replays lists the names this server opens", 404)
+        # The errors name the file as the request did: never the server's own (absolute) path.
         try:
+            path = Path(name).resolve()
+            listed = any(path.is_relative_to(root.resolve()) for root in self.roots)
+            if not (listed and path.suffix == ".json" and path.parent.name == "replays" and path.is_file()):
+                raise missing
+            if path.stat().st_size > MAX_BODY:
+                raise WebError(f"{name!r:.80} is larger than {MAX_BODY // 1024} kB: not a replay this app reads", 413)
             return path.read_text()
-        except (OSError, UnicodeDecodeError) as error:
-            raise WebError(f"{name!r:.80} cannot be read: {error}", 404) from None
+        except (OSError, ValueError) as error:  # too long a name, removed while we looked, not text
+            if isinstance(error, WebError):
+                raise
+            raise WebError(f"{name!r:.80} cannot be read: {getattr(error, 'strerror', None) or type(error).__name__}", 404) from None

@@ -23,6 +23,7 @@ from miaui_env.apps.web.games import (
     MAX_BODY,
     AgentChoice,
     GameStore,
+    NotJSONError,
     ReplayShelf,
     TableChoice,
     WebError,
@@ -30,6 +31,7 @@ from miaui_env.apps.web.games import (
     agents_game,
     checked_seat,
     frames_of,
+    parse_json,
     start_game,
 )
 
@@ -76,12 +78,27 @@ def json_body() -> Any:
     """The request's JSON body; WebError (415, 400) if it is not JSON."""
     if not request.is_json:
         raise WebError(f"the request body must be JSON (Content-Type: application/json), not {request.mimetype or 'nothing'}", 415)
+    body = request.get_data(cache=True)  # a body over MAX_CONTENT_LENGTH: werkzeug's 413
     try:
-        return request.get_json()
-    except HTTPException as error:  # werkzeug refuses JSON it cannot parse
-        if error.code == 413:
-            raise
-        raise WebError("the request body is not valid JSON") from None
+        text = body.decode()
+    except UnicodeDecodeError:
+        raise WebError("the request body is not valid JSON: it is not UTF-8 text") from None
+    return parse_json(text)
+
+
+def watched_replay(text: str) -> Replay:
+    """The replay in `text`, parsed at the edge first (a replay's depth and integers are bounded
+    like a request's); WebError or ReplayError (400) if it is not one the page can show."""
+    try:
+        data = parse_json(text, "the replay")
+    except NotJSONError:  # the library's own message says what a replay file is
+        data = None
+    # The library writes any name as text; a page shows what the file says, so it must say text.
+    names = data.get("players") if isinstance(data, dict) else None
+    for name in names if isinstance(names, list) else ():
+        if not isinstance(name, str):
+            raise WebError(f"the replay's player name {name!r:.40} is not allowed: player names are strings")
+    return replay_from_json(text)
 
 
 def frames_reply(replay: Replay, seat: Any) -> ResponseReturnValue:
@@ -89,7 +106,22 @@ def frames_reply(replay: Replay, seat: Any) -> ResponseReturnValue:
     return jsonify(players=list(replay.players), frames=frames_of(replay, seat), replay=replay_to_json(replay))
 
 
-# -- every request: the session cookie, the headers ----------------------------------------------
+# -- every request: the host, the session cookie, the headers -------------------------------------
+def host_name(host: str) -> str:
+    """The name in a Host header, without its port: `[::1]:8011` is `::1`, `localhost:80` is `localhost`."""
+    if host.startswith("["):  # an IPv6 address, bracketed because it holds colons
+        return host[1:].partition("]")[0].lower()
+    return host.partition(":")[0].lower()
+
+
+@routes.before_app_request
+def check_host() -> None:
+    """Refuse a Host the app does not answer to (a DNS-rebinding page names its own), 400."""
+    trusted = current_app.config.get("MIAUI_TRUSTED_HOSTS")
+    if trusted is not None and host_name(request.host) not in trusted:
+        raise WebError(f"Host {request.host!r:.80} is not trusted: this server answers to {', '.join(trusted)}")
+
+
 @routes.before_app_request
 def open_session() -> None:
     """Find the browser session's token in its cookie, or make a new one."""
@@ -171,9 +203,9 @@ def play_card(game_id: str) -> ResponseReturnValue:
     """The person's card, the agents' cards, the reveal."""
     game = site().games.get(g.session, game_id)
     data = json_body()
-    if not isinstance(data, dict) or set(data) != {"card"}:
-        raise WebError(f"a play is a JSON object {{'card': a diver card 1-12}}; got {data!r:.60}")
-    game.play(data["card"], site().replays)
+    if not isinstance(data, dict) or set(data) != {"card", "round"}:
+        raise WebError(f"a play is a JSON object {{'card': a diver card 1-12, 'round': the round it is for}}; got {data!r:.60}")
+    game.play(data["card"], data["round"], site().replays)
     site().games.touch(game)
     return jsonify(game.page())
 
@@ -212,7 +244,7 @@ def watch() -> ResponseReturnValue:
     text = data["replay"] if "replay" in data else site().shelf.read(data["file"])
     if not isinstance(text, str):
         raise WebError(f"replay: the replay file's text, as a string; got {type(text).__name__}")
-    return frames_reply(replay_from_json(text), data.get("seat"))
+    return frames_reply(watched_replay(text), data.get("seat"))
 
 
 @routes.post("/api/watch/agents")

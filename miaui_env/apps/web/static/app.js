@@ -274,7 +274,8 @@ async function playCard(card) {
   if (busy || !game) return;
   busy = true;
   document.querySelectorAll("#hand button").forEach((button) => { button.disabled = true; });
-  const view = await attempt(() => api("POST", `/api/games/${game.id}/play`, { card }));
+  // The play names the round the page shows: a second send (or a stale page) is refused, not played.
+  const view = await attempt(() => api("POST", `/api/games/${game.id}/play`, { card, round: game.table.round }));
   busy = false;
   if (view) showGame(view);
   else document.querySelectorAll("#hand button").forEach((button) => { button.disabled = game.over; });
@@ -287,7 +288,9 @@ async function startGame() {
     opponents: [...Array(n - 1).keys()].map((k) => $(`opponent-${k + 1}`).value),
     open_baskets: $("open_baskets").checked, no_fighting: $("no_fighting").checked,
   };
-  if ($("seed").value !== "") body.seed = Number($("seed").value);
+  // Sent as the text typed: a JavaScript number would round a seed above 2^53 to another deal.
+  const seed = $("seed").value.trim();
+  if (seed !== "") body.seed = seed;
   const previous = game;
   $("start").disabled = true;
   const view = await attempt(() => api("POST", "/api/games", body));
