@@ -11,6 +11,7 @@ import json
 import pickle
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -365,6 +366,9 @@ def broken_checkpoint(root: Path, kind: str) -> Path:
     if kind == "bad-json":
         (run / "model.zip").write_bytes(b"PK")
         (run / "metadata.json").write_text("{not json")
+    elif kind == "no-data":  # a zip, but without SB3's `data` member
+        with zipfile.ZipFile(run / "model.zip", "w") as archive:
+            archive.writestr("x", "y")
     else:
         (run / "model.zip").write_bytes(b"not a zip file")
         (run / "metadata.json").write_text(json.dumps({"observation_version": 1}))
@@ -377,12 +381,14 @@ CLI_CALLS = [
     ("arena, unknown agent", ("miaui_env.apps.arena", "--candidate", "no_such_bot", "--games", "8"), "no_such_bot"),
     ("arena, unwritable out", ("miaui_env.apps.arena", "--candidate", "random", "--games", "8", "--out", "/proc/arena"), "cannot write"),
     ("play, seat past the table", ("miaui_env.apps.play", "--players", "3", "--seat", "3"), "--seat 3"),
+    ("play, unwritable replay", ("miaui_env.apps.play", "--seed", "1", "--replay", "/proc/nope.json"), "cannot write to /proc"),
     ("play, unknown opponent", ("miaui_env.apps.play", "--opponents", "nobody", "--seed", "1"), "nobody"),
     ("demo, no games", ("miaui_env.apps.demo", "--games", "0"), "0 is not allowed"),
     ("demo, out is a folder", ("miaui_env.apps.demo", "--games", "5", "--out", "tests"), "it is a folder"),
     ("arena, an empty agent name", ("miaui_env.apps.arena", "--candidate", "", "--games", "8"), "non-empty string"),
     ("arena, a relative module", ("miaui_env.apps.arena", "--candidate", ".bots:make", "--games", "8"), "absolute module"),
     ("arena, a value, not a callable", ("miaui_env.apps.arena", "--candidate", "math:pi", "--games", "8"), "math:pi is 3.14"),
+    ("arena, a callable that is no policy", ("miaui_env.apps.arena", "--candidate", "json:dumps", "--games", "8"), "json:dumps takes (obj"),
     ("arena, too many games", ("miaui_env.apps.arena", "--candidate", "random", "--games", "99999999999999"), "GiB of results"),
     ("selfplay, YAML that does not parse", ("training.selfplay", "--set", "ppo.learning_rate=["), "not valid YAML"),
     ("selfplay, a run name that is a path", ("training.selfplay", "--set", "run_name=/tmp/elsewhere"), "a folder name"),
@@ -417,12 +423,16 @@ def test_commands_end_user_errors_with_one_line(args, message, tmp_path):
     assert message in done.stderr and "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize("kind", ["bad-json", "bad-zip"])
+@pytest.mark.parametrize("kind", ["bad-json", "bad-zip", "no-data"])
 def test_a_damaged_checkpoint_is_named_not_a_traceback(tmp_path, kind):
     run = broken_checkpoint(tmp_path, kind)
     done = command("miaui_env.apps.arena", "--candidate", str(run), "--games", "8", "--out", str(tmp_path / "out"))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert str(run) in done.stderr and ("not valid JSON" in done.stderr or "not a loadable" in done.stderr)
+    if kind == "no-data":
+        assert "no 'data' member" in done.stderr
+        played = command("miaui_env.apps.play", "--players", "3", "--seed", "1", "--opponents", str(run), stdin="q\n")
+        assert played.returncode == 2 and "Traceback" not in played.stderr and "no 'data' member" in played.stderr
     with pytest.raises(CheckpointError, match=r"damaged|not a loadable"):
         from miaui_env.agents.loading import load_agent
 
@@ -546,3 +556,31 @@ def test_a_multi_table_vecenv_refuses_what_is_not_a_list_of_distinct_tables():
             MultiTableVecEnv(tables)
     with pytest.raises(InvalidConfigError, match="rotate_seats"):
         MiauiSelfPlayVecEnv(2, num_players=3, rotate_seats="no")
+
+
+# -- without Ray: one line naming the [rllib] extra -----------------------------------------------
+@pytest.fixture
+def without_ray(monkeypatch):
+    """`import ray` (and any ray.* submodule already imported) fails, as where the extra is not installed."""
+    for name in [name for name in sys.modules if name == "ray" or name.startswith("ray.")] + ["ray"]:
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+def test_without_ray_the_rllib_trainer_names_the_extra(without_ray, tmp_path, capsys):
+    from training import rllib_selfplay
+
+    with pytest.raises(SystemExit) as stopped:
+        rllib_selfplay.main(["--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and "[rllib]" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "run").exists()
+
+
+def test_without_ray_an_rllib_run_is_refused_naming_the_extra(without_ray, tmp_path):
+    from miaui_env.agents.loading import load_agent
+
+    run = tmp_path / "rllib-run"
+    (run / "policy").mkdir(parents=True)
+    (run / "policy" / "class_and_ctor_args.pkl").write_bytes(b"")
+    with pytest.raises(CheckpointError, match=r"RLlib policy, and reading it needs Ray.*\[rllib\]"):
+        load_agent(str(run))

@@ -104,6 +104,7 @@ def test_search_is_a_builtin_agent():
     ("kwargs", "message"),
     [
         ({"worlds": 0}, "worlds=0"),
+        ({"worlds": 10**6}, "worlds=1000000 is not allowed; it must be at most 1024"),  # refused now, not at the first act()
         ({"iterations": 2.5}, "iterations=2.5"),
         ({"prior_weight": -1}, "prior_weight=-1"),
         ({"max_games": 0}, "max_games=0"),

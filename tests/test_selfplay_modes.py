@@ -149,6 +149,31 @@ def test_an_interrupted_run_is_not_probed(tmp_path, monkeypatch):
     assert "exploitability" not in metadata and not (run / "exploit").exists()
 
 
+def test_an_interrupted_run_exits_130_without_the_summary(tmp_path, monkeypatch, capsys):
+    from sb3_contrib import MaskablePPO
+
+    import training.selfplay as selfplay
+
+    calls = []
+
+    def interrupted_later(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) > 1:
+            raise KeyboardInterrupt  # Ctrl-C during the second rollout, after some learning
+        return original(self, *args, **kwargs)
+
+    original = MaskablePPO.collect_rollouts
+    monkeypatch.setattr(MaskablePPO, "collect_rollouts", interrupted_later)
+    run = tmp_path / "stopped"
+    with pytest.raises(SystemExit) as stopped:
+        selfplay.main(["--config", "configs/smoke.yaml", "--out", str(run), "--set", "probe.steps=0"])
+    assert stopped.value.code == 130
+    out, err = capsys.readouterr()
+    assert "checkpointing what was learned" in out and "trained " not in out
+    assert "interrupted: the last checkpoint written stands" in err
+    assert (run / "model.zip").exists() and json.loads((run / "metadata.json").read_text())["steps"] > 0
+
+
 def test_draw_by_seat_mixes_a_game_s_opponents():
     def fixed(card):
         return lambda observations, masks: np.full(len(masks), card)

@@ -47,8 +47,8 @@ from typing import Any
 
 from miaui_env.agents.checkpoint import CheckpointError
 from miaui_env.agents.loading import load_agent
-from miaui_env.agents.policy import load_rllib_policy
-from miaui_env.apps.cli import check_writable, run_command
+from miaui_env.agents.policy import RLLIB_EXTRA, load_rllib_policy
+from miaui_env.apps.cli import check_writable, fail, run_command
 from miaui_env.apps.files import atomic_write, write_rows
 from miaui_env.observe.observation import OBSERVATION_VERSION
 from training.checkpoint import open_checkpoint, write_checkpoint
@@ -289,6 +289,13 @@ def main(argv: list[str] | None = None) -> None:
     if args.resume is not None and (args.config is not None or args.out is not None):
         parser.error("--resume continues a run with its own config.yaml and folder: --config and --out do not apply (--set does)")
     args.overrides += [f"threads={args.threads}"] if args.threads is not None else []
+
+    try:
+        import ray  # noqa: F401
+    except ModuleNotFoundError as missing:
+        if (missing.name or "ray").partition(".")[0] != "ray":
+            raise
+        fail(parser.prog, f"training with RLlib needs Ray, which is not installed: {RLLIB_EXTRA}")
 
     def rllib_selfplay() -> None:
         if args.resume:

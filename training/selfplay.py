@@ -519,6 +519,8 @@ def main(argv: list[str] | None = None) -> None:
                 raise CheckpointError(f"{directory} already holds a run: --resume it, or choose another --set run_name=... or --out")
             check_writable(directory)
         metadata = train(config, directory, resume=args.resume is not None)
+        if metadata["steps"] < config.total_timesteps:  # learn() took a Ctrl-C and checkpointed what was learned
+            raise KeyboardInterrupt  # no summary of a finished run: the one interrupted line and status 130 (run_command)
         print(summary(metadata, directory))
 
     # A user error (a bad config value, an agent nothing can load, a damaged checkpoint) is one line.

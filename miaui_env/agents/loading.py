@@ -158,6 +158,11 @@ def _load(spec: str, seed: int | None) -> Agent:
         if not hasattr(made, "name"):
             made.name = attribute
         return cast(Agent, made)  # it has act(); the protocol's other parts are duck-typed
+    if not _takes_a_batch(target):
+        raise AgentSpecError(
+            f"{spec} takes {_signature(target)}: neither an agent class or factory (called with no arguments) "
+            f"nor a batched policy function (called with observations, masks)"
+        )
     return as_agent(target, attribute)
 
 
@@ -176,3 +181,22 @@ def _returns_agent(function: Any) -> bool:
     except (TypeError, ValueError):
         return False
     return len(parameters) == 0
+
+
+def _takes_a_batch(function: Any) -> bool:
+    """Whether a callable can be called as a policy, with (observations, masks); True where its signature is unknown."""
+    try:
+        inspect.signature(function).bind(None, None)
+    except TypeError:
+        return False
+    except ValueError:  # a builtin without a signature: nothing to check
+        return True
+    return True
+
+
+def _signature(function: Any) -> str:
+    """A callable's parameters, for an error message."""
+    try:
+        return str(inspect.signature(function))
+    except (TypeError, ValueError):
+        return "(...)"

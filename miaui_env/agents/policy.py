@@ -85,6 +85,9 @@ def load_sb3_policy(path: Path, name: str | None = None, deterministic: bool | N
     model_file = path / "model.zip" if path.is_dir() else path
     metadata = read_metadata(model_file.parent / "metadata.json")
     try:
+        with zipfile.ZipFile(model_file) as archive:  # SB3 only asserts its `data` member (and -O drops that)
+            if "data" not in archive.namelist():
+                raise ValueError("it has no 'data' member, so it is no Stable-Baselines3 save")
         model = MaskablePPO.load(model_file, device="cpu")
     except (ValueError, KeyError, OSError, RuntimeError, zipfile.BadZipFile) as error:
         raise CheckpointError(f"{model_file} is not a loadable MaskablePPO model ({error})") from None
@@ -94,12 +97,20 @@ def load_sb3_policy(path: Path, name: str | None = None, deterministic: bool | N
     return PolicyAgent(model, name, metadata.get("view", "table"), deterministic, seed)
 
 
+RLLIB_EXTRA = 'install the [rllib] extra: pip install "miaui-rl[rllib]" (pip install -e ".[rllib]" in a checkout)'
+
+
 class RLlibModulePolicy:
     """An exported RLlib RLModule with the masked `predict` of `MaskedPolicy` (its logits are masked
     by the module itself, training/rllib_module.py)."""
 
     def __init__(self, path: Path):
-        from ray.rllib.core.rl_module.rl_module import RLModule
+        try:
+            from ray.rllib.core.rl_module.rl_module import RLModule
+        except ModuleNotFoundError as missing:
+            if (missing.name or "ray").partition(".")[0] != "ray":
+                raise
+            raise CheckpointError(f"{path} is an RLlib policy, and reading it needs Ray, which is not installed: {RLLIB_EXTRA}") from None
 
         self.module = RLModule.from_checkpoint(str(path))
         self.rng = seed_generator(0)  # one fixed stream: a PolicyAgent with a seed draws from its own

@@ -72,6 +72,9 @@ def _repeated(snapshot: EngineSnapshot, games: int, times: int, size: int) -> En
     return EngineSnapshot(snapshot.round, GameArrays(*map(repeat, snapshot.game)), Reveal(*map(repeat, snapshot.reveal)))
 
 
+MAX_WORLDS = 1024  # 128 times the default: 73,728 playout games (about 2.5 GiB) for a 6-player round-1 decision
+
+
 class RegretMatchingSearchAgent:
     """Regret-matching search over the current round in sampled worlds; see the module docstring.
 
@@ -98,6 +101,11 @@ class RegretMatchingSearchAgent:
         for label, value in (("worlds", worlds), ("iterations", iterations), ("max_games", max_games)):
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
                 raise InvalidConfigError(f"{label}={value!r} is not allowed; it must be an integer >= 1")
+        if worlds > MAX_WORLDS:
+            raise InvalidConfigError(
+                f"worlds={worlds!r} is not allowed; it must be at most {MAX_WORLDS} (each world is played out at every seat "
+                f"and card: at 6 players a round-1 decision holds worlds x 72 playout games at once)"
+            )
         if isinstance(prior_weight, bool) or not isinstance(prior_weight, int | float) or not 0 <= prior_weight < float("inf"):
             raise InvalidConfigError(f"prior_weight={prior_weight!r} is not allowed; it must be a finite number >= 0")
         if play not in PLAY_MODES:

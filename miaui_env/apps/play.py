@@ -22,7 +22,7 @@ import numpy as np
 
 from miaui_env.agents import as_seen, checked_actions, views_at_table
 from miaui_env.agents.loading import load_agents
-from miaui_env.apps.cli import non_negative_int, run_command
+from miaui_env.apps.cli import check_output_file, non_negative_int, run_command
 from miaui_env.apps.replay import record_replay, save_replay
 from miaui_env.display.text import describe_observation, describe_round, seat_name
 from miaui_env.envs.miaui import parallel_env
@@ -50,6 +50,8 @@ def ask_card(legal: list[int], read: Callable[[str], str]) -> int | None:
 
 def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     """One game against the chosen agents; returns the process exit status."""
+    if args.replay is not None:
+        check_output_file(args.replay)  # before the game, not after it (a game played for nothing)
     n = args.players
     others = [(args.seat + k) % n for k in range(1, n)]
     agents = dict(zip(others, load_agents([args.opponents[i % len(args.opponents)] for i in range(len(others))], args.seed), strict=True))
