@@ -386,8 +386,8 @@ def show_web_play(table: Table, games: Sequence[Game]) -> list[Shown]:
         web.store.add(web.session, human)
         url = f"/api/games/{human.id}"
         views = [answer(web.client.get(url))]
-        for cards in game.plays:
-            views.append(answer(web.client.post(f"{url}/play", json={"card": cards[seat]})))
+        for round_number, cards in enumerate(game.plays, start=1):  # a play names its round
+            views.append(answer(web.client.post(f"{url}/play", json={"card": cards[seat], "round": round_number})))
         assert web.client.delete(url).status_code == 204
         return [table_json({k: v for k, v in view.items() if k != "id"}) for view in views]
 
