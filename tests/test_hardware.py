@@ -240,3 +240,13 @@ def test_a_checkpoint_trained_on_a_gpu_loads_and_plays_on_a_cpu_only_machine(tmp
     venv = MiauiSelfPlayVecEnv(8, num_players=4, seed=1, view="recall")
     rows, masks = venv.reset(), venv.action_masks()
     assert np.array_equal(agent.act(rows, masks), shipped.act(rows, masks))
+
+
+def test_the_yardstick_refuses_a_device_or_threads_this_machine_lacks(monkeypatch):
+    from training.exploit import ExploitConfig
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ConfigError, match=r"ExploitConfig device='cuda:1' but torch sees no CUDA GPU"):
+        ExploitConfig(target="counter", device="cuda:1")
+    with pytest.raises(ConfigError, match=rf"ExploitConfig threads={available_cores() + 1} is not allowed"):
+        ExploitConfig(target="counter", threads=available_cores() + 1)
