@@ -53,8 +53,7 @@ def sb3_steps_per_second(iterations: int) -> float:
     config = load_config(None, overrides)
     with tempfile.TemporaryDirectory() as directory, torch_threads(rllib.threads):  # the threads the RLlib path runs on
         run = Run(config, Path(directory), resume=False)
-        for index in range(config.opponents.pool_size):
-            run.opponents.pool.add(run.model, index)
+        run.opponents.pool.fill(run.model)
         run.refresh_opponents()
         run.model.learn(1)  # one rollout and update: numba compiles here
         warm = run.model.num_timesteps
@@ -75,8 +74,7 @@ def rllib_steps_per_second(runners: int, iterations: int, directory: Path) -> fl
     try:
         set_threads(algo, config.threads)
         opponents = RLlibOpponents(config.opponents, directory / f"runners-{runners}")
-        for index in range(config.opponents.pool_size):
-            opponents.pool.add(algo.get_module(MODULE_ID), index)
+        opponents.pool.fill(algo.get_module(MODULE_ID))
         opponents.refresh(algo)
 
         def sampled(result: dict[str, Any]) -> int:

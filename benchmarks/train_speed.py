@@ -123,8 +123,7 @@ def miaui_steps_per_second(steps: int, config_spec: str, device: str) -> tuple[f
     with tempfile.TemporaryDirectory() as directory, torch_threads(config.threads):
         run = Run(config, Path(directory), resume=False)
         if config.opponents.mode != "latest":
-            for index in range(config.opponents.pool_size):
-                run.opponents.pool.add(run.model, index)
+            run.opponents.pool.fill(run.model)
             run.refresh_opponents()
         run.model.learn(1, callback=run.guidance)  # one rollout and update: numba compiles here
         warm = run.model.num_timesteps

@@ -145,7 +145,9 @@ def test_an_interrupted_run_is_not_probed(tmp_path, monkeypatch):
 
     monkeypatch.setattr(MaskablePPO, "collect_rollouts", interrupted)  # Ctrl-C during the first rollout
     run = tmp_path / "stopped"
-    metadata = train(smoke("mixture", "probe.steps=1000", "probe.games=16"), run, show_progress=False)
+    with pytest.raises(KeyboardInterrupt):
+        train(smoke("mixture", "probe.steps=1000", "probe.games=16"), run, show_progress=False)
+    metadata = json.loads((run / "metadata.json").read_text())
     assert "exploitability" not in metadata and not (run / "exploit").exists()
 
 
@@ -322,3 +324,23 @@ def test_a_multi_table_env_tells_where_each_table_s_rows_start():
     assert venv.bounds == (0, 8, 17) and venv.num_envs == 17
     with pytest.raises(AttributeError):
         venv.bounds = (0, 1, 2)  # read-only
+
+
+def test_the_snapshot_pool_keeps_its_latest_snapshots_and_forgets_those_after_a_checkpoint(tmp_path):
+    import torch
+
+    from training.opponents import SnapshotPool
+
+    class Learner:
+        policy = torch.nn.Linear(2, 1)
+
+    pool = SnapshotPool(tmp_path / "pool", size=3)
+    pool.fill(Learner())
+    assert [pool.step_of(path) for path in pool.files()] == [0, 1, 2]
+    for step in (10, 20):
+        pool.add(Learner(), step)
+    assert [pool.step_of(path) for path in pool.files()] == [2, 10, 20]
+    pool.trim()
+    assert sorted(path.name for path in (tmp_path / "pool").iterdir()) == ["step_0000000002.pt", "step_0000000010.pt", "step_0000000020.pt"]
+    pool.discard_after(10)
+    assert [pool.step_of(path) for path in pool.files()] == [2, 10]

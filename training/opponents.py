@@ -207,6 +207,11 @@ class SnapshotPool:
         with replacing(self.directory / f"step_{step:010d}.pt") as temporary:
             torch.save(model.policy.state_dict(), temporary)
 
+    def fill(self, model: Any) -> None:
+        """Fill every place in the pool with a snapshot of `model` (a benchmark's league meeting its pool's networks at once)."""
+        for step in range(self.size):
+            self.add(model, step)
+
     def trim(self) -> None:
         """Delete the snapshots that have left the pool (call once a checkpoint holds the run)."""
         for old in self._all()[: -self.size]:

@@ -375,7 +375,8 @@ class Cadence(BaseCallback):
 
 
 def train(config: SelfPlayConfig, directory: Path, resume: bool = False, show_progress: bool = True) -> dict[str, Any]:
-    """Train (or continue) a run; returns its metadata."""
+    """Train (or continue) a run; returns its metadata. A Ctrl-C checkpoints what was learned, then
+    raises KeyboardInterrupt to the caller, as any interrupted call does."""
     directory.mkdir(parents=True, exist_ok=True)
     with torch_threads(check_threads(config.threads)):
         run = Run(config, directory, resume)
@@ -390,6 +391,8 @@ def train(config: SelfPlayConfig, directory: Path, resume: bool = False, show_pr
         probe_final_policy(run, interrupted, show_progress)
     run.metadata["seconds_this_session"] = round(time.perf_counter() - started, 1)
     atomic_write(directory / "metadata.json", json.dumps(run.metadata, indent=2) + "\n")
+    if interrupted:
+        raise KeyboardInterrupt  # after the checkpoint stands, so `--resume` continues from it
     return run.metadata
 
 
@@ -518,9 +521,7 @@ def main(argv: list[str] | None = None) -> None:
             if (directory / "model.zip").exists():
                 raise CheckpointError(f"{directory} already holds a run: --resume it, or choose another --set run_name=... or --out")
             check_writable(directory)
-        metadata = train(config, directory, resume=args.resume is not None)
-        if metadata["steps"] < config.total_timesteps:  # learn() took a Ctrl-C and checkpointed what was learned
-            raise KeyboardInterrupt  # no summary of a finished run: the one interrupted line and status 130 (run_command)
+        metadata = train(config, directory, resume=args.resume is not None)  # a Ctrl-C: one line and status 130 (run_command)
         print(summary(metadata, directory))
 
     # A user error (a bad config value, an agent nothing can load, a damaged checkpoint) is one line.
