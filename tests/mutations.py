@@ -86,6 +86,7 @@ FIRST_TESTS = {
     "miaui_env/observe/observation.py": ("tests/test_observation.py", "tests/test_leaks.py"),
     "miaui_env/apps/arena.py": ("tests/test_arena.py",),
     "miaui_env/apps/replay.py": ("tests/test_replay.py",),
+    "miaui_env/octopus/rules.py": ("tests/test_octopus_rules.py",),
 }
 
 # A pytest plugin loaded into every run in the scratch (-p mutants_guard): stop before any test if
@@ -444,8 +445,24 @@ CATALOGUE: tuple[Mutation, ...] = (
              "            winners = scores == scores.max(axis=1, keepdims=True)",
              "            winners = scores == scores.min(axis=1, keepdims=True)",
              "R10: the engine's infos name the lowest scores the winners"),
-)
-# fmt: on
+    # -- miaui_env/octopus/rules.py: the octopus game's rules -------------------------------------------
+    Mutation("octopus-bust-keeps-the-earlier-card", "miaui_env/octopus/rules.py",
+             "            kept = row[:i]",
+             "            kept = row[: i + 1]",
+             "O3: a bust keeps the earlier card of the pair instead of discarding it with every card after it"),
+    Mutation("octopus-theft-needs-more-than-k", "miaui_env/octopus/rules.py",
+             "    if face >= k:",
+             "    if face > k:",
+             "O5: a roll equal to k fails instead of taking k cards"),
+    Mutation("octopus-minus-one-takes-nothing", "miaui_env/octopus/rules.py",
+             "    elif face == -1 and state.collections[seat]:",
+             "    elif False:",
+             "O5: a -1 roll no longer gives the target one of the thief's cards"),
+    Mutation("octopus-game-needs-more-than-77", "miaui_env/octopus/rules.py",
+             "    reached = max(state.totals) >= TARGET",
+             "    reached = max(state.totals) > TARGET",
+             "O9: a total of exactly 77 does not end the game"),
+)# fmt: on
 
 
 @dataclass

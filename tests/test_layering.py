@@ -26,6 +26,7 @@ NOT_LOADED = [
     ("miaui_env.spec", RL_LIBRARIES | {"numba"}),
     ("miaui_env.game.saved_state", RL_LIBRARIES | {"numba"}),
     ("miaui_env.observe.belief", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.octopus.rules", RL_LIBRARIES | {"numba"}),
     ("miaui_env.agents.search", {"pettingzoo", "torch", "ray"} | SB3),
     ("miaui_env.vector", {"pettingzoo", "torch", "ray"} | SB3),
     ("miaui_env.agents.heuristics", {"pettingzoo", "torch", "ray"} | SB3),
