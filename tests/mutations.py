@@ -462,7 +462,8 @@ CATALOGUE: tuple[Mutation, ...] = (
              "    reached = max(state.totals) >= TARGET",
              "    reached = max(state.totals) > TARGET",
              "O9: a total of exactly 77 does not end the game"),
-)# fmt: on
+)
+# fmt: on
 
 
 @dataclass

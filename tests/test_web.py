@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -21,7 +22,9 @@ from waitress import create_server
 
 import miaui_env
 from miaui_env.apps.replay import load_replay, record_replay, replay_from_json, replay_states, replay_to_json, save_replay
-from miaui_env.apps.web import create_app
+from miaui_env.apps.web import create_app, memory
+from miaui_env.apps.web import games as games_module
+from miaui_env.apps.web import routes as routes_module
 from miaui_env.apps.web.app import STATIC
 from miaui_env.apps.web.games import MAX_BODY, GameStore, HumanGame, TableChoice, agent_menu
 from miaui_env.apps.web.tables import reveal_steps, seat_table, spectator_table
@@ -324,11 +327,128 @@ def test_sessions_never_reach_each_others_games(app):
 
 
 def test_a_session_cookie_is_http_only_and_same_site(client):
-    cookie = client.get("/api/agents").headers["Set-Cookie"]
+    cookie = client.post("/api/games", json={"players": 3, "opponents": ["random", "random"]}).headers["Set-Cookie"]
     assert re.match(r"miaui_session=[A-Za-z0-9_-]{22};", cookie) and "HttpOnly" in cookie and "SameSite=Strict" in cookie
-    assert "Set-Cookie" not in client.get("/api/agents").headers  # kept, not renewed
+    assert "Set-Cookie" not in client.post("/api/games", json={"players": 3, "opponents": ["random", "random"]}).headers  # kept
     client.set_cookie("miaui_session", "forged<script>")
-    assert re.match(r"miaui_session=[A-Za-z0-9_-]{22};", client.get("/api/agents").headers["Set-Cookie"])
+    assert "Set-Cookie" not in client.get("/api/agents").headers  # a forged cookie is no session, and reading opens none
+    new_game(client)
+    assert len(client.get_cookie("miaui_session").value) == 22  # the new game replaced the forgery
+
+
+def test_reading_the_page_or_the_api_opens_no_session(app):
+    reader = app.test_client()
+    for path in ("/", "/api/agents", "/api/replays", "/api/games/nothing", "/static/app.js"):
+        assert "Set-Cookie" not in reader.get(path).headers, path
+    refused(reader.post("/api/games/nothing/play", json={"card": 1, "round": 1}), 404, "no game")
+    assert reader.get_cookie("miaui_session") is None and len(app.extensions["miaui_games"]) == 0
+    new_game(reader)
+    assert reader.get_cookie("miaui_session") is not None
+
+
+def test_a_finished_game_frees_its_slot_at_once_and_keeps_its_page_and_replay(tmp_path):
+    store = GameStore(max_games=1)
+    app = create_app(store, replays=None, library=[tmp_path])
+    alice, bob = app.test_client(), app.test_client()
+    final = play_out(alice, new_game(alice))
+    assert len(store) == 0
+    new_game(bob)  # the one slot is free the moment alice's last card is played
+    assert alice.get(f"/api/games/{final['id']}").get_json()["final"] == final["final"]
+    assert replay_from_json(alice.get(f"/api/games/{final['id']}/replay").get_data(as_text=True)).plays
+    assert alice.delete(f"/api/games/{final['id']}").status_code == 204
+    assert alice.get(f"/api/games/{final['id']}").status_code == 404
+
+
+def test_finished_games_are_kept_a_bounded_number(tmp_path):
+    store = GameStore(max_games=2, per_session=4)
+    client = create_app(store, replays=None, library=[tmp_path]).test_client()
+    finished = [play_out(client, new_game(client))["id"] for _ in range(3)]
+    assert [client.get(f"/api/games/{game_id}").status_code for game_id in finished] == [404, 200, 200]  # the oldest let go
+
+
+def test_one_client_address_cannot_hold_every_slot(tmp_path):
+    store = GameStore(max_games=8, per_session=2, per_address=3)
+    app = create_app(store, replays=None, library=[tmp_path])
+    body = {"players": 3, "seat": 0, "opponents": ["random", "random"], "seed": 5}
+
+    def new_game_from(address):
+        return app.test_client().post("/api/games", json=body, environ_base={"REMOTE_ADDR": address})  # no cookie: a new session each
+
+    assert [new_game_from("127.0.0.1").status_code for _ in range(3)] == [201, 201, 201]
+    answer = new_game_from("127.0.0.1")
+    refused(answer, 429, r"127\.0\.0\.1 holds 3 live games")
+    assert answer.headers["Retry-After"] == "60" and len(store) == 3
+    assert new_game_from("10.0.0.2").status_code == 201  # another machine still gets a game
+    same = app.test_client()
+    for _ in range(5):  # one session's new games replace its oldest: it never counts twice against its address
+        assert same.post("/api/games", json=body, environ_base={"REMOTE_ADDR": "10.0.0.3"}).status_code == 201
+
+
+# -- games of agents ------------------------------------------------------------------------------
+WATCHED = {"players": 3, "agents": ["random", "random", "random"], "seed": 3}
+
+
+def test_games_of_agents_play_a_few_at_once_one_per_session(tmp_path, monkeypatch):
+    store = GameStore(max_watch_games=1)
+    app = create_app(store, replays=None, library=[tmp_path])
+    playing, finish = threading.Event(), threading.Event()
+    trims = []
+    original = routes_module.agents_game
+
+    def slow_game(choice):
+        playing.set()
+        assert finish.wait(30)
+        return original(choice)
+
+    monkeypatch.setattr(routes_module, "agents_game", slow_game)
+    monkeypatch.setattr(games_module, "release_memory", lambda: trims.append(1) or True)
+    alice, bob = app.test_client(), app.test_client()
+    new_game(alice)  # alice's session, so that her second watch is hers
+    answers = []
+    watcher = threading.Thread(target=lambda: answers.append(alice.post("/api/watch/agents", json=WATCHED)))
+    watcher.start()
+    assert playing.wait(30)
+    mine = alice.post("/api/watch/agents", json=WATCHED)
+    refused(mine, 429, "already watching a game of agents: one at a time")
+    full = bob.post("/api/watch/agents", json=WATCHED)
+    refused(full, 503, "playing 1 games of agents, as many as it may at once")
+    assert mine.headers["Retry-After"] == full.headers["Retry-After"] == "10"
+    assert bob.get("/api/agents").status_code == 200  # everything else is served meanwhile
+    finish.set()
+    watcher.join(30)
+    assert answers[0].status_code == 200 and len(answers[0].get_json()["frames"]) == 12
+    assert bob.post("/api/watch/agents", json=WATCHED).status_code == 200  # the slot is free again
+    assert len(trims) == 2  # the allocator's free memory handed back after each game
+
+
+def test_eight_search_games_asked_at_once_leave_the_server_answering(server):
+    searching = {"players": 3, "agents": ["search"] * 3}
+    routes_module.agents_game(TableChoice.parse(searching, agent_menu(), person=False))  # compiled before the clock runs
+    answers, started = [], threading.Barrier(9)
+
+    def watch():
+        call = browser_session()
+        started.wait()
+        answers.append(call("POST", f"{server}/api/watch/agents", searching)[0])
+
+    threads = [threading.Thread(target=watch) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    started.wait()
+    time.sleep(0.5)  # the admitted games are playing
+    began = time.perf_counter()
+    status, reply = browser_session()("GET", f"{server}/api/agents")
+    waited = time.perf_counter() - began
+    for thread in threads:
+        thread.join(300)
+    assert status == 200 and reply["agents"] and waited < 1.0, waited
+    assert sorted(answers) == [200] * 2 + [503] * 6, answers
+
+
+def test_the_allocator_arenas_are_capped_and_free_memory_handed_back():
+    # The server's hosts are Linux with glibc: there the cap must take effect.
+    assert memory._glibc() is not None and memory.limit_arenas()
+    memory.release_memory()  # callable from any thread, any number of times
 
 
 @pytest.fixture

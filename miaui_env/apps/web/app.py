@@ -13,9 +13,11 @@
 
 The routes are module-level view functions of one blueprint (`routes`); each app made here has
 its own games, opponents and replay shelf (`routes.Site`, in `app.extensions`). A browser
-session is a random token in an HttpOnly, SameSite=Strict cookie; a session reaches only its
-own games. Errors are JSON `{"error": message}` with a 4xx status (5xx only for the server's own
-faults), and one request's failure never stops the others being served.
+session is a random token in an HttpOnly, SameSite=Strict cookie, opened only by a new game or a
+game of agents (never by reading); a session reaches only its own games. Games of agents play a
+few at once (429 or 503 with Retry-After beyond: see GameStore.watching). Errors are JSON
+`{"error": message}` with a 4xx status (5xx only for the server's own faults), and one
+request's failure never stops the others being served.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from miaui_env.apps.web.games import MAX_BODY, GameStore
+from miaui_env.apps.web.memory import limit_arenas
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -77,6 +80,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on; 0.0.0.0 opens it to your network (on purpose only)")
     parser.add_argument("--port", type=non_negative_int, default=8000, help="0 picks a free port")
     parser.add_argument("--max-games", type=positive_int, default=64, help="games live at once; a new game beyond is refused")
+    parser.add_argument(
+        "--games-per-address",
+        type=positive_int,
+        default=16,
+        help="live games from one client address (behind a proxy every client shares one: raise it)",
+    )
+    parser.add_argument("--watch-games", type=positive_int, default=2, help="games of agents played at once, one per session; more get 503")
     parser.add_argument("--idle-minutes", type=positive_int, default=30, help="an untouched game is dropped after this long")
     parser.add_argument("--replays", type=Path, default=Path("results/replays"), help="where finished games are saved")
     parser.add_argument(
@@ -92,7 +102,14 @@ def main(argv: list[str] | None = None) -> None:
         _require("waitress")
         from miaui_env.apps.web.serving import web_server
 
-        store = GameStore(max_games=args.max_games, idle_ttl=args.idle_minutes * 60.0)
+        # Before waitress starts its threads: each would otherwise get allocator arenas of its own.
+        limit_arenas()
+        store = GameStore(
+            max_games=args.max_games,
+            per_address=args.games_per_address,
+            idle_ttl=args.idle_minutes * 60.0,
+            max_watch_games=args.watch_games,
+        )
         # On loopback only the page's own host names are answered (a DNS-rebinding page cannot
         # reach it); opened with --host, any name the network uses for this machine is.
         trusted = list(LOOPBACK) if args.host in LOOPBACK else None

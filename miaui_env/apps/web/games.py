@@ -8,13 +8,14 @@ HTTP status) naming the value and what is allowed; a refused request changes not
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import re
 import secrets
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from miaui_env.agents import Agent, as_seen, checked_actions, views_at_table
 from miaui_env.agents.loading import SEARCH_PREFIX, SHIPPED_POLICIES, load_agents
 from miaui_env.agents.styles import STYLE_AGENTS
 from miaui_env.apps.replay import Replay, dealt_deck, record_replay, replay_states, save_replay
+from miaui_env.apps.web.memory import release_memory
 from miaui_env.apps.web.tables import reveal_steps, seat_table, spectator_table
 from miaui_env.game.rules import (
     MAX_PLAYERS,
@@ -311,79 +313,138 @@ def start_game(choice: TableChoice) -> HumanGame:
 
 
 # -- every session's games ------------------------------------------------------------------------
+class BusyError(WebError):
+    """A request refused for now, not for what it asks: 429 (this session's share is in use) or
+    503 (the server's), with the seconds after which to try again (the Retry-After header)."""
+
+    def __init__(self, message: str, status: int, retry_after: int):
+        super().__init__(message, status)
+        self.retry_after = retry_after
+
+
 @dataclass
 class _Held:
     game: HumanGame
     session: str
     touched: float
+    address: str = ""
 
 
 @dataclass
 class GameStore:
-    """The live games of every browser session, behind one lock.
+    """The live games of every browser session, and the games of agents being played, behind one lock.
 
     A game belongs to the session that started it, and any other session asking for it is told
     there is no such game. At most `max_games` live at once (a new one beyond is refused, 503)
     and `per_session` per session (a session's new game beyond that ends its least recently
-    used one). A game untouched for `idle_ttl` seconds is abandoned, a finished one is kept
-    `finished_ttl` seconds after its last card (its page may reload the final scores): both are
-    dropped at the next request. `clock` is the time in seconds (replaceable in tests)."""
+    used one), and at most `per_address` from one client address (429 beyond: a client that
+    opens a new session for each game cannot hold every slot and lock other machines out). A game
+    untouched for `idle_ttl` seconds is abandoned. A finished game frees its
+    slot at its last card: it is kept (for its page and replay, without its agents) `finished_ttl`
+    seconds, at most `max_games` finished games at once, the oldest let go first. Games of agents
+    alone (`watching`) play at most `max_watch_games` at once, one per session. `clock` is the
+    time in seconds (replaceable in tests)."""
 
     max_games: int = 64
     per_session: int = 4
+    per_address: int = 16
     idle_ttl: float = 1800.0
     finished_ttl: float = 600.0
+    max_watch_games: int = 2
     clock: Callable[[], float] = time.monotonic
     _held: dict[str, _Held] = field(default_factory=dict)
+    _finished: dict[str, _Held] = field(default_factory=dict)
+    _watching: set[str] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    WATCH_RETRY_S = 10  # about one search game's length: when a watch slot is likely free again
+    ADDRESS_RETRY_S = 60  # about a game's length: when one of the address's games has likely ended
 
     def __len__(self) -> int:
         return len(self._held)
 
-    def add(self, session: str, game: HumanGame) -> None:
-        """Keep a new game for `session`; WebError (503) when the server holds as many as it may."""
+    def add(self, session: str, game: HumanGame, address: str = "") -> None:
+        """Keep a new game for `session`, asked from client `address`; BusyError (429) when that
+        address holds `per_address` games, WebError (503) when the server holds as many as it may."""
         with self._lock:
             self._sweep()
             mine = sorted((held.touched, game_id) for game_id, held in self._held.items() if held.session == session)
+            theirs = sum(held.address == address for held in self._held.values() if held.session != session) if address else 0
+            if theirs + min(len(mine), self.per_session - 1) >= self.per_address:
+                raise BusyError(
+                    f"{address} holds {self.per_address} live games, as many as one client address may; finish or leave one",
+                    429,
+                    self.ADDRESS_RETRY_S,
+                )
             for _, game_id in mine[: max(len(mine) - self.per_session + 1, 0)]:
                 del self._held[game_id]
             if len(self._held) >= self.max_games:
                 raise WebError(f"the server is playing {self.max_games} games, as many as it may; try again in a few minutes", 503)
-            self._held[game.id] = _Held(game, session, self.clock())
+            self._held[game.id] = _Held(game, session, self.clock(), address)
 
     def get(self, session: str, game_id: str) -> HumanGame:
         """The session's game `game_id`; WebError (404) if it has none of that id (never had, or dropped)."""
         with self._lock:
             self._sweep()
-            held = self._held.get(game_id)
+            held = self._held.get(game_id) or self._finished.get(game_id)
             if held is None or held.session != session:
                 raise WebError(
                     f"no game {game_id!r:.40} in this browser session: it may have ended (games are kept "
                     f"{_duration(self.idle_ttl)} untouched, {_duration(self.finished_ttl)} after the last card)",
                     404,
                 )
-            held.touched = self.clock()
+            if game_id in self._held:
+                held.touched = self.clock()
             return held.game
 
     def touch(self, game: HumanGame) -> None:
-        """Start a game's time to live again (after a card that may have taken a while)."""
+        """Start a game's time to live again (after a card that may have taken a while); a finished
+        game leaves the live games, freeing its slot."""
         with self._lock:
             if game.id in self._held:
                 self._held[game.id].touched = self.clock()
+            self._sweep()
 
     def drop(self, session: str, game_id: str) -> None:
         """End the session's game `game_id` now (the page left it); WebError (404) if there is none."""
         self.get(session, game_id)
         with self._lock:
             self._held.pop(game_id, None)
+            self._finished.pop(game_id, None)
+
+    @contextlib.contextmanager
+    def watching(self, session: str) -> Iterator[None]:
+        """Hold one of the server's watch-game slots for `session` while a game of agents is played;
+        BusyError 429 if the session is already watching one, 503 if every slot is taken."""
+        with self._lock:
+            if session in self._watching:
+                raise BusyError("this browser session is already watching a game of agents: one at a time", 429, self.WATCH_RETRY_S)
+            if len(self._watching) >= self.max_watch_games:
+                raise BusyError(
+                    f"the server is playing {self.max_watch_games} games of agents, as many as it may at once; try again shortly",
+                    503,
+                    self.WATCH_RETRY_S,
+                )
+            self._watching.add(session)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._watching.discard(session)
+            release_memory()  # a search agent's worlds leave its thread's arenas holding free memory
 
     def _sweep(self) -> None:
         now = self.clock()
-        for game_id in [i for i, held in self._held.items() if now - held.touched > self._ttl(held.game)]:
+        for game_id in [i for i, held in self._held.items() if held.game.over]:
+            held = self._finished[game_id] = self._held.pop(game_id)
+            held.touched = now
+            held.game.agents.clear()  # only its page and replay are kept
+        for game_id in [i for i, held in self._held.items() if now - held.touched > self.idle_ttl]:
             del self._held[game_id]
-
-    def _ttl(self, game: HumanGame) -> float:
-        return self.finished_ttl if game.over else self.idle_ttl
+        for game_id in [i for i, held in self._finished.items() if now - held.touched > self.finished_ttl]:
+            del self._finished[game_id]
+        for game_id in list(self._finished)[: max(len(self._finished) - self.max_games, 0)]:
+            del self._finished[game_id]
 
 
 def _duration(seconds: float) -> str:

@@ -22,6 +22,7 @@ from miaui_env.apps.replay import Replay, ReplayError, replay_from_json, replay_
 from miaui_env.apps.web.games import (
     MAX_BODY,
     AgentChoice,
+    BusyError,
     GameStore,
     NotJSONError,
     ReplayShelf,
@@ -124,10 +125,18 @@ def check_host() -> None:
 
 @routes.before_app_request
 def open_session() -> None:
-    """Find the browser session's token in its cookie, or make a new one."""
+    """Find the browser session's token in its cookie ("": none). Only a new game or a watch opens
+    one (`session`): reading the page or the API never does, so it never costs a slot."""
     token = request.cookies.get(SESSION_COOKIE, "")
-    g.new_session = not _SESSION_TOKEN.fullmatch(token)
-    g.session = secrets.token_urlsafe(16) if g.new_session else token
+    g.session = token if _SESSION_TOKEN.fullmatch(token) else ""
+    g.new_session = False
+
+
+def session() -> str:
+    """This request's browser session, opened (its cookie set on the answer) if it has none."""
+    if not g.session:
+        g.session, g.new_session = secrets.token_urlsafe(16), True
+    return cast(str, g.session)
 
 
 @routes.after_app_request
@@ -188,7 +197,7 @@ def agent_list() -> ResponseReturnValue:
 def new_game() -> ResponseReturnValue:
     """A new game for this session."""
     game = start_game(TableChoice.parse(json_body(), site().menu, person=True))
-    site().games.add(g.session, game)
+    site().games.add(session(), game, request.remote_addr or "")
     return jsonify(game.page()), 201
 
 
@@ -254,4 +263,14 @@ def watch_agents() -> ResponseReturnValue:
     seat = data.pop("seat", None) if isinstance(data, dict) else None
     choice = TableChoice.parse(data, site().menu, person=False)
     checked_seat(seat, choice.spec.num_players)  # before the game is played
-    return frames_reply(agents_game(choice), seat)
+    # A whole game of agents takes seconds (search: ~13 s): a few at once, so that the server's
+    # other threads stay free for everyone else's requests.
+    with site().games.watching(session()):
+        replay = agents_game(choice)
+    return frames_reply(replay, seat)
+
+
+@routes.app_errorhandler(BusyError)
+def busy(error: BusyError) -> ResponseReturnValue:
+    """A request refused for now (429 or 503), with when to try again."""
+    return jsonify(error=str(error)), error.status, {"Retry-After": str(error.retry_after)}
