@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import subprocess
 import sys
 import zipfile
@@ -60,6 +61,8 @@ AEC_CALLS = [
     ("action out of range", lambda env: env.step(12), IllegalActionError, "action 12"),
     ("action as a string", lambda env: env.step("3"), IllegalActionError, "'3'"),
     ("action as a float", lambda env: env.step(2.0), IllegalActionError, "2.0"),
+    ("action as a numpy time span", lambda env: env.step(np.timedelta64(3)), IllegalActionError, "timedelta64"),
+    ("action as a time span array", lambda env: env.step(np.array(3, "m8[s]")), IllegalActionError, "timedelta"),
 ]
 
 
@@ -89,10 +92,47 @@ def test_a_refused_first_reset_leaves_the_env_not_reset():
     env = miaui_env.env()
     with pytest.raises(SeedError):
         env.reset(seed=-5)
-    with pytest.raises(AssertionError, match="reset"):  # PettingZoo's own order enforcing still applies
+    with pytest.raises(ResetNeeded, match="reset"):
         env.step(0)
     env.reset(seed=5)
     assert env.agent_selection == "player_0"
+
+
+BAD_ENV_SETTINGS = [
+    ({"illegal_reward": 10**400}, "illegal_reward=1000"),
+    ({"illegal_reward": np.float64("inf")}, "illegal_reward=np.float64.inf"),
+    ({"illegal_reward": np.bool_(True)}, "finite real number"),
+    ({"illegal_reward": np.timedelta64(1)}, "finite real number"),
+    ({"illegal_action": np.array(["raise", "x"])}, "use one of 'raise', 'terminate'"),
+    ({"illegal_action": ["terminate"]}, r"illegal_action=\['terminate'\]"),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "message"), BAD_ENV_SETTINGS, ids=[repr(k)[:40] for k, _ in BAD_ENV_SETTINGS])
+def test_the_aec_env_refuses_bad_illegal_action_settings(kwargs, message):
+    with pytest.raises(InvalidConfigError, match=message):
+        miaui_env.env(**kwargs)
+
+
+@pytest.mark.parametrize("reward", [np.float32(-1.5), np.int64(-2), np.float64(-0.5), -3])
+def test_a_finite_numpy_illegal_reward_is_taken(reward):
+    env = miaui_env.env(num_players=3, illegal_action="terminate", illegal_reward=reward)
+    env.reset(seed=0)
+    for card in (0, 1, 2):
+        env.step(card)
+    env.step(0)  # player_0 already played card 1: the game ends
+    assert env.rewards["player_0"] == float(reward) and type(env.rewards["player_0"]) is float
+
+
+@pytest.mark.parametrize("illegal_action", ["raise", "terminate"])
+def test_both_illegal_action_modes_take_a_legal_card_as_a_0d_array(illegal_action):
+    env = miaui_env.env(num_players=3, illegal_action=illegal_action)
+    env.reset(seed=0)
+    card = int(np.flatnonzero(env.last()[0]["action_mask"])[0])
+    env.step(np.array(card))
+    assert env.agent_selection == "player_1" and not any(env.terminations.values())
+    with pytest.raises(IllegalActionError, match=r"action array\(1\.\)|action 1\.0"):
+        env.step(np.array(1.0))  # a 0-d float array names no card in either mode
 
 
 BEFORE_RESET = {
@@ -231,6 +271,36 @@ ENGINE_CONSTRUCTORS = [
 def test_the_batched_engine_refuses_bad_construction(kwargs, error, message):
     with pytest.raises(error, match=message):
         VectorMiaui(**kwargs)
+
+
+def test_the_batched_engine_checks_memory_against_the_process_limit_not_only_the_machine(monkeypatch):
+    import resource
+
+    from miaui_env.vector import engine
+
+    monkeypatch.setattr(engine, "CGROUP_ROOT", Path("/nonexistent"))
+    real = resource.getrlimit
+    monkeypatch.setattr(
+        resource, "getrlimit", lambda which: (1 << 30, resource.RLIM_INFINITY) if which == resource.RLIMIT_AS else real(which)
+    )
+    with pytest.raises(InvalidConfigError, match=r"num_envs=150000 .* more than what is left under .*RLIMIT_AS"):
+        VectorMiaui(150000)
+
+
+def test_the_batched_engine_checks_memory_against_the_cgroup_limit(monkeypatch, tmp_path):
+    import resource
+
+    from miaui_env.vector import engine
+
+    (tmp_path / "memory.max").write_text(f"{2 << 30}\n")
+    (tmp_path / "memory.current").write_text(f"{1 << 30}\n")
+    monkeypatch.setattr(engine, "CGROUP_ROOT", tmp_path)
+    real = resource.getrlimit
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (resource.RLIM_INFINITY,) * 2 if which == resource.RLIMIT_AS else real(which))
+    with pytest.raises(InvalidConfigError, match=r"more than what is left under the cgroup's memory.max: 1.0 GiB"):
+        VectorMiaui(150000)
+    (tmp_path / "memory.max").write_text("max\n")
+    assert VectorMiaui(2).num_envs == 2  # no cgroup limit: only the machine's memory bounds it
 
 
 def engine_snapshot(engine: VectorMiaui) -> bytes:
@@ -584,3 +654,42 @@ def test_without_ray_an_rllib_run_is_refused_naming_the_extra(without_ray, tmp_p
     (run / "policy" / "class_and_ctor_args.pkl").write_bytes(b"")
     with pytest.raises(CheckpointError, match=r"RLlib policy, and reading it needs Ray.*\[rllib\]"):
         load_agent(str(run))
+
+
+@pytest.mark.parametrize("version", [True, 1.0, "1"])
+def test_a_checkpoint_version_that_only_equals_one_is_refused(tmp_path, version):
+    from miaui_env.agents.checkpoint import CheckpointVersionError, read_metadata
+
+    metadata = tmp_path / "metadata.json"
+    metadata.write_text(json.dumps({"observation_version": version}))
+    with pytest.raises(CheckpointVersionError, match=f"version {version!r}"):
+        read_metadata(metadata)
+
+
+def test_a_policy_of_another_game_is_refused_at_load_naming_both_spaces(tmp_path):
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.wrappers import ActionMasker
+
+    from miaui_env.agents.checkpoint import CheckpointSpaceError
+    from miaui_env.agents.loading import load_agent
+
+    cartpole = ActionMasker(gymnasium.make("CartPole-v1"), lambda env: np.ones(2, bool))
+    MaskablePPO("MlpPolicy", cartpole, n_steps=16, batch_size=16).save(tmp_path / "model.zip")
+    with pytest.raises(CheckpointSpaceError, match=r"Box\(4,\) of float32 and actions Discrete\(2\).*Box\(620,\).*Discrete\(12\)"):
+        load_agent(str(tmp_path), seed=0)
+
+
+@pytest.mark.parametrize("weight", [np.float32(2.5), np.int64(3), np.float64(0.0), np.uint8(7)])
+def test_search_takes_a_numpy_scalar_prior_weight(weight):
+    from miaui_env.agents.search import RegretMatchingSearchAgent
+
+    assert RegretMatchingSearchAgent(0, prior_weight=weight).prior_weight == float(weight)
+
+
+@pytest.mark.parametrize("weight", [True, np.bool_(True), np.float32("nan"), np.float64("inf"), np.int64(-1), 10**400, "3"])
+def test_search_refuses_a_prior_weight_that_is_no_finite_number(weight):
+    from miaui_env.agents.search import RegretMatchingSearchAgent
+
+    with pytest.raises(InvalidConfigError, match=re.escape(f"prior_weight={weight!r} is not allowed; it must be a finite number >= 0")):
+        RegretMatchingSearchAgent(0, prior_weight=weight)

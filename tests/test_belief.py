@@ -17,7 +17,7 @@ import pytest
 from miaui_env.game.cards import DEFAULT_DECK, FishKind
 from miaui_env.game.rules import GameConfig, GameState, new_game, play_round
 from miaui_env.observe.belief import KnowledgeError, SeatKnowledge, put_back_weights
-from miaui_env.observe.observation import Encoder
+from miaui_env.observe.observation import OBSERVATION_LAYOUT, Encoder
 
 CONFIGS = [
     GameConfig(n, open_baskets, no_fighting)
@@ -205,3 +205,28 @@ def test_unseen_cards_land_in_each_hidden_place_as_often_as_in_true_deals():
                 continue
             z = (sampled_kinds[place][kind] - truth[kind]) / np.sqrt(2 * total * p * (1 - p))
             assert abs(z) < 4.5, f"{place}: {kind} {sampled_kinds[place][kind]} resampled vs {truth[kind]} true of {total}"
+
+
+def test_knowledge_refuses_another_games_or_another_seats_next_observation_and_keeps_what_it_knew():
+    config = GameConfig(4)
+    for seed in range(12):
+        _, history, _ = observed_game(config, seed, 3)
+        _, other_game, _ = observed_game(config, 1000 + seed, 3)
+        knowledge = knowledge_of(history[:1], 0)
+        deal = list(knowledge.deal)
+        for intruder in (other_game[1][0], history[1][1], other_game[0][0][::-1]):
+            with pytest.raises(KnowledgeError):
+                knowledge.observe(intruder)
+            assert (knowledge.round, knowledge.deal) == (1, deal)
+        knowledge.observe(history[1][0])  # its own next observation still follows
+        assert knowledge.round == 2
+
+
+def test_knowledge_refuses_the_same_round_shown_again_with_another_hand():
+    config = GameConfig(4)
+    _, history, _ = observed_game(config, 3, 3)
+    knowledge = knowledge_of(history, 2)
+    altered = history[-1][2].copy()
+    altered[OBSERVATION_LAYOUT.span("hand")] = 1.0
+    with pytest.raises(KnowledgeError, match="differs first in 'hand'"):
+        knowledge.observe(altered)

@@ -6,8 +6,10 @@ raises `Killed` (a BaseException, as uncatchable by the trainer as a SIGKILL) at
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -109,3 +111,47 @@ def test_a_run_killed_while_checkpointing_resumes_without_losing_an_evaluation(t
     pool_steps = sorted(int(path.stem.removeprefix("step_")) for path in (run / "pool").glob("step_*.pt"))
     assert pool_steps and max(pool_steps) <= metadata["steps"] and len(pool_steps) <= config.opponents.pool_size
     assert not (run / STAGING).exists()
+
+
+def full_disk_at(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Make writing a file called `name` fail as a full disk does: OSError(ENOSPC), no file named."""
+    real_write_text = Path.write_text
+
+    def write_text(path: Path, *args, **kwargs) -> int:
+        if path.name == name:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write_text(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", write_text)
+
+
+def test_a_full_disk_names_the_checkpoint_file_it_could_not_write_and_keeps_the_old_set(tmp_path, monkeypatch):
+    from training.checkpoint import DiskFullError, write_checkpoint
+
+    write_set(tmp_path, "old")
+    before = contents(tmp_path)
+    full_disk_at(monkeypatch, "evaluations.csv")
+    parts = {name: (lambda path, name=name: path.write_text(f"{name} new")) for name in ["model.zip", "evaluations.csv"]}
+    with pytest.raises(DiskFullError, match="the disk is full") as raised:
+        write_checkpoint(tmp_path, parts, {"observation_version": 1})
+    assert str(tmp_path / "evaluations.csv") in str(raised.value) and raised.value.errno == errno.ENOSPC
+    assert contents(tmp_path) == before
+
+
+def test_an_evaluation_whose_checkpoint_never_landed_leaves_no_replays(tmp_path, monkeypatch):
+    from training.checkpoint import DiskFullError
+    from training.config import load_config
+    from training.selfplay import Run
+
+    overrides = ["kickstart.decisions=0", "evaluation.games_per_baseline=8"]
+    run = Run(load_config(ROOT / "configs" / "smoke.yaml", overrides), tmp_path, resume=False)
+    run.checkpoint(0, run.evaluate(0))
+    landed = sorted(path.name for path in (tmp_path / "replays").iterdir())
+    assert landed and all(name.startswith("step-000000000-") for name in landed)
+    rows = run.evaluate(7)
+    assert len(list((tmp_path / "replays").iterdir())) == 2 * len(landed)
+    full_disk_at(monkeypatch, "config.yaml")
+    with pytest.raises(DiskFullError, match=re.escape(str(tmp_path / "config.yaml"))):
+        run.checkpoint(7, rows)
+    assert sorted(path.name for path in (tmp_path / "replays").iterdir()) == landed
+    assert json.loads((tmp_path / "metadata.json").read_text())["steps"] == 0

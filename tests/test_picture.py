@@ -77,3 +77,26 @@ def test_bad_seat_picture_input_is_refused():
         seat_picture(np.zeros(10, dtype=np.float32), 4)
     with pytest.raises(InvalidConfigError, match="3-6 players; got"):
         seat_picture(np.zeros(620, dtype=np.float32), 7)
+
+
+def test_a_seat_picture_of_uint8_codes_is_the_picture_of_the_floats_they_stand_for():
+    floats = miaui_env.parallel_env(num_players=4)
+    codes = miaui_env.parallel_env(num_players=4, observation_dtype="uint8")
+    float_obs, _ = floats.reset(seed=3)
+    code_obs, _ = codes.reset(seed=3)
+    assert code_obs["player_1"]["observation"].dtype == np.uint8
+    np.testing.assert_array_equal(
+        seat_picture(code_obs["player_1"]["observation"], 4), seat_picture(float_obs["player_1"]["observation"], 4)
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float32", "uint8"])
+def test_a_seat_picture_refuses_a_table_size_its_observation_does_not_have(dtype):
+    observations, _ = miaui_env.parallel_env(num_players=4, observation_dtype=dtype).reset(seed=0)
+    with pytest.raises(InvalidConfigError, match="observation is of a 4-player table, not num_players=3"):
+        seat_picture(observations["player_0"]["observation"], 3)
+
+
+def test_a_table_picture_of_no_game_names_what_it_takes():
+    with pytest.raises(InvalidConfigError, match=r"table_picture takes a GameState .*; got NoneType"):
+        table_picture(None)

@@ -156,11 +156,60 @@ def swap_two_cards(data: dict) -> None:
         (lambda text: edited(text, lambda d: d.update(seed=None, deck=None)), "needs the deal: a seed or a deck"),
         (lambda text: edited(text, lambda d: d["settings"].update(num_players=9)), "num_players=9"),
         (lambda text: "[1, 2]", "a JSON object"),
+        (lambda text: "[" * 100_000 + "]" * 100_000, "nested too deep"),
+        (lambda text: text.replace('"seed": 7', '"seed": ' + "9" * 5000), "a replay is JSON; .*5000 digits"),
+        (lambda text: edited(text, lambda d: d.update(version=True)), "version True"),
+        (lambda text: edited(text, lambda d: d.update(version=1.0)), "version 1.0"),
+        (lambda text: edited(text, lambda d: d.update(players="abcd")), "players are a list of one name"),
+        (lambda text: edited(text, lambda d: d.update(players=[1, 2, 3, 4])), "players are a list of one name"),
+        (lambda text: edited(text, lambda d: d.update(scores=[str(s) for s in d["scores"]])), "scores are a list of integers"),
+        (lambda text: edited(text, lambda d: d.update(scores=[float(s) for s in d["scores"]])), "scores are a list of integers"),
+        (lambda text: edited(text, lambda d: d.update(winners=[str(w) for w in d["winners"]])), "winners are a list of integers"),
+        (lambda text: edited(text, lambda d: d.update(winners=[bool(w) for w in d["winners"]])), "winners are a list of integers"),
+        (lambda text: edited(text, lambda d: d.update(plays="abc")), "plays are a list of rounds"),
+        (lambda text: edited(text, lambda d: d.update(records={})), "records a list"),
     ],
 )
 def test_bad_replays_are_refused_with_a_clear_error(change, message):
     with pytest.raises(ReplayError, match=message):
         replay_from_json(change(good_replay_text()))
+
+
+@pytest.mark.parametrize("path", [None, "", 3])
+def test_a_replay_path_that_names_no_file_is_refused(path):
+    with pytest.raises(ReplayError, match="a replay path is a str"):
+        load_replay(path)
+    with pytest.raises(ReplayError, match="a replay path is a str"):
+        save_replay(replay_from_json(good_replay_text()), path)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda plays: [[card + 0.9 for card in cards] for cards in plays], "got 1.9; cards are ints"),
+        (lambda plays: [[True] * 4, *plays[1:]], "got True"),
+        (lambda plays: "plays", "plays are a list of rounds"),
+    ],
+)
+def test_record_replay_refuses_plays_that_are_not_int_cards(change, message):
+    plays = [[card] * 4 for card in range(1, 12)]
+    with pytest.raises(ReplayError, match=message):
+        record_replay(GameConfig(num_players=4), change(plays), seed=0)
+    assert record_replay(GameConfig(num_players=4), [[np.int64(c) for c in cards] for cards in plays], seed=0).plays[0] == (1, 1, 1, 1)
+
+
+@pytest.mark.parametrize(("players", "message"), [(["a", "b"], "names 2 seats at a table of 4"), ("abcd", "players are a list")])
+def test_record_replay_refuses_names_a_saved_file_could_not_be_read_back_with(players, message):
+    with pytest.raises(ReplayError, match=message):
+        record_replay(GameConfig(num_players=4), [[card] * 4 for card in range(1, 12)], seed=0, players=players)
+
+
+def test_the_replay_command_refuses_a_seat_without_a_gif(tmp_path):
+    good = save_replay(replay_from_json(good_replay_text()), tmp_path / "good.json")
+    done = subprocess.run(
+        [sys.executable, "-m", "miaui_env.apps.replay", str(good), "--seat", "1"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "give --gif OUT.gif with it" in done.stderr
 
 
 @pytest.mark.oracle

@@ -11,8 +11,10 @@ yardstick's best responses all write theirs here.
 
 from __future__ import annotations
 
+import errno
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +27,42 @@ Writer = Callable[[Path], object]
 """Writes one part of a checkpoint (a file or a folder) at the path it is given."""
 
 
+class DiskFullError(OSError):
+    """A run's file that could not be written because the disk is full (ENOSPC), named."""
+
+
+@contextmanager
+def naming_a_full_disk(target: Path) -> Iterator[None]:
+    """Turn a full disk's bare `[Errno 28] No space left on device` inside the block into a
+    DiskFullError naming `target`, the file (or folder) being written."""
+    try:
+        yield
+    except DiskFullError:
+        raise
+    except OSError as error:
+        if error.errno != errno.ENOSPC:
+            raise
+        raise DiskFullError(
+            errno.ENOSPC, "the disk is full (no space left on device); free some space and run again", str(target)
+        ) from error
+
+
+def _named_writer(target: Path, write: Writer) -> Writer:
+    """`write`, its full-disk error naming `target` (the file it puts in place) rather than its staged copy."""
+
+    def written(path: Path) -> object:
+        with naming_a_full_disk(target):
+            return write(path)
+
+    return written
+
+
 def write_checkpoint(directory: Path, parts: Mapping[str, Writer], metadata: Mapping[str, Any]) -> None:
-    """Replace `directory`'s checkpoint by `parts` (written in the order given) and `metadata`, as one."""
-    write_together(directory, {**parts, METADATA: lambda path: path.write_text(json.dumps(metadata, indent=2) + "\n")})
+    """Replace `directory`'s checkpoint by `parts` (written in the order given) and `metadata`, as one;
+    DiskFullError naming the file when the disk fills up (the old checkpoint then stands)."""
+    writers = {**parts, METADATA: lambda path: path.write_text(json.dumps(metadata, indent=2) + "\n")}
+    with naming_a_full_disk(directory):  # the set's own marker and moves
+        write_together(directory, {name: _named_writer(directory / name, write) for name, write in writers.items()})
 
 
 def open_checkpoint(directory: Path, parts: Sequence[str], kind: str) -> dict[str, Any]:

@@ -75,7 +75,7 @@ from miaui_env.apps.files import atomic_write, write_rows
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
 from miaui_env.observe.observation import OBSERVATION_VERSION
 from training import exploit
-from training.checkpoint import open_checkpoint, write_checkpoint
+from training.checkpoint import naming_a_full_disk, open_checkpoint, write_checkpoint
 from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, variant_name
 from training.exploiters import Exploiters
 from training.gauntlet import Curve, check_arenas, gauntlet, plot_curves
@@ -128,6 +128,7 @@ class Run:
     def __init__(self, config: SelfPlayConfig, directory: Path, resume: bool):
         check_run(config)
         self.config, self.directory = config, directory
+        self.unsaved_replays: list[Path] = []  # written by evaluate(), removed unless checkpoint() lands
         seeds = config.seeds
         saved = open_checkpoint(directory, ["model.zip"], "checkpoint") if resume else {}
         # A run keeps the rows it started with: runs from before compact rows trained on float32.
@@ -291,7 +292,13 @@ class Run:
                 variant = variant_name(table.open_baskets, table.no_fighting)
                 baseline_file = re.sub(r"[^\w.@+-]", "_", name) + variant_suffix(variant, "-")  # a spec may be a path or module:callable
                 replay = self.directory / "replays" / f"step-{step:09d}-{baseline_file}.json"
-                result = gauntlet(learner, name, table, evaluation.games_per_baseline, seeds, (i,), replay=replay)
+                self.unsaved_replays.append(replay)
+                try:
+                    with naming_a_full_disk(replay):
+                        result = gauntlet(learner, name, table, evaluation.games_per_baseline, seeds, (i,), replay=replay)
+                except BaseException:
+                    self.drop_unsaved_replays()
+                    raise
                 rows.append({"step": step, "baseline": name, **result.figures(), "variant": variant})
         return rows
 
@@ -330,10 +337,21 @@ class Run:
         }
         if self.exploiters:
             self.metadata["exploiters"] = self.exploiters.curve
-        write_checkpoint(self.directory, parts, self.metadata)
+        try:
+            write_checkpoint(self.directory, parts, self.metadata)
+        except BaseException:  # a full disk, Ctrl-C: the evaluation's replays go with the checkpoint that never landed
+            self.drop_unsaved_replays()
+            raise
+        self.unsaved_replays.clear()
         self.opponents.pool.trim()
         if self.exploiters:
             self.exploiters.trim()
+
+    def drop_unsaved_replays(self) -> None:
+        """Remove the replays of evaluations no checkpoint holds, so replays/ shows only checkpointed steps."""
+        for replay in self.unsaved_replays:
+            replay.unlink(missing_ok=True)
+        self.unsaved_replays.clear()
 
 
 class Cadence(BaseCallback):

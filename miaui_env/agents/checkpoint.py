@@ -11,7 +11,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from miaui_env.observe.observation import OBSERVATION_VERSION, VIEWS
+import gymnasium
+
+from miaui_env.game.rules import NUM_DIVER_CARDS
+from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, VIEWS
 
 
 class CheckpointError(ValueError):
@@ -22,12 +25,45 @@ class CheckpointVersionError(CheckpointError):
     """A checkpoint trained on another observation layout than this library's."""
 
 
+class CheckpointSpaceError(CheckpointError):
+    """A policy trained on another game's observation or action space than this game's."""
+
+
+def check_policy_spaces(observation_space: Any, action_space: Any, own_size: int | None, source: Path | str) -> None:
+    """Refuse a policy that cannot read this game's observation rows or does not choose one of its cards.
+
+    A policy reads the (OBSERVATION_LAYOUT.size,) row an agent is handed, either as its whole input
+    or (a privileged critic's actor, `own_size`) as the front of a longer one.
+    """
+    expected_observation = f"Box({OBSERVATION_LAYOUT.size},)"
+    expected_action = f"Discrete({NUM_DIVER_CARDS})"
+    shape = getattr(observation_space, "shape", None)
+    reads_rows = shape == (OBSERVATION_LAYOUT.size,) or (
+        own_size == OBSERVATION_LAYOUT.size and shape is not None and len(shape) == 1 and shape[0] > own_size
+    )
+    chooses_cards = isinstance(action_space, gymnasium.spaces.Discrete) and action_space.n == NUM_DIVER_CARDS
+    if not (reads_rows and chooses_cards):
+        raise CheckpointSpaceError(
+            f"{source} is a policy for observations {_space_name(observation_space)} and actions {_space_name(action_space)}, "
+            f"but this game gives observations {expected_observation} (or longer rows that begin with them, for a privileged critic) "
+            f"and actions {expected_action}; it was trained on another game or layout"
+        )
+
+
+def _space_name(space: Any) -> str:
+    """A space in a few words (a Box's repr lists every bound)."""
+    if isinstance(space, gymnasium.spaces.Box):
+        return f"Box({', '.join(map(str, space.shape))},) of {space.dtype}"
+    return repr(space)
+
+
 def check_observation_version(metadata: Mapping[str, Any], source: Path | str) -> None:
     """Refuse a checkpoint whose metadata names another observation layout than this library builds."""
     version = metadata.get("observation_version")
-    if version != OBSERVATION_VERSION:
+    # True == 1 and 1.0 == 1 in Python, so equality alone would let a bool or a float through.
+    if isinstance(version, bool) or not isinstance(version, int) or version != OBSERVATION_VERSION:
         raise CheckpointVersionError(
-            f"{source} was trained on observation layout version {version}, but this library builds "
+            f"{source} was trained on observation layout version {version!r}, but this library builds "
             f"version {OBSERVATION_VERSION}; retrain it or use a matching miaui-rl"
         )
 

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from miaui_env.agents import Agent, as_agent, builtin_agents
+from miaui_env.agents.checkpoint import check_policy_spaces
 from miaui_env.agents.policy import PolicyAgent, load_rllib_policy, load_sb3_policy
 from miaui_env.game.seeding import check_seed, seed_children, seed_int
 
@@ -126,10 +127,10 @@ def _load(spec: str, seed: int | None) -> Agent:
     if path.suffix == ".zip" or (path.is_dir() and (path / "model.zip").exists()):
         if not path.exists():
             raise AgentSpecError(f"checkpoint {spec!r} does not exist")
-        return load_sb3_policy(path, seed=seed)
+        return _checked_spaces(load_sb3_policy(path, seed=seed), path)
     shipped = SHIPPED_POLICIES / spec
     if (shipped / "model.zip").exists():
-        return load_sb3_policy(shipped, seed=seed)
+        return _checked_spaces(load_sb3_policy(shipped, seed=seed), shipped)
     module_name, sep, attribute = spec.partition(":")
     if not sep:
         raise AgentSpecError(
@@ -164,6 +165,16 @@ def _load(spec: str, seed: int | None) -> Agent:
             f"nor a batched policy function (called with observations, masks)"
         )
     return as_agent(target, attribute)
+
+
+def _checked_spaces(agent: PolicyAgent, source: Path) -> PolicyAgent:
+    """`agent`, once its model is known to read this game's observations and play its cards (else CheckpointSpaceError)."""
+    model = agent.policy
+    network = getattr(model, "policy", model)
+    check_policy_spaces(
+        getattr(model, "observation_space", None), getattr(model, "action_space", None), getattr(network, "own_size", None), source
+    )
+    return agent
 
 
 def load_agents(specs: Sequence[str], seed: int) -> list[Agent]:

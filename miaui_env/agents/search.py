@@ -75,6 +75,16 @@ def _repeated(snapshot: EngineSnapshot, games: int, times: int, size: int) -> En
 MAX_WORLDS = 1024  # 128 times the default: 73,728 playout games (about 2.5 GiB) for a 6-player round-1 decision
 
 
+def _is_finite_weight(value: object) -> bool:
+    """Whether `value` is a real number (Python's or a numpy scalar, never a bool) that is finite and >= 0."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
+        return False
+    try:
+        return 0 <= float(value) < float("inf")  # nan compares false; an int too large for a float overflows
+    except OverflowError:
+        return False
+
+
 class RegretMatchingSearchAgent:
     """Regret-matching search over the current round in sampled worlds; see the module docstring.
 
@@ -106,8 +116,8 @@ class RegretMatchingSearchAgent:
                 f"worlds={worlds!r} is not allowed; it must be at most {MAX_WORLDS} (each world is played out at every seat "
                 f"and card: at 6 players a round-1 decision holds worlds x 72 playout games at once)"
             )
-        if isinstance(prior_weight, bool) or not isinstance(prior_weight, int | float) or not 0 <= prior_weight < float("inf"):
-            raise InvalidConfigError(f"prior_weight={prior_weight!r} is not allowed; it must be a finite number >= 0")
+        if not _is_finite_weight(prior_weight):
+            raise InvalidConfigError(f"prior_weight={prior_weight!r} is not allowed; it must be a finite number >= 0 (not a bool)")
         if play not in PLAY_MODES:
             raise InvalidConfigError(f"play={play!r} is not allowed; play modes are {', '.join(map(repr, PLAY_MODES))}")
         check_reward(utility)

@@ -10,10 +10,10 @@ through the rules and refuses (`ReplayError`) a replay whose cards are not legal
 are not what the cards make: an edited card shows up as the first round that differs. The arena
 saves sample games (`--replays N`), human play saves its game, and
 
-    python -m miaui_env.apps.replay GAME.json [--seat K] [--gif OUT.gif]
+    python -m miaui_env.apps.replay GAME.json [--gif OUT.gif [--seat K]]
 
 prints the hand history and draws the game as an animated GIF, frame by frame (the spectator's
-picture, or seat K's view from its observations; Pillow, the `render` extra).
+picture, or with `--seat K` seat K's view from its observations; `--seat` without `--gif` is refused; Pillow, the `render` extra).
 """
 
 from __future__ import annotations
@@ -92,10 +92,10 @@ def record_replay(
     TableSpec; a dict of them is deprecated) dealt by `seed` or `deck` whose rounds were `plays` (11 rounds of
     a diver card 1-12 per seat): played through the rules here, so its records are the game's."""
     config = _game_config(config)
-    plays = tuple(tuple(int(card) for card in cards) for cards in plays)
+    plays = _plays(plays)
+    names = _player_names(players, config.num_players) if players is not None else tuple(seat_name(s) for s in range(config.num_players))
     states = _play_back(config, seed, None if deck is None else tuple(deck), plays)
     final = states[-1]
-    names = tuple(players) if players is not None else tuple(seat_name(s) for s in range(config.num_players))
     return Replay(
         config,
         names,
@@ -106,6 +106,34 @@ def record_replay(
         tuple(int(total) for total in scores(final)),
         tuple(sorted(winners(final))),
     )
+
+
+def _plays(plays: Any) -> tuple[tuple[int, ...], ...]:
+    """The rounds' diver cards as ints; ReplayError for anything that is not a list of rounds of int cards."""
+    if isinstance(plays, str | bytes | Mapping) or not isinstance(plays, list | tuple | np.ndarray):
+        raise ReplayError(f"plays are a list of rounds, each a list of one diver card (1-12) per seat; got {plays!r:.60}")
+    rounds = []
+    for cards in plays:
+        if isinstance(cards, str | bytes | Mapping) or not isinstance(cards, list | tuple | np.ndarray):
+            raise ReplayError(f"a round's plays are a list of one diver card (1-12) per seat; got {cards!r:.60}")
+        rounds.append(tuple(_card(card) for card in cards))
+    return tuple(rounds)
+
+
+def _player_names(players: Any, num_players: int) -> tuple[str, ...]:
+    """One name (a string) per seat; ReplayError otherwise, since a replay with other names cannot be read back."""
+    if isinstance(players, str) or not isinstance(players, list | tuple) or not all(isinstance(name, str) for name in players):
+        raise ReplayError(f"players are a list of one name (a string) per seat; got {players!r:.80}")
+    if len(players) != num_players:
+        raise ReplayError(f"players names {len(players)} seats at a table of {num_players}; name every seat")
+    return tuple(players)
+
+
+def _ints(values: Any, field: str) -> tuple[int, ...]:
+    """A list of JSON integers (not booleans, floats or strings); ReplayError naming `field` otherwise."""
+    if not isinstance(values, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        raise ReplayError(f"{field} are a list of integers; got {values!r:.80}")
+    return tuple(values)
 
 
 def _game_config(table: GameConfig | TableSpec | Mapping[str, Any]) -> GameConfig:
@@ -187,11 +215,14 @@ def replay_from_json(text: str) -> Replay:
     """A replay from JSON text, played back and checked; ReplayError naming what is wrong."""
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, TypeError) as bad:
-        raise ReplayError(f"a replay is JSON; this is not ({bad})") from bad
+    except RecursionError as bad:
+        raise ReplayError("a replay is JSON nested a few levels deep; this is nested too deep to read") from bad
+    except (ValueError, TypeError) as bad:  # ValueError also covers integers past Python's 4300-digit limit
+        raise ReplayError(f"a replay is JSON; this is not ({bad!s:.200})") from bad
     if not isinstance(data, dict):
         raise ReplayError(f"a replay is a JSON object with keys {', '.join(_KEYS)}; got {type(data).__name__}")
-    if data.get("version") != REPLAY_VERSION:
+    version = data.get("version")
+    if type(version) is not int or version != REPLAY_VERSION:  # a bool or a float equal to 1 is no version
         raise ReplayError(f"replay format version {data.get('version')!r}; this library reads version {REPLAY_VERSION}")
     missing, unknown = sorted(set(_KEYS) - set(data)), sorted(set(data) - set(_KEYS))
     if missing or unknown:
@@ -201,36 +232,39 @@ def replay_from_json(text: str) -> Replay:
         raise ReplayError(f"settings must hold exactly {', '.join(_SETTINGS)}; got {settings!r:.80}")
     try:
         config = GameConfig(**settings)
-        plays = tuple(tuple(_card(card) for card in cards) for cards in data["plays"])
-        replay = Replay(
-            config,
-            tuple(str(name) for name in data["players"]),
-            data["seed"],
-            None if data["deck"] is None else tuple(data["deck"]),
-            plays,
-            tuple(data["records"]),
-            tuple(int(total) for total in data["scores"]),
-            tuple(int(seat) for seat in data["winners"]),
-        )
     except (TypeError, ValueError) as bad:
-        raise ReplayError(f"a replay field has the wrong type or value: {bad}") from bad
-    if len(replay.players) != config.num_players:
-        raise ReplayError(f"players names {len(replay.players)} seats at a table of {config.num_players}")
+        raise ReplayError(f"the replay's settings are not a table: {bad}") from bad
+    if not isinstance(data["deck"], list | None) or not isinstance(data["records"], list):
+        raise ReplayError(f"deck is a list of cards or null, and records a list; got {data['deck']!r:.60} and {data['records']!r:.60}")
+    replay = Replay(
+        config,
+        _player_names(data["players"], config.num_players),
+        data["seed"],
+        None if data["deck"] is None else tuple(data["deck"]),
+        _plays(data["plays"]),
+        tuple(data["records"]),
+        _ints(data["scores"], "scores"),
+        _ints(data["winners"], "winners"),
+    )
     replay_states(replay)
     return replay
 
 
 def _card(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ReplayError(f"a play is a diver card 1-12, got {value!r}")
-    return value
+    """A play as an int; a bool, a float (3.9 is no card) or anything else is a ReplayError."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or isinstance(value, np.timedelta64):
+        raise ReplayError(f"a play is a diver card 1-12, got {value!r:.60}; cards are ints")
+    return int(value)
 
 
 def save_replay(replay: Replay, path: str | os.PathLike[str]) -> Path:
     """Write the replay to `path` (folders made as needed); returns the path."""
     from miaui_env.apps.files import atomic_write
 
-    path = Path(path)
+    if not isinstance(replay, Replay):
+        raise ReplayError(f"save_replay takes a Replay (from record_replay or load_replay); got {type(replay).__name__}")
+    _player_names(replay.players, replay.config.num_players)  # a file load_replay would refuse is never written
+    path = Path(_path(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, replay_to_json(replay))
     return path
@@ -239,13 +273,20 @@ def save_replay(replay: Replay, path: str | os.PathLike[str]) -> Path:
 def load_replay(path: str | os.PathLike[str]) -> Replay:
     """Read and check a replay file; ReplayError naming the file if it is not one."""
     try:
-        text = Path(path).read_text()
+        text = Path(_path(path)).read_text()
     except (OSError, UnicodeDecodeError) as bad:
         raise ReplayError(f"{path}: cannot be read as a replay ({bad})") from bad
     try:
         return replay_from_json(text)
     except ReplayError as bad:
         raise ReplayError(f"{path}: {bad}") from bad
+
+
+def _path(path: Any) -> str | os.PathLike[str]:
+    """`path` if it is a file path (str or os.PathLike); ReplayError naming it otherwise."""
+    if not isinstance(path, str | os.PathLike) or not str(path):
+        raise ReplayError(f"a replay path is a str or os.PathLike naming a file; got {path!r:.60}")
+    return path
 
 
 # -- hand history and pictures -----------------------------------------------------------------
@@ -301,8 +342,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("replay", type=Path, help="a replay file (JSON)")
     parser.add_argument("--gif", type=Path, default=None, help="also draw the game as an animated GIF here")
-    parser.add_argument("--seat", type=int, default=None, help="draw this seat's view (0-based) instead of the spectator's")
+    parser.add_argument("--seat", type=int, default=None, help="with --gif: draw this seat's view (0-based) instead of the spectator's")
     args = parser.parse_args(argv)
+    if args.seat is not None and args.gif is None:
+        parser.error("--seat picks the seat whose view the GIF draws; give --gif OUT.gif with it")
 
     def show() -> None:
         replay = load_replay(args.replay)

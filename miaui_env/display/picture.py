@@ -18,19 +18,23 @@ from typing import Any
 
 import numpy as np
 
-from miaui_env.display.decode import LastReveal, ObservedTable, decode_observation
+from miaui_env.display.decode import LastReveal, ObservationShapeError, ObservedTable, decode_observation
 from miaui_env.display.text import DEPTH_NAMES, describe_round, seat_name
 from miaui_env.game.cards import FishCard, FishKind
 from miaui_env.game.rules import (
+    MIN_PLAYERS,
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
     GameState,
+    InvalidConfigError,
     RoundRecord,
     deep_priority,
     kiti_seat,
     score,
     shallow_priority,
 )
+from miaui_env.observe.compact import expand_observations
+from miaui_env.observe.observation import OBSERVATION_LAYOUT
 
 EXTRA = 'pip install "miaui-rl[render]"'
 WIDTH, HEADER, SPACE_ROW, SEAT_ROW, FOOTER = 1000, 70, 64, 66, 150
@@ -103,12 +107,29 @@ class Scene:
 
 def table_picture(game: GameState) -> np.ndarray:
     """The whole table as a spectator with every card turned up sees it: (H, W, 3) uint8."""
+    if not isinstance(game, GameState):
+        raise InvalidConfigError(f"table_picture takes a GameState (an env's `game`, or rules.new_game's); got {type(game).__name__}")
     return _draw(spectator_scene(game))
 
 
 def seat_picture(observation: np.ndarray, num_players: int) -> np.ndarray:
     """One seat's view drawn from its observation alone (what R11 and its view let it see): (H, W, 3) uint8."""
-    return _draw(seat_scene(decode_observation(observation, num_players, "seat_picture")))
+    return _draw(seat_scene(decode_observation(_float_observation(observation, num_players), num_players, "seat_picture")))
+
+
+def _float_observation(observation: Any, num_players: Any) -> Any:
+    """`observation` with uint8 codes expanded to the floats they stand for (drawn raw, a code of 30
+    would read as a value of 30); ObservationShapeError if it is of another table size than `num_players`."""
+    obs = np.asarray(observation)
+    if obs.shape != (OBSERVATION_LAYOUT.size,):
+        return observation  # the decoder names the shape it takes
+    if obs.dtype == np.uint8:
+        obs = expand_observations(obs)
+    table_size = OBSERVATION_LAYOUT.view(obs, "num_players")
+    if np.count_nonzero(table_size) == 1 and int(np.argmax(table_size)) + MIN_PLAYERS != num_players:
+        seen = int(np.argmax(table_size)) + MIN_PLAYERS
+        raise ObservationShapeError(f"seat_picture: this observation is of a {seen}-player table, not num_players={num_players!r}")
+    return obs
 
 
 def spectator_scene(game: GameState) -> Scene:

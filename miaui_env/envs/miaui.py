@@ -155,6 +155,7 @@ observation's pieces (seat rows as above, absolute: `player_0` first, every entr
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Unpack
@@ -187,6 +188,25 @@ from miaui_env.vector import VectorMiaui
 
 RESET_OPTIONS = ("deck",)
 ILLEGAL_ACTIONS = ("raise", "terminate")  # env(illegal_action=...): refuse a card not in hand, or end the game
+
+
+def check_card(hand: np.ndarray, action: Any, agent: str) -> int:
+    """`rules.check_action`, except that a numpy timedelta64 (a numpy integer to `isinstance`) is refused as no card."""
+    if isinstance(action, np.timedelta64):
+        legal = np.flatnonzero(hand).tolist()
+        raise IllegalActionError(f"{agent}: action {action!r} is a time span, not a card index (ints 0-11); legal actions: {legal}")
+    return check_action(hand, action, agent)
+
+
+def finite_real(value: Any) -> float | None:
+    """`value` as a float if it is a finite real number (Python or numpy, bools excluded); else None."""
+    if isinstance(value, bool | np.bool_ | np.timedelta64) or not isinstance(value, int | float | np.integer | np.floating):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float's range, e.g. 10**400
+        return None
+    return number if math.isfinite(number) else None
 
 
 class UnknownAgentError(ValueError):
@@ -386,7 +406,7 @@ class _MiauiEnv:
     def check_action(self, agent: str, action: Any) -> int:
         """The card index `action` names; IllegalActionError, naming the legal actions, unless it is a card in `agent`'s hand."""
         self._dealt()
-        return check_action(self._masks[self.seat(agent)], action, agent)
+        return check_card(self._masks[self.seat(agent)], action, agent)
 
     def _reveal(self, cards: list[int]) -> tuple[list[float] | None, list[dict[str, Any]]]:
         """Play the joint action (diver cards); the rewards if the game ended, and every seat's info."""
@@ -482,7 +502,7 @@ class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
             self._was_dead_step(action)
             return
         seat = self.seat_of[agent]
-        self._pending.append(check_action(self._masks[seat], action, agent) + 1)
+        self._pending.append(check_card(self._masks[seat], action, agent) + 1)
         self._cumulative_rewards[agent] = 0.0
         # Rewards are 0 until the last reveal sets them, so only that step has any to accumulate.
         if len(self._pending) == len(self.agents):
@@ -575,7 +595,9 @@ class _CheckedOrderEnforcingWrapper(OrderEnforcingWrapper):
 
     def step(self, action: Any) -> None:
         """Pass the action on (upstream's checks and warnings where the env is not reset or is over)."""
-        if self._has_reset and self.env.agents:
+        if not self._has_reset:
+            raise ResetNeeded("call reset() before step(): no game has been dealt yet")
+        if self.env.agents:
             self._has_updated = True
             self.env.step(action)
         else:
@@ -589,8 +611,11 @@ class _TerminateIllegalWrapper(TerminateIllegalWrapper):
     def step(self, action: Any) -> None:
         """End the game with the illegal reward for a card not in hand; refuse a non-card."""
         agent = self.agent_selection
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action.item()  # as raise mode (rules.check_action) takes it
         acting = action is not None and not (self.terminations.get(agent) or self.truncations.get(agent))
-        if acting and (isinstance(action, bool) or not isinstance(action, int | np.integer) or not 0 <= action < NUM_DIVER_CARDS):
+        is_index = isinstance(action, int | np.integer) and not isinstance(action, bool | np.timedelta64)
+        if acting and (not is_index or not 0 <= action < NUM_DIVER_CARDS):
             raise IllegalActionError(f"{agent}: action {action!r} is not a card index; actions are the ints 0-{NUM_DIVER_CARDS - 1}")
         super().step(action)
 
@@ -599,14 +624,18 @@ def env(*, illegal_action: str = "raise", illegal_reward: float = -1.0, **kwargs
     """The AEC env with PettingZoo's order-enforcing wrapper (other arguments as `raw_env`).
     `illegal_action="terminate"` ends the game at a card not in hand, as PettingZoo's classic
     games do (`TerminateIllegalWrapper`): the offender is rewarded `illegal_reward`, every other
-    agent 0. The default, "raise", refuses the card with IllegalActionError and changes nothing."""
-    if illegal_action not in ILLEGAL_ACTIONS:
-        raise InvalidConfigError(f"illegal_action={illegal_action!r} is not allowed; use one of {', '.join(map(repr, ILLEGAL_ACTIONS))}")
-    if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, int | float) or not np.isfinite(illegal_reward):
-        raise InvalidConfigError(f"illegal_reward={illegal_reward!r} is not allowed; it must be a finite number")
+    agent 0 (any finite real: an int, a float or a numpy scalar). The default, "raise", refuses the
+    card with IllegalActionError and changes nothing."""
+    if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTIONS:
+        raise InvalidConfigError(
+            f"illegal_action={illegal_action!r:.60} is not allowed; use one of {', '.join(map(repr, ILLEGAL_ACTIONS))}"
+        )
+    reward = finite_real(illegal_reward)
+    if reward is None:
+        raise InvalidConfigError(f"illegal_reward={illegal_reward!r:.60} is not allowed; it must be a finite real number (int or float)")
     game = raw_env(**kwargs)
     if illegal_action == "terminate":
-        return _CheckedOrderEnforcingWrapper(_TerminateIllegalWrapper(game, float(illegal_reward)))
+        return _CheckedOrderEnforcingWrapper(_TerminateIllegalWrapper(game, reward))
     return _CheckedOrderEnforcingWrapper(game)
 
 

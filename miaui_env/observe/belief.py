@@ -45,10 +45,11 @@ from miaui_env.game.rules import (
     kiti_seat,
     play_round,
 )
-from miaui_env.observe.observation import CARD_DIM, HIDDEN_FEATURE, LAGOON_SLOTS, OBSERVATION_LAYOUT, VALUE_SCALE
+from miaui_env.observe.observation import CARD_DIM, HIDDEN_FEATURE, LAGOON_SLOTS, OBSERVATION_LAYOUT, VALUE_SCALE, VIEWS, Encoder, Layout
 
 _VIEW = OBSERVATION_LAYOUT.view
 _VALUE = len(FISH_KINDS)
+_MATCH_TOLERANCE = 1e-5  # observations are float32; the skeleton's own encoding matches them to rounding
 
 
 class KnowledgeError(ValueError):
@@ -87,6 +88,18 @@ def _features_of(card: FishCard | None) -> np.ndarray:
     return features
 
 
+def _piece_at(index: int, layout: Layout = OBSERVATION_LAYOUT) -> str:
+    """The piece holding entry `index` of a `layout` vector, with its row in a seat's ("seats[1].pile")."""
+    for piece in layout.pieces:
+        start = layout.offsets[piece.name]
+        if start <= index < start + piece.size:
+            if piece.name not in layout.rows:
+                return piece.name
+            row, inner = divmod(index - start, layout.rows[piece.name].size)
+            return f"{piece.name}[{row}].{_piece_at(inner, layout.rows[piece.name])}"
+    raise IndexError(f"entry {index} is past the layout's {layout.size}")
+
+
 def put_back_weights(cards: Sequence[FishCard], deck: Sequence[FishCard]) -> np.ndarray:
     """Relative chance that each of `cards` is the card put back, given round 1's lagoon (R3/R4):
     1 / K(K-1)(K-2), K the number of non-Seagulls left among the other 36 cards of `deck`."""
@@ -109,6 +122,7 @@ class SeatKnowledge:
         self.deal: list[int] = []  # the skeleton's deal: put-back, then the lagoon order
         self._seen = np.zeros(len(self.deck), dtype=bool)  # deck indices whose card the seat has seen
         self._put_back_weight = put_back_weights(self.deck, self.deck)
+        self._encoders: dict[str, Encoder] = {}  # per view this game's observations may still be in
 
     @property
     def round(self) -> int:
@@ -120,20 +134,65 @@ class SeatKnowledge:
         return round_number == 1 or (self.state is not None and round_number in (self.state.round, self.state.round + 1))
 
     def observe(self, observation: np.ndarray) -> None:
-        """Take in the seat's observation at its next decision: round 1 starts a new game."""
+        """Take in the seat's observation at its next decision: round 1 starts a new game.
+
+        KnowledgeError, the knowledge left as it was, for an observation this seat cannot have next:
+        one that differs anywhere from what the seat knows (its own hand after its plays, the public
+        record, the round, its seat), such as another game's or another seat's.
+        """
         observation = np.asarray(observation, dtype=np.float64)
+        if observation.shape != (OBSERVATION_LAYOUT.size,):
+            raise KnowledgeError(f"an observation has shape {observation.shape}; one seat's observation is ({OBSERVATION_LAYOUT.size},)")
         round_number = observed_round(observation)
-        if round_number == 1:
-            self._start(observation)
-        elif self.state is not None and round_number == self.state.round:
-            return  # the same decision shown again
-        elif self.state is None or round_number != self.state.round + 1:
+        if self.state is not None and round_number not in (1, self.state.round, self.state.round + 1):
             raise KnowledgeError(
                 f"an observation of round {round_number} after round {self.round}: a seat's knowledge is built from "
                 "every decision of a game, from round 1, in order"
             )
-        else:
-            self._advance(observation)
+        if self.state is None and round_number != 1:
+            raise KnowledgeError(
+                f"an observation of round {round_number} with nothing observed before: a seat's knowledge is built from "
+                "every decision of a game, from round 1, in order"
+            )
+        kept = self._snapshot()
+        try:
+            if round_number == 1:
+                self._start(observation)
+            elif round_number == self.round + 1:
+                self._advance(observation)
+            self._check_matches(observation)  # the same decision shown again must match too
+        except KnowledgeError:
+            self._restore(kept)
+            raise
+
+    def _snapshot(self) -> tuple[GameState | None, int, list[int], np.ndarray, dict[str, Encoder]]:
+        """Everything observe() may change, to put back when it refuses an observation."""
+        state = None if self.state is None else self.state.clone()
+        return state, self.seat, list(self.deal), self._seen.copy(), dict(self._encoders)
+
+    def _restore(self, kept: tuple[GameState | None, int, list[int], np.ndarray, dict[str, Encoder]]) -> None:
+        self.state, self.seat, self.deal, self._seen, self._encoders = kept
+
+    def _check_matches(self, observation: np.ndarray) -> None:
+        """Refuse an observation that is not the skeleton seen from this seat, in a view it can be in."""
+        state = self.state
+        assert state is not None
+        matching, mismatches = {}, {}
+        for view, encoder in self._encoders.items():
+            encoder.refresh(state, new_game=True)
+            differs = np.abs(encoder.observe(self.seat) - observation) > _MATCH_TOLERANCE
+            if differs.any():
+                mismatches[view] = _piece_at(int(np.argmax(differs)))
+            else:
+                matching[view] = encoder
+        if matching:
+            self._encoders = matching  # a game's observations stay in the views they have matched so far
+            return
+        shown = "; ".join(f"as the {view} view it differs first in {piece!r}" for view, piece in mismatches.items())
+        raise KnowledgeError(
+            f"a round-{observed_round(observation)} observation that this seat (seat {self.seat}) cannot see after what it "
+            f"saw before ({shown}): another game's, another seat's, or altered"
+        )
 
     # -- building the skeleton ----------------------------------------------------------------------
     def _start(self, observation: np.ndarray) -> None:
@@ -141,6 +200,7 @@ class SeatKnowledge:
         n = MIN_PLAYERS + int(np.argmax(head))
         open_baskets, no_fighting = (bool(flag > 0.5) for flag in _VIEW(observation, "variant"))
         config = GameConfig(n, open_baskets, no_fighting, self.deck)
+        self._encoders = {view: Encoder(config, view) for view in VIEWS}
         self.seat = self._seat_from_kiti(observation, n, 1, no_fighting)
         self._seen[:] = False
         lagoon = _VIEW(observation, "lagoon")

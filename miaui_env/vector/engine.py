@@ -64,6 +64,7 @@ import contextlib
 import os
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, Unpack
 
 import numba
@@ -553,17 +554,50 @@ def bytes_per_game(num_players: int) -> int:
     return 2 * num_players * OBSERVATION_LAYOUT.size * 4 + 6 * 1024
 
 
-def check_fits_in_memory(num_envs: int, num_players: int) -> None:
-    """InvalidConfigError, saying how much it would take, if `num_envs` games would not fit in this machine's memory."""
-    needed = num_envs * bytes_per_game(num_players)
+CGROUP_ROOT = Path("/sys/fs/cgroup")  # cgroup v2: memory.max and memory.current of this process's group
+
+
+def memory_available() -> tuple[int, str] | None:
+    """The fewest bytes this process may still take, and what sets that bound: the machine's memory,
+    the process's address-space limit (RLIMIT_AS) or its cgroup's memory.max; None where none is known.
+    A container or `ulimit -v` can allow far less than the machine has, and then the physical
+    figure alone lets a table through that dies allocating."""
+    bounds: list[tuple[int, str]] = []
+    with contextlib.suppress(ValueError, OSError, AttributeError):  # no such figure on this platform
+        bounds.append((os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"), "this machine's memory"))
     try:
-        available = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # no such figure on this platform: nothing to compare with
-        return
-    if needed > available:
+        import resource
+    except ImportError:  # not on Windows
+        pass
+    else:
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY:
+            bounds.append((soft - _mapped_bytes(), "what is left under the process's address-space limit (RLIMIT_AS)"))
+    with contextlib.suppress(ValueError, OSError):
+        limit = (CGROUP_ROOT / "memory.max").read_text().strip()
+        if limit != "max":
+            used = (CGROUP_ROOT / "memory.current").read_text().strip() if (CGROUP_ROOT / "memory.current").exists() else "0"
+            bounds.append((int(limit) - int(used), "what is left under the cgroup's memory.max"))
+    return min(bounds) if bounds else None
+
+
+def _mapped_bytes() -> int:
+    """The address space this process already maps (what RLIMIT_AS counts), 0 where /proc does not say."""
+    try:
+        return int(Path("/proc/self/statm").read_text().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, IndexError, AttributeError):
+        return 0
+
+
+def check_fits_in_memory(num_envs: int, num_players: int) -> None:
+    """InvalidConfigError, saying how much it would take, if `num_envs` games would not fit in the memory this process may use."""
+    needed = num_envs * bytes_per_game(num_players)
+    available = memory_available()
+    if available is not None and needed > available[0]:
+        room, bound = available
         raise InvalidConfigError(
             f"num_envs={num_envs} would take about {needed / 2**30:,.1f} GiB ({bytes_per_game(num_players) / 1024:.0f} KiB a game), "
-            f"more than this machine's {available / 2**30:,.1f} GiB of memory"
+            f"more than {bound}: {max(room, 0) / 2**30:,.1f} GiB"
         )
 
 
