@@ -277,3 +277,70 @@ def test_a_bad_share_of_a_multi_table_step_leaves_every_table_its_earlier_action
         venv.tables[0].check_actions(np.array([12, 0]))
     checked = venv.tables[0].check_actions(np.array([highest[0], highest[1]]))
     assert checked.dtype == np.int64 and checked.tolist() == highest[:2].tolist()
+
+
+def test_expanding_codes_refuses_a_float_observation_space():
+    from miaui_env.integrations.sb3 import ExpandCompactObservations
+
+    floats = MiauiSelfPlayVecEnv(2, num_players=3, seed=0)
+    with pytest.raises(miaui_env.InvalidConfigError, match=r"reads uint8 codes.*float32.*observation_dtype='uint8'"):
+        ExpandCompactObservations(floats.observation_space)
+
+
+@pytest.mark.parametrize(
+    ("second", "message"),
+    [({"observation_dtype": "uint8"}, r"table 1 has Box\(0, 255, \(620,\), uint8\)"), ({"privileged": True}, r"table 1 has .*\(796,\)")],
+    ids=["codes among floats", "a wider privileged table"],
+)
+def test_a_multi_table_vecenv_refuses_tables_of_other_observation_spaces(second, message):
+    from miaui_env.integrations.sb3 import MultiTableVecEnv
+
+    tables = [MiauiSelfPlayVecEnv(2, num_players=3, seed=1), MiauiSelfPlayVecEnv(2, num_players=4, seed=2, **second)]
+    first = r"must share one observation space: table 0 has Box\(-64.0, 64.0, \(620,\), float32\)"
+    with pytest.raises(miaui_env.InvalidConfigError, match=first):
+        MultiTableVecEnv(tables)
+    with pytest.raises(miaui_env.InvalidConfigError, match=message):
+        MultiTableVecEnv(tables)
+
+
+def test_a_mask_in_observation_over_codes_declares_codes_and_holds_every_observation():
+    from miaui_env.integrations.adapters import MaskInObservation, split_mask
+
+    codes = MaskInObservation(miaui_env.parallel_env(num_players=4, observation_dtype="uint8"))
+    plain = miaui_env.parallel_env(num_players=4, observation_dtype="uint8")
+    space = codes.observation_space("player_0")
+    assert space.dtype == np.uint8 and space.shape == (632,)
+    joined, _ = codes.reset(seed=0)
+    observations, _ = plain.reset(seed=0)
+    while codes.agents:
+        assert all(space.contains(seen) for seen in joined.values())
+        for agent, seen in observations.items():
+            vector, mask = split_mask(joined[agent])
+            np.testing.assert_array_equal(vector, seen["observation"])
+            np.testing.assert_array_equal(mask, seen["action_mask"].astype(bool))
+        actions = {agent: int(np.flatnonzero(split_mask(seen)[1])[0]) for agent, seen in joined.items()}
+        joined, *_ = codes.step(actions)
+        observations, *_ = plain.step(actions)
+
+
+def test_a_second_step_wait_is_refused_before_the_opponents_choose():
+    from miaui_env.integrations.sb3 import MultiTableVecEnv
+
+    venv = MiauiSelfPlayVecEnv(2, num_players=3, learner_seats=[0], seed=6)
+    venv.reset()
+    with pytest.raises(IllegalActionError, match=r"step_wait\(\) needs step_async\(actions\) first"):
+        venv.step_wait()  # after a reset: nothing stored yet
+    venv.step_async(np.argmax(venv.action_masks(), axis=1))
+    venv.step_wait()
+    opponent_state = repr(venv.opponent.rng.bit_generator.state)
+    hands = venv.action_masks().copy()
+    with pytest.raises(IllegalActionError, match=r"step_wait\(\) needs step_async\(actions\) first"):
+        venv.step_wait()
+    assert repr(venv.opponent.rng.bit_generator.state) == opponent_state
+    np.testing.assert_array_equal(venv.action_masks(), hands)
+    tables = MultiTableVecEnv([MiauiSelfPlayVecEnv(2, num_players=3, learner_seats=[0], seed=s) for s in (7, 8)])
+    tables.reset()
+    tables.tables[0].step_async(np.argmax(tables.tables[0].action_masks(), axis=1))  # only the first table has actions
+    with pytest.raises(IllegalActionError, match="step_async"):
+        tables.step_wait()
+    assert tables.tables[0].engine.round == tables.tables[1].engine.round == 1  # neither table played

@@ -365,3 +365,11 @@ def test_the_command_lines_table_size_has_two_spellings(tmp_path, flag):
     assert ended.value.code == 0
     report = json.loads((tmp_path / "arena.json").read_text())
     assert report["config"]["num_players"] == 5 and report["duplicate_sets"] == 2
+
+
+def test_the_arena_bar_ends_at_its_total_of_whole_duplicate_sets(capsys):
+    from miaui_env.apps.arena import run
+
+    result = run(["random", "greedy"], "gauntlet", ArenaConfig(num_players=3, games=4, seed=2, batch_games=3), out=None)
+    bar = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()[-1]
+    assert result.duplicate_sets * 3 == 6 and re.match(r"arena: 100%.*\| 6/6 \[", bar), bar

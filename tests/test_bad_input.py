@@ -693,3 +693,15 @@ def test_search_refuses_a_prior_weight_that_is_no_finite_number(weight):
 
     with pytest.raises(InvalidConfigError, match=re.escape(f"prior_weight={weight!r} is not allowed; it must be a finite number >= 0")):
         RegretMatchingSearchAgent(0, prior_weight=weight)
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [(None, "got None"), ([[0.0] * 632, [0.0]], "ragged list"), (["1"] * 632, "dtype <U1")],
+    ids=["None", "ragged", "strings"],
+)
+def test_split_mask_refuses_what_is_no_batch_of_observations(given, message):
+    from miaui_env.integrations.adapters import MaskedObservationError, split_mask
+
+    with pytest.raises(MaskedObservationError, match=rf"\(\.\.\., 632\).*{message}"):
+        split_mask(given)

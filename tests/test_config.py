@@ -420,3 +420,21 @@ def test_a_shipped_config_is_found_by_name(tmp_path, monkeypatch):
         load_config("configs/smoke.yaml")  # a path is a path
     with pytest.raises(ConfigError, match="config file 'nothing' does not exist"):
         load_config("nothing")
+
+
+@pytest.mark.parametrize(
+    ("net_arch", "key", "size"),
+    [
+        ("[0]", "net_arch", "0"),
+        ("[64, -1]", "net_arch", "-1"),
+        ("[true]", "net_arch", "True"),
+        ("{pi: [8], vf: [0]}", r"net_arch\.vf", "0"),
+    ],
+)
+def test_a_network_layer_of_no_width_is_refused_naming_the_key(net_arch, key, size):
+    refused = rf"config key 'ppo\.policy_kwargs\.{key}' is .*layer size {size} is not allowed; allowed: a list of layer sizes of at least 1"
+    with pytest.raises(ConfigError, match=refused):
+        load_config(SMOKE, [f"ppo.policy_kwargs={{net_arch: {net_arch}}}"])
+    with pytest.raises(ConfigError, match=r"config key 'ppo\.policy_kwargs\.net_arch\.q'"):
+        load_config(SMOKE, ["ppo.policy_kwargs={net_arch: {q: [4]}}"])
+    assert load_config(SMOKE, ["ppo.policy_kwargs={net_arch: {pi: [8], vf: [16, 4]}}"]).ppo["policy_kwargs"]["net_arch"]["vf"] == (16, 4)

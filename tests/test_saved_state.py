@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 from helpers import check_round_arrays, play, stacked_game
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from miaui_env.game.cards import DEFAULT_DECK, FishCard, FishKind
 from miaui_env.game.rules import (
@@ -567,3 +569,170 @@ def test_a_restored_snapshot_plays_the_same_games_again():
     assert np.array_equal(after_step[0], after_step[1])
     with pytest.raises(InvalidConfigError, match="restore takes a snapshot of this engine"):
         VectorMiaui(8, num_players=5, seed=0).restore(snapshot)
+
+
+def moved(source: tuple[str | int, ...], target: tuple[str | int, ...]) -> Mutation:
+    """Take the card at data[source] out of its list and append it to the list at data[target]."""
+
+    def mutate(data: dict[str, Any]) -> None:
+        *parents, last = source
+        holder: Any = data
+        for key in parents:
+            holder = holder[key]
+        card = holder.pop(last)
+        destination: Any = data
+        for key in target:
+            destination = destination[key]
+        destination.append(card)
+
+    return mutate
+
+
+def swapped(first: tuple[str | int, ...], second: tuple[str | int, ...]) -> Mutation:
+    """Exchange the cards at data[first] and data[second]: every card still in exactly one place."""
+
+    def mutate(data: dict[str, Any]) -> None:
+        holders = []
+        for path in (first, second):
+            holder: Any = data
+            for key in path[:-1]:
+                holder = holder[key]
+            holders.append((holder, path[-1]))
+        (a, i), (b, j) = holders
+        a[i], b[j] = b[j], a[i]
+
+    return mutate
+
+
+def jellyfish_triple_kept(data: dict[str, Any]) -> None:
+    """Seat 0 keeps the three Jellyfish R9 sent to the box in round 3."""
+    data["piles"][0] = data["box"][:3] + data["piles"][0]
+    data["box"] = data["box"][3:]
+
+
+def pile_of_two_seats(data: dict[str, Any]) -> None:
+    """Seat 1's two fish moved under seat 2's three: five fish after four rounds."""
+    data["piles"][2] = data["piles"][1] + data["piles"][2]
+    data["piles"][1] = []
+
+
+# Each impossible state: a well-formed scripted state (4 players, round 5; see scripted_state) changed so
+# that no play of the rules reaches it, every card still in exactly one place, and the error it gets.
+IMPOSSIBLE = [
+    ("three Jellyfish in a pile", jellyfish_triple_kept, r"piles\[0\] is .*; a pile never holds three Jellyfish.*\(R9\)"),
+    ("a Seagull in a pile", moved(("box", 3), ("piles", 1)), r"piles\[1\] is .*; a pile never holds a Seagull.*\(R9\)"),
+    ("more fish than rounds", pile_of_two_seats, r"piles\[2\] is .*; a seat catches one fish a round at most \(R7\), so after 4 rounds"),
+    ("a box card never caught", swapped(("box", 4), ("deck", -1)), r"piles and box hold cards \d+ \(.*\), which no history record caught"),
+    (
+        "a caught fish in the deck",
+        swapped(("piles", 2, 2), ("deck", 0)),
+        r"piles and box hold cards \d+ \(.*\), which no history record caught",
+    ),
+    (
+        "a peeker on the wrong seat",
+        put(("lagoon", 2, 0, "peeker"), 0),
+        r"lagoon\[2\] peekers is \[0\]; replaying the history gives \[3\].*\(R5\)",
+    ),
+    (
+        "a face-down card not peeked",
+        put(("lagoon", 2, 0, "peeker"), None),
+        r"lagoon\[2\] peekers is \[null\]; replaying the history gives \[3\]",
+    ),
+    ("a peek without a Lantern", put(("lagoon", 0, 0, "peeker"), 2), r"lagoon\[0\] peekers is \[2\]; replaying the history gives \[null\]"),
+    (
+        "a winner without the best card",
+        put(("history", 0, "depths", 0, "winner"), 1),
+        r"history\[0\]\.depths\[0\]\.winner is 1; replaying the plays gives 0",
+    ),
+    (
+        "a tie that was none",
+        put(("history", 1, "depths", 1, "decision"), "kiti"),
+        r"history\[1\]\.depths\[1\]\.decision is \"kiti\"; replaying",
+    ),
+    (
+        "a theft of another card",
+        put(("history", 3, "events", 0, "stolen"), "tigerfish:7"),
+        r"history\[3\]\.events\[0\]\.stolen is \"tigerfish:7\"; replaying the plays gives \"tigerfish:8\"",
+    ),
+    (
+        "the piles of two seats exchanged",
+        swapped(("piles", 0), ("piles", 3)),
+        r"piles\[0\] is \[\"lantern:3\"\]; replaying the history gives \[\"emperor_tuna:15\"\]",
+    ),
+    ("a card in two places", put(("box", 0), 0), r"is card 0 \(.*\), which .* already holds; .* each card exactly once"),
+]
+
+
+@pytest.mark.parametrize(("mutate", "message"), [pytest.param(m, msg, id=name) for name, m, msg in IMPOSSIBLE])
+def test_a_state_the_rules_cannot_reach_is_refused_with_what_is_wrong(mutate, message, tmp_path):
+    data = state_to_dict(scripted_state())
+    state_from_dict(copy.deepcopy(data))  # the scripted state itself loads
+    mutate(data)
+    with pytest.raises(StateFormatError, match=message):
+        state_from_dict(data)
+    path = tmp_path / "impossible.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(StateFormatError, match=f"^{path}: .*" + message):
+        load_state(path)
+
+
+def test_a_face_down_card_in_round_one_is_refused():
+    data = state_to_dict(scripted_state(rounds_played=0))
+    data["lagoon"][1][0]["peeker"] = 2
+    with pytest.raises(StateFormatError, match=r"lagoon\[1\]\[0\]\.peeker is 2; it must be null in round 1.*\(R5\)"):
+        state_from_dict(data)
+
+
+def test_a_seagull_dealt_in_round_one_is_refused():
+    data = state_to_dict(scripted_state(rounds_played=0))
+    seagull = next(i for i, name in enumerate(data["config"]["deck"]) if name.startswith("seagull"))
+    at = data["deck"].index(seagull)
+    data["deck"][at], data["lagoon"][2][0]["card"] = data["lagoon"][2][0]["card"], seagull
+    with pytest.raises(StateFormatError, match=r"round 1 dealt a Seagull \(seagull:0\) to lagoon\[2\]; round 1 replaces Seagulls \(R4\)"):
+        state_from_dict(data)
+
+
+def test_no_fighting_fish_moved_from_a_pile_into_the_lagoon_are_refused():
+    state = random_state(GameConfig(4, no_fighting=True), seed=3, target_round=7)
+    seat = next(seat for seat, pile in enumerate(state.piles) if pile)
+    data = state_to_dict(state)
+    data["lagoon"][0].append({"card": data["piles"][seat].pop(), "peeker": None})
+    with pytest.raises(StateFormatError, match=r"history\[\d+\]\.depths\[\d\]\.fish\[\d+\] \(.*\) lie in no pile and not in the box"):
+        state_from_dict(data)
+
+
+@given(
+    n=st.integers(3, 6),
+    open_baskets=st.booleans(),
+    no_fighting=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+    target_round=st.integers(1, 13),
+)
+@settings(max_examples=60, deadline=None)
+def test_every_state_real_play_reaches_saves_and_loads_back_equal(n, open_baskets, no_fighting, seed, target_round):
+    original = random_state(GameConfig(n, open_baskets, no_fighting), seed, target_round)
+    assert_same_state(state_from_dict(json.loads(json.dumps(state_to_dict(original)))), original)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("[" * 100_000 + "]" * 100_000, r"nests JSON too deeply to read"),
+        ('{"version": ' + "9" * 5000 + "}", r"is not valid JSON \(Exceeds the limit .* digits"),
+    ],
+    ids=["100,000 deep", "5000 digits"],
+)
+def test_json_no_parser_can_hold_is_refused(content, message, tmp_path):
+    path = tmp_path / "hostile.json"
+    path.write_text(content)
+    with pytest.raises(StateFormatError, match=f"^{path} " + message):
+        load_state(path)
+
+
+@pytest.mark.parametrize("path", [None, 3, "", "game\0.json"], ids=["None", "a number", "empty", "a null byte"])
+def test_a_path_that_names_no_file_is_refused(path, tmp_path):
+    with pytest.raises(StateFormatError, match=r"^path is .*; it must be a file path \(a str or os.PathLike\)"):
+        load_state(path)
+    with pytest.raises(StateFormatError, match=r"^path is .*; it must be a file path"):
+        save_state(scripted_state(), path)
+    assert list(tmp_path.iterdir()) == []

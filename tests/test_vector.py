@@ -379,3 +379,82 @@ def test_the_engines_state_is_read_through_read_only_views_that_follow_the_games
             np.testing.assert_array_equal(view, copy)
         np.testing.assert_array_equal(game.hands, masks)
         assert engine.observations.tobytes() == obs.tobytes() and np.shares_memory(engine.observations, obs)
+
+
+def mid_game_state(rounds: int = 3):
+    """A 4-player game after `rounds` rounds of everyone playing their highest card."""
+    from miaui_env.game.rules import GameConfig, new_game, play_round
+
+    state = new_game(GameConfig(4), np.random.default_rng(0))
+    for _ in range(rounds):
+        play_round(state, [int(np.flatnonzero(hand)[-1]) + 1 for hand in state.hands])
+    return state
+
+
+def fish_in_two_places(state):
+    state.piles[0].append(state.deck[0])
+    state.deck[1] = state.deck[0]
+
+
+def fish_twice_in_a_fresh_deal(state):
+    state.deck[5] = state.lagoon[0][0].card
+
+
+def float_deck_index(state):
+    state.deck[0] = 1.5
+
+
+def float_put_back(state):
+    state.put_back = float(state.put_back)
+
+
+def float_round(state):
+    state.round = 4.0
+
+
+@pytest.mark.parametrize(
+    ("rounds", "spoil", "message"),
+    [
+        (
+            3,
+            fish_in_two_places,
+            r"states\[0\] holds card \d+ \(.*\) 3 times; deck, put_back, lagoon, piles and box together hold each card",
+        ),
+        (0, fish_twice_in_a_fresh_deal, r"states\[0\] holds card \d+ \(.*\) 2 times; .* exactly once \(R3\)"),
+        (3, float_deck_index, r"states\[0\] holds card 1\.5; a card is an integer index into config\.deck, 0-36"),
+        (0, float_deck_index, r"states\[0\] holds card 1\.5; a card is an integer index"),
+        (3, float_put_back, r"states\[0\] holds card \d+\.0; a card is an integer index"),
+        (3, float_round, r"states\[0\] has round=4\.0; a round is an integer from 1 to 12"),
+    ],
+    ids=["a fish in two places", "a card twice in a fresh deal", "deck index 1.5", "fresh deck index 1.5", "put_back a float", "round 4.0"],
+)
+def test_load_states_refuses_cards_out_of_place_and_floats_and_changes_nothing(rounds, spoil, message):
+    from miaui_env.game.rules import InvalidConfigError
+
+    engine = VectorMiaui(1, num_players=4, seed=0)
+    state = mid_game_state(rounds)
+    engine.load_states([state.clone()])  # the state as played loads
+    spoil(state)
+    before = engine_snapshot(engine)
+    with pytest.raises(InvalidConfigError, match=message):
+        engine.load_states([state])
+    assert engine_snapshot(engine) == before
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{"open_baskets": True, "no_fighting": True}, {"no_fighting": True}, {"open_baskets": True}, {"num_players": 3}],
+    ids=["open baskets and no fighting", "no fighting", "open baskets", "another table"],
+)
+def test_restore_refuses_a_snapshot_of_an_engine_with_other_settings_and_changes_nothing(settings):
+    from miaui_env.game.rules import InvalidConfigError
+
+    engine, other = VectorMiaui(3, seed=0), VectorMiaui(3, seed=1, **settings)
+    before = engine_snapshot(engine)
+    with pytest.raises(InvalidConfigError, match=r"restore takes a snapshot of (this engine|an engine with this one's settings)"):
+        engine.restore(other.snapshot())
+    assert engine_snapshot(engine) == before
+    alike = VectorMiaui(3, seed=2)
+    alike.step(np.zeros((3, 4), dtype=np.int64))
+    engine.restore(alike.snapshot())  # an engine with the same settings restores
+    assert engine.round == 2

@@ -26,7 +26,8 @@ from miaui_env.apps.web import create_app, memory
 from miaui_env.apps.web import games as games_module
 from miaui_env.apps.web import routes as routes_module
 from miaui_env.apps.web.app import STATIC
-from miaui_env.apps.web.games import MAX_BODY, GameStore, HumanGame, TableChoice, agent_menu
+from miaui_env.apps.web.games import MAX_BODY, GameStore, HumanGame, ReplayShelf, TableChoice, agent_menu
+from miaui_env.apps.web.games import start_game as start_human_game
 from miaui_env.apps.web.tables import reveal_steps, seat_table, spectator_table
 from miaui_env.game import rules
 from miaui_env.game.cards import parse_deck_order
@@ -820,3 +821,61 @@ def test_the_loopback_host_names_trusted_are_the_pages_own(tmp_path, host, answe
     client = create_app(replays=None, library=[tmp_path], trusted_hosts=["127.0.0.1", "localhost", "::1"]).test_client()
     response = client.get("/api/agents", headers={"Host": host})
     assert response.status_code == (200 if answered else 400), response.get_json()
+
+
+@pytest.mark.parametrize("open_baskets", [False, True])
+def test_your_whole_pile_and_open_baskets_piles_reach_the_page(open_baskets):
+    body = {"players": 3, "opponents": ["random", "random"], "seed": 5, "open_baskets": open_baskets}
+    game = start_human_game(TableChoice.parse(body, agent_menu(), person=True))
+    for _ in range(6):
+        game.play(game.state.legal_cards(game.seat)[0], int(game.state.round))
+    whole = spectator_table(game.state)["seats"]
+    assert max(row["height"] for row in whole) > 3  # some pile has fish below the 3 shown face-up
+    for row in game.page()["table"]["seats"]:
+        visible = row["seat"] == game.seat or open_baskets  # R11: others' piles show only their height
+        assert row["tally"] == (whole[row["seat"]]["tally"] if visible else None)
+        if visible:
+            assert sum(count for _, count in row["tally"]["kinds"]) == row["height"]  # every fish, below the top 3 too
+
+
+@pytest.mark.parametrize("view", ["table", "recall"])
+def test_only_the_recall_view_sends_a_log_of_earlier_rounds(view):
+    body = {"players": 3, "opponents": ["random", "random"], "seed": 5, "view": view}
+    game = start_human_game(TableChoice.parse(body, agent_menu(), person=True))
+    for _ in range(3):
+        game.play(game.state.legal_cards(game.seat)[0], int(game.state.round))
+    log = game.page()["log"]
+    if view == "table":
+        assert log is None  # the table view shows the last reveal only (R11)
+    else:
+        assert [reveal["round"] for reveal in log] == [1, 2, 3]
+        assert log == [reveal_steps(record) for record in game.state.history]
+
+
+def test_the_replay_shelf_names_players_and_winners(tmp_path):
+    replay = record_replay(GameConfig(num_players=3), [[r, r, (r + 5) % 12 + 1] for r in range(1, 12)], seed=9, players=["ann", "bo", "cy"])
+    save_replay(replay, tmp_path / "run" / "replays" / "game-0000.json")
+    (tmp_path / "run" / "replays" / "broken.json").write_text("[[[")
+    listed = {Path(item["name"]).name: item for item in ReplayShelf((tmp_path,)).list()}
+    assert listed["game-0000.json"]["players"] == ["ann", "bo", "cy"]
+    assert listed["game-0000.json"]["winners"] == list(replay.winners)
+    assert listed["broken.json"]["players"] == [] and listed["broken.json"]["winners"] == []
+
+
+def test_the_agent_list_names_what_the_training_extra_brings_and_how(tmp_path, monkeypatch):
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    installed = create_app(GameStore(max_games=8), replays=tmp_path / "replays", library=[tmp_path]).test_client()
+    answer = installed.get("/api/agents").get_json()
+    flagged = {agent["name"] for agent in answer["agents"] if agent["needs_training_extra"]}
+    assert {"miaui-ppo-v0", "miaui-ppo-v0@sample", "search+miaui-ppo-v0"} <= flagged and "counter" not in flagged
+    assert answer["training_extra"]["missing"] == []
+
+    monkeypatch.setattr(games_module, "training_extra_installed", lambda: False)  # a `pip install -e ".[web]"` machine
+    bare = create_app(GameStore(max_games=8), replays=tmp_path / "replays", library=[tmp_path]).test_client()
+    answer = bare.get("/api/agents").get_json()
+    offered = {agent["name"] for agent in answer["agents"]}
+    assert {"random", "greedy", "counter", "search"} <= offered and not offered & flagged
+    assert set(answer["training_extra"]["missing"]) == flagged
+    install = answer["training_extra"]["install"]
+    assert install == 'pip install torch==2.13.0 && pip install -e ".[web,train]"'
+    assert "pip install torch==2.13.0" in readme and '".[web,train]"' in readme

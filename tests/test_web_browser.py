@@ -22,6 +22,8 @@ from waitress import create_server
 
 from miaui_env.apps.replay import load_replay, record_replay, save_replay
 from miaui_env.apps.web import create_app
+from miaui_env.apps.web.games import TableChoice, agent_menu
+from miaui_env.apps.web.games import start_game as start_human_game
 from miaui_env.game.rules import GameConfig
 
 CHROMIUM = "/usr/bin/chromium"
@@ -214,3 +216,185 @@ def test_watching_agents_and_a_bad_replay_file(browser, server, tmp_path):
     wait_for(browser, lambda: browser.find_element(By.ID, "error").is_displayed())
     assert "not a replay this app can play back: replay format version 7" in text(browser, "error")
     assert "a fresh game of agents" in text(browser, "watch-title")  # the game being watched stays
+
+
+def finished_page(players: int = 4, **choices: Any) -> dict[str, Any]:
+    """The page of a game played to its end by random agents' cards (the person plays their lowest)."""
+    body = {"players": players, "opponents": ["random"] * (players - 1), "seed": 5, **choices}
+    game = start_human_game(TableChoice.parse(body, agent_menu(), person=True))
+    while not game.over:
+        game.play(game.state.legal_cards(game.seat)[0], int(game.state.round))
+    return game.page()
+
+
+def drawn_page(browser: webdriver.Chrome, server: str, view: dict[str, Any]) -> None:
+    browser.get(server)
+    wait_for(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#opponent-1 option"))
+    browser.execute_script("showGame(arguments[0])", view)
+
+
+def inside(browser: webdriver.Chrome, inner: Any, outer: Any) -> bool:
+    return bool(
+        browser.execute_script(
+            "const a = arguments[0].getBoundingClientRect(), b = arguments[1].getBoundingClientRect();"
+            "return a.left >= b.left - 0.5 && a.right <= b.right + 0.5;",
+            inner,
+            outer,
+        )
+    )
+
+
+def test_at_game_over_every_panel_shows_its_final_score_and_fits(browser, server):
+    view = finished_page()
+    view["players"] = ["human"] + ["a-very-long-agent-name-" + "x" * 40] * 3
+    drawn_page(browser, server, view)
+    for seat, total in enumerate(view["final"]["scores"]):
+        panel = browser.find_element(By.CSS_SELECTOR, f"#play-table .seat[data-seat='{seat}'] .seat-score")
+        assert panel.text == str(total)
+    assert "score ?" not in text(browser, "play-table")
+    final = browser.find_element(By.ID, "final")
+    for element in final.find_elements(By.CSS_SELECTOR, "table, button"):
+        assert inside(browser, element, final), element.text
+
+
+def test_the_seagull_and_jellyfish_steps_say_your_pile(browser, server):
+    drawn_page(browser, server, finished_page())
+    ctx = {"players": ["human", "a", "b"], "you": 0}
+    steps = [
+        {"kind": "theft", "depth": "top", "seat": 0, "stolen": None},
+        {"kind": "theft", "depth": "top", "seat": 0, "stolen": {"kind": "lantern", "value": 3, "face_down": False, "peeker": None}},
+        {"kind": "triple", "depth": "top", "seat": 0, "cards": []},
+        {"kind": "theft", "depth": "top", "seat": 1, "stolen": None},
+    ]
+    said = [browser.execute_script("return stepElement(arguments[0], arguments[1]).textContent", step, ctx) for step in steps]
+    assert "finds your pile empty" in said[0] and "steals the top of your pile" in said[1]
+    assert "three Jellyfish in your pile" in said[2] and "finds player_1's pile empty" in said[3]
+    assert not any("you's" in line for line in said)
+
+
+def test_number_keys_play_cards_and_the_focus_stays_on_the_hand(browser, server):
+    start_game(browser, server, "3", ["random", "random"])
+    browser.switch_to.active_element.send_keys("5")
+    wait_for(browser, lambda: "Round 2 of 12" in text(browser, "play-table"))
+    assert browser.find_element(By.ID, "card-5").get_attribute("class") == "spent"
+    wait_for(browser, lambda: browser.switch_to.active_element.get_attribute("id") == "card-6")  # the next card, not the body
+    ring = browser.execute_script("const s = getComputedStyle(document.activeElement); return [s.outlineStyle, s.outlineWidth];")
+    assert ring[0] == "solid" and float(ring[1].removesuffix("px")) >= 3
+    for key, card, round_number in (("-", 11, 3), ("0", 10, 4), ("=", 12, 5)):
+        browser.switch_to.active_element.send_keys(key)
+        wait_for(browser, lambda r=round_number: f"Round {r} of 12" in text(browser, "play-table"))
+        assert browser.find_element(By.ID, f"card-{card}").get_attribute("class") == "spent"
+        assert browser.switch_to.active_element.get_attribute("id").startswith("card-")
+    assert "press 1-9, 0, - or =" in text(browser, "hand-hint")
+
+
+def test_the_page_counts_your_whole_pile_with_its_jellyfish(browser, server):
+    view = finished_page(3, open_baskets=True)
+    drawn_page(browser, server, view)
+    for row in view["table"]["seats"]:
+        shown = browser.find_element(By.CSS_SELECTOR, f"#play-table .seat[data-seat='{row['seat']}'] .tally").text
+        jellyfish = dict(row["tally"]["kinds"]).get("jellyfish", 0) if row["tally"] else 0
+        assert "whole pile:" in shown and f"{jellyfish} of 3 Jellyfish" in shown
+
+
+def test_rules_help_a_round_log_and_a_readable_shelf(browser, server, library):
+    browser.get(server)
+    wait_for(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#opponent-1 option"))
+    browser.find_element(By.CSS_SELECTOR, "#rules summary").click()
+    rules = text(browser, "rules")
+    for word in ("Lantern", "Seagull", "Jellyfish", "Kiti", "Bottom", "Top", "“the table”", "perfect memory"):
+        assert word in rules, word
+
+    Select(browser.find_element(By.ID, "view")).select_by_value("recall")
+    Select(browser.find_element(By.ID, "players")).select_by_visible_text("3")
+    browser.find_element(By.ID, "start").click()
+    wait_for(browser, lambda: "Round 1 of 12" in text(browser, "play-table"))
+    for round_number, card in ((1, 4), (2, 9), (3, 1)):
+        click_card(browser, card)
+        wait_for(browser, lambda r=round_number: f"Round {r + 1} of 12" in text(browser, "play-table"))
+    log = text(browser, "play-log")
+    assert "Earlier rounds" in log and "Round 2: you 9" in log and "Round 1: you 4" in log
+    assert "Round 3:" not in log  # the last round shows above, as the reveal
+
+    saved_replay(library)
+    browser.find_element(By.ID, "tab-watch").click()
+    wait_for(browser, lambda: "ann, bo, cy" in text(browser, "shelf"))
+    line = next(o.text for o in browser.find_elements(By.CSS_SELECTOR, "#shelf option") if "ann" in o.text)
+    assert "won by" in line and "/" not in line  # players, date and winner; the path shows on hover only
+
+
+def centre(browser: webdriver.Chrome, element: Any) -> tuple[float, float]:
+    box = browser.execute_script(
+        "const b = arguments[0].getBoundingClientRect(); return [b.left + b.width / 2, b.top + b.height / 2];", element
+    )
+    return float(box[0]), float(box[1])
+
+
+@pytest.mark.parametrize("players", [3, 4, 6])
+def test_the_round_table_seats_players_clockwise_with_kiti_between_its_neighbours(browser, server, players):
+    body = {"players": players, "seat": 1, "opponents": ["random"] * (players - 1), "seed": 5}
+    game = start_human_game(TableChoice.parse(body, agent_menu(), person=True))
+    for _ in range(2):  # round 3: Kiti sits between player_2 and player_3 (R1)
+        game.play(game.state.legal_cards(game.seat)[0], int(game.state.round))
+    view = game.page()
+    drawn_page(browser, server, view)
+    table = browser.find_element(By.CSS_SELECTOR, "#play-table .round-table")
+    middle = centre(browser, table)
+    seats = {int(e.get_attribute("data-seat")): centre(browser, e) for e in table.find_elements(By.CSS_SELECTOR, ".rt-seat")}
+    assert seats[1][1] > middle[1] + 40  # you sit at the bottom
+    # player_{i+1} sits at player_i's left, clockwise on the screen (y grows downwards): every step turns the same way
+    turns = [
+        (seats[s][0] - middle[0]) * (seats[(s + 1) % players][1] - middle[1])
+        - (seats[s][1] - middle[1]) * (seats[(s + 1) % players][0] - middle[0])
+        for s in range(players)
+    ]
+    assert all(turn > 0 for turn in turns)
+    kiti = centre(browser, table.find_element(By.CSS_SELECTOR, ".rt-kiti"))
+    nearest = sorted(seats, key=lambda s: (seats[s][0] - kiti[0]) ** 2 + (seats[s][1] - kiti[1]) ** 2)[:2]
+    assert sorted(nearest) == sorted(view["table"]["kiti"]) == sorted([2, 3 % players])
+    ranks = table.find_element(By.CSS_SELECTOR, ".rt-seat[data-seat='2'] .ranks").text
+    assert ranks == "▼1 ▲{}".format(view["table"]["shallow_order"].index(2) + 1)  # Kiti's right arm wins deep ties
+    assert "Kiti →" not in text(browser, "play-table")
+
+
+@pytest.fixture
+def phone(browser: webdriver.Chrome) -> Iterator[webdriver.Chrome]:
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    yield browser
+    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def box(browser: webdriver.Chrome, selector: str) -> dict[str, float]:
+    return dict(browser.execute_script("return document.querySelector(arguments[0]).getBoundingClientRect().toJSON();", selector))
+
+
+def test_on_a_phone_one_round_fits_on_one_screen(phone, server, library):
+    start_game(phone, server, "4", ["counter", "greedy", "random"])
+    click_card(phone, 6)
+    wait_for(phone, lambda: "Round 2 of 12" in text(phone, "play-table"))
+    wait_for(phone, lambda: "Top" in text(phone, "play-reveal"))
+    top = box(phone, "#play-table .lagoon")["top"]
+    for part in ("#play-table .lagoon", ".hand-area", "#play-reveal .reveal"):
+        assert box(phone, part)["bottom"] - top <= 844, part  # no scrolling between them
+    assert phone.execute_script("return document.documentElement.scrollWidth") <= 390  # nothing wider than the phone
+    assert box(phone, "#play-table .diver")["width"] >= 22
+    for select in phone.find_elements(By.CSS_SELECTOR, "#opponents select"):  # whole agent names, not 3 letters
+        assert phone.execute_script("return arguments[0].getBoundingClientRect().width", select) >= 150
+    saved_replay(library)
+    phone.find_element(By.ID, "tab-watch").click()
+    wait_for(phone, lambda: "ann, bo, cy" in text(phone, "shelf"))
+    assert box(phone, "#shelf")["right"] <= 390 - 8
+    assert phone.execute_script("return document.documentElement.scrollWidth") <= 390
+
+
+def test_the_page_names_the_missing_trained_policies_and_their_install_command(browser, server):
+    browser.get(server)
+    wait_for(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#opponent-1 option"))
+    assert not browser.find_element(By.ID, "training-note").is_displayed()  # this machine has torch and sb3-contrib
+    missing = {"missing": ["miaui-ppo-v0", "miaui-ppo-v0@sample", "search+miaui-ppo-v0"], "install": "pip install X"}
+    note = browser.execute_script(
+        "const n = document.getElementById('training-note');"
+        "n.replaceChildren(...trainingNote(arguments[0])); n.hidden = false; return n.textContent;",
+        missing,
+    )
+    assert "The trained policies (miaui-ppo-v0) need the training extra" in note and "pip install X" in note

@@ -528,6 +528,10 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
     exploiters: ExploitersConfig = ExploitersConfig()
     """Best responses trained against the learner during the run, joining its opponents (training/exploiters.py)."""
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_net_arch(self.ppo)
+
     def check_exploiters(self) -> None:
         """Refuse exploiters the run cannot seat (ConfigError): a table view, or a pool with no share.
         Checked when the run starts, not per --set: the keys are often set one after the other."""
@@ -542,6 +546,24 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
     def exploiter_sizes(self) -> tuple[int, ...]:
         """The table sizes the exploiters train at, in turn: `exploiters.num_players`, or the tables' sizes."""
         return self.exploiters.num_players or tuple(sorted({table.num_players for table in self.tables}))
+
+
+def _check_net_arch(ppo: Mapping[str, Any]) -> None:
+    """Refuse `ppo.policy_kwargs.net_arch` layers of no width (ConfigError): SB3 builds a 0-unit layer, so the
+    policy cannot read its observation and trains anyway, and a negative size is a torch traceback."""
+    policy_kwargs = ppo.get("policy_kwargs")
+    if not isinstance(policy_kwargs, Mapping) or "net_arch" not in policy_kwargs:
+        return
+    net_arch = policy_kwargs["net_arch"]
+    allowed = "a list of layer sizes of at least 1 (e.g. [64, 64]), or {pi: [...], vf: [...]} with such lists"
+    arms = {f".{arm}": sizes for arm, sizes in net_arch.items()} if isinstance(net_arch, Mapping) else {"": net_arch}
+    for arm, sizes in arms.items():
+        key = f"ppo.policy_kwargs.net_arch{arm}"
+        if arm not in ("", ".pi", ".vf") or not isinstance(sizes, tuple | list):
+            raise ConfigError(f"config key '{key}' is {thaw(sizes)!r}; allowed: {allowed}")
+        for size in sizes:
+            if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+                raise ConfigError(f"config key '{key}' is {thaw(sizes)!r}: layer size {size!r} is not allowed; allowed: {allowed}")
 
 
 @dataclass(frozen=True, config=_SECTION)

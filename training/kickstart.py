@@ -47,7 +47,7 @@ def clone_teacher(model: Any, settings: KickstartConfig, seed: int | np.random.S
 
     `settings` is the config's `kickstart` section; `seed` (the run's `cloning` stream) seeds the
     teacher, which cards the teacher plays and the minibatches. `progress` (a tqdm bar) is advanced
-    per decision.
+    per decision, its total set to the decisions cloning plays (whole episodes), and a line marks the end.
     """
     venv, policy = model.get_env(), model.policy
     teacher_seed, mix_seed, order_seed = seed_children(seed, 3)
@@ -58,6 +58,9 @@ def clone_teacher(model: Any, settings: KickstartConfig, seed: int | np.random.S
     total, batch_size, share_end = settings.decisions, settings.batch_size, settings.teacher_share_end
     decisions_per_episode = venv.num_envs * (NUM_ROUNDS - 1)
     episodes = max(1, -(-total // decisions_per_episode))
+    if progress is not None:  # whole episodes: `decisions` rounded up, so the bar ends at its total, not past it
+        progress.total = episodes * decisions_per_episode
+        progress.refresh()
     policy.set_training_mode(True)
     observations = venv.reset()
     measures: dict[str, Any] = {"teacher": settings.teacher, "decisions": 0}
@@ -85,6 +88,8 @@ def clone_teacher(model: Any, settings: KickstartConfig, seed: int | np.random.S
             progress.update(decisions_per_episode)
             progress.set_postfix(accuracy=f"{losses['accuracy']:.3f}", value_loss=f"{losses['value_loss']:.3f}")
     policy.set_training_mode(False)
+    if progress is not None and not progress.disable:
+        progress.write(f"cloning {settings.teacher} done: {measures['decisions']} decisions, accuracy {measures['accuracy']:.3f}")
     # PPO starts from fresh games: the ones cloned on are left, and the env is reset by learn().
     model._last_obs = None
     return measures

@@ -225,6 +225,11 @@ class SampleGames:
             self.plays[first_game : first_game + min(wanted, len(cards)), decision] = cards[:wanted]
 
 
+def scheduled_games(config: ArenaConfig) -> int:
+    """The games a schedule plays: `config.games` rounded up to whole duplicate sets (one game per seat rotation)."""
+    return math.ceil(config.games / config.num_players) * config.num_players
+
+
 def play(
     agents: Sequence[Agent | Policy],
     mode: str,
@@ -244,7 +249,7 @@ def play(
     if len(entrants) < least:
         raise AgentError(f"a {mode} needs at least {least} agent(s), got {len(entrants)}")
     n = config.num_players
-    sets = math.ceil(config.games / n)
+    sets = scheduled_games(config) // n
     base = lineups(mode, len(entrants), n, sets)
     seats = np.concatenate([np.roll(base, r, axis=1)[:, None] for r in range(n)], axis=1).reshape(sets * n, n)
     set_seeds = seed_ints(config.seed, sets)  # one deal seed a duplicate set
@@ -397,7 +402,7 @@ def run(names: list[str], mode: str, config: ArenaConfig, out: Path | None, show
     labels = [name if names.count(name) == 1 else f"{name}#{i}" for i, name in enumerate(names)]
     started = time.perf_counter()
     samples = SampleGames(replays) if replays and out is not None else None
-    with tqdm(total=config.games, unit="game", desc="arena", disable=not show_progress) as bar:
+    with tqdm(total=scheduled_games(config), unit=" games", desc="arena", disable=not show_progress) as bar:
         seats, scores, winners = play(agents, mode, config, progress=bar.update, samples=samples)
     if samples is not None and out is not None:
         for game in range(samples.count):

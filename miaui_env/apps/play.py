@@ -20,15 +20,25 @@ from pathlib import Path
 
 import numpy as np
 
-from miaui_env.agents import as_seen, checked_actions, views_at_table
-from miaui_env.agents.loading import load_agents
-from miaui_env.apps.cli import check_output_file, non_negative_int, run_command
-from miaui_env.apps.replay import record_replay, save_replay
-from miaui_env.display.text import describe_observation, describe_round, seat_name
-from miaui_env.envs.miaui import parallel_env
-from miaui_env.game.rules import NUM_DIVER_CARDS
+# The engine, the agents and the replays are imported inside `play` (seconds of start-up, numba
+# among them), under `run_command`, so Ctrl-C during start-up ends in one line, as during the game.
+from miaui_env.apps.cli import non_negative_int, run_command
+from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS
 
 _NO_REPLAY = Path("-")  # --no-replay
+_LONGEST_ANSWER_SHOWN = 20
+
+
+def introduction(seat: int, no_fighting: bool) -> list[str]:
+    """What a new player needs before round 1: who they are, which card takes which space, and why 11 choices."""
+    ties = "tied players catch nothing there (R8)" if no_fighting else "ties go by Kiti's priority (R1)"
+    return [
+        f"You are player_{seat}. Each round everyone reveals one diver card at once (R6):",
+        "  the highest card catches the bottom fish, the next highest the middle fish,",
+        f"  and the lowest of the rest the top fish (R7); {ties}.",
+        f"The game has {NUM_ROUNDS} rounds: you choose a card in rounds 1-{NUM_ROUNDS - 1};",
+        f"  in round {NUM_ROUNDS} your last card is forced, so it is played for you (R6).",
+    ]
 
 
 def ask_card(legal: list[int], read: Callable[[str], str]) -> int | None:
@@ -40,8 +50,10 @@ def ask_card(legal: list[int], read: Callable[[str], str]) -> int | None:
             return None
         if answer in ("q", "quit", "exit"):
             return None
-        if not (answer.isascii() and answer.isdigit()) or not 1 <= int(answer) <= NUM_DIVER_CARDS:  # '²' is a digit too
-            print(f"  {answer!r} is not a diver card: type a number from 1 to {NUM_DIVER_CARDS}.")
+        # '²' is a digit too; and int() refuses more than 4300 digits, so a long answer is never converted
+        if not (answer.isascii() and answer.isdigit()) or len(answer.lstrip("0")) > 2 or not 1 <= int(answer) <= NUM_DIVER_CARDS:
+            shown = answer if len(answer) <= _LONGEST_ANSWER_SHOWN else answer[:_LONGEST_ANSWER_SHOWN] + "..."
+            print(f"  {shown!r} is not a diver card: type a number from 1 to {NUM_DIVER_CARDS}.")
         elif int(answer) not in legal:
             print(f"  You have already played {answer}; your cards are {' '.join(map(str, legal))}.")
         else:
@@ -50,6 +62,13 @@ def ask_card(legal: list[int], read: Callable[[str], str]) -> int | None:
 
 def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     """One game against the chosen agents; returns the process exit status."""
+    from miaui_env.agents import as_seen, checked_actions, views_at_table
+    from miaui_env.agents.loading import load_agents
+    from miaui_env.apps.cli import check_output_file
+    from miaui_env.apps.replay import record_replay, save_replay
+    from miaui_env.display.text import describe_observation, describe_round, seat_name
+    from miaui_env.envs.miaui import parallel_env
+
     if args.replay is not None:
         check_output_file(args.replay)  # before the game, not after it (a game played for nothing)
     n = args.players
@@ -61,6 +80,7 @@ def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     env = parallel_env(num_players=n, open_baskets=args.open_baskets, no_fighting=args.no_fighting, view=dealt)
     for seat, agent in agents.items():
         print(f"{seat_name(seat)}: {agent.name}")
+    print("\n".join(introduction(args.seat, args.no_fighting)))
     me = seat_name(args.seat)
     observations, _ = env.reset(seed=args.seed)
     plays: list[list[int]] = []

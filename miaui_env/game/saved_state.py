@@ -24,11 +24,15 @@ from it as from the original. Format version 1 (`STATE_FORMAT_VERSION`), one JSO
                "kind:value"), events ({"type": "seagull_theft", "seat", "stolen": a card or null} or
                {"type": "jellyfish_triple", "seat", "cards"}, R9), deep_priority, shallow_priority (R1)
 
-Reading checks all that it can without replaying the game: the version first, then every key, type
-and range, that the cards are a permutation of the deck, that the deck, lagoon, hands, played cards
-and history fit the round (R4: three cards dealt a round; R6: one diver card played a round), and
-that the history's plays and tie orders agree with `played` and R1. Anything else is refused with
-`StateFormatError`, naming the key, the value found and what is allowed.
+Reading checks the version first, then every key, type and range, that the cards are a permutation
+of the deck, that the deck, lagoon, hands, played cards and history fit the round (R4: three cards
+dealt a round; R6: one diver card played a round), and that the history's plays and tie orders agree
+with `played` and R1. Then `check_reachable` refuses any state the rules cannot reach: no Seagull or
+three Jellyfish in a pile (R9), no pile longer than the rounds allow (R7), no peek in round 1 (R5),
+and the history replayed from round 1 (each space dealt the fish its records caught there, then what
+it holds now) must give the same records, piles, box and peekers. Anything else is refused with
+`StateFormatError`, naming the key, the value found and what is allowed; so is JSON nested too deep or
+holding an integer too long for Python to read, and a path that names no file.
 
 Pure logic like `rules`: it imports the cards and the rules, nothing above them.
 """
@@ -42,7 +46,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from miaui_env.game.cards import DEFAULT_DECK, DeckError, FishCard
+from miaui_env.game.cards import DEFAULT_DECK, DeckError, FishCard, FishKind
 from miaui_env.game.rules import (
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
@@ -59,6 +63,7 @@ from miaui_env.game.rules import (
     RoundRecord,
     SeagullTheft,
     deep_priority,
+    play_round,
     shallow_priority,
 )
 
@@ -138,7 +143,7 @@ def _event_to_dict(event: FishEvent) -> dict[str, Any]:
 
 def save_state(state: GameState, path: str | os.PathLike[str]) -> None:
     """Write the state to `path` as JSON, atomically: a reader sees the old file or the whole new one."""
-    path = Path(path)
+    path = _checked_path(path)
     text = json.dumps(state_to_dict(state)) + "\n"
     # Written beside its target, then renamed over it in one step (as miaui_env.apps.files does, which
     # sits above the rules and so cannot be imported here).
@@ -150,14 +155,27 @@ def save_state(state: GameState, path: str | os.PathLike[str]) -> None:
         temporary.unlink(missing_ok=True)
 
 
+def _checked_path(path: Any) -> Path:
+    """`path` as a Path; StateFormatError for anything that names no file (None, a number, an empty string)."""
+    if not isinstance(path, str | os.PathLike) or not str(path) or "\0" in str(path):
+        _fail(
+            "path",
+            path if isinstance(path, str | int | float | bool | None) else repr(path),
+            "it must be a file path (a str or os.PathLike)",
+        )
+    return Path(path)
+
+
 # -- reading -------------------------------------------------------------------------------------
 def load_state(path: str | os.PathLike[str]) -> GameState:
     """Read a state that `save_state` wrote; StateFormatError, naming the file, if it is not one."""
-    path = Path(path)
+    path = _checked_path(path)
     try:
         data = json.loads(path.read_bytes())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise StateFormatError(f"{path} is not valid JSON ({error}); a saved state is one JSON object") from None
+    except RecursionError:
+        raise StateFormatError(f"{path} nests JSON too deeply to read; a saved state is one JSON object a few levels deep") from None
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError, and integers past Python's digit limit
+        raise StateFormatError(f"{path} is not valid JSON ({str(error)[:_SHOWN_LENGTH]}); a saved state is one JSON object") from None
     try:
         return state_from_dict(data)
     except StateFormatError as error:
@@ -178,7 +196,139 @@ def state_from_dict(data: Any) -> GameState:
     _object(data, "the saved state", _KEYS)
     config = _config(data["config"])
     round_number = _int(data["round"], "round", 1, NUM_ROUNDS + 1, " (the round to play next; 13 once the game is over)")
-    return _Reader(config, round_number).state(data)
+    state = _Reader(config, round_number).state(data)
+    check_reachable(state)
+    return state
+
+
+def check_reachable(state: GameState) -> None:
+    """Refuse (StateFormatError) a state the rules cannot reach: its piles, box, lagoon and records must be
+    what replaying its own history from round 1 with `rules.play_round` gives (R4-R9)."""
+    deck = state.config.deck
+    for seat, pile in enumerate(state.piles):
+        kinds = [deck[card].kind for card in pile]
+        if FishKind.SEAGULL in kinds:
+            _fail(f"piles[{seat}]", _names(deck, pile), "a pile never holds a Seagull: it goes to the box as it lands (R9)")
+        if kinds.count(FishKind.JELLYFISH) >= 3:
+            _fail(f"piles[{seat}]", _names(deck, pile), "a pile never holds three Jellyfish: they go to the box together (R9)")
+        if not state.config.no_fighting and len(pile) > len(state.history):
+            _fail(
+                f"piles[{seat}]",
+                _names(deck, pile),
+                f"a seat catches one fish a round at most (R7), so after {len(state.history)} rounds a pile holds as many at most",
+            )
+    for depth, space in enumerate(state.lagoon):
+        for slot, lagoon_card in enumerate(space):
+            if lagoon_card.peeker is not None and state.round == 1:
+                _fail(
+                    f"lagoon[{depth}][{slot}].peeker", lagoon_card.peeker, "it must be null in round 1: no Lantern has been caught yet (R5)"
+                )
+    replayed = _replayed(state)
+    _compare(state, replayed)
+
+
+def _first_difference(given: Any, expected: Any, where: str) -> tuple[str, Any, Any] | None:
+    """The first place where two JSON-like values differ: its path and both values there; None if equal."""
+    if isinstance(given, dict) and isinstance(expected, dict):
+        for key in given:
+            found = _first_difference(given[key], expected.get(key), f"{where}.{key}")
+            if found is not None:
+                return found
+        return None
+    if isinstance(given, list) and isinstance(expected, list) and len(given) == len(expected):
+        for i, (item, expected_item) in enumerate(zip(given, expected, strict=True)):
+            found = _first_difference(item, expected_item, f"{where}[{i}]")
+            if found is not None:
+                return found
+        return None
+    return None if given == expected else (where, given, expected)
+
+
+def _names(deck: tuple[FishCard, ...], cards: list[int]) -> list[str]:
+    return [str(deck[card]) for card in cards]
+
+
+def _replayed(state: GameState) -> GameState:
+    """The state that replaying `state.history` from round 1 gives, dealing each space the fish its records
+    caught there and then what it holds now (the only deal that fits them, R4)."""
+    deck, rounds_dealt = state.config.deck, min(state.round, NUM_ROUNDS)
+    caught_pool: dict[FishCard, list[int]] = {}  # fish a record names -> the pile and box cards that can be it
+    for card in [card for pile in state.piles for card in pile] + state.box:
+        caught_pool.setdefault(deck[card], []).append(card)
+    uncaught: list[str] = []  # fish the records name that no pile or box holds
+    dealt: list[list[int]] = []  # per depth, the card dealt to it each round
+    for depth in range(NUM_SPACES):
+        cards = []
+        for record in state.history:
+            for i, fish in enumerate(record.depths[depth].fish):
+                if caught_pool.get(fish):
+                    cards.append(caught_pool[fish].pop())
+                else:
+                    uncaught.append(f"history[{record.round - 1}].depths[{depth}].fish[{i}] ({fish})")
+        cards += [lagoon_card.card for lagoon_card in state.lagoon[depth]]
+        dealt.append(cards)
+    left_over = [card for cards in caught_pool.values() for card in cards]
+    if left_over:
+        names = ", ".join(f"{card} ({deck[card]})" for card in sorted(left_over))
+        raise StateFormatError(
+            f"piles and box hold cards {names}, which no history record caught; a card gets there only by a catch (R7, R9)"
+        )
+    if uncaught:
+        raise StateFormatError(f"{', '.join(uncaught)} lie in no pile and not in the box; every fish caught stays in one or the other (R9)")
+    for depth, cards in enumerate(dealt):
+        if len(cards) != rounds_dealt:
+            raise StateFormatError(
+                f"the records catch and lagoon[{depth}] holds {len(cards)} cards of that space at round {state.round}; "
+                f"one is dealt to it each round, so it must be {rounds_dealt} (R4)"
+            )
+    first_round = [cards[0] for cards in dealt]
+    for depth, card in enumerate(first_round):
+        if deck[card].kind is FishKind.SEAGULL:
+            raise StateFormatError(f"round 1 dealt a Seagull ({deck[card]}) to lagoon[{depth}]; round 1 replaces Seagulls (R4)")
+    later = [dealt[depth][r] for r in range(1, rounds_dealt) for depth in range(NUM_SPACES)]
+    n = state.num_players
+    replay = GameState(
+        config=state.config,
+        round=1,
+        deck=later + list(state.deck),
+        put_back=state.put_back,
+        lagoon=[[LagoonCard(card)] for card in first_round],
+        hands=np.ones((n, NUM_DIVER_CARDS), dtype=np.int8),
+        piles=[[] for _ in range(n)],
+        played=[[] for _ in range(n)],
+    )
+    for record in state.history:
+        if replay.round == record.round:  # round 12 is played with round 11 (R6)
+            play_round(replay, record.plays)
+    return replay
+
+
+def _compare(state: GameState, replayed: GameState) -> None:
+    """Refuse `state` where it differs from its replay, naming the first part that differs."""
+    deck = state.config.deck
+    for i, (record, replayed_record) in enumerate(zip(state.history, replayed.history, strict=True)):
+        difference = _first_difference(record_to_dict(record), record_to_dict(replayed_record), f"history[{i}]")
+        if difference is not None:
+            where, given, expected = difference
+            _fail(
+                where,
+                given,
+                f"replaying the plays gives {_shown(expected)} (R1, R7-R9: the best card wins each depth, fish land with their effects)",
+            )
+    for seat, (pile, replayed_pile) in enumerate(zip(state.piles, replayed.piles, strict=True)):
+        if _names(deck, pile) != _names(deck, replayed_pile):
+            _fail(f"piles[{seat}]", _names(deck, pile), f"replaying the history gives {_shown(_names(deck, replayed_pile))} (R7-R9)")
+    if _names(deck, state.box) != _names(deck, replayed.box):
+        _fail("box", _names(deck, state.box), f"replaying the history gives {_shown(_names(deck, replayed.box))}: only R9's events fill it")
+    for depth, (space, replayed_space) in enumerate(zip(state.lagoon, replayed.lagoon, strict=True)):
+        peekers = [lagoon_card.peeker for lagoon_card in space]
+        replayed_peekers = [lagoon_card.peeker for lagoon_card in replayed_space]
+        if peekers != replayed_peekers:
+            _fail(
+                f"lagoon[{depth}] peekers",
+                peekers,
+                f"replaying the history gives {_shown(replayed_peekers)}: only a Lantern catcher peeks at the next card there (R5)",
+            )
 
 
 class _Reader:

@@ -4,6 +4,7 @@ everything on untouched, and taken back out on the policy's side.
 
     env = MaskInObservation(miaui_env.parallel_env(num_players=4))
     # observation_space: Box((632,), float32) = the 620-float observation, then the 12-card mask
+    # (with observation_dtype="uint8": Box((632,), uint8) = the 620 codes, then the mask as 0 and 1)
 
 `split_mask(observations)` cuts a batch back into observations and boolean masks;
 `miaui_env.integrations.sb3.ActionMasksFromObservation` gives an SB3 VecEnv built from such an env (by
@@ -18,18 +19,40 @@ import gymnasium
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from miaui_env.game.rules import NUM_DIVER_CARDS
+from miaui_env.game.rules import NUM_DIVER_CARDS, InvalidConfigError
 from miaui_env.observe.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
 
 MASKED_SIZE = OBSERVATION_LAYOUT.size + NUM_DIVER_CARDS
 
 
+class MaskedObservationError(ValueError):
+    """What `split_mask` was given is no batch of observations with their masks."""
+
+
 def split_mask(observations: Any) -> tuple[np.ndarray, np.ndarray]:
     """(..., 632) observations with their mask at the end: the (..., 620) observations and (..., 12) bool masks."""
-    observations = np.asarray(observations)
+    if observations is None:
+        raise MaskedObservationError(f"split_mask needs observations with their mask, numbers of shape (..., {MASKED_SIZE}); got None")
+    try:
+        observations = np.asarray(observations)
+    except ValueError:  # a ragged nesting of lists
+        ragged = type(observations).__name__
+        raise MaskedObservationError(f"observations with their mask are (..., {MASKED_SIZE}) numbers; got a ragged {ragged}") from None
     if observations.shape[-1:] != (MASKED_SIZE,):
-        raise ValueError(f"observations with their mask are (..., {MASKED_SIZE}); got shape {observations.shape}")
+        raise MaskedObservationError(f"observations with their mask are (..., {MASKED_SIZE}); got shape {observations.shape}")
+    if not (np.issubdtype(observations.dtype, np.number) or observations.dtype == np.bool_):
+        raise MaskedObservationError(f"observations with their mask are (..., {MASKED_SIZE}) numbers; got dtype {observations.dtype}")
     return observations[..., : OBSERVATION_LAYOUT.size], observations[..., OBSERVATION_LAYOUT.size :] > 0
+
+
+def _observation_dtype(env: ParallelEnv) -> np.dtype[Any]:
+    """The dtype of the wrapped env's observations: float32, or uint8 for compact codes."""
+    space = env.observation_space(env.possible_agents[0])
+    inner = space["observation"] if isinstance(space, gymnasium.spaces.Dict) else space
+    dtype = np.dtype(inner.dtype)
+    if dtype not in (np.dtype(np.float32), np.dtype(np.uint8)):
+        raise InvalidConfigError(f"MaskInObservation wraps float32 or uint8 observations, got {inner}")
+    return dtype
 
 
 class MaskInObservation(ParallelEnv):
@@ -40,7 +63,12 @@ class MaskInObservation(ParallelEnv):
         self.metadata = env.metadata
         self.possible_agents = env.possible_agents
         self.render_mode = getattr(env, "render_mode", None)
-        self._space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (MASKED_SIZE,), np.float32)
+        self._dtype = _observation_dtype(env)
+        self._space: gymnasium.spaces.Box  # generic over its dtype since Gymnasium 1.3
+        if self._dtype == np.uint8:  # codes stay codes: cast to floats they would fall outside a float Box
+            self._space = gymnasium.spaces.Box(0, np.iinfo(np.uint8).max, (MASKED_SIZE,), np.uint8)
+        else:
+            self._space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (MASKED_SIZE,), np.float32)
 
     @property
     def agents(self) -> list[str]:
@@ -49,7 +77,7 @@ class MaskInObservation(ParallelEnv):
         return agents
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        """Box((632,)): the observation, then the mask."""
+        """Box((632,)) of the wrapped env's dtype (float32 or uint8 codes): the observation, then the mask."""
         return self._space
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
@@ -69,7 +97,7 @@ class MaskInObservation(ParallelEnv):
 
     def _joined(self, observations: dict[str, Any]) -> dict[str, np.ndarray]:
         return {
-            agent: np.concatenate([seen["observation"], seen["action_mask"]]).astype(np.float32) for agent, seen in observations.items()
+            agent: np.concatenate([seen["observation"], seen["action_mask"]]).astype(self._dtype) for agent, seen in observations.items()
         }
 
     def state(self) -> np.ndarray:

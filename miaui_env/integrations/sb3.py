@@ -64,6 +64,11 @@ class ExpandCompactObservations(BaseFeaturesExtractor):
     """
 
     def __init__(self, observation_space: gymnasium.spaces.Box):
+        if observation_space.dtype != np.uint8:  # floats cast to uint8 would be read as codes: wrong numbers, silently
+            raise InvalidConfigError(
+                f"ExpandCompactObservations reads uint8 codes, but the observation space is {observation_space}; "
+                "make the env with observation_dtype='uint8', or drop features_extractor_class for float32 observations"
+            )
         super().__init__(observation_space, OBSERVATION_LAYOUT.size)
 
     def forward(self, observations: Any) -> Any:
@@ -220,6 +225,7 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
             observation_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (width,), np.float32)
         super().__init__(num_games * len(seats), observation_space, gymnasium.spaces.Discrete(NUM_DIVER_CARDS))
         self._actions = np.zeros(self.num_envs, dtype=np.int64)
+        self._actions_pending = False
         self._masks = self.engine.action_masks()
         self._obs = self.engine.observations
         self._returns = np.zeros(self.num_envs, dtype=np.float64)
@@ -247,6 +253,7 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         self._obs, self._masks = self.engine.reset(seeds=self._next_seeds)
         self._next_seeds = None
         self._shift = 0
+        self._actions_pending = False  # actions stored before a reset were checked against the old hands
         self._start_episode()
         return self._learner_rows(self._obs)
 
@@ -274,6 +281,7 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         """Store the learner seats' actions (one per env index), checked before any opponent moves;
         `trusted`: they are what `check_actions` returned, and are not checked again."""
         self._actions = actions if trusted else self.check_actions(actions)
+        self._actions_pending = True
 
     def check_actions(self, actions: np.ndarray) -> np.ndarray:
         """The learner seats' actions as int64 card indices, one per env index; IllegalActionError
@@ -300,6 +308,8 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
 
     def step_wait(self) -> VecEnvStepReturn:
         """Let the opponents choose, play the round in every game, and hand each index its own seat's result."""
+        self.check_actions_pending()
+        self._actions_pending = False
         learners, opponents = self._seats()
         games, n_learners = self.num_games, len(learners)
         joint = np.empty((games, self.num_players), dtype=np.int64)
@@ -343,6 +353,12 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         self._start_episode()
         return self._learner_rows(obs), learner_rewards, env_dones, env_infos
 
+    def check_actions_pending(self) -> None:
+        """IllegalActionError unless `step_async` stored actions that no `step_wait` has played yet: a
+        second `step_wait` would let the opponents choose (and draw from their generators) before refusing."""
+        if not self._actions_pending:
+            raise IllegalActionError("step_wait() needs step_async(actions) first: each round's actions are played once")
+
     def _seated_opponents(self, games: int, seats: int) -> list[tuple[str, ...]]:
         """Each game's opponents by name, seat by seat: a mixture of agents says who it dealt where
         (`seated(rows)`), any other opponent is one agent in every seat."""
@@ -368,6 +384,7 @@ class MultiTableVecEnv(_OneEnvVecEnv):
                 raise InvalidConfigError(f"MultiTableVecEnv table {table!r:.60} is not a MiauiSelfPlayVecEnv")
         if len({id(table) for table in tables}) != len(tables):
             raise InvalidConfigError("MultiTableVecEnv was given the same table twice; each table is its own batch of games")
+        _check_same_observation_space(tables)
         self.tables = list(tables)
         self._bounds = np.cumsum([0] + [t.num_envs for t in self.tables])
         self.render_mode = None
@@ -400,6 +417,8 @@ class MultiTableVecEnv(_OneEnvVecEnv):
 
     def step_wait(self) -> VecEnvStepReturn:
         """Step every table; concatenate what they return."""
+        for table in self.tables:  # before any table plays, so a refused call leaves every table as it was
+            table.check_actions_pending()
         results = [table.step_wait() for table in self.tables]
         obs, rewards, dones, infos = zip(*results, strict=True)
         return np.concatenate(obs), np.concatenate(rewards), np.concatenate(dones), [i for table in infos for i in table]
@@ -407,6 +426,19 @@ class MultiTableVecEnv(_OneEnvVecEnv):
     def action_masks(self) -> np.ndarray:
         """(num_envs, 12) bool legal cards, table after table."""
         return np.concatenate([table.action_masks() for table in self.tables])
+
+
+def _check_same_observation_space(tables: Sequence[MiauiSelfPlayVecEnv]) -> None:
+    """InvalidConfigError naming the first table whose observations differ from table 0's in dtype or width:
+    their rows are concatenated into one batch, so codes would be read as floats."""
+    first = tables[0].observation_space
+    for index, table in enumerate(tables[1:], start=1):
+        space = table.observation_space
+        if space.dtype != first.dtype or space.shape != first.shape:
+            raise InvalidConfigError(
+                f"MultiTableVecEnv tables must share one observation space: table 0 has {first} "
+                f"but table {index} has {space}; give every table the same observation_dtype and privileged"
+            )
 
 
 def _checked_seats(learner_seats: object, num_players: int) -> list[int]:

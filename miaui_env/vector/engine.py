@@ -106,7 +106,7 @@ from miaui_env.observe.observation import (
 )
 from miaui_env.spec import DEPRECATED_SETTINGS, TableKwargs, TableSpec
 from miaui_env.vector import encode_kernels, rule_kernels
-from miaui_env.vector.loading import EngineSnapshot, FreshDeals, StateLoader
+from miaui_env.vector.loading import EngineSnapshot, FreshDeals, StateLoader, described
 from miaui_env.vector.state import (
     ASSEMBLED_PIECES,
     MAX_PILE,
@@ -313,15 +313,22 @@ class VectorMiaui:
     def snapshot(self) -> EngineSnapshot:
         """A copy of every game's state as it is now, to `restore` later (a search's playouts start
         from one position again and again)."""
-        return EngineSnapshot.copy_of(self.round, self._game, self._reveal)
+        return EngineSnapshot.copy_of(self.round, self._game, self._reveal, self.config)
 
     def restore(self, snapshot: EngineSnapshot, observe: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
         """Put every game back as `snapshot` took it (copied in place; the snapshot can be restored
         again) and return the observations and masks; generators and stacked decks carry on.
         `observe=False` skips writing the observations (the next `step` writes them) and returns None:
-        a search that steps at once saves an encoding of every game."""
+        a search that steps at once saves an encoding of every game. A snapshot of an engine of other
+        settings is refused (InvalidConfigError), the engine unchanged."""
         if not isinstance(snapshot, EngineSnapshot) or snapshot.game.hands.shape != self._game.hands.shape:
             raise InvalidConfigError(f"restore takes a snapshot of this engine (engine.snapshot()), got {snapshot!r:.60}")
+        if snapshot.config is not None and snapshot.config is not self.config and snapshot.config != self.config:
+            # Its arrays would fit, but its games follow other rules (R8's No Fighting, R11's Open Baskets, another deck).
+            raise InvalidConfigError(
+                f"restore takes a snapshot of an engine with this one's settings; the snapshot's games are of "
+                f"{described(snapshot.config)}, this engine plays {described(self.config)}"
+            )
         self._put(snapshot)
         if not observe:
             return None

@@ -8,8 +8,10 @@ from which the engine starts new games as from its own deals. `VectorMiaui.load_
 either in place; `VectorMiaui.snapshot` and `restore` copy an `EngineSnapshot` out and back.
 
 Lockstep asks that every state be at one round, a round still to be played, and every state must
-be a game of the engine's config (table size, variants, deck): anything else is refused with
-`InvalidConfigError`, naming the slots, before the engine changes. The undealt deck goes where
+be a game of the engine's config (table size, variants, deck), its round an integer, and its cards
+integer deck indices, each in exactly one place (R3): anything else is refused with
+`InvalidConfigError`, naming the slots, before the engine changes. A snapshot names its engine's
+config, and `restore` refuses one taken from an engine with other settings. The undealt deck goes where
 the restock reads it next (R4), and the last reveal is rebuilt from each state's last
 `RoundRecord`. A Python loop per state gathers its cards into flat lists and numpy places and sums
 them for the whole batch, so a few hundred states load in a few milliseconds. Nothing here keeps a
@@ -35,11 +37,12 @@ class EngineSnapshot(NamedTuple):
     round: int
     game: GameArrays
     reveal: Reveal
+    config: GameConfig | None = None  # the rules its games follow; None for a snapshot built by hand (shapes checked only)
 
     @classmethod
-    def copy_of(cls, round_number: int, game: GameArrays, reveal: Reveal) -> EngineSnapshot:
+    def copy_of(cls, round_number: int, game: GameArrays, reveal: Reveal, config: GameConfig) -> EngineSnapshot:
         """A snapshot of these arrays as they are now: copies, so the engine can play on."""
-        return cls(round_number, GameArrays(*(a.copy() for a in game)), Reveal(*(a.copy() for a in reveal)))
+        return cls(round_number, GameArrays(*(a.copy() for a in game)), Reveal(*(a.copy() for a in reveal)), config)
 
 
 class FreshDeals(NamedTuple):
@@ -64,11 +67,12 @@ class StateLoader:
         """The arrays of one state per slot, every state checked first (InvalidConfigError naming the
         slot otherwise): FreshDeals when all are games just dealt, else an EngineSnapshot."""
         round_number = self._checked_round(states)
+        self._check_cards(states)
         placement = self._fresh_placement(states) if round_number == 1 else None
         if placement is not None:
             return FreshDeals(placement)
         game, reveal = self._state_arrays(states, round_number)
-        return EngineSnapshot(round_number, game, reveal)
+        return EngineSnapshot(round_number, game, reveal, self.config)
 
     def _checked_round(self, states: Sequence[GameState]) -> int:
         """The round every state is at, or InvalidConfigError naming the slots that do not fit."""
@@ -86,9 +90,11 @@ class StateLoader:
             if id(state.config) not in equal_configs:
                 if state.config != self.config:
                     raise InvalidConfigError(
-                        f"states[{slot}] is a game of {_described(state.config)}; this engine plays {_described(self.config)}"
+                        f"states[{slot}] is a game of {described(state.config)}; this engine plays {described(self.config)}"
                     )
                 equal_configs.add(id(state.config))
+            if isinstance(state.round, bool) or not isinstance(state.round, int | np.integer):
+                raise InvalidConfigError(f"states[{slot}] has round={state.round!r}; a round is an integer from 1 to {NUM_ROUNDS}")
             if state.round > NUM_ROUNDS:
                 raise InvalidConfigError(
                     f"states[{slot}] is a finished game (round {state.round}); only games with a round left to play load"
@@ -116,6 +122,43 @@ class StateLoader:
             listing = "; ".join(f"round {round_number} in slots {_few(at)}" for round_number, at in sorted(slots.items()))
             raise InvalidConfigError(f"every state must be at the same round (the engine plays its games in lockstep); got {listing}")
         return rounds[0]
+
+    def _check_cards(self, states: Sequence[GameState]) -> None:
+        """InvalidConfigError naming the first slot whose cards are not each deck index exactly once
+        across deck, put_back, lagoon, piles and box (R3), or not integers (a float is never truncated)."""
+        deck_size, batch = len(self.config.deck), len(states)
+        every_card: list[object] = []
+        lengths = []
+        for state in states:
+            before = len(every_card)
+            every_card.append(state.put_back)
+            every_card += state.deck
+            every_card += state.box
+            for pile in state.piles:
+                every_card += pile
+            every_card += [card for space in state.lagoon for card, _ in space]
+            lengths.append(len(every_card) - before)
+        cards = np.array(every_card)
+        slot_of = np.repeat(np.arange(batch), lengths)
+        if cards.dtype.kind not in "iu":
+            at = next(  # not an integer, or one too large for an int64 array
+                i
+                for i, card in enumerate(every_card)
+                if isinstance(card, bool) or not isinstance(card, int | np.integer) or not 0 <= card < deck_size
+            )
+            raise InvalidConfigError(
+                f"states[{slot_of[at]}] holds card {every_card[at]!r:.40}; a card is an integer index into config.deck, 0-{deck_size - 1}"
+            )
+        in_range = (cards >= 0) & (cards < deck_size)  # a slot with a card out of range is named by a later check
+        counts = np.bincount((slot_of * deck_size + cards)[in_range], minlength=batch * deck_size).reshape(batch, deck_size)
+        wrong = (counts != 1).any(axis=1) & ~_slots_with(batch, slot_of, ~in_range)
+        if wrong.any():
+            slot = int(np.argmax(wrong))
+            card = int(np.argmax(counts[slot])) if counts[slot].max() > 1 else int(np.argmin(counts[slot]))  # twice before missing
+            raise InvalidConfigError(
+                f"states[{slot}] holds card {card} ({self.config.deck[card]}) {counts[slot, card]} times; deck, put_back, "
+                f"lagoon, piles and box together hold each card of config.deck exactly once (R3)"
+            )
 
     def _fresh_placement(self, states: Sequence[GameState]) -> np.ndarray | None:
         """The placement (the lagoon's cards, then the undealt deck, top first: what restocking reads,
@@ -262,7 +305,7 @@ class StateLoader:
         )
 
 
-def _described(config: GameConfig) -> str:
+def described(config: GameConfig) -> str:
     """A game config in words, for an error message."""
     deck = "" if config.deck == DEFAULT_DECK else ", another deck"
     return f"{config.num_players} players, open_baskets={config.open_baskets}, no_fighting={config.no_fighting}{deck}"

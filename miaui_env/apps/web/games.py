@@ -110,7 +110,12 @@ class AgentChoice:
 
     name: str
     about: str
+    needs_training_extra: bool = False
+    """Whether loading it needs torch and sb3-contrib (`TRAINING_INSTALL`): the shipped policies do."""
 
+
+# The README's install line for the trained policies: torch first, pinned, then the extras.
+TRAINING_INSTALL = 'pip install torch==2.13.0 && pip install -e ".[web,train]"'
 
 _BUILTIN_ABOUT = {
     "random": "plays a random card",
@@ -126,14 +131,27 @@ def agent_menu(policies: Path = SHIPPED_POLICIES) -> tuple[AgentChoice, ...]:
     installed, every shipped policy (most likely card, mixed strategy, and as the search's prior).
     A request can only name these: never a path or a module:callable."""
     menu = [AgentChoice(name, about) for name, about in _BUILTIN_ABOUT.items()]
-    if all(importlib.util.find_spec(package) is not None for package in ("torch", "sb3_contrib")):
-        for policy in sorted(path.parent.name for path in policies.glob("*/model.zip")):
-            menu += [
-                AgentChoice(policy, f"the shipped policy {policy}: its most likely card"),
-                AgentChoice(f"{policy}@sample", f"the shipped policy {policy}: a card drawn from its mixed strategy"),
-                AgentChoice(f"{SEARCH_PREFIX}{policy}", f"search warm-started by {policy}"),
-            ]
+    if training_extra_installed():
+        menu += policy_choices(policies)
     return tuple(menu)
+
+
+def training_extra_installed() -> bool:
+    """Whether torch and sb3-contrib, which the shipped policies need, can be imported."""
+    return all(importlib.util.find_spec(package) is not None for package in ("torch", "sb3_contrib"))
+
+
+def policy_choices(policies: Path = SHIPPED_POLICIES) -> list[AgentChoice]:
+    """Every shipped policy's three opponents (most likely card, mixed strategy, search's prior),
+    installed or not: the page names those the training extra would bring."""
+    choices = []
+    for policy in sorted(path.parent.name for path in policies.glob("*/model.zip")):
+        choices += [
+            AgentChoice(policy, f"the shipped policy {policy}: its most likely card", True),
+            AgentChoice(f"{policy}@sample", f"the shipped policy {policy}: a card drawn from its mixed strategy", True),
+            AgentChoice(f"{SEARCH_PREFIX}{policy}", f"search warm-started by {policy}", True),
+        ]
+    return choices
 
 
 def _checked_int(value: Any, name: str, low: int, high: int) -> int:
@@ -296,6 +314,8 @@ class HumanGame:
                 "view": self.view,
                 "table": seat_table(self.observation(self.seat, self.view), self.seat, n),
                 "reveal": self.last_reveal,
+                # every earlier round's reveal: the recall view remembers it all (R11); the table view shows the last only
+                "log": [reveal_steps(record) for record in self.state.history] if self.view == "recall" else None,
                 "hand": self.state.legal_cards(self.seat),
                 "over": self.over,
                 "final": final,
@@ -497,6 +517,25 @@ def agents_game(choice: TableChoice) -> Replay:
     return record_replay(choice.spec, plays, seed=seed, players=[agent.name for agent in agents])
 
 
+def _shelf_summary(path: Path) -> dict[str, Any]:
+    """Who played the replay at `path` and who won, for the shelf; empty lists where the file
+    cannot be read as a replay (opening it then says why)."""
+    try:
+        if path.stat().st_size > MAX_BODY:
+            return {"players": [], "winners": []}
+        data = parse_json(path.read_text(), "a saved replay")
+    except (OSError, ValueError):  # removed while we looked, not text, not JSON
+        return {"players": [], "winners": []}
+    players = data.get("players") if isinstance(data, dict) else None
+    winners = data.get("winners") if isinstance(data, dict) else None
+    if not (isinstance(players, list) and all(isinstance(name, str) for name in players)):
+        return {"players": [], "winners": []}
+    if not (isinstance(winners, list) and all(type(seat) is int and 0 <= seat < len(players) for seat in winners)):
+        winners = []
+    shelf_width = 60  # characters of a player's name on one line of the shelf; the file holds the rest
+    return {"players": [name[:shelf_width] for name in players], "winners": winners}
+
+
 @dataclass(frozen=True)
 class ReplayShelf:
     """The replays saved under the folders `roots`: every `*.json` in a folder named `replays`
@@ -508,7 +547,7 @@ class ReplayShelf:
     limit: int = 500
 
     def list(self) -> list[dict[str, Any]]:
-        """The replays' names and when they were written, newest first."""
+        """The replays' names, when they were written, their players and winners' seats, newest first."""
         found = []
         for root in self.roots:
             for path in root.glob("**/replays/*.json"):
@@ -517,7 +556,7 @@ class ReplayShelf:
                 except OSError:  # removed while we looked
                     continue
         found.sort(reverse=True)
-        return [{"name": path.as_posix(), "modified": time.strftime("%Y-%m-%d %H:%M", time.localtime(mtime))}
+        return [{"name": path.as_posix(), "modified": time.strftime("%Y-%m-%d %H:%M", time.localtime(mtime)), **_shelf_summary(path)}
                 for mtime, path in found[: self.limit]]  # fmt: skip
 
     def read(self, name: Any) -> str:

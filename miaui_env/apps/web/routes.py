@@ -21,6 +21,7 @@ from werkzeug.exceptions import HTTPException
 from miaui_env.apps.replay import Replay, ReplayError, replay_from_json, replay_to_json
 from miaui_env.apps.web.games import (
     MAX_BODY,
+    TRAINING_INSTALL,
     AgentChoice,
     BusyError,
     GameStore,
@@ -33,6 +34,7 @@ from miaui_env.apps.web.games import (
     checked_seat,
     frames_of,
     parse_json,
+    policy_choices,
     start_game,
 )
 
@@ -190,7 +192,13 @@ def agent_list() -> ResponseReturnValue:
     games = site().games
     limits = {"max_games": games.max_games, "per_session": games.per_session, "idle_minutes": games.idle_ttl / 60,
               "finished_minutes": games.finished_ttl / 60, "max_body_kb": MAX_BODY // 1024}  # fmt: skip
-    return jsonify(agents=[{"name": choice.name, "about": choice.about} for choice in site().menu], limits=limits)
+    menu = site().menu
+    offered = {choice.name for choice in menu}
+    agents = [{"name": c.name, "about": c.about, "needs_training_extra": c.needs_training_extra} for c in menu]
+    # The shipped policies this server cannot load without torch and sb3-contrib, and how to get them.
+    missing = [choice.name for choice in policy_choices() if choice.name not in offered]
+    training = {"missing": missing, "install": TRAINING_INSTALL}
+    return jsonify(agents=agents, limits=limits, training_extra=training)
 
 
 @routes.post("/api/games")

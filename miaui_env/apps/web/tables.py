@@ -11,6 +11,8 @@ Both sources give one schema, so the page draws them with one function:
              "seats" (the viewer first, then each seat to the left; the spectator's from player_0):
                  {"seat", "hand" (12 entries: 1 held, 0 played, None unknown to the viewer),
                   "pile" ([card, ...] top first), "height", "score" (None if the viewer cannot know it),
+                  "tally" (the whole pile counted, {"kinds": [[kind, count], ...], "value"}; None where
+                           the view shows its height only: an opponent's outside Open Baskets, R11),
                   "played" (the diver card of the last reveal, or None)}}
     card = {"kind" (a FishKind name, None for a face-down card the viewer may not see), "value",
             "face_down", "peeker" (the seat that peeked a face-down card, when the viewer knows it)}
@@ -28,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from miaui_env.display.decode import decode_observation
+from miaui_env.display.decode import FishTally, decode_observation
 from miaui_env.display.text import DEPTH_NAMES
-from miaui_env.game.cards import FishCard
+from miaui_env.game.cards import FISH_KINDS, FishCard
 from miaui_env.game.rules import (
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
@@ -57,6 +59,13 @@ def card_json(card: FishCard, face_down: bool = False, peeker: int | None = None
 def _seen_card_json(card: FishCard | None) -> dict[str, Any]:
     """A card slot of a seat's observation: its face if the viewer may see it, else a face-down card."""
     return {"kind": None, "value": None, "face_down": True, "peeker": None} if card is None else card_json(card)
+
+
+def tally_json(tally: FishTally | None) -> dict[str, Any] | None:
+    """A whole pile counted by kind, with its value; None where the viewer sees its height only."""
+    if tally is None:
+        return None
+    return {"kinds": [[kind.value, count] for kind, count in tally.kinds], "value": tally.value}
 
 
 def seat_table(observation: np.ndarray, seat: int, num_players: int) -> dict[str, Any]:
@@ -101,6 +110,7 @@ def seat_table(observation: np.ndarray, seat: int, num_players: int) -> dict[str
                 "pile": [_seen_card_json(card) for card in seen.pile],
                 "height": seen.height,
                 "score": seen.score,  # the table view shows an opponent's pile height only
+                "tally": tally_json(seen.tally),
                 "played": None if seen.last is None else seen.last.card,
             }
         )
@@ -127,6 +137,7 @@ def spectator_table(state: GameState) -> dict[str, Any]:
             "pile": [card_json(state.card(c)) for c in reversed(state.piles[s][-3:])],
             "height": len(state.piles[s]),
             "score": score(state, s),
+            "tally": _whole_pile(state, s),
             "played": None if last is None else last.plays[s],
         }
         for s in range(n)
@@ -134,6 +145,15 @@ def spectator_table(state: GameState) -> dict[str, Any]:
     return {"num_players": n, "open_baskets": config.open_baskets, "no_fighting": config.no_fighting,
             "round": min(state.round, GAME_OVER), "viewer": None, "kiti": kiti, "deep_order": deep, "shallow_order": shallow,
             "lagoon": lagoon, "seats": rows}  # fmt: skip
+
+
+def _whole_pile(state: GameState, seat: int) -> dict[str, Any] | None:
+    """`seat`'s whole pile counted as `tally_json` counts it, for the spectator who sees every card."""
+    if not state.piles[seat]:
+        return None
+    kinds = [state.card(c).kind for c in state.piles[seat]]
+    counts = tuple(kinds.count(kind) for kind in FISH_KINDS)
+    return tally_json(FishTally(counts, score(state, seat)))
 
 
 def reveal_steps(record: RoundRecord) -> dict[str, Any]:

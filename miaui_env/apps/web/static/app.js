@@ -10,6 +10,8 @@ const KIND_NAMES = { kittenfish: "Kittenfish", tigerfish: "Tigerfish", emperor_t
 const KIND_SHORT = { kittenfish: "kitten", tigerfish: "tiger", emperor_tuna: "tuna", lantern: "lantern", jellyfish: "jelly", seagull: "gull" };
 const STEP_SECONDS = 0.55; // between the steps of a reveal
 const AUTOPLAY_MS = 2200;
+// The keyboard plays cards 1-12 with the top row's 1-9, 0, - and = (as a phone's dial pad lists them).
+const CARD_KEYS = { 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 8, 9: 9, 0: 10, "-": 11, "=": 12 };
 
 let agents = [];
 let limits = null;
@@ -75,6 +77,7 @@ async function attempt(work) {
 // ctx: {players: [name by seat], you: the person's seat or null}
 function label(ctx, seat) { return seat === ctx.you ? "you" : `player_${seat}`; }
 function title(ctx, seat) { return seat === ctx.you ? "You" : `player_${seat}`; }
+function whose(ctx, seat) { return seat === ctx.you ? "your" : `player_${seat}'s`; }
 function who(ctx, seat) { return seat === ctx.you ? "" : ctx.players[seat]; }
 function list(ctx, seats) { return seats.map((seat) => label(ctx, seat)).join(", "); }
 function verb(ctx, seat, plural, singular) { return seat === ctx.you ? plural : singular; }
@@ -112,6 +115,35 @@ function statusLine(table, ctx) {
     h("span", { class: "viewer", text: viewer }));
 }
 
+// The seats around a round table, clockwise (R1), the viewer (or player_0) at the bottom; Kiti drawn
+// in the gap between its two neighbours, each seat marked with its place in the two tie orders.
+function roundTableElement(table, ctx) {
+  const order = table.seats.map((row) => row.seat);
+  const n = order.length;
+  // Placed through the style object: the page's Content-Security-Policy refuses inline style attributes.
+  const at = (element, place, radius) => {
+    const angle = (90 + (place * 360) / n) * (Math.PI / 180); // screen y points down: growing angles run clockwise
+    element.style.left = `${50 + radius * Math.cos(angle)}%`;
+    element.style.top = `${50 + radius * Math.sin(angle)}%`;
+    return element;
+  };
+  const playing = table.kiti && table.round <= ROUNDS;
+  const seats = order.map((seat, place) => {
+    const deep = playing ? table.deep_order.indexOf(seat) + 1 : null;
+    const shallow = playing ? table.shallow_order.indexOf(seat) + 1 : null;
+    const ranks = playing ? h("span", { class: "ranks", title: "place in the tie order at the bottom and middle ▼, and at the top ▲", text: `▼${deep} ▲${shallow}` }) : null;
+    return at(h("div", { class: seat === ctx.you ? "rt-seat you" : "rt-seat", "data-seat": seat },
+      h("span", { class: "rt-name", text: label(ctx, seat) }), ranks), place, 38);
+  });
+  let kiti = null;
+  if (playing) {
+    const gap = order.indexOf(table.kiti[0]) + 0.5; // the gap after Kiti's first neighbour, clockwise
+    kiti = at(h("div", { class: "rt-kiti", title: `Kiti sits between ${label(ctx, table.kiti[0])} and ${label(ctx, table.kiti[1])}`, text: "Kiti" }), gap, 24);
+  }
+  return h("div", { class: "round-table", role: "img", "aria-label": "the seats around the table, clockwise" },
+    h("div", { class: "rt-cloth", text: "clockwise ↻" }), seats, kiti);
+}
+
 function tiesLine(table, ctx) {
   if (table.round > ROUNDS) return null;
   if (table.no_fighting) return h("div", { class: "ties", text: "No Fighting: tied players catch nothing, and the fish stay for the next round." });
@@ -134,15 +166,18 @@ function lagoonElement(table, ctx) {
   }));
 }
 
-function seatElement(row, table, ctx, winners) {
+// final: {scores, winners} once the game is over (every pile is counted in the open, R10), else null
+function seatElement(row, table, ctx, final) {
+  const winners = final ? final.winners : null;
+  const known = row.score !== null ? row.score : final ? final.scores[row.seat] : null;
   const classes = ["seat"];
   if (row.seat === ctx.you) classes.push("you");
   if (winners && winners.includes(row.seat)) classes.push("winner");
-  const kiti = table.kiti && table.kiti[0] === row.seat && table.round <= ROUNDS
-    ? h("span", { class: "kiti", text: `Kiti → ${label(ctx, table.kiti[1])}` }) : null;
-  const score = row.score === null
+  const kiti = table.kiti && table.kiti.includes(row.seat) && table.round <= ROUNDS
+    ? h("span", { class: "kiti", title: "Kiti sits between this seat and its neighbour on the round table", text: "next to Kiti" }) : null;
+  const score = known === null
     ? h("span", { class: "seat-score unknown", title: "the table view shows an opponent's pile height and top fish only", text: "score ?" })
-    : h("span", { class: "seat-score", text: row.score });
+    : h("span", { class: "seat-score", text: known });
   const below = row.height - row.pile.length;
   const pile = row.pile.map((card) => cardElement(card, ctx, true));
   const height = row.height === 0 ? "no fish yet" : `${row.height} fish${below > 0 ? ` (${below} below)` : ""}`;
@@ -156,12 +191,25 @@ function seatElement(row, table, ctx, winners) {
     h("div", { class: "seat-head" }, h("span", { class: "seat-name", text: title(ctx, row.seat) }),
       h("span", { class: "seat-who", text: who(ctx, row.seat) }), score),
     h("div", { class: "pile" }, pile, h("span", { class: "height", text: height })),
+    tallyElement(row.tally),
     h("div", { class: "divers" }, divers));
 }
 
-function tableElement(table, ctx, winners) {
-  return h("div", { class: "table" }, statusLine(table, ctx), tiesLine(table, ctx), lagoonElement(table, ctx),
-    h("div", { class: `seats n${table.num_players}` }, table.seats.map((row) => seatElement(row, table, ctx, winners))));
+// The whole pile by kind, where the view holds it: your own always, the others' under Open Baskets (R11).
+// Jellyfish are always counted: a third one sends all three to the box (R9).
+function tallyElement(tally) {
+  if (!tally) return null;
+  const jellyfish = (tally.kinds.find(([kind]) => kind === "jellyfish") || [null, 0])[1];
+  const fish = tally.kinds.filter(([kind]) => kind !== "jellyfish").map(([kind, count]) => `${count} ${KIND_SHORT[kind]}`);
+  return h("div", { class: "tally", title: "the whole pile, counted by kind" },
+    h("span", { text: `whole pile: ${fish.length ? fish.join(", ") : "no fish"}` }),
+    h("span", { class: jellyfish === 2 ? "jelly warn" : "jelly", text: `${jellyfish} of 3 Jellyfish` }));
+}
+
+function tableElement(table, ctx, final) {
+  return h("div", { class: "table" }, statusLine(table, ctx),
+    h("div", { class: "table-top" }, roundTableElement(table, ctx), h("div", { class: "table-top-side" }, tiesLine(table, ctx), lagoonElement(table, ctx))),
+    h("div", { class: `seats n${table.num_players}` }, table.seats.map((row) => seatElement(row, table, ctx, final))));
 }
 
 // -- drawing a reveal ---------------------------------------------------------------------------
@@ -179,15 +227,15 @@ function stepElement(step, ctx) {
     what = "nobody is left to catch here";
   } else if (step.kind === "theft") {
     if (step.stolen === null) {
-      what = `the Seagull finds ${label(ctx, step.seat)}'s pile empty and flies off`;
+      what = `the Seagull finds ${whose(ctx, step.seat)} pile empty and flies off`;
     } else {
       return h("li", { class: "theft" }, h("span", { class: "depth", text: "seagull" }),
-        h("span", { class: "what", text: `the Seagull steals the top of ${label(ctx, step.seat)}'s pile; both go to the box` }), cards([step.stolen]));
+        h("span", { class: "what", text: `the Seagull steals the top of ${whose(ctx, step.seat)} pile; both go to the box` }), cards([step.stolen]));
     }
     return h("li", { class: "theft" }, h("span", { class: "depth", text: "seagull" }), h("span", { class: "what", text: what }));
   } else if (step.kind === "triple") {
     return h("li", { class: "triple" }, h("span", { class: "depth", text: "jelly" }),
-      h("span", { class: "what", text: `three Jellyfish in ${label(ctx, step.seat)}'s pile go to the box` }), cards(step.cards));
+      h("span", { class: "what", text: `three Jellyfish in ${whose(ctx, step.seat)} pile go to the box` }), cards(step.cards));
   }
   return h("li", { class: step.kind }, h("span", { class: "depth", text: step.depth }), h("span", { class: "what", text: what }));
 }
@@ -206,6 +254,15 @@ function revealElement(reveal, ctx, animate) {
     h("div", { class: "plays" }, plays), h("ol", { class: "steps" }, steps));
 }
 
+// Earlier rounds, newest first, each folded to one line until opened.
+function logElement(reveals, ctx) {
+  const rounds = [...reveals].reverse().map((reveal) => {
+    const plays = reveal.plays.map((card, seat) => `${label(ctx, seat)} ${card}`).join(", ");
+    return h("details", { class: "log-round" }, h("summary", { text: `Round ${reveal.round}: ${plays}` }), revealElement(reveal, ctx, false));
+  });
+  return h("div", { class: "log" }, h("h3", { text: "Earlier rounds" }), rounds.length ? rounds : h("span", { class: "hint", text: "none yet" }));
+}
+
 function finalElement(final, ctx, actions) {
   const order = final.scores.map((score, seat) => seat).sort((a, b) => final.scores[b] - final.scores[a]);
   const won = final.winners.includes(ctx.you);
@@ -219,7 +276,16 @@ function finalElement(final, ctx, actions) {
 
 // -- playing ------------------------------------------------------------------------------------
 function agentSelect(id, chosen) {
-  return h("select", { id }, agents.map((agent) => option(agent.name, agent.name, agent.name === chosen, agent.about)));
+  return h("select", { id }, agents.map((agent) => option(agent.name, agent.name, agent.name === chosen,
+    agent.needs_training_extra ? `${agent.about} (needs the training extra: torch and sb3-contrib)` : agent.about)));
+}
+
+// The shipped policies this server cannot load, and the one command that brings them.
+function trainingNote(training) {
+  if (!training || !training.missing.length) return [];
+  const policies = [...new Set(training.missing.map((name) => name.replace(/^search\+/, "").replace(/@sample$/, "")))];
+  return [`The trained policies (${policies.join(", ")}) need the training extra, torch and sb3-contrib: `,
+    h("code", { text: training.install }), ", then restart the server."];
 }
 
 function fillSeats() {
@@ -247,16 +313,20 @@ function showGame(view) {
   game = view;
   const ctx = playContext(view);
   $("play-board").hidden = false;
-  const winners = view.final ? view.final.winners : null;
-  $("play-table").replaceChildren(tableElement(view.table, ctx, winners));
+  $("play-table").replaceChildren(tableElement(view.table, ctx, view.final));
   $("hand").replaceChildren(...[...Array(ROUNDS).keys()].map((index) => {
     const card = index + 1;
     const held = view.hand.includes(card);
+    const key = Object.keys(CARD_KEYS).find((name) => CARD_KEYS[name] === card);
     return h("button", { type: "button", id: `card-${card}`, class: held ? "held" : "spent", disabled: view.over || busy,
-      title: held ? `play ${card}` : "already played", onclick: () => playCard(card), text: card });
+      title: held ? `play ${card} (key ${key})` : "already played", "aria-keyshortcuts": key, onclick: () => playCard(card), text: card });
   }));
-  $("hand-hint").textContent = view.over ? "the game is over" : `round ${view.table.round}: click the card to play`;
+  $("hand-hint").textContent = view.over ? "the game is over" : `round ${view.table.round}: click a card, or press 1-9, 0, - or = for cards 1-12`;
   $("play-reveal").replaceChildren(...view.reveal.map((reveal) => revealElement(reveal, ctx, true)));
+  const shown = view.reveal.length;
+  $("play-log").replaceChildren(view.log
+    ? logElement(view.log.slice(0, view.log.length - shown), ctx)
+    : h("div", { class: "log hint", text: "The table view shows the last reveal only (R11): deal with “the table + a perfect memory” for a log of every round." }));
   $("final").hidden = !view.final;
   if (view.final) {
     const saved = view.replay ? h("div", { class: "saved", text: `saved as a replay: ${view.replay}` })
@@ -265,7 +335,7 @@ function showGame(view) {
       h("button", { type: "button", id: "watch-this", onclick: () => watchFinishedGame() }, "Watch this game"),
       h("a", { href: `/api/games/${view.id}/replay`, download: `miaui-${view.id.slice(0, 6)}.json` },
         h("button", { type: "button", tabindex: "-1" }, "Download replay")),
-      h("button", { type: "button", class: "primary", onclick: () => startGame() }, "Deal again"));
+      h("button", { type: "button", id: "deal-again", class: "primary", onclick: () => startGame() }, "Deal again"));
     $("final").replaceChildren(...finalElement(view.final, ctx, [saved, actions]));
   }
 }
@@ -279,6 +349,15 @@ async function playCard(card) {
   busy = false;
   if (view) showGame(view);
   else document.querySelectorAll("#hand button").forEach((button) => { button.disabled = game.over; });
+  focusHand(card);
+}
+
+// Redrawing the hand drops the focus to the page body: keep it on the hand, at the played card's place.
+function focusHand(near) {
+  const buttons = [...document.querySelectorAll("#hand button.held:not(:disabled)")];
+  if (!buttons.length) { $("deal-again")?.focus(); return; }
+  const next = buttons.find((button) => Number(button.textContent) >= near) || buttons[buttons.length - 1];
+  next.focus();
 }
 
 async function startGame() {
@@ -322,11 +401,18 @@ function fillWatchAgents() {
   $("watch-agents").replaceChildren(...rows);
 }
 
+// One line of the shelf: when, who played, who won; the file's path shows on hover.
+function shelfLine(item) {
+  if (!item.players.length) return `${item.modified} · ${item.name.split("/").pop()} (not a replay this app reads)`;
+  const won = item.winners.map((seat) => item.players[seat]).join(" and ");
+  return `${item.modified} · ${item.players.join(", ")}${won ? ` · won by ${won}` : ""}`;
+}
+
 async function loadShelf() {
   const data = await attempt(() => api("GET", "/api/replays"));
   if (!data) return;
   const chosen = $("shelf").value;
-  $("shelf").replaceChildren(...(data.replays.length ? data.replays.map((item) => option(item.name, `${item.name}  (${item.modified})`, item.name === chosen))
+  $("shelf").replaceChildren(...(data.replays.length ? data.replays.map((item) => option(item.name, shelfLine(item), item.name === chosen, item.name))
     : [option("", `(none under ${data.roots.join("/, ")}/)`, true)]));
 }
 
@@ -349,9 +435,12 @@ function showFrame(animate) {
   $("watch-title").textContent = watching.title;
   const what = frame === 0 ? "the deal" : frame === last ? `rounds ${frame} and ${ROUNDS} revealed` : `round ${frame} revealed`;
   $("step").textContent = `step ${frame} of ${last}: ${what}`;
-  const winners = frame === last ? watching.result.winners : null;
-  $("watch-table").replaceChildren(tableElement(current.table, ctx, winners));
+  const final = frame === last ? watching.result : null;
+  $("watch-table").replaceChildren(tableElement(current.table, ctx, final));
   $("watch-reveal").replaceChildren(...current.reveal.map((reveal) => revealElement(reveal, ctx, animate)));
+  // The spectator sees every round; a seat's view keeps what that seat's observation holds (R11).
+  const earlier = frames.slice(1, frame).flatMap((shownFrame) => shownFrame.reveal);
+  $("watch-log").replaceChildren(watching.seat === null ? logElement(earlier, ctx) : []);
   $("watch-final").hidden = frame !== last;
   if (frame === last) $("watch-final").replaceChildren(...finalElement(watching.result, ctx, null));
   $("first").disabled = $("back").disabled = frame === 0;
@@ -463,6 +552,12 @@ function wire() {
   $("autoplay").onclick = toggleAutoplay;
   $("download").onclick = download;
   document.addEventListener("keydown", (event) => {
+    if ($("play").hidden || !game || game.over || busy || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (["SELECT", "INPUT", "TEXTAREA"].includes(document.activeElement.tagName) || !(event.key in CARD_KEYS)) return;
+    event.preventDefault();
+    playCard(CARD_KEYS[event.key]);
+  });
+  document.addEventListener("keydown", (event) => {
     if ($("watch").hidden || !watching || ["SELECT", "INPUT"].includes(document.activeElement.tagName)) return;
     if (event.key === "ArrowRight") step(watching.frame + 1);
     if (event.key === "ArrowLeft") step(watching.frame - 1);
@@ -479,6 +574,8 @@ async function init() {
   agents = data.agents;
   limits = data.limits;
   $("limits").textContent = `Finished games are saved as replays. Games are kept ${limits.idle_minutes} minutes untouched.`;
+  $("training-note").replaceChildren(...trainingNote(data.training_extra));
+  $("training-note").hidden = !data.training_extra.missing.length;
   fillSeats();
   fillWatchAgents();
   await resumeGame();
