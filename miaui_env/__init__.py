@@ -21,9 +21,11 @@ numba or torch are imported on first use (PEP 562). `import miaui_env.envs` regi
 from __future__ import annotations
 
 import importlib
+import sys
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from miaui_env._moved import OLD_PATHS
 from miaui_env.game.cards import DEFAULT_DECK, DeckError, FishCard, FishKind
 from miaui_env.game.rules import GameConfig, IllegalActionError, InvalidConfigError, RoundRecord
 from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
     from miaui_env.vector import VectorMiaui
 
 __version__ = "0.2.0"
+if OLD_PATHS not in sys.meta_path:  # 0.1's module paths, found after every real module (miaui_env._moved)
+    sys.meta_path.append(OLD_PATHS)
 GYMNASIUM_ID = "miaui_env/Miaui-v0"
 PETTINGZOO_ID = "miaui_env/miaui-v0"
 

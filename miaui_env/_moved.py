@@ -1,24 +1,45 @@
 """The module paths of 0.1, kept for one version: each old module is an alias of its new room.
 
 `from miaui_env.sb3 import MiauiSelfPlayVecEnv` and `python -m miaui_env.arena` still work in
-0.2 and warn (DeprecationWarning); the aliases go in 0.3. The table is the map of the move.
+0.2 and warn (DeprecationWarning); the aliases go in 0.3. The table is the map of the move: every
+module 0.1 had at the package's top level. The commands (`python -m miaui_env.arena`, ...) keep a
+file each, which `-m` needs; the rest are found by `OLD_PATHS`, a finder placed last on
+`sys.meta_path` when the package is imported, so they need no file.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.abc
 import sys
 import warnings
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
 
 MOVED = {
-    "miaui_env.sb3": "miaui_env.integrations.sb3",
-    "miaui_env.privileged": "miaui_env.integrations.privileged",  # 0.1 checkpoints pickle its policy class
-    "miaui_env.rules": "miaui_env.game.rules",
-    "miaui_env.observation": "miaui_env.observe.observation",
+    "miaui_env.adapters": "miaui_env.integrations.adapters",
     "miaui_env.arena": "miaui_env.apps.arena",
-    "miaui_env.play": "miaui_env.apps.play",
+    "miaui_env.belief": "miaui_env.observe.belief",
+    "miaui_env.cards": "miaui_env.game.cards",
+    "miaui_env.cli": "miaui_env.apps.cli",
+    "miaui_env.compact": "miaui_env.observe.compact",
+    "miaui_env.compact_torch": "miaui_env.integrations.compact_torch",
     "miaui_env.demo": "miaui_env.apps.demo",
+    "miaui_env.env": "miaui_env.envs.miaui",
+    "miaui_env.files": "miaui_env.apps.files",
+    "miaui_env.observation": "miaui_env.observe.observation",
+    "miaui_env.picture": "miaui_env.display.picture",
+    "miaui_env.play": "miaui_env.apps.play",
+    "miaui_env.privileged": "miaui_env.integrations.privileged",  # 0.1 checkpoints (the shipped ones too) pickle its policy class
+    "miaui_env.render": "miaui_env.display.text",
     "miaui_env.replay": "miaui_env.apps.replay",
+    "miaui_env.rules": "miaui_env.game.rules",
+    "miaui_env.saved_state": "miaui_env.game.saved_state",
+    "miaui_env.sb3": "miaui_env.integrations.sb3",
+    "miaui_env.seeding": "miaui_env.game.seeding",
+    "miaui_env.settings": "miaui_env.spec",  # Settings is TableSpec now (the old names warn there)
+    "miaui_env.single_agent": "miaui_env.envs.single_agent",
     "miaui_env.web": "miaui_env.apps.web",
 }
 
@@ -33,3 +54,18 @@ def alias(old: str) -> None:
         return
     warnings.warn(f"{old} moved to {new}; the old path goes in miaui-rl 0.3", DeprecationWarning, stacklevel=3)
     sys.modules[old] = importlib.import_module(new)
+
+
+class _OldPathFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds a 0.1 path with no file of its own; loading it makes it an alias of its new room."""
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> ModuleSpec | None:
+        """A spec for an old path in `MOVED`; None for anything else (other finders decide)."""
+        return ModuleSpec(fullname, self) if fullname in MOVED else None
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Put the new room in the old path's place (the import system hands back what sys.modules holds)."""
+        alias(module.__name__)
+
+
+OLD_PATHS = _OldPathFinder()

@@ -155,3 +155,17 @@ def test_an_evaluation_whose_checkpoint_never_landed_leaves_no_replays(tmp_path,
         run.checkpoint(7, rows)
     assert sorted(path.name for path in (tmp_path / "replays").iterdir()) == landed
     assert json.loads((tmp_path / "metadata.json").read_text())["steps"] == 0
+
+
+def test_a_run_killed_between_an_evaluation_and_its_checkpoint_resumes_without_its_replays(tmp_path):
+    from training.config import load_config
+    from training.selfplay import Run
+
+    config = load_config(ROOT / "configs" / "smoke.yaml", ["kickstart.decisions=0", "evaluation.games_per_baseline=8"])
+    run = Run(config, tmp_path, resume=False)
+    run.checkpoint(0, run.evaluate(0))
+    landed = sorted(path.name for path in (tmp_path / "replays").iterdir())
+    run.evaluate(7)  # killed here: no checkpoint, no chance to clean up
+    assert len(list((tmp_path / "replays").iterdir())) == 2 * len(landed)
+    Run(config, tmp_path, resume=True)
+    assert sorted(path.name for path in (tmp_path / "replays").iterdir()) == landed

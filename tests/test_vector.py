@@ -458,3 +458,10 @@ def test_restore_refuses_a_snapshot_of_an_engine_with_other_settings_and_changes
     alike.step(np.zeros((3, 4), dtype=np.int64))
     engine.restore(alike.snapshot())  # an engine with the same settings restores
     assert engine.round == 2
+
+
+def test_the_engine_refuses_time_spans_as_actions():
+    engine = VectorMiaui(2, num_players=3, seed=0)
+    engine.reset()
+    with pytest.raises(IllegalActionError, match="integer card indices 0-11, got dtype timedelta64"):
+        engine.step(np.zeros((2, 3), dtype="m8[s]"))

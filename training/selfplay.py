@@ -205,6 +205,7 @@ class Run:
                     f"{magnet_file} is damaged ({error}); delete it to start the magnet at the policy's weights"
                 ) from None
         self.opponents.resume(directory, metadata["steps"])
+        self.discard_replays_after(metadata["steps"])
         if self.exploiters is not None:
             self.exploiters.restore(metadata.setdefault("exploiters", []), metadata["steps"])
         metadata["play"] = config.play  # how its policy plays may change on --resume --set play=...
@@ -268,7 +269,7 @@ class Run:
 
         kickstart, started = self.config.kickstart, time.perf_counter()
         desc = f"cloning {kickstart.teacher}"
-        with tqdm(total=kickstart.decisions, unit="decision", desc=desc, disable=not show_progress) as cloning:
+        with tqdm(total=kickstart.decisions, unit=" decisions", desc=desc, disable=not show_progress) as cloning:
             try:
                 self.metadata["kickstart"] = clone_teacher(self.model, kickstart, self.config.seeds.sequence("cloning"), cloning)
             except KeyboardInterrupt:
@@ -346,6 +347,14 @@ class Run:
         self.opponents.pool.trim()
         if self.exploiters:
             self.exploiters.trim()
+
+    def discard_replays_after(self, step: int) -> None:
+        """Remove the evaluation replays of steps after the checkpoint resumed from (a run killed
+        between an evaluation and its checkpoint leaves them; those steps are played again)."""
+        for replay in (self.directory / "replays").glob("step-*.json"):
+            taken = re.match(r"step-(\d+)-", replay.name)
+            if taken and int(taken.group(1)) > step:
+                replay.unlink()
 
     def drop_unsaved_replays(self) -> None:
         """Remove the replays of evaluations no checkpoint holds, so replays/ shows only checkpointed steps."""

@@ -69,7 +69,7 @@ def _repeated(snapshot: EngineSnapshot, games: int, times: int, size: int) -> En
         copies = np.repeat(array[:games], times, axis=0)
         return np.concatenate([copies, np.repeat(array[:1], size - len(copies), axis=0)])
 
-    return EngineSnapshot(snapshot.round, GameArrays(*map(repeat, snapshot.game)), Reveal(*map(repeat, snapshot.reveal)))
+    return EngineSnapshot(snapshot.round, GameArrays(*map(repeat, snapshot.game)), Reveal(*map(repeat, snapshot.reveal)), snapshot.config)
 
 
 MAX_WORLDS = 1024  # 128 times the default: 73,728 playout games (about 2.5 GiB) for a 6-player round-1 decision

@@ -190,14 +190,6 @@ RESET_OPTIONS = ("deck",)
 ILLEGAL_ACTIONS = ("raise", "terminate")  # env(illegal_action=...): refuse a card not in hand, or end the game
 
 
-def check_card(hand: np.ndarray, action: Any, agent: str) -> int:
-    """`rules.check_action`, except that a numpy timedelta64 (a numpy integer to `isinstance`) is refused as no card."""
-    if isinstance(action, np.timedelta64):
-        legal = np.flatnonzero(hand).tolist()
-        raise IllegalActionError(f"{agent}: action {action!r} is a time span, not a card index (ints 0-11); legal actions: {legal}")
-    return check_action(hand, action, agent)
-
-
 def finite_real(value: Any) -> float | None:
     """`value` as a float if it is a finite real number (Python or numpy, bools excluded); else None."""
     if isinstance(value, bool | np.bool_ | np.timedelta64) or not isinstance(value, int | float | np.integer | np.floating):
@@ -406,7 +398,7 @@ class _MiauiEnv:
     def check_action(self, agent: str, action: Any) -> int:
         """The card index `action` names; IllegalActionError, naming the legal actions, unless it is a card in `agent`'s hand."""
         self._dealt()
-        return check_card(self._masks[self.seat(agent)], action, agent)
+        return check_action(self._masks[self.seat(agent)], action, agent)
 
     def _reveal(self, cards: list[int]) -> tuple[list[float] | None, list[dict[str, Any]]]:
         """Play the joint action (diver cards); the rewards if the game ended, and every seat's info."""
@@ -502,7 +494,7 @@ class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
             self._was_dead_step(action)
             return
         seat = self.seat_of[agent]
-        self._pending.append(check_card(self._masks[seat], action, agent) + 1)
+        self._pending.append(check_action(self._masks[seat], action, agent) + 1)
         self._cumulative_rewards[agent] = 0.0
         # Rewards are 0 until the last reveal sets them, so only that step has any to accumulate.
         if len(self._pending) == len(self.agents):

@@ -309,7 +309,10 @@ def check_action(hand: np.ndarray, action: object, who: str) -> int:
     """The card index (0-11) `action` names if that card is in `hand`; else `illegal_action`'s error."""
     if isinstance(action, np.ndarray) and action.shape == ():
         action = action.item()
-    if not isinstance(action, bool) and isinstance(action, int | np.integer) and 0 <= action < NUM_DIVER_CARDS and hand[action]:
+    # numpy's timedelta64 is a numpy integer to isinstance: a time span is no card all the same.
+    if isinstance(action, bool | np.timedelta64):
+        raise illegal_action(who, action, hand)
+    if isinstance(action, int | np.integer) and 0 <= action < NUM_DIVER_CARDS and hand[action]:
         return int(action)
     raise illegal_action(who, action, hand)
 

@@ -323,7 +323,7 @@ class VectorMiaui:
         settings is refused (InvalidConfigError), the engine unchanged."""
         if not isinstance(snapshot, EngineSnapshot) or snapshot.game.hands.shape != self._game.hands.shape:
             raise InvalidConfigError(f"restore takes a snapshot of this engine (engine.snapshot()), got {snapshot!r:.60}")
-        if snapshot.config is not None and snapshot.config is not self.config and snapshot.config != self.config:
+        if snapshot.config is not self.config and snapshot.config != self.config:
             # Its arrays would fit, but its games follow other rules (R8's No Fighting, R11's Open Baskets, another deck).
             raise InvalidConfigError(
                 f"restore takes a snapshot of an engine with this one's settings; the snapshot's games are of "
@@ -382,7 +382,7 @@ class VectorMiaui:
         shape = (self.num_envs, self.num_players)
         if a.shape != shape:
             raise IllegalActionError(f"actions must have shape (num_envs, num_players) = {shape}, got {a.shape}")
-        if not np.issubdtype(a.dtype, np.integer):
+        if a.dtype.kind not in "iu":  # (timedelta64, kind "m", is a numpy integer to issubdtype)
             raise IllegalActionError(f"actions must be integer card indices 0-11, got dtype {a.dtype}")
         if not a.dtype.isnative:  # (numba compiles for native byte order only)
             a = a.astype(a.dtype.newbyteorder("="))

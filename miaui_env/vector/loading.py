@@ -37,7 +37,7 @@ class EngineSnapshot(NamedTuple):
     round: int
     game: GameArrays
     reveal: Reveal
-    config: GameConfig | None = None  # the rules its games follow; None for a snapshot built by hand (shapes checked only)
+    config: GameConfig  # the rules its games follow: `restore` refuses a snapshot of other rules
 
     @classmethod
     def copy_of(cls, round_number: int, game: GameArrays, reveal: Reveal, config: GameConfig) -> EngineSnapshot:
