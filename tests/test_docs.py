@@ -1,0 +1,82 @@
+"""Every documented snippet runs as written, and the docs site builds with warnings as errors.
+
+The README and every page under docs/ are read: each ```python block runs in a fresh namespace
+from the repository root; a ```bash block runs (bash -euo pipefail, from the root) when the line
+just before it is `<!-- snippet: run -->`, the mark a page puts on its cheap shell commands.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+_PYTHON = re.compile(r"^```python\n(.*?)^```", flags=re.DOTALL | re.MULTILINE)
+_MARKED_BASH = re.compile(r"^<!-- snippet: run -->\n```bash\n(.*?)^```", flags=re.DOTALL | re.MULTILINE)
+
+
+def snippets(pattern: re.Pattern[str]) -> list[tuple[str, str]]:
+    """(page:line, code) of every block `pattern` finds in the README and the docs."""
+    found = []
+    for page in PAGES:
+        text = page.read_text()
+        for match in pattern.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            found.append((f"{page.relative_to(ROOT)}:{line}", match.group(1)))
+    return found
+
+
+PYTHON_SNIPPETS = snippets(_PYTHON)
+BASH_SNIPPETS = snippets(_MARKED_BASH)
+
+
+def test_the_docs_have_snippets_of_both_kinds():
+    assert len(PYTHON_SNIPPETS) >= 10 and len(BASH_SNIPPETS) >= 3
+
+
+@pytest.mark.parametrize("code", [code for _, code in PYTHON_SNIPPETS], ids=[where for where, _ in PYTHON_SNIPPETS])
+def test_python_snippet_runs(code, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    exec(compile(code, "snippet", "exec"), {"__name__": "snippet"})
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("code", [code for _, code in BASH_SNIPPETS], ids=[where for where, _ in BASH_SNIPPETS])
+def test_marked_shell_snippet_runs(code):
+    bin_dir = str(Path(sys.executable).parent)  # the commands of this environment (python, mkdocs, ...)
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", f'export PATH="{bin_dir}:$PATH"\n{code}'],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, f"{code}\n--- stdout\n{done.stdout[-2000:]}\n--- stderr\n{done.stderr[-2000:]}"
+
+
+def test_the_site_builds_with_warnings_as_errors(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert (tmp_path / "site" / "envs" / "miaui" / "index.html").exists()
+
+
+def test_a_generated_part_is_the_code_s_own_text():
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import hooks
+    finally:
+        sys.path.remove(str(ROOT / "docs"))
+    from miaui_env.observe.observation import OBSERVATION_LAYOUT
+
+    card = hooks.expand("<!-- generate: docstring miaui_env.envs.miaui -->\n<!-- generate: observation-layout -->")
+    assert card.startswith("Miaui as a PettingZoo environment") and OBSERVATION_LAYOUT.index_table() in card
+    keys = hooks.expand("<!-- generate: config-keys selfplay -->")
+    assert "| `opponents.pool_size` | `8` | integer ≥ 1 |" in keys
+    with pytest.raises(hooks.GenerateError, match="no generator 'nothing'"):
+        hooks.expand("<!-- generate: nothing -->")
