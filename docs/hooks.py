@@ -61,10 +61,10 @@ def _allowed(field: Mapping[str, Any]) -> str:
     if "enum" in field:
         return " \\| ".join(f"`{value}`" for value in field["enum"])
     kind = field.get("type", "any")
-    bounds = [f"≥ {field['minimum']}" if "minimum" in field else "", f"> {field['exclusiveMinimum']}" if "exclusiveMinimum" in field else "",
-              f"≤ {field['maximum']}" if "maximum" in field else "", f"< {field['exclusiveMaximum']}" if "exclusiveMaximum" in field else ""]  # fmt: skip
-    words = {"array": "list", "object": "mapping (any keys)", "number": "number", "integer": "integer", "boolean": "bool", "string": "string"}
-    return " ".join([words.get(kind, kind) if isinstance(kind, str) else "any", *filter(None, bounds)])
+    limits = (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<"))
+    bounds = [f"{sign} {field[name]}" for name, sign in limits if name in field]
+    words = {"array": "list", "object": "mapping (any keys)", "boolean": "bool"}
+    return " ".join([words.get(kind, kind) if isinstance(kind, str) else "any", *bounds])
 
 
 def _default(config: Any, key: str) -> str:

@@ -15,7 +15,8 @@ The package is a house of rooms, each importing only from the rooms listed befor
 Importing the package loads no RL library: the names below that need PettingZoo, Gymnasium,
 numba or torch are imported on first use (PEP 562). `import miaui_env.envs` registers
 `miaui_env/Miaui-v0` with Gymnasium and `miaui_env/miaui-v0` with PettingZoo (1.27 and later), so
-`gymnasium.make("miaui_env.envs:miaui_env/Miaui-v0")` works in a fresh interpreter.
+`gymnasium.make("miaui_env.envs:miaui_env/Miaui-v0")` works in a fresh interpreter; it also registers
+the octopus game's AEC env as `miaui_env/octopus-v0` (also `miaui_env.octopus_env`, from `miaui_env.octopus.env`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from miaui_env.envs.miaui import MiauiParallelEnv, env, parallel_env, raw_env
     from miaui_env.envs.single_agent import MiauiSingleAgentEnv
     from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+    from miaui_env.octopus.env import octopus_env
     from miaui_env.vector import VectorMiaui
 
 __version__ = "0.2.0"
@@ -51,6 +53,7 @@ _LAZY = {
     "MiauiSingleAgentEnv": "miaui_env.envs.single_agent",
     "VectorMiaui": "miaui_env.vector",
     "MiauiSelfPlayVecEnv": "miaui_env.integrations.sb3",
+    "octopus_env": "miaui_env.octopus.env",  # the octopus game's AEC env (`miaui_env.octopus.env`)
 }
 _DEPRECATED = {"Settings": "TableSpec"}
 
@@ -86,6 +89,7 @@ __all__ = [
     "TableSpec",
     "VectorMiaui",
     "env",
+    "octopus_env",
     "parallel_env",
     "raw_env",
 ]

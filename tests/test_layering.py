@@ -27,6 +27,8 @@ NOT_LOADED = [
     ("miaui_env.game.saved_state", RL_LIBRARIES | {"numba"}),
     ("miaui_env.observe.belief", RL_LIBRARIES | {"numba"}),
     ("miaui_env.octopus.rules", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.octopus.observation", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.octopus", RL_LIBRARIES | {"numba"}),
     ("miaui_env.agents.search", {"pettingzoo", "torch", "ray"} | SB3),
     ("miaui_env.vector", {"pettingzoo", "torch", "ray"} | SB3),
     ("miaui_env.agents.heuristics", {"pettingzoo", "torch", "ray"} | SB3),

@@ -2,7 +2,9 @@
 
 `rules` is the pure engine (numpy at most): cards as ids 0..65, a mutable `OctopusState` owned by
 `new_game` and `step`, `legal_decisions`, the event log and the scores. The env, agents and
-training build on it.
+training build on it. `observation` is what a seat sees (O4; no RL library either); `env` is the
+PettingZoo AEC env: `from miaui_env.octopus.env import env, raw_env`, or `miaui_env.octopus_env`
+(importing this package loads no RL library).
 """
 
 from miaui_env.octopus.rules import (
