@@ -2,7 +2,7 @@
 
 Each entry of `CATALOGUE` changes one line of the library the way a plausible bug would (a Seagull
 that steals nothing, a tie that takes the better place, a replay checker that stops comparing the
-scores) and says what it breaks, citing the rule (R1-R11 of shared/spec/rulings.md) where one
+scores) and says what it breaks, citing the rule (R1-R11 of docs/rules/miaui.md) where one
 applies. A test suite earns its claims only if every one of these makes it fail.
 
 What the tool does:

@@ -1,5 +1,5 @@
 """Octopus rules scenarios with stacked decks and stacked die rolls, written from
-shared/spec/octopus-rulings.md (O1-O12), and hypothesis properties of random legal play."""
+docs/rules/octopus.md (O1-O12), and hypothesis properties of random legal play."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Miaui is a 3-6 player game of simultaneous hidden bids over 12 rounds. Each round every player
 secretly plays a diver card 1-12; the highest card catches the bottom fish, the next highest the
 middle one, the lowest the top one; Kiti breaks ties; Lanterns, Jellyfish and Seagulls twist the
-score. The rules are `miaui_env.game.rules` (R1-R11 of `shared/spec/rulings.md`); this module only
+score. The rules are `miaui_env.game.rules` (R1-R11, on the docs site's page `docs/rules/miaui.md`); this module only
 turns agents into seats and game results into rewards.
 
 The envs play on the compiled path: each holds one game of the batched engine

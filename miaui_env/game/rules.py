@@ -1,4 +1,4 @@
-"""The Miaui rules engine: pure game logic, no RL library (rules R1-R11 of shared/spec/rulings.md).
+"""The Miaui rules engine: pure game logic, no RL library (rulings R1-R11: docs/rules/miaui.md).
 
 A game is a mutable `GameState` driven by two functions:
 

@@ -1,4 +1,4 @@
-"""The octopus fishing game (shared/spec/octopus-rulings.md, O1-O12), beside Miaui.
+"""The octopus fishing game (rulings O1-O12: docs/rules/octopus.md), beside Miaui.
 
 `rules` is the pure engine (numpy at most): cards as ids 0..65, a mutable `OctopusState` owned by
 `new_game` and `step`, `legal_decisions`, the event log and the scores. The env, agents and

@@ -1,7 +1,7 @@
 """The octopus fishing game as a PettingZoo AEC environment (`octopus_v0`: `env`, `raw_env`).
 
-A push-your-luck card game for 2-4 players over several sessions (`shared/spec/octopus-rulebook.txt`,
-settled by the rulings O1-O12 of `shared/spec/octopus-rulings.md`). On her turn a player flips
+A push-your-luck card game for 2-4 players over several sessions (the rules as implemented, with
+the rulings O1-O12, are on the docs site's page `docs/rules/octopus.md`). On her turn a player flips
 cards from a 66-card deck into a face-up row: after each new species she **stops** (the row goes
 into her face-down collection) or **flips again**; a species already in the row is a bust (the pair
 and everything between them are discarded, the cards before the earlier one are kept); an octopus

@@ -1,5 +1,5 @@
 """The octopus fishing game's rules engine: pure game logic, no RL library (rulings O1-O12 of
-shared/spec/octopus-rulings.md).
+docs/rules/octopus.md).
 
 A game is a mutable `OctopusState`, owned and changed only by this module's `step`:
 
