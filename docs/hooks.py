@@ -3,10 +3,13 @@
 A page asks for generated text with a line of its own, `<!-- generate: NAME [ARGUMENT] -->`; the
 hook puts the text in its place before the page is rendered. Generators (`GENERATORS`):
 
-- `docstring MODULE`: a module's docstring, as the env cards are (PettingZoo's docs do the same);
-- `observation-layout`: Miaui's observation layout tables, read off `OBSERVATION_LAYOUT`;
+- `docstring MODULE`: a module's docstring, as the env cards are (PettingZoo's docs do the same;
+  the Miaui and octopus env docstrings hold their observation layout tables, which tests check
+  against the layouts themselves);
 - `config-keys selfplay|rllib`: every key of a run config, its default (configs/default.yaml,
-  rllib.yaml), what it allows and its docstring, read off the typed config's JSON schema.
+  rllib.yaml), what it allows and its docstring, read off the typed config's JSON schema;
+- `policy-evaluations NAME`: a shipped policy's last arena evaluation and its exploitability, read
+  off `checkpoints/NAME/metadata.json`.
 
 An unknown generator, or a module without a docstring, stops the build (`mkdocs build --strict`).
 """
@@ -34,13 +37,6 @@ def docstring(module: str | None) -> str:
     if not text:
         raise GenerateError(f"{module} has no docstring to show")
     return text
-
-
-def observation_layout(_: str | None = None) -> str:
-    """Miaui's observation layout: the vector's pieces, then a seat row's."""
-    from miaui_env.observe.observation import layout_tables
-
-    return layout_tables()
 
 
 def _keys(schema: Mapping[str, Any], node: Mapping[str, Any], prefix: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
@@ -97,10 +93,36 @@ def config_keys(kind: str | None) -> str:
     return "\n".join(rows)
 
 
+def policy_evaluations(name: str | None) -> str:
+    """A shipped policy's last evaluation rows (baseline, variant, win share ± CI) and its probe."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "checkpoints" / (name or "") / "metadata.json"
+    if not name or not path.is_file():
+        raise GenerateError(f"policy-evaluations needs a shipped policy with a metadata.json, got {name!r}")
+    metadata = json.loads(path.read_text())
+    evaluations = metadata.get("evaluations") or []
+    if not evaluations:
+        raise GenerateError(f"{path} holds no evaluations")
+    step = max(row["step"] for row in evaluations)
+    rows = [f"At its last evaluation, after {step:,} learner steps (`metadata.json`, `evaluations`):", "",
+            "| baseline | variant | win share ± 95% CI | games |", "|---|---|---|---|"]  # fmt: skip
+    for row in (row for row in evaluations if row["step"] == step):
+        share = f"{row['win_share']:.3f} ± {row['win_share_ci']:.3f}"
+        rows.append(f"| `{row['baseline']}` | {row.get('variant', 'base')} | {share} | {row['games']:,} |")
+    probe = metadata.get("exploitability")
+    if probe:
+        rows += ["", f"Exploitability (`metadata.json`, `exploitability`): a best response trained {probe['steps']:,} steps at "
+                 f"{probe['players']} players wins {probe['win_share']:.3f} ± {probe['win_share_ci']:.3f} over {probe['games']:,} games, "
+                 f"a gain of {probe['gain']:+.3f} ± {probe['gain_ci']:.3f} over the fair share."]  # fmt: skip
+    return "\n".join(rows)
+
+
 GENERATORS: dict[str, Callable[[str | None], str]] = {
     "docstring": docstring,
-    "observation-layout": observation_layout,
     "config-keys": config_keys,
+    "policy-evaluations": policy_evaluations,
 }
 
 

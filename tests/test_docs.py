@@ -74,9 +74,22 @@ def test_a_generated_part_is_the_code_s_own_text():
         sys.path.remove(str(ROOT / "docs"))
     from miaui_env.observe.observation import OBSERVATION_LAYOUT
 
-    card = hooks.expand("<!-- generate: docstring miaui_env.envs.miaui -->\n<!-- generate: observation-layout -->")
+    card = hooks.expand("<!-- generate: docstring miaui_env.envs.miaui -->")
     assert card.startswith("Miaui as a PettingZoo environment") and OBSERVATION_LAYOUT.index_table() in card
     keys = hooks.expand("<!-- generate: config-keys selfplay -->")
     assert "| `opponents.pool_size` | `8` | integer ≥ 1 |" in keys
     with pytest.raises(hooks.GenerateError, match="no generator 'nothing'"):
         hooks.expand("<!-- generate: nothing -->")
+
+
+def test_the_contributors_layout_names_every_module():
+    layout = (ROOT / "docs" / "contributing.md").read_text()
+    layout = layout[layout.index("## Layout") :]
+    for package in ("miaui_env", "training"):
+        for path in sorted((ROOT / package).rglob("*")):
+            if path.name.startswith(("_", ".")) or path.suffix not in (".py", "") or "__pycache__" in path.parts:
+                continue
+            if path.is_dir() and not (path / "__init__.py").exists():
+                continue
+            name = path.name + "/" if path.is_dir() else path.name
+            assert name in layout, f"docs/contributing.md's Layout section does not name {path.relative_to(ROOT)}"
