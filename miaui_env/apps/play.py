@@ -2,13 +2,15 @@
 
     python -m miaui_env.apps.play [--players 4] [--opponents counter greedy random] [--seat 0] [--seed 1]
                             [--open-baskets] [--no-fighting] [--view table]
+    python -m miaui_env.apps.play --game octopus [--players 3] [--opponents random] [--seat 0] [--seed 1]
 
 Each round shows exactly what your seat may know (your observation, read back in words: the env
 builds it, so nothing hidden can show), asks for a diver card, then shows the reveal and who
 caught what. Opponents are any arena agents: built-in names, checkpoints or module:callable,
 cycled over the other seats. Type `q` to leave; bad input is simply asked again. A finished game
 is saved as a replay (`--replay PATH`; default results/replays/play-<time>.json; `--no-replay`):
-`python -m miaui_env.apps.replay PATH` prints it back, with `--gif` as pictures.
+`python -m miaui_env.apps.replay PATH` prints it back, with `--gif` as pictures. `--game octopus`
+plays the octopus fishing game instead (`miaui_env.apps.octopus_play`; Miaui's variants are refused).
 """
 
 from __future__ import annotations
@@ -112,11 +114,25 @@ def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     return 0
 
 
+GAMES = ("miaui", "octopus")
+
+
+def _game_of(argv: list[str] | None) -> str:
+    """The --game the command line names (checked by the full parser later), so the other options can take its defaults."""
+    chooser = argparse.ArgumentParser(add_help=False)
+    chooser.add_argument("--game", default="miaui")
+    known, _ = chooser.parse_known_args(argv)
+    return str(known.game)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Parse the command line and play."""
+    octopus = _game_of(argv) == "octopus"
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--players", type=int, default=4, choices=range(3, 7))
-    parser.add_argument("--opponents", nargs="+", default=["counter", "greedy", "random"])
+    parser.add_argument("--game", default="miaui", choices=GAMES, help="miaui (default), or the octopus fishing game")
+    # The octopus game seats 2-4 (O1); Miaui's options and defaults stay exactly as they were.
+    parser.add_argument("--players", type=int, default=3 if octopus else 4, choices=range(2, 5) if octopus else range(3, 7))
+    parser.add_argument("--opponents", nargs="+", default=["random"] if octopus else ["counter", "greedy", "random"])
     parser.add_argument("--seat", type=non_negative_int, default=0)
     parser.add_argument("--seed", type=non_negative_int, default=None)
     parser.add_argument("--open-baskets", action="store_true")
@@ -127,15 +143,26 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--no-replay", dest="replay", action="store_const", const=_NO_REPLAY, help="do not save the game")
     args = parser.parse_args(argv)
+    if octopus and (args.open_baskets or args.no_fighting):
+        parser.error("--open-baskets and --no-fighting are Miaui variants; the octopus game has none")
     if args.replay is _NO_REPLAY:
         args.replay = None
     elif args.replay is None:
-        args.replay = Path("results/replays") / f"play-{time.strftime('%Y%m%d-%H%M%S')}.json"
+        args.replay = Path("results/replays") / f"{'octopus' if octopus else 'play'}-{time.strftime('%Y%m%d-%H%M%S')}.json"
     if args.seat >= args.players:
         parser.error(f"--seat {args.seat} is not a seat at a {args.players}-player table; seats are 0-{args.players - 1}")
     if args.seed is None:
         args.seed = int(np.random.default_rng().integers(2**31))
+    if octopus:
+        run_command(parser.prog, lambda: _play_octopus(args), interrupted="game abandoned")
     run_command(parser.prog, lambda: play(args), interrupted="game abandoned")
+
+
+def _play_octopus(args: argparse.Namespace) -> int:
+    """The octopus game's loop, imported here, under `run_command`, as Miaui's engine is (a Ctrl-C in start-up ends in one line)."""
+    from miaui_env.apps.octopus_play import play as play_octopus
+
+    return play_octopus(args)
 
 
 if __name__ == "__main__":
