@@ -373,3 +373,23 @@ def test_the_arena_bar_ends_at_its_total_of_whole_duplicate_sets(capsys):
     result = run(["random", "greedy"], "gauntlet", ArenaConfig(num_players=3, games=4, seed=2, batch_games=3), out=None)
     bar = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()[-1]
     assert result.duplicate_sets * 3 == 6 and re.match(r"arena: 100%.*\| 6/6 \[", bar), bar
+
+
+def test_the_game_option_defaults_to_miaui_and_dispatches_to_the_octopus_arena(tmp_path):
+    for game, players in (("miaui", "3"), ("octopus", "2")):
+        with pytest.raises(SystemExit) as ended:
+            main(["--game", game, "--pool", "random", "--players", players, "--games", "4", "--seed", "1", "--out", str(tmp_path / game)])
+        assert ended.value.code == 0
+    miaui = json.loads((tmp_path / "miaui" / "arena.json").read_text())
+    octopus = json.loads((tmp_path / "octopus" / "arena.json").read_text())
+    assert "game" not in miaui and miaui["config"]["num_players"] == 3  # Miaui's report, unchanged
+    assert octopus["game"] == "octopus" and octopus["config"]["num_players"] == 2
+
+
+def test_an_unknown_game_and_miaui_options_for_the_octopus_game_are_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit) as ended:
+        main(["--game", "chess", "--pool", "random", "--out", str(tmp_path)])
+    assert ended.value.code == 2 and "invalid choice: 'chess'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as ended:
+        main(["--game", "octopus", "--pool", "random", "--open-baskets", "--out", str(tmp_path)])
+    assert ended.value.code == 2 and "--open-baskets: Miaui-only" in capsys.readouterr().err

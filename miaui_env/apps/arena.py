@@ -69,6 +69,7 @@ from miaui_env.spec import TableSpec
 from miaui_env.vector import VectorMiaui
 
 MODES = ("gauntlet", "pool")
+GAMES = ("miaui", "octopus")  # --game: the Miaui arena (below) or the octopus game's (apps.octopus_arena)
 RESULT_BYTES_PER_SEAT = 8 + 8 + 1 + 8  # per game and seat: agent index, score, winner flag, schedule
 MAX_RESULT_BYTES = 4 * 2**30  # what one run may keep of its games' results
 
@@ -466,8 +467,17 @@ def write(result: ArenaResult, out: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Parse the command line and run the arena."""
+    """Parse the command line and run the arena (`--game octopus`: the octopus game's arena, `miaui_env.apps.octopus_arena`)."""
+    chooser = argparse.ArgumentParser(add_help=False)
+    chooser.add_argument("--game", choices=GAMES, default="miaui")
+    chosen, rest = chooser.parse_known_args(argv)
+    if chosen.game == "octopus":
+        from miaui_env.apps.octopus_arena import main as octopus_main
+
+        octopus_main(rest)
+        return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", choices=GAMES, default="miaui", help="the game: miaui (this help) or octopus (see --game octopus --help)")
     who = parser.add_mutually_exclusive_group(required=True)
     who.add_argument("--candidate", help="gauntlet: the agent under test")
     who.add_argument("--pool", nargs="+", help="mixed tables over these agents")

@@ -1,0 +1,279 @@
+"""Baseline agents for the octopus fishing game, behind Miaui's agent protocol (`miaui_env.agents`).
+
+Every agent acts on a batch: `act(observations (B, 306), masks (B, 12)) -> actions (B,)`, action
+indices the masks allow (0 stop, 1 flip, 2 no theft, `3 + 3 * (offset - 1) + (k - 1)`: steal k from
+the seat `offset` places clockwise, `miaui_env.octopus.rules`). Each is seeded at construction and
+`reset()` clears what it remembers (none of these remembers anything: what they need is in the
+observation). `octopus_agents()` is the name table an arena or a CLI loads them from.
+
+- `random`: Miaui's `RandomAgent`, a uniformly random legal action (it works on any mask).
+- `cautious` (`CautiousAgent`): a threshold player, table view. It flips until the row holds `cards`
+  cards (default 3), then stops (O3). After an octopus it steals one card (k = 1, the die succeeds
+  on 5 of 6 faces) from the opponent with the largest collection (collection sizes are in sight,
+  O4; ties go to the nearest seat clockwise); `steal=False` makes it never steal.
+- `risk-aware` (`RiskAwareAgent`): plays from the recall view (`view = "recall"`), where every card
+  not in the deck has been seen (O4: the discard pile, the row and every collection are public to
+  a perfect memory). The maths below.
+
+## The risk-aware player's maths
+Let `own_best[s]` be the highest value of species s in its own collection (0 if none) and `gain(C)`
+the change in its session score (O7: only the highest card of each species counts) if the cards C
+joined its collection: `gain(C) = sum over species s of C of max(0, max value of s in C - own_best[s])`.
+
+**Flip or stop (O3).** The unseen cards are the 66 (O1) minus everything seen: `unseen[s, v] =
+copies(v) - seen[s, v]` (copies 2, 2, 1, 1 for values 1-4) and `unseen_octopuses = 6 - octopuses in
+the discard pile`; they are exactly the deck, `D` cards, each equally likely to come next. With the
+row R (distinct species, in flip order):
+
+- stop now: `G_stop = gain(R)`;
+- flip once more, then stop:
+  - an octopus, probability `P_oct = unseen_octopuses / D`: the row is discarded, gain 0 (the theft
+    it allows is not counted: a cautious estimate);
+  - a species s already in the row, probability `unseen[s, :].sum() / D` (together `P_bust`): the
+    cards of R before s are kept, gain `gain(R before s)`;
+  - a new species s of value v, probability `unseen[s, v] / D`: gain `gain(R + (s, v))`.
+  `E_flip` is the sum of these gains weighted by their probabilities.
+
+It flips while the expected gain of one more flip, `E_flip - G_stop`, is positive, and stops once
+it is zero or negative. (One flip ahead: each later decision is taken again with what it then sees.)
+
+**Thefts (O5).** The die has faces -1, 1, 1, 2, 3, 3, so `P(roll >= k)` is 5/6, 3/6, 2/6 for
+k = 1, 2, 3, and `P(-1) = 1/6`. A theft is valued as the expected change of (its own session score
+minus the target's): for a target t holding collection T and k cards,
+
+    EV(t, k) = P(roll >= k) * E_S[ gain(S) + loss_t(S) ]  -  1/6 * E_c[ loss_own(c) + gain_t(c) ]
+
+where S is a uniformly random k-subset of T, `loss_t(S) = score(T) - score(T - S)` what the target
+loses, c a uniformly random card of its own collection (the -1 face gives one to the target; no
+penalty if its collection is empty), `loss_own(c)` what it loses by it and `gain_t(c)` what the
+target gains. It makes the theft with the highest EV, or no theft when no EV is positive. The
+expectation over S is exact (every k-subset) up to `MAX_SUBSETS` subsets, else the mean over that
+many subsets drawn by its own generator. Opponents' collections are read card by card from the
+recall view; the table view would show it zeros, so it asks for the recall view.
+
+Measured (the octopus arena, duplicate sets, seed 20261126, never tuned on; win share with its
+95% CI over duplicate sets; 2 shared CPU cores, about 3-4 minutes a run):
+
+    python -m miaui_env.apps.arena --game octopus --pool random cautious risk-aware --players N --games 3000 --seed 20261126
+    python -m miaui_env.apps.arena --game octopus --candidate risk-aware --field cautious --players 2 --games 2000 --seed 20261126
+
+| table | risk-aware | cautious | random |
+|---|---|---|---|
+| pool, 2 players (each pair meets) | 0.822 +- 0.019 | 0.634 +- 0.026 | 0.044 +- 0.009 |
+| pool, 3 players | 0.669 +- 0.017 | 0.323 +- 0.017 | 0.009 +- 0.003 |
+| pool, 4 players (one agent seated twice, rotating) | 0.533 +- 0.017 | 0.247 +- 0.014 | 0.009 +- 0.003 |
+| gauntlet, 2 players, against cautious | 0.669 +- 0.023 (z = 14.4) | 0.331 +- 0.023 | |
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from miaui_env.agents import Agent, RandomAgent
+from miaui_env.game.seeding import Seed, seed_generator
+from miaui_env.octopus.observation import OBSERVATION_LAYOUT, VALUES
+from miaui_env.octopus.rules import (
+    DIE_FACES,
+    FISH_VALUES,
+    MAX_PLAYERS,
+    MAX_STEAL,
+    NUM_OCTOPUSES,
+    NUM_SPECIES,
+    InvalidConfigError,
+)
+
+STOP_ACTION, FLIP_ACTION, NO_THEFT_ACTION = 0, 1, 2
+VALUE_ARRAY = np.array(VALUES, dtype=np.float64)  # 1, 2, 3, 4: the columns of a per-species count block
+COPIES = np.array([FISH_VALUES.count(v) for v in VALUES], dtype=np.float64)  # O1: 2, 2, 1, 1 cards of each value
+MAX_SUBSETS = 256  # a theft's expectation is exact up to this many k-subsets of the target's cards
+ROW_SCALE = float(NUM_SPECIES)  # row_length / row_order are stored / 10
+VALUE_SCALE = float(max(FISH_VALUES))  # the row's values are stored / 4
+
+
+def theft_action(offset: int, k: int) -> int:
+    """The action index of stealing `k` cards from the seat `offset` places clockwise (rules' table)."""
+    return 3 + MAX_STEAL * (offset - 1) + (k - 1)
+
+
+def success_probability(k: int) -> float:
+    """O5: P(roll >= k) with the die -1, 1, 1, 2, 3, 3 (5/6, 1/2, 1/3 for k = 1, 2, 3)."""
+    return sum(face >= k for face in DIE_FACES) / len(DIE_FACES)
+
+
+BACKFIRE_PROBABILITY = DIE_FACES.count(-1) / len(DIE_FACES)  # O5: the -1 face, 1/6
+
+
+def _card_slots(counts: np.ndarray) -> np.ndarray:
+    """Every card of a (10, 4) count block as its flat slot `species * 4 + value column`, one entry per card."""
+    flat = np.rint(counts).astype(np.int64).ravel()
+    return np.repeat(np.arange(flat.size), flat)
+
+
+def _removed(counts: np.ndarray, taken: np.ndarray) -> np.ndarray:
+    """(subsets, 10, 4): `counts` less the cards of each row of `taken` (flat slots, (subsets, k))."""
+    out = np.repeat(counts.reshape(1, -1), len(taken), axis=0)
+    np.add.at(out, (np.repeat(np.arange(len(taken)), taken.shape[1]), taken.ravel()), -1.0)
+    return out.reshape(len(taken), *counts.shape)
+
+
+class CautiousAgent:
+    """Flips until the row holds `cards` cards, then stops; steals 1 card from the largest collection."""
+
+    name = "cautious"
+
+    def __init__(self, seed: Seed | None = None, cards: int = 3, steal: bool = True):
+        if isinstance(cards, bool) or not isinstance(cards, int) or cards < 1:
+            raise InvalidConfigError(f"cards={cards!r} is not allowed; the cautious player stops at a row of 1 or more cards")
+        self.rng = seed_generator(seed)  # unused: it plays deterministically, but keeps the protocol's seeding
+        self.cards, self.steal = cards, steal
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Stop at the threshold (O3); k = 1 from the largest collection after an octopus (O5)."""
+        row_length = np.rint(OBSERVATION_LAYOUT.view(observations, "row_length")[:, 0] * ROW_SCALE)
+        sizes = OBSERVATION_LAYOUT.view(observations, "collection_size")[:, :, 0]  # (B, 4), seat-relative
+        actions = np.zeros(len(masks), dtype=np.int64)
+        for i, mask in enumerate(masks):
+            if mask[STOP_ACTION] or mask[FLIP_ACTION]:
+                actions[i] = FLIP_ACTION if row_length[i] < self.cards and mask[FLIP_ACTION] else STOP_ACTION
+                continue
+            actions[i] = NO_THEFT_ACTION
+            if self.steal:
+                offsets = [o for o in range(1, MAX_PLAYERS) if mask[theft_action(o, 1)]]
+                if offsets:  # np.argmax keeps the first (nearest clockwise) of equal sizes
+                    actions[i] = theft_action(offsets[int(np.argmax([sizes[i, o] for o in offsets]))], 1)
+        return actions
+
+    def reset(self) -> None:
+        """Nothing is remembered."""
+
+
+def best_values(counts: np.ndarray) -> np.ndarray:
+    """(..., 10): per species the highest value 1-4 with a card in a (..., 10, 4) count block, 0 if none."""
+    best: np.ndarray = np.where(counts > 0.5, VALUE_ARRAY, 0.0).max(axis=-1)
+    return best
+
+
+def flip_odds(observation: np.ndarray) -> tuple[float, float, float, float]:
+    """For one recall-view observation: (P_bust, P_octopus, E_flip, G_stop) of the next flip (module docstring)."""
+    row_values = np.rint(OBSERVATION_LAYOUT.view(observation, "row") * VALUE_SCALE)  # (10,), 0 where none
+    row_order = np.rint(OBSERVATION_LAYOUT.view(observation, "row_order") * ROW_SCALE)
+    collections = OBSERVATION_LAYOUT.view(observation, "collection")  # (4, 10, 4), row 0 its own
+    seen = OBSERVATION_LAYOUT.view(observation, "discard") + collections.sum(axis=0)
+    in_row = row_values > 0
+    seen[in_row, (row_values[in_row] - 1).astype(np.int64)] += 1  # values 1-4 are columns 0-3
+    unseen = np.clip(COPIES - np.rint(seen), 0, None)
+    unseen_octopuses = NUM_OCTOPUSES - round(float(OBSERVATION_LAYOUT.view(observation, "discard_octopuses")[0]) * NUM_OCTOPUSES)
+    deck = float(unseen.sum()) + unseen_octopuses
+    if deck <= 0:
+        return 0.0, 0.0, 0.0, 0.0
+    own_best = best_values(collections[0])
+    row_gain = np.where(in_row, np.maximum(row_values - own_best, 0.0), 0.0)  # what each row card adds
+    stop_gain = float(row_gain.sum())
+    p_species = unseen.sum(axis=1) / deck
+    # A bust on species s keeps the row's cards flipped before s (O3).
+    before = (row_order[None, :] < row_order[:, None]) & in_row[None, :]
+    kept_gain = (before * row_gain[None, :]).sum(axis=1)
+    bust_value = float((np.where(in_row, p_species, 0.0) * kept_gain).sum())
+    # A new species s of value v joins the row: the row's gain plus the card's own.
+    new_gain = stop_gain + np.maximum(VALUE_ARRAY[None, :] - own_best[:, None], 0.0)
+    new_value = float((np.where(in_row[:, None], 0.0, unseen / deck) * new_gain).sum())
+    p_bust = float(p_species[in_row].sum())
+    return p_bust, unseen_octopuses / deck, bust_value + new_value, stop_gain
+
+
+class RiskAwareAgent:
+    """Flips while one more flip's expected score gain is positive; thefts by the die's odds (recall view)."""
+
+    name = "risk-aware"
+    view = "recall"
+
+    def __init__(self, seed: Seed | None = None):
+        self.rng = seed_generator(seed)
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Stop or flip by `flip_odds`; the theft of highest expected value, or none (module docstring)."""
+        actions = np.zeros(len(masks), dtype=np.int64)
+        for i, mask in enumerate(masks):
+            if mask[STOP_ACTION] or mask[FLIP_ACTION]:
+                _, _, flip_value, stop_value = flip_odds(observations[i])
+                actions[i] = FLIP_ACTION if flip_value > stop_value and mask[FLIP_ACTION] else STOP_ACTION
+            else:
+                actions[i] = self.choose_theft(observations[i], mask)[0]
+        return actions
+
+    def theft_values(self, observation: np.ndarray, mask: np.ndarray) -> dict[int, float]:
+        """EV of every legal theft action (module docstring), by action index."""
+        collections = np.rint(OBSERVATION_LAYOUT.view(observation, "collection"))  # (4, 10, 4) counts
+        own = collections[0]
+        own_best = best_values(own)
+        own_cards = _card_slots(own)
+        values: dict[int, float] = {}
+        for offset in range(1, MAX_PLAYERS):
+            legal = [k for k in range(1, MAX_STEAL + 1) if mask[theft_action(offset, k)]]
+            if not legal:
+                continue
+            target = collections[offset]
+            target_best = best_values(target)
+            backfire = 0.0
+            if own_cards.size:  # the -1 face: the target takes one random card of ours
+                lost = own_best.sum() - best_values(_removed(own, own_cards[:, None])).sum(axis=1)
+                given = np.maximum(VALUE_ARRAY[own_cards % len(VALUES)] - target_best[own_cards // len(VALUES)], 0.0)
+                backfire = float((lost + given).mean())
+            target_cards = _card_slots(target)
+            for k in legal:
+                taken = target_cards[self._subsets(len(target_cards), k)]  # (subsets, k) card slots
+                moved = -_removed(np.zeros_like(target), taken)
+                gained = best_values(own[None] + moved).sum(axis=1) - own_best.sum()
+                lost_by_target = target_best.sum() - best_values(_removed(target, taken)).sum(axis=1)
+                swing = float((gained + lost_by_target).mean())
+                values[theft_action(offset, k)] = success_probability(k) * swing - BACKFIRE_PROBABILITY * backfire
+        return values
+
+    def _subsets(self, m: int, k: int) -> np.ndarray:
+        """(count, k) indices: every k-subset of m cards, or MAX_SUBSETS drawn at random when there are more."""
+        if math.comb(m, k) <= MAX_SUBSETS:
+            return np.array(list(itertools.combinations(range(m), k)), dtype=np.int64).reshape(-1, k)
+        return np.argsort(self.rng.random((MAX_SUBSETS, m)), axis=1)[:, :k]
+
+    def choose_theft(self, observation: np.ndarray, mask: np.ndarray) -> tuple[int, float]:
+        """The theft action of highest EV and its EV, or (no theft, 0.0) when none is positive."""
+        values = self.theft_values(observation, mask)
+        best = max(values, key=lambda a: values[a], default=NO_THEFT_ACTION)
+        if best == NO_THEFT_ACTION or values[best] <= 0:
+            return NO_THEFT_ACTION, 0.0
+        return best, values[best]
+
+    def reset(self) -> None:
+        """Nothing is remembered: the recall view holds every card seen."""
+
+
+def octopus_agents() -> dict[str, Callable[[int | None], Agent]]:
+    """The octopus baselines by name: random, cautious (stops at 3 cards), risk-aware."""
+    return {RandomAgent.name: RandomAgent, CautiousAgent.name: CautiousAgent, RiskAwareAgent.name: RiskAwareAgent}
+
+
+def load_octopus_agents(names: Sequence[str], seed: int | None = None) -> list[Agent]:
+    """Built-in octopus agents by name, each seeded from its own child of `seed` (Miaui's seed tree)."""
+    from miaui_env.game.seeding import seed_children, seed_int
+
+    table = octopus_agents()
+    unknown = [name for name in names if name not in table]
+    if unknown:
+        raise InvalidConfigError(f"unknown octopus agent(s) {unknown}; octopus agents are {', '.join(table)}")
+    seeds = [None] * len(names) if seed is None else [seed_int(child) for child in seed_children(seed, len(names))]
+    return [table[name](agent_seed) for name, agent_seed in zip(names, seeds, strict=True)]
+
+
+__all__ = [
+    "CautiousAgent",
+    "RiskAwareAgent",
+    "flip_odds",
+    "load_octopus_agents",
+    "octopus_agents",
+    "success_probability",
+    "theft_action",
+]
