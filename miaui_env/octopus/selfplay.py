@@ -1,0 +1,271 @@
+"""Self-play for Stable-Baselines3 on the octopus game: learner seats of many games as one SB3 `VecEnv`.
+
+    from sb3_contrib import MaskablePPO
+    from miaui_env.octopus.selfplay import OctopusSelfPlayVecEnv
+
+    venv = OctopusSelfPlayVecEnv(64, num_players=3, seed=0)
+    MaskablePPO("MlpPolicy", venv).learn(100_000)
+
+## Design: one row, one seat's decisions, one game of its own
+Octopus turns are sequential (O3, O10): at any moment one seat of a game decides. SB3's `VecEnv` is
+synchronous: every `step` hands every row an action and wants every row's next observation. Two
+learner rows in one game can never both be at a decision, so a row that shares its game would have
+to be handed made-up "wait" steps (extra transitions whose action does nothing, which bias GAE and
+waste samples) or stall the batch. Instead **each row owns its game**: row `g * L + j` is learner seat
+`learner_seats[j]` of game `g * L + j`, and every other seat of that game is played by `opponent`
+(an `Agent` or batched policy `(observations, masks) -> actions`; default: random legal actions).
+`learner_seats` (all seats by default) says which positions the rows learn, so one network learns
+to play every seat (first to act, second, ...); `set_opponent` swaps the opponent (a snapshot of the
+policy, for self-play proper) at the next reset or autoreset; games are not in lockstep, so the
+games under way then meet the new opponent for the rest of their game.
+
+`step(actions)`: every row's action is its seat's decision (checked against its mask first, as
+`MiauiSelfPlayVecEnv` does). Then every game is played on, opponents' decisions batched across all
+games that wait on an opponent, round after round, until each game is again at its learner seat's
+decision or over; an ended game is dealt anew (autoreset) and played on to the learner's first
+decision. `num_games * L` games in all.
+
+## Why each row is a correct MDP from its seat's view
+Between two decisions of the learner seat, everything that happens (the engine's forced moves,
+O10, the die, O5, and the opponents' decisions, a fixed stochastic policy during an episode) is part
+of the environment's transition. The observation is exactly `observe(state, seat, view)` at the
+decision (O4, the same encoder as the AEC env), so the row's process is the seat's own
+decision process, one step per decision, no step without a decision. The reward is 0 until the
+game ends, then the env's final reward for that seat (`final_rewards`: `win`, `score`, `margin`),
+delivered on the step whose action ended the game (or whose action was the seat's last before an
+opponent ended it), with `done` True and the final observation in `info["terminal_observation"]`.
+A game cut by O12's session cap is a truncation: `info["TimeLimit.truncated"]` is True so SB3
+bootstraps from the terminal observation instead of treating it as the game's true end.
+Seats never mix: a row only ever sees and is paid for its own seat.
+
+## Seeding
+A seed (int or `SeedSequence`) is the root of a seed tree, as for `MiauiSelfPlayVecEnv`: game `i`'s
+generator is seeded by `slot_seeds(seed, num_envs)[i]` (tree child 0) and carries on game after
+game; the default opponent is seeded from child 1. Same seed, same actions: the same games.
+`seed(s)` (which MaskablePPO calls) deals the next `reset` as the constructor's seed would.
+Algorithms: PPO (Schulman et al. 2017) with invalid action masking (Huang & Ontanon 2022), whose
+mask `action_masks()` gives: a learner row always has at least one legal action.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
+
+from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent, checked_actions, reset_agent
+from miaui_env.game.rules import IllegalActionError, InvalidConfigError, final_rewards
+from miaui_env.game.seeding import Seed, seed_generator, seed_tree
+from miaui_env.integrations.sb3 import _checked_seats, _OneEnvVecEnv, _opponent_seed, slot_seeds
+from miaui_env.observe.observation import VECTOR_BOUND
+from miaui_env.octopus import rules
+from miaui_env.octopus.env import DEFAULT_MAX_SESSIONS, _check_settings, check_action
+from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, Painter, observe_canvas
+from miaui_env.octopus.rules import NUM_ACTIONS, OctopusState, Phase
+
+_FLIP_OR_STOP = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_FLIP_OR_STOP[[0, 1]] = 1  # O3: stop or flip, the same two actions at every such decision (rules.action_of)
+_FLIP_OR_STOP.flags.writeable = False
+
+
+def _mask(state: OctopusState) -> np.ndarray:
+    """The legal actions of the seat to act: the fixed flip-or-stop mask, or the engine's theft list (O5)."""
+    return _FLIP_OR_STOP if state.phase is Phase.FLIP_OR_STOP else rules.action_mask(state)
+
+
+class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
+    """Learner seats of many octopus games as one SB3 VecEnv, one game per row; see the module docstring."""
+
+    def __init__(
+        self,
+        num_games: int,
+        *,
+        num_players: int = 3,
+        learner_seats: Sequence[int] | None = None,
+        opponent: Agent | Policy | None = None,
+        view: str = "table",
+        reward: str = "win",
+        seed: Seed | None = None,
+        max_sessions: int | None = DEFAULT_MAX_SESSIONS,
+    ):
+        if isinstance(num_games, bool) or not isinstance(num_games, int | np.integer) or num_games < 1:
+            raise InvalidConfigError(f"num_games={num_games!r} is not allowed; it must be an integer >= 1")
+        _check_settings(num_players, view, reward, max_sessions)
+        seats = _checked_seats(learner_seats, int(num_players))
+        if opponent is not None:
+            check_agent(opponent, "opponent")
+        self.num_games, self.num_players = int(num_games), int(num_players)
+        self.view, self.reward_mode = view, reward
+        self.max_sessions = None if max_sessions is None else int(max_sessions)
+        self.observation_version = OBSERVATION_VERSION
+        self.learner_seats = np.array(seats)
+        rows = self.num_games * len(seats)
+        self.row_seats = np.tile(self.learner_seats, self.num_games)  # the learner seat of each row
+        self._default_opponent = RandomAgent(None if seed is None else _opponent_seed(seed))
+        self.opponent: Agent | Policy = opponent if opponent is not None else self._default_opponent
+        self._next_opponent: Agent | Policy | None = None
+        self.render_mode = None
+        space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
+        super().__init__(rows, space, gymnasium.spaces.Discrete(NUM_ACTIONS))
+        self._next_seeds: list[int] | None = None if seed is None else slot_seeds(seed, rows)
+        self._rngs: list[np.random.Generator] = []
+        self._games: list[OctopusState] = []
+        self._painters = [Painter() for _ in range(rows)]
+        self._obs = np.zeros((rows, OBSERVATION_LAYOUT.size), dtype=np.float32)
+        self._masks = np.zeros((rows, NUM_ACTIONS), dtype=np.int8)
+        self._actions = np.zeros(rows, dtype=np.int64)
+        self._actions_pending = False
+        self._lengths = np.zeros(rows, dtype=np.int64)  # learner decisions so far in each row's game
+        self._starts = np.zeros(rows)
+        self.opponent_decisions = 0  # opponents' decisions played so far (for the benchmark)
+
+    # -- seeding and opponents ------------------------------------------------------------------
+    def seed(self, seed: Seed | None = None) -> list[int | None]:
+        """Deal the next reset's games from `seed` (None: fresh entropy), as the constructor's `seed`
+        would (the default random opponent too); returns each row's game seed."""
+        tree = seed_tree(seed)
+        self._next_seeds = slot_seeds(tree, self.num_envs)
+        self._default_opponent.rng = seed_generator(_opponent_seed(tree))
+        return list(self._next_seeds)
+
+    def set_opponent(self, opponent: Agent | Policy) -> None:
+        """Play the non-learner seats with `opponent` from the next reset or autoreset on (every game, those under way included)."""
+        self._next_opponent = check_agent(opponent, "opponent")
+
+    def _take_next_opponent(self) -> None:
+        if self._next_opponent is not None:
+            self.opponent, self._next_opponent = self._next_opponent, None
+            reset_agent(self.opponent)
+
+    # -- VecEnv ---------------------------------------------------------------------------------
+    def reset(self) -> np.ndarray:
+        """New games in every row (dealt from the seed given to `seed()` or the constructor, if any
+        since), each played on to its learner seat's first decision."""
+        seeds = self._next_seeds if self._next_seeds is not None else [None] * self.num_envs
+        self._next_seeds = None
+        self._rngs = [seed_generator(s) for s in seeds]
+        self._take_next_opponent()
+        reset_agent(self.opponent)
+        self._games = [self._new_game(row) for row in range(self.num_envs)]
+        self._actions_pending = False
+        self._play_opponents(list(range(self.num_envs)))
+        for row in range(self.num_envs):
+            self._present(row)
+        return self._obs.copy()
+
+    def _new_game(self, row: int) -> OctopusState:
+        self._lengths[row] = 0
+        self._starts[row] = time.time()
+        return rules.new_game(self.num_players, self._rngs[row], max_sessions=self.max_sessions)
+
+    def _present(self, row: int) -> None:
+        """Row `row`'s observation and mask at its seat's decision (O4: exactly `observe(state, seat, view)`)."""
+        game = self._games[row]
+        self._obs[row] = observe_canvas(self._painters[row].canvas(game), self.num_players, int(self.row_seats[row]), self.view)
+        self._masks[row] = _mask(game)
+
+    def _play_opponents(self, rows: list[int]) -> None:
+        """Play the opponents' decisions of the games of `rows`, batched across games, until each
+        game waits on its learner seat or is over."""
+        waiting = [r for r in rows if not self._games[r].is_over and self._games[r].active != self.row_seats[r]]
+        width = OBSERVATION_LAYOUT.size
+        while waiting:
+            seen = np.empty((len(waiting), width), dtype=np.float32)
+            masks = np.empty((len(waiting), NUM_ACTIONS), dtype=np.int8)
+            for i, r in enumerate(waiting):
+                game = self._games[r]
+                seen[i] = observe_canvas(self._painters[r].canvas(game), self.num_players, game.active, self.view)
+                masks[i] = _mask(game)
+            actions = checked_actions(self.opponent, seen, masks)
+            self.opponent_decisions += len(waiting)
+            for r, action in zip(waiting, actions.tolist(), strict=True):
+                game = self._games[r]
+                rules.step(game, rules.decision_of(game, action))
+            waiting = [r for r in waiting if not self._games[r].is_over and self._games[r].active != self.row_seats[r]]
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Store every row's action, checked against its mask before anything is played."""
+        self._actions = self.check_actions(actions)
+        self._actions_pending = True
+
+    def check_actions(self, actions: np.ndarray) -> np.ndarray:
+        """The rows' actions as int64 indices; IllegalActionError naming the row, game and seat of the
+        first one its mask does not allow (the same message as the AEC env's)."""
+        if not self._games:
+            raise IllegalActionError("call reset() before step(): no game has been dealt yet")
+        try:
+            given = np.asarray(actions)
+        except ValueError:  # a ragged nesting of lists
+            raise IllegalActionError(f"actions must hold one action index per env index, got {actions!r:.60}") from None
+        if given.shape not in ((self.num_envs,), (self.num_envs, 1)):
+            raise IllegalActionError(f"actions must hold one action index per env index, shape ({self.num_envs},), got shape {given.shape}")
+        if not np.issubdtype(given.dtype, np.integer):  # a float would be truncated, not refused
+            raise IllegalActionError(f"actions must be integer action indices 0-{NUM_ACTIONS - 1}, got dtype {given.dtype}")
+        given = given.reshape(self.num_envs).astype(np.int64)
+        bad = (given < 0) | (given >= NUM_ACTIONS)
+        if not bad.any():
+            bad = self._masks[np.arange(self.num_envs), given] == 0
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            check_action(self._masks[row], int(given[row]), f"env index {row} (game {row}, player_{self.row_seats[row]})")
+        return given
+
+    def step_wait(self) -> VecEnvStepReturn:
+        """Play every row's decision, then the opponents' until each row decides again; reward and
+        autoreset the rows whose game ended."""
+        if not self._actions_pending:
+            raise IllegalActionError("step_wait() needs step_async(actions) first: each decision is played once")
+        self._actions_pending = False
+        rows = list(range(self.num_envs))
+        for r, action in zip(rows, self._actions.tolist(), strict=True):
+            game = self._games[r]
+            rules.step(game, rules.decision_of(game, action))
+        self._lengths += 1
+        self._play_opponents(rows)
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        dones = np.zeros(self.num_envs, dtype=bool)
+        infos: list[dict[str, Any]] = [{} for _ in rows]
+        ended = [r for r in rows if self._games[r].is_over]
+        if ended:
+            self._take_next_opponent()  # the ended rows' next games meet the new opponent
+        for r in ended:
+            infos[r] = self._finish(r)
+            rewards[r] = infos[r]["episode"]["r"]
+            dones[r] = True
+            self._games[r] = self._new_game(r)
+        self._play_opponents(ended)
+        for r in rows:
+            self._present(r)
+        return self._obs.copy(), rewards, dones, infos
+
+    def _finish(self, row: int) -> dict[str, Any]:
+        """The info of a row whose game just ended: its reward, final observation and result."""
+        game, seat = self._games[row], int(self.row_seats[row])
+        reward = float(final_rewards(np.array(game.totals), self.reward_mode)[seat])
+        final = observe_canvas(self._painters[row].canvas(game), self.num_players, seat, self.view)
+        return {
+            "terminal_observation": final,
+            "TimeLimit.truncated": game.truncated,  # O12's cap: SB3 bootstraps from the final observation
+            "seat": seat,
+            "total": game.totals[seat],
+            "totals": tuple(game.totals),
+            "winner": seat in rules.winners(game),
+            "opponents": (agent_name(self.opponent),) * (self.num_players - 1),
+            "episode": {"r": reward, "l": int(self._lengths[row]), "t": round(float(time.time() - self._starts[row]), 6)},
+        }
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, 12) bool: each row's legal actions at its seat's decision (never all False)."""
+        return self._masks.astype(bool)
+
+    @property
+    def games(self) -> list[OctopusState]:
+        """Each row's game as it is now (the live states: for tests and tools, never for agents)."""
+        return list(self._games)
+
+
+__all__ = ["OctopusSelfPlayVecEnv"]

@@ -1,0 +1,214 @@
+"""The octopus self-play VecEnv: SB3's VecEnv API, observations against the pure encoder, rewards
+against the AEC env, seeding, opponents on their own seats only, errors, and a MaskablePPO smoke run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from miaui_env.game.rules import IllegalActionError, InvalidConfigError, final_rewards
+from miaui_env.integrations.sb3 import slot_seeds
+from miaui_env.octopus import rules
+from miaui_env.octopus.env import raw_env
+from miaui_env.octopus.observation import OBSERVATION_LAYOUT, observe
+from miaui_env.octopus.selfplay import OctopusSelfPlayVecEnv
+
+SEEN = OBSERVATION_LAYOUT.size
+
+
+def random_actions(venv: OctopusSelfPlayVecEnv, rng: np.random.Generator) -> np.ndarray:
+    masks = venv.action_masks()
+    return np.argmax(rng.random(masks.shape) * masks, axis=1)
+
+
+def play(venv: OctopusSelfPlayVecEnv, steps: int, seed: int = 0):
+    """Random legal play for `steps` steps; yields (games before the step, step results)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        before = venv.games
+        yield before, venv.step(random_actions(venv, rng))
+
+
+def decisions_of(game: rules.OctopusState) -> list[rules.Decision]:
+    """The decisions a finished game's seats made, read back from its events (forced moves left out, O10)."""
+    made: list[rules.Decision] = []
+    for event in game.events:
+        if isinstance(event, rules.Flipped) and not event.forced:
+            made.append(rules.FLIP)
+        elif isinstance(event, rules.Kept) and not event.forced:
+            made.append(rules.STOP)
+        elif isinstance(event, rules.NoTheft):
+            made.append(rules.NO_THEFT)
+        elif isinstance(event, rules.Rolled):
+            made.append(rules.Theft(event.target, event.k))
+    return made
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_vecenv_api_shapes_dtypes_masks_and_autoreset(num_players):
+    venv = OctopusSelfPlayVecEnv(3, num_players=num_players, seed=1)
+    assert venv.num_envs == 3 * num_players
+    obs = venv.reset()
+    assert obs.shape == (venv.num_envs, SEEN) and obs.dtype == np.float32
+    assert venv.observation_space.shape == (SEEN,) and venv.action_space.n == rules.NUM_ACTIONS
+    episodes = 0
+    for _, (obs, rewards, dones, infos) in play(venv, 400):
+        assert obs.shape == (venv.num_envs, SEEN) and obs.dtype == np.float32
+        assert rewards.shape == (venv.num_envs,) and rewards.dtype == np.float32
+        assert dones.shape == (venv.num_envs,) and dones.dtype == bool
+        assert len(infos) == venv.num_envs
+        assert all(venv.observation_space.contains(row) for row in obs)
+        masks = venv.action_masks()
+        assert masks.dtype == bool and masks.shape == (venv.num_envs, rules.NUM_ACTIONS)
+        assert masks.any(axis=1).all()  # never all-zero for a learner row
+        for row in np.flatnonzero(dones):
+            episodes += 1
+            final = infos[row]["terminal_observation"]
+            assert final.shape == (SEEN,) and venv.observation_space.contains(final)
+            assert not np.array_equal(final, obs[row])  # the next game's first decision is already there
+            assert infos[row]["episode"]["l"] >= 1 and infos[row]["seat"] == venv.row_seats[row]
+        for row in np.flatnonzero(~dones):
+            assert infos[row] == {} and rewards[row] == 0.0
+    assert episodes > 0
+    assert venv.get_attr("num_players") == [num_players] * venv.num_envs
+    assert len(venv.env_method("action_masks")) == venv.num_envs
+
+
+@pytest.mark.parametrize("view", ["table", "recall"])
+def test_a_row_sees_exactly_the_pure_encoders_observation_at_its_decision(view):
+    venv = OctopusSelfPlayVecEnv(4, learner_seats=[0, 2], view=view, seed=2)
+    venv.reset()
+    for before, (obs, _, dones, infos) in play(venv, 150, seed=3):
+        for row in np.flatnonzero(dones):  # the final observation too, of the game that just ended
+            seat = int(venv.row_seats[row])
+            np.testing.assert_array_equal(infos[row]["terminal_observation"], observe(before[row], seat, view))
+        for row, game in enumerate(venv.games):
+            seat = int(venv.row_seats[row])
+            assert not game.is_over and game.active == seat  # each row waits on its own seat's decision
+            np.testing.assert_array_equal(obs[row], observe(game, seat, view))
+            np.testing.assert_array_equal(venv.action_masks()[row], rules.action_mask(game).astype(bool))
+
+
+@pytest.mark.parametrize("reward", ["win", "score", "margin"])
+def test_rewards_are_the_aec_envs_final_rewards_for_the_same_game(reward):
+    venv = OctopusSelfPlayVecEnv(2, reward=reward, seed=4)
+    venv.reset()
+    seeds = slot_seeds(4, venv.num_envs)
+    replayed: set[int] = set()
+    for before, (_, rewards, dones, infos) in play(venv, 300, seed=5):
+        for row in np.flatnonzero(dones):
+            game, seat = before[row], int(venv.row_seats[row])
+            assert rewards[row] == pytest.approx(final_rewards(np.array(game.totals), reward)[seat])
+            assert infos[row]["episode"]["r"] == rewards[row] and infos[row]["totals"] == tuple(game.totals)
+            if row in replayed:
+                continue
+            # A row's first game is the AEC env's game seeded with the row's slot seed (O11), decision for decision.
+            replayed.add(int(row))
+            aec = raw_env(num_players=3, reward=reward)
+            aec.reset(seed=seeds[row])
+            for decision in decisions_of(game):
+                aec.step(rules.action_of(aec.game, decision))
+            assert aec.game.totals == game.totals and aec.terminations[f"player_{seat}"]
+            assert aec.rewards[f"player_{seat}"] == pytest.approx(float(rewards[row]))
+    assert replayed
+
+
+def test_same_seed_same_trajectories_and_seed_method():
+    def run(venv: OctopusSelfPlayVecEnv) -> list[np.ndarray]:
+        out = [venv.reset()]
+        for _, (obs, rewards, dones, _) in play(venv, 120, seed=9):
+            out += [obs, rewards, dones]
+        return out
+
+    first, second = run(OctopusSelfPlayVecEnv(2, seed=7)), run(OctopusSelfPlayVecEnv(2, seed=7))
+    for a, b in zip(first, second, strict=True):
+        np.testing.assert_array_equal(a, b)
+    reseeded = OctopusSelfPlayVecEnv(2, seed=123)
+    reseeded.seed(7)
+    for a, b in zip(first, run(reseeded), strict=True):
+        np.testing.assert_array_equal(a, b)
+    other = run(OctopusSelfPlayVecEnv(2, seed=8))
+    assert not all(np.array_equal(a, b) for a, b in zip(first, other, strict=True))
+
+
+class SpyOpponent:
+    """A random opponent that checks, at every call, that it is handed only opponents' decisions."""
+
+    name = "spy"
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(0)
+        self.venv: OctopusSelfPlayVecEnv | None = None
+        self.rows = 0
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        assert self.venv is not None
+        waiting = [r for r, g in enumerate(self.venv.games) if not g.is_over and g.active != self.venv.row_seats[r]]
+        assert len(waiting) == len(observations)  # one row per game that waits on an opponent, no learner seat
+        seats = OBSERVATION_LAYOUT.view(observations, "seats")
+        assert (seats[:, 0, 1] == 1).all()  # each observation is of the seat to act (its own row 0, to_act)
+        self.rows += len(observations)
+        return np.argmax(self.rng.random(masks.shape) * masks, axis=1)
+
+    def reset(self) -> None:
+        """Nothing remembered."""
+
+
+def test_opponents_only_act_on_their_own_seats():
+    spy = SpyOpponent()
+    venv = OctopusSelfPlayVecEnv(3, learner_seats=[1], opponent=spy, seed=11)
+    spy.venv = venv
+    venv.reset()
+    for _ in play(venv, 200):
+        pass
+    assert spy.rows > 0 and venv.opponent_decisions == spy.rows
+
+
+def test_errors_masked_action_and_step_wait_first():
+    venv = OctopusSelfPlayVecEnv(2, seed=0)
+    with pytest.raises(IllegalActionError, match="reset"):
+        venv.step_async(np.zeros(venv.num_envs, dtype=np.int64))
+    venv.reset()
+    with pytest.raises(IllegalActionError, match="step_async"):
+        venv.step_wait()
+    games = [g.clone() for g in venv.games]
+    bad = np.ones(venv.num_envs, dtype=np.int64)
+    bad[0] = 2  # "no theft" at a flip-or-stop decision
+    with pytest.raises(IllegalActionError, match=r"env index 0 .*legal actions: \[0, 1\]"):
+        venv.step_async(bad)
+    with pytest.raises(IllegalActionError, match="step_async"):
+        venv.step_wait()  # the refused actions were not stored
+    assert [g.events for g in venv.games] == [g.events for g in games]
+    with pytest.raises(IllegalActionError, match="integer"):
+        venv.step_async(np.ones(venv.num_envs))
+    with pytest.raises(IllegalActionError, match="shape"):
+        venv.step_async(np.ones(3, dtype=np.int64))
+    with pytest.raises(InvalidConfigError):
+        OctopusSelfPlayVecEnv(0)
+    with pytest.raises(InvalidConfigError):
+        OctopusSelfPlayVecEnv(1, num_players=5)
+    with pytest.raises(InvalidConfigError):
+        OctopusSelfPlayVecEnv(1, learner_seats=[3])
+    with pytest.raises(InvalidConfigError):
+        OctopusSelfPlayVecEnv(1, view="god")
+
+
+def test_session_cap_is_a_truncation():
+    venv = OctopusSelfPlayVecEnv(2, max_sessions=1, seed=3)
+    venv.reset()
+    truncated = [
+        info["TimeLimit.truncated"] for _, (_, _, dones, infos) in play(venv, 300) for info, done in zip(infos, dones, strict=True) if done
+    ]
+    assert truncated and any(truncated)
+
+
+def test_maskable_ppo_smoke_run():
+    from sb3_contrib import MaskablePPO
+
+    venv = OctopusSelfPlayVecEnv(8, seed=0)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=128, batch_size=256, n_epochs=1, seed=0, device="cpu")
+    model.learn(3 * 8 * 128)
+    assert model.num_timesteps >= 3000
+    obs = venv.reset()
+    actions, _ = model.predict(obs, action_masks=venv.action_masks(), deterministic=True)
+    venv.step(actions)  # the trained policy's actions are legal
