@@ -736,3 +736,10 @@ def test_a_path_that_names_no_file_is_refused(path, tmp_path):
     with pytest.raises(StateFormatError, match=r"^path is .*; it must be a file path"):
         save_state(scripted_state(), path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_state_at_round_12_is_refused_since_round_12_is_played_with_round_11():
+    data = state_to_dict(random_state(GameConfig(4), seed=3, target_round=11))
+    data["round"] = 12
+    with pytest.raises(StateFormatError, match=r"^round is 12; round 12 is played with round 11, its cards forced \(R6\)"):
+        state_from_dict(data)

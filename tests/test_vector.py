@@ -465,3 +465,15 @@ def test_the_engine_refuses_time_spans_as_actions():
     engine.reset()
     with pytest.raises(IllegalActionError, match="integer card indices 0-11, got dtype timedelta64"):
         engine.step(np.zeros((2, 3), dtype="m8[s]"))
+
+
+def test_load_states_reads_any_integer_cards_and_refuses_a_bool():
+    from miaui_env.game.rules import GameConfig, InvalidConfigError, new_game
+
+    state = new_game(GameConfig(4), np.random.default_rng(0))
+    state.deck = [np.uint64(card) for card in state.deck]  # with the put-back int: numpy would make these floats
+    engine = VectorMiaui(1, num_players=4)
+    assert engine.load_states([state])[0].shape == (1, 4, engine.observations.shape[-1])
+    state.deck = [True, *state.deck[1:]]
+    with pytest.raises(InvalidConfigError, match=r"states\[0\] holds card True; a card is an integer index"):
+        engine.load_states([state])

@@ -411,14 +411,16 @@ def test_games_of_agents_play_a_few_at_once_one_per_session(tmp_path, monkeypatc
     assert playing.wait(30)
     mine = alice.post("/api/watch/agents", json=WATCHED)
     refused(mine, 429, "already watching a game of agents: one at a time")
-    full = bob.post("/api/watch/agents", json=WATCHED)
+    same_machine = app.test_client().post("/api/watch/agents", json=WATCHED)  # no cookie: a new session, the same address
+    refused(same_machine, 429, r"127\.0\.0\.1 is already watching a game of agents")
+    full = bob.post("/api/watch/agents", json=WATCHED, environ_base={"REMOTE_ADDR": "10.0.0.2"})
     refused(full, 503, "playing 1 games of agents, as many as it may at once")
     assert mine.headers["Retry-After"] == full.headers["Retry-After"] == "10"
     assert bob.get("/api/agents").status_code == 200  # everything else is served meanwhile
     finish.set()
     watcher.join(30)
     assert answers[0].status_code == 200 and len(answers[0].get_json()["frames"]) == 12
-    assert bob.post("/api/watch/agents", json=WATCHED).status_code == 200  # the slot is free again
+    assert bob.post("/api/watch/agents", json=WATCHED, environ_base={"REMOTE_ADDR": "10.0.0.2"}).status_code == 200  # free again
     assert len(trims) == 2  # the allocator's free memory handed back after each game
 
 
@@ -443,7 +445,7 @@ def test_eight_search_games_asked_at_once_leave_the_server_answering(server):
     for thread in threads:
         thread.join(300)
     assert status == 200 and reply["agents"] and waited < 1.0, waited
-    assert sorted(answers) == [200] * 2 + [503] * 6, answers
+    assert sorted(answers) == [200] + [429] * 7, answers  # one machine's loopback: one game of agents at a time
 
 
 def test_the_allocator_arenas_are_capped_and_free_memory_handed_back():
@@ -879,3 +881,15 @@ def test_the_agent_list_names_what_the_training_extra_brings_and_how(tmp_path, m
     install = answer["training_extra"]["install"]
     assert install == 'pip install torch==2.13.0 && pip install -e ".[web,train]"'
     assert "pip install torch==2.13.0" in readme and '".[web,train]"' in readme
+
+
+def test_a_new_game_over_the_limits_is_refused_before_it_is_dealt(tmp_path, monkeypatch):
+    store = GameStore(max_games=8, per_address=1)
+    app = create_app(store, replays=None, library=[tmp_path])
+    dealt = []
+    original = routes_module.start_game
+    monkeypatch.setattr(routes_module, "start_game", lambda choice: dealt.append(choice) or original(choice))
+    new_game(app.test_client())
+    second = app.test_client().post("/api/games", json={"players": 3, "seat": 0, "opponents": ["random", "random"]})
+    refused(second, 429, "as many as one client")
+    assert len(dealt) == 1  # the refused game's agents were never loaded nor its cards dealt

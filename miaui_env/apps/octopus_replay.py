@@ -23,9 +23,9 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from miaui_env.apps.replay import ReplayError
+from miaui_env.game.saved_state import file_path
 from miaui_env.octopus import rules
 from miaui_env.octopus.rules import OctopusState
 
@@ -240,7 +240,7 @@ def save_replay(replay: OctopusReplay, path: str | os.PathLike[str]) -> Path:
 
     text = replay_to_json(replay)
     replay_from_json(text)  # never write a file that load refuses
-    target = Path(_path(path))
+    target = file_path(path, OctopusReplayError, "a replay path")
     target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(target, text)
     return target
@@ -249,19 +249,13 @@ def save_replay(replay: OctopusReplay, path: str | os.PathLike[str]) -> Path:
 def load_replay(path: str | os.PathLike[str]) -> OctopusReplay:
     """Read and check an octopus replay file; OctopusReplayError naming the file if it is not one."""
     try:
-        text = Path(_path(path)).read_text()
+        text = file_path(path, OctopusReplayError, "a replay path").read_text()
     except (OSError, UnicodeDecodeError) as bad:
         raise OctopusReplayError(f"{path}: cannot be read as a replay ({bad})") from bad
     try:
         return replay_from_json(text)
     except OctopusReplayError as bad:
         raise OctopusReplayError(f"{path}: {bad}") from bad
-
-
-def _path(path: Any) -> str | os.PathLike[str]:
-    if not isinstance(path, str | os.PathLike) or not str(path):
-        raise OctopusReplayError(f"a replay path is a str or os.PathLike naming a file; got {path!r:.60}")
-    return path
 
 
 # -- the game in words ------------------------------------------------------------------------------

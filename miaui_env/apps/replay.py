@@ -42,7 +42,7 @@ from miaui_env.game.rules import (
     scores,
     winners,
 )
-from miaui_env.game.saved_state import record_to_dict
+from miaui_env.game.saved_state import file_path, record_to_dict
 from miaui_env.game.seeding import SeedError, check_seed, seed_generator
 from miaui_env.observe.observation import Encoder
 from miaui_env.spec import TableSpec
@@ -264,7 +264,7 @@ def save_replay(replay: Replay, path: str | os.PathLike[str]) -> Path:
     if not isinstance(replay, Replay):
         raise ReplayError(f"save_replay takes a Replay (from record_replay or load_replay); got {type(replay).__name__}")
     _player_names(replay.players, replay.config.num_players)  # a file load_replay would refuse is never written
-    path = Path(_path(path))
+    path = file_path(path, ReplayError, "a replay path")
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, replay_to_json(replay))
     return path
@@ -273,20 +273,13 @@ def save_replay(replay: Replay, path: str | os.PathLike[str]) -> Path:
 def load_replay(path: str | os.PathLike[str]) -> Replay:
     """Read and check a replay file; ReplayError naming the file if it is not one."""
     try:
-        text = Path(_path(path)).read_text()
+        text = file_path(path, ReplayError, "a replay path").read_text()
     except (OSError, UnicodeDecodeError) as bad:
         raise ReplayError(f"{path}: cannot be read as a replay ({bad})") from bad
     try:
         return replay_from_json(text)
     except ReplayError as bad:
         raise ReplayError(f"{path}: {bad}") from bad
-
-
-def _path(path: Any) -> str | os.PathLike[str]:
-    """`path` if it is a file path (str or os.PathLike); ReplayError naming it otherwise."""
-    if not isinstance(path, str | os.PathLike) or not str(path):
-        raise ReplayError(f"a replay path is a str or os.PathLike naming a file; got {path!r:.60}")
-    return path
 
 
 # -- hand history and pictures -----------------------------------------------------------------

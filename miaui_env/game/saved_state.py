@@ -143,7 +143,7 @@ def _event_to_dict(event: FishEvent) -> dict[str, Any]:
 
 def save_state(state: GameState, path: str | os.PathLike[str]) -> None:
     """Write the state to `path` as JSON, atomically: a reader sees the old file or the whole new one."""
-    path = _checked_path(path)
+    path = file_path(path, StateFormatError, "path")
     text = json.dumps(state_to_dict(state)) + "\n"
     # Written beside its target, then renamed over it in one step (as miaui_env.apps.files does, which
     # sits above the rules and so cannot be imported here).
@@ -155,21 +155,19 @@ def save_state(state: GameState, path: str | os.PathLike[str]) -> None:
         temporary.unlink(missing_ok=True)
 
 
-def _checked_path(path: Any) -> Path:
-    """`path` as a Path; StateFormatError for anything that names no file (None, a number, an empty string)."""
+def file_path(path: Any, error: type[ValueError], what: str) -> Path:
+    """`path` as a Path if it can name a file (a non-empty str or os.PathLike, no NUL byte); else
+    `error` naming it, so that no bare error comes from the operating system's call."""
     if not isinstance(path, str | os.PathLike) or not str(path) or "\0" in str(path):
-        _fail(
-            "path",
-            path if isinstance(path, str | int | float | bool | None) else repr(path),
-            "it must be a file path (a str or os.PathLike)",
-        )
+        shown = path if isinstance(path, str | int | float | bool | None) else type(path).__name__
+        raise error(f"{what} is {shown!r:.60}; it must be a file path (a str or os.PathLike)")
     return Path(path)
 
 
 # -- reading -------------------------------------------------------------------------------------
 def load_state(path: str | os.PathLike[str]) -> GameState:
     """Read a state that `save_state` wrote; StateFormatError, naming the file, if it is not one."""
-    path = _checked_path(path)
+    path = file_path(path, StateFormatError, "path")
     try:
         data = json.loads(path.read_bytes())
     except RecursionError:
@@ -196,6 +194,8 @@ def state_from_dict(data: Any) -> GameState:
     _object(data, "the saved state", _KEYS)
     config = _config(data["config"])
     round_number = _int(data["round"], "round", 1, NUM_ROUNDS + 1, " (the round to play next; 13 once the game is over)")
+    if round_number == NUM_ROUNDS:
+        _fail("round", round_number, "round 12 is played with round 11, its cards forced (R6): a saved state is at 1-11, or 13 once over")
     state = _Reader(config, round_number).state(data)
     check_reachable(state)
     return state

@@ -31,6 +31,11 @@ from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES, GameCo
 from miaui_env.vector.state import MAX_PILE, MAX_STACK, GameArrays, Reveal
 
 
+def _is_card_index(card: object, deck_size: int) -> bool:
+    """Whether `card` is an integer (not a bool) naming one of the deck's cards."""
+    return isinstance(card, int | np.integer) and not isinstance(card, bool | np.bool_) and bool(0 <= card < deck_size)
+
+
 class EngineSnapshot(NamedTuple):
     """Every game of an engine at one moment (`VectorMiaui.snapshot`): the round and copies of its arrays."""
 
@@ -138,20 +143,16 @@ class StateLoader:
                 every_card += pile
             every_card += [card for space in state.lagoon for card, _ in space]
             lengths.append(len(every_card) - before)
-        cards = np.array(every_card)
         slot_of = np.repeat(np.arange(batch), lengths)
-        if cards.dtype.kind not in "iu":
-            at = next(  # not an integer, or one too large for an int64 array
-                i
-                for i, card in enumerate(every_card)
-                if isinstance(card, bool) or not isinstance(card, int | np.integer) or not 0 <= card < deck_size
-            )
+        # One by one, not as an array: numpy would read True as 1 and make floats of mixed integer types.
+        at = next((i for i, card in enumerate(every_card) if not _is_card_index(card, deck_size)), None)
+        if at is not None:
             raise InvalidConfigError(
                 f"states[{slot_of[at]}] holds card {every_card[at]!r:.40}; a card is an integer index into config.deck, 0-{deck_size - 1}"
             )
-        in_range = (cards >= 0) & (cards < deck_size)  # a slot with a card out of range is named by a later check
-        counts = np.bincount((slot_of * deck_size + cards)[in_range], minlength=batch * deck_size).reshape(batch, deck_size)
-        wrong = (counts != 1).any(axis=1) & ~_slots_with(batch, slot_of, ~in_range)
+        cards = np.array(every_card, dtype=np.int64)
+        counts = np.bincount(slot_of * deck_size + cards, minlength=batch * deck_size).reshape(batch, deck_size)
+        wrong = (counts != 1).any(axis=1)
         if wrong.any():
             slot = int(np.argmax(wrong))
             card = int(np.argmax(counts[slot])) if counts[slot].max() > 1 else int(np.argmin(counts[slot]))  # twice before missing

@@ -374,7 +374,7 @@ class GameStore:
     clock: Callable[[], float] = time.monotonic
     _held: dict[str, _Held] = field(default_factory=dict)
     _finished: dict[str, _Held] = field(default_factory=dict)
-    _watching: set[str] = field(default_factory=set)
+    _watching: dict[str, str] = field(default_factory=dict)  # session -> its client address
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     WATCH_RETRY_S = 10  # about one search game's length: when a watch slot is likely free again
@@ -383,24 +383,37 @@ class GameStore:
     def __len__(self) -> int:
         return len(self._held)
 
-    def add(self, session: str, game: HumanGame, address: str = "") -> None:
-        """Keep a new game for `session`, asked from client `address`; BusyError (429) when that
-        address holds `per_address` games, WebError (503) when the server holds as many as it may."""
+    def admit(self, session: str, address: str = "") -> None:
+        """Refuse now, before its deal and its agents cost anything, a new game `add` would refuse."""
         with self._lock:
             self._sweep()
-            mine = sorted((held.touched, game_id) for game_id, held in self._held.items() if held.session == session)
-            theirs = sum(held.address == address for held in self._held.values() if held.session != session) if address else 0
-            if theirs + min(len(mine), self.per_session - 1) >= self.per_address:
-                raise BusyError(
-                    f"{address} holds {self.per_address} live games, as many as one client address may; finish or leave one",
-                    429,
-                    self.ADDRESS_RETRY_S,
-                )
-            for _, game_id in mine[: max(len(mine) - self.per_session + 1, 0)]:
+            self._room_for_one_more(session, address)
+
+    def add(self, session: str, game: HumanGame, address: str = "") -> None:
+        """Keep a new game for `session`, asked from client `address`; BusyError (429) when that
+        address holds `per_address` games, WebError (503) when the server holds as many as it may;
+        nothing changes when refused."""
+        with self._lock:
+            self._sweep()
+            for game_id in self._room_for_one_more(session, address):
                 del self._held[game_id]
-            if len(self._held) >= self.max_games:
-                raise WebError(f"the server is playing {self.max_games} games, as many as it may; try again in a few minutes", 503)
             self._held[game.id] = _Held(game, session, self.clock(), address)
+
+    def _room_for_one_more(self, session: str, address: str) -> list[str]:
+        """The session's games a new one would end (its least recently used beyond `per_session`);
+        BusyError or WebError if even then there is no room for it."""
+        mine = sorted((game_id for game_id, held in self._held.items() if held.session == session), key=lambda i: self._held[i].touched)
+        ended = mine[: max(len(mine) - self.per_session + 1, 0)]
+        theirs = sum(held.address == address for held in self._held.values() if held.session != session) if address else 0
+        if theirs + len(mine) - len(ended) >= self.per_address:
+            raise BusyError(
+                f"{address} holds {self.per_address} live games, as many as one client address may; finish or leave one",
+                429,
+                self.ADDRESS_RETRY_S,
+            )
+        if len(self._held) - len(ended) >= self.max_games:
+            raise WebError(f"the server is playing {self.max_games} games, as many as it may; try again in a few minutes", 503)
+        return ended
 
     def get(self, session: str, game_id: str) -> HumanGame:
         """The session's game `game_id`; WebError (404) if it has none of that id (never had, or dropped)."""
@@ -424,6 +437,8 @@ class GameStore:
             if game.id in self._held:
                 self._held[game.id].touched = self.clock()
             self._sweep()
+        if game.over:
+            release_memory()  # its search agents' worlds leave their threads' arenas holding free memory
 
     def drop(self, session: str, game_id: str) -> None:
         """End the session's game `game_id` now (the page left it); WebError (404) if there is none."""
@@ -433,24 +448,27 @@ class GameStore:
             self._finished.pop(game_id, None)
 
     @contextlib.contextmanager
-    def watching(self, session: str) -> Iterator[None]:
-        """Hold one of the server's watch-game slots for `session` while a game of agents is played;
-        BusyError 429 if the session is already watching one, 503 if every slot is taken."""
+    def watching(self, session: str, address: str = "") -> Iterator[None]:
+        """Hold one of the server's watch-game slots for `session`, asked from client `address`,
+        while a game of agents is played; BusyError 429 if the session or the address is already
+        watching one (a client that sends no cookie is a new session each time), 503 if every slot
+        is taken."""
         with self._lock:
-            if session in self._watching:
-                raise BusyError("this browser session is already watching a game of agents: one at a time", 429, self.WATCH_RETRY_S)
+            if session in self._watching or (address and address in self._watching.values()):
+                who = "this browser session" if session in self._watching else address
+                raise BusyError(f"{who} is already watching a game of agents: one at a time", 429, self.WATCH_RETRY_S)
             if len(self._watching) >= self.max_watch_games:
                 raise BusyError(
                     f"the server is playing {self.max_watch_games} games of agents, as many as it may at once; try again shortly",
                     503,
                     self.WATCH_RETRY_S,
                 )
-            self._watching.add(session)
+            self._watching[session] = address
         try:
             yield
         finally:
             with self._lock:
-                self._watching.discard(session)
+                self._watching.pop(session, None)
             release_memory()  # a search agent's worlds leave its thread's arenas holding free memory
 
     def _sweep(self) -> None:

@@ -204,8 +204,10 @@ def agent_list() -> ResponseReturnValue:
 @routes.post("/api/games")
 def new_game() -> ResponseReturnValue:
     """A new game for this session."""
-    game = start_game(TableChoice.parse(json_body(), site().menu, person=True))
-    site().games.add(session(), game, request.remote_addr or "")
+    choice, address = TableChoice.parse(json_body(), site().menu, person=True), request.remote_addr or ""
+    site().games.admit(g.session, address)  # before the deal and the agents' loading, which cost a refused client nothing
+    game = start_game(choice)
+    site().games.add(session(), game, address)
     return jsonify(game.page()), 201
 
 
@@ -273,7 +275,7 @@ def watch_agents() -> ResponseReturnValue:
     checked_seat(seat, choice.spec.num_players)  # before the game is played
     # A whole game of agents takes seconds (search: ~13 s): a few at once, so that the server's
     # other threads stay free for everyone else's requests.
-    with site().games.watching(session()):
+    with site().games.watching(session(), request.remote_addr or ""):
         replay = agents_game(choice)
     return frames_reply(replay, seat)
 
