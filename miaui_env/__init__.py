@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from miaui_env.vector import VectorMiaui
 
 __version__ = "0.2.0"
-if OLD_PATHS not in sys.meta_path:  # 0.1's module paths, found after every real module (miaui_env._moved)
-    sys.meta_path.append(OLD_PATHS)
+if OLD_PATHS not in sys.meta_path:  # 0.1's module paths (miaui_env._moved), before a file finder loads one twice
+    sys.meta_path.insert(0, OLD_PATHS)
 GYMNASIUM_ID = "miaui_env/Miaui-v0"
 PETTINGZOO_ID = "miaui_env/miaui-v0"
 

@@ -3,14 +3,15 @@
 `from miaui_env.sb3 import MiauiSelfPlayVecEnv` and `python -m miaui_env.arena` still work in
 0.2 and warn (DeprecationWarning); the aliases go in 0.3. The table is the map of the move: every
 module 0.1 had at the package's top level. The commands (`python -m miaui_env.arena`, ...) keep a
-file each, which `-m` needs; the rest are found by `OLD_PATHS`, a finder placed last on
-`sys.meta_path` when the package is imported, so they need no file.
+file each, which `-m` needs; the rest, and the modules of an old package (`miaui_env.web.app`), are
+found by `OLD_PATHS`, a finder placed first on `sys.meta_path` when the package is imported.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.abc
+import importlib.util
 import sys
 import warnings
 from collections.abc import Sequence
@@ -41,12 +42,25 @@ MOVED = {
     "miaui_env.settings": "miaui_env.spec",  # Settings is TableSpec now (the old names warn there)
     "miaui_env.single_agent": "miaui_env.envs.single_agent",
     "miaui_env.web": "miaui_env.apps.web",
+    "miaui_env.web.views": "miaui_env.apps.web.routes",  # its routes were 0.1's views
 }
+COMMANDS = ("miaui_env.arena", "miaui_env.play", "miaui_env.demo", "miaui_env.replay", "miaui_env.web")  # -m runs files only
+
+
+def new_path(old: str) -> str | None:
+    """Where the 0.1 module `old` lives now (a module of an old package too: `miaui_env.web.app`); None if it did not move."""
+    if old in MOVED:
+        return MOVED[old]
+    parent = old.rpartition(".")[0]
+    while parent and parent not in MOVED:
+        parent = parent.rpartition(".")[0]
+    return MOVED[parent] + old[len(parent) :] if parent else None
 
 
 def alias(old: str) -> None:
     """Make the module `old` (being imported, or run with -m) stand for its new home, with a warning."""
-    new = MOVED[old]
+    new = new_path(old)
+    assert new is not None, old  # the finder and the command files ask for moved paths only
     main_spec = getattr(sys.modules.get("__main__"), "__spec__", None)
     if main_spec is not None and main_spec.name == old:  # `python -m <old>`: a person reads this (FutureWarning shows)
         warnings.warn(f"{old} moved to {new}: run `python -m {new}` (the old path goes in miaui-rl 0.3)", FutureWarning, stacklevel=2)
@@ -57,11 +71,17 @@ def alias(old: str) -> None:
 
 
 class _OldPathFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds a 0.1 path with no file of its own; loading it makes it an alias of its new room."""
+    """Finds a 0.1 path with no file of its own, before the file finders do (which would load a
+    moved package's modules a second time under the old name); loading it makes it an alias."""
 
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> ModuleSpec | None:
-        """A spec for an old path in `MOVED`; None for anything else (other finders decide)."""
-        return ModuleSpec(fullname, self) if fullname in MOVED else None
+        """A spec for a moved 0.1 path; None for anything else (other finders decide)."""
+        if not fullname.startswith("miaui_env.") or fullname in COMMANDS:
+            return None
+        new = new_path(fullname)
+        if new is None or importlib.util.find_spec(new) is None:
+            return None
+        return ModuleSpec(fullname, self)
 
     def exec_module(self, module: ModuleType) -> None:
         """Put the new room in the old path's place (the import system hands back what sys.modules holds)."""

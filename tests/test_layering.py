@@ -128,3 +128,15 @@ def test_the_old_settings_attribute_warns_and_is_the_table_spec():
     for made in (miaui_env.raw_env(num_players=5, view="recall"), VectorMiaui(2, num_players=5, view="recall")):
         with pytest.warns(DeprecationWarning, match="table_spec"):
             assert made.settings is made.table_spec
+
+
+def test_a_module_of_an_old_package_is_the_new_module_not_a_second_copy():
+    code = (
+        "import warnings; warnings.simplefilter('ignore')\n"
+        "import miaui_env.web.app as old, miaui_env.web.games as old_games\n"
+        "import miaui_env.apps.web.app as new, miaui_env.apps.web.games as games\n"
+        "import miaui_env.web.views as views, miaui_env.apps.web.routes as routes\n"  # 0.1's views are the routes now
+        "print(old is new and old_games is games and old.GameStore is games.GameStore and views is routes)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.stdout.strip() == "True", done.stderr
