@@ -48,7 +48,17 @@ from typing import Any, cast
 import numpy as np
 
 from miaui_env.agents import Agent, AgentError, Policy, as_agent, checked_actions
-from miaui_env.apps.arena import MODES, AgentResult, ArenaResult, gauntlet_significance, lineups, summarize, table
+from miaui_env.apps.arena import (
+    MAX_RESULT_BYTES,
+    MODES,
+    RESULT_BYTES_PER_SEAT,
+    AgentResult,
+    ArenaResult,
+    gauntlet_significance,
+    lineups,
+    summarize,
+    table,
+)
 from miaui_env.apps.cli import check_writable, non_negative_int, positive_int, run_command
 from miaui_env.apps.files import atomic_write, replacing
 from miaui_env.game.seeding import check_seed, seed_ints
@@ -59,6 +69,7 @@ from miaui_env.octopus.rules import DIE_FACES, MAX_PLAYERS, MIN_PLAYERS, NUM_CAR
 
 MAX_ROLLS_PER_SESSION = NUM_OCTOPUSES  # O5: a theft follows an octopus, so at most 6 rolls a session
 DEFAULT_MAX_SESSIONS = 30  # O12: the env's cap; random play ends in 3 or 4 sessions
+MAX_ARENA_SESSIONS = 1_000  # O12's cap at most this (every game draws a deck order per session up front)
 MIAUI_ONLY_OPTIONS = ("--open-baskets", "--no-fighting", "--replays")
 
 
@@ -89,6 +100,17 @@ class OctopusArenaConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
                 raise InvalidConfigError(f"OctopusArenaConfig {name}={value!r} is not allowed; it must be an integer >= 1")
+        if self.max_sessions > MAX_ARENA_SESSIONS:  # each game draws its sessions' decks before play
+            raise InvalidConfigError(
+                f"OctopusArenaConfig max_sessions={self.max_sessions} is not allowed; at most {MAX_ARENA_SESSIONS} "
+                f"(random play ends in 3 or 4 sessions)"
+            )
+        needed = self.games * n * RESULT_BYTES_PER_SEAT  # Miaui's arena's bound on what a run keeps
+        if needed > MAX_RESULT_BYTES:
+            raise InvalidConfigError(
+                f"OctopusArenaConfig games={self.games} would keep about {needed / 2**30:,.1f} GiB of results; "
+                f"at most {MAX_RESULT_BYTES // (n * RESULT_BYTES_PER_SEAT):,} games a run"
+            )
 
 
 @dataclass

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from miaui_env.apps.octopus_replay import describe_event, record, save_replay
+from miaui_env.apps.octopus_replay import MAX_SEED, OctopusReplayError, describe_event, record, save_replay
 from miaui_env.octopus import rules
 from miaui_env.octopus.rules import OctopusState
 
@@ -184,6 +184,10 @@ def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
 
     if args.replay is not None:
         check_output_file(args.replay)  # before the game, not after it (a game played for nothing)
+        if args.seed > MAX_SEED:  # a replay keeps seeds up to 2**64 - 1: refused now, not once the game is played
+            raise OctopusReplayError(
+                f"--seed {args.seed} cannot be saved in a replay (seeds 0-{MAX_SEED}); use a smaller seed or --no-replay"
+            )
     n, me = args.players, args.seat
     agents = build_opponents(args.opponents, n, me, args.seed)
     names = {seat: getattr(agent, "name", type(agent).__name__) for seat, agent in agents.items()}

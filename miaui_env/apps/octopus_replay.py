@@ -158,8 +158,9 @@ def _check_fields(replay: OctopusReplay) -> None:
     if not isinstance(replay.players, list | tuple) or len(replay.players) != n:
         raise OctopusReplayError(f"players: {n} names, one per seat; got {replay.players!r:.80}")
     for seat, name in enumerate(replay.players):
-        if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME:
-            raise OctopusReplayError(f"players[{seat}]: a name of 1-{MAX_NAME} characters; got {name!r:.60}")
+        # printable only: a name is printed in the hand history, where a newline or terminal escape could forge lines
+        if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME or not name.isprintable():
+            raise OctopusReplayError(f"players[{seat}]: a name of 1-{MAX_NAME} printable characters; got {name!r:.60}")
     _int_list(replay.actions, "actions", 0, rules.NUM_ACTIONS - 1, longest=MAX_ACTIONS)
     if not isinstance(replay.session_scores, list | tuple) or not 0 < len(replay.session_scores) <= MAX_SESSIONS:
         raise OctopusReplayError(f"session_scores: a list of 1-{MAX_SESSIONS} sessions; got {replay.session_scores!r:.60}")

@@ -73,14 +73,16 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from miaui_env.agents import Agent, RandomAgent
+from miaui_env.agents import Agent, AgentError, RandomAgent
 from miaui_env.game.seeding import Seed, seed_generator
+from miaui_env.observe.observation import VECTOR_BOUND
 from miaui_env.octopus.observation import OBSERVATION_LAYOUT, VALUES
 from miaui_env.octopus.rules import (
     DIE_FACES,
     FISH_VALUES,
     MAX_PLAYERS,
     MAX_STEAL,
+    NUM_ACTIONS,
     NUM_OCTOPUSES,
     NUM_SPECIES,
     InvalidConfigError,
@@ -109,7 +111,7 @@ BACKFIRE_PROBABILITY = DIE_FACES.count(-1) / len(DIE_FACES)  # O5: the -1 face, 
 
 def _card_slots(counts: np.ndarray) -> np.ndarray:
     """Every card of a (10, 4) count block as its flat slot `species * 4 + value column`, one entry per card."""
-    flat = np.rint(counts).astype(np.int64).ravel()
+    flat = np.clip(np.rint(counts), 0, None).astype(np.int64).ravel()
     return np.repeat(np.arange(flat.size), flat)
 
 
@@ -120,19 +122,49 @@ def _removed(counts: np.ndarray, taken: np.ndarray) -> np.ndarray:
     return out.reshape(len(taken), *counts.shape)
 
 
+def checked_batch(observations: object, masks: object, who: str) -> tuple[np.ndarray, np.ndarray]:
+    """`observations` (B, 306) finite within the observation space's bounds and `masks` (B, 12), each
+    row with a legal action, as arrays; AgentError naming the agent and what is wrong otherwise."""
+    obs = np.asarray(observations) if isinstance(observations, np.ndarray | list | tuple) else None
+    mask = np.asarray(masks) if isinstance(masks, np.ndarray | list | tuple) else None
+    size = OBSERVATION_LAYOUT.size
+    if obs is None or obs.ndim != 2 or obs.shape[1] != size or obs.dtype.kind not in "fiu":
+        got = f"shape {obs.shape}, dtype {obs.dtype}" if obs is not None else type(observations).__name__
+        raise AgentError(f"agent {who!r}: observations are a (batch, {size}) array of floats; got {got}")
+    if mask is None or mask.shape != (len(obs), NUM_ACTIONS) or mask.dtype.kind not in "biuf":
+        got = f"shape {mask.shape}, dtype {mask.dtype}" if mask is not None else type(masks).__name__
+        raise AgentError(f"agent {who!r}: masks are a ({len(obs)}, {NUM_ACTIONS}) array, one row per observation; got {got}")
+    if not np.all(np.abs(obs) <= VECTOR_BOUND):  # NaN fails this too
+        raise AgentError(f"agent {who!r}: observations hold values that are not finite numbers within +-{VECTOR_BOUND}")
+    legal = mask > 0
+    flip_or_stop = legal[:, STOP_ACTION] & legal[:, FLIP_ACTION] & ~legal[:, NO_THEFT_ACTION:].any(axis=1)
+    theft = legal[:, NO_THEFT_ACTION] & ~legal[:, [STOP_ACTION, FLIP_ACTION]].any(axis=1)
+    odd = ~(flip_or_stop | theft)
+    if odd.any():
+        row = int(np.flatnonzero(odd)[0])
+        raise AgentError(
+            f"agent {who!r}: mask row {row} allows {np.flatnonzero(legal[row]).tolist()}, no decision of the game's "
+            f"(stop and flip [0, 1], or no theft 2 with thefts 3-11); a seat to act always has a legal action"
+        )
+    return obs, mask
+
+
 class CautiousAgent:
     """Flips until the row holds `cards` cards, then stops; steals 1 card from the largest collection."""
 
     name = "cautious"
 
     def __init__(self, seed: Seed | None = None, cards: int = 3, steal: bool = True):
-        if isinstance(cards, bool) or not isinstance(cards, int) or cards < 1:
+        if isinstance(cards, bool) or not isinstance(cards, int | np.integer) or cards < 1:
             raise InvalidConfigError(f"cards={cards!r} is not allowed; the cautious player stops at a row of 1 or more cards")
+        if not isinstance(steal, bool | np.bool_):
+            raise InvalidConfigError(f"steal={steal!r:.60} is not allowed; it is True (steal after an octopus) or False")
         self.rng = seed_generator(seed)  # unused: it plays deterministically, but keeps the protocol's seeding
-        self.cards, self.steal = cards, steal
+        self.cards, self.steal = int(cards), bool(steal)
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Stop at the threshold (O3); k = 1 from the largest collection after an octopus (O5)."""
+        observations, masks = checked_batch(observations, masks, self.name)
         row_length = np.rint(OBSERVATION_LAYOUT.view(observations, "row_length")[:, 0] * ROW_SCALE)
         sizes = OBSERVATION_LAYOUT.view(observations, "collection_size")[:, :, 0]  # (B, 4), seat-relative
         actions = np.zeros(len(masks), dtype=np.int64)
@@ -159,7 +191,7 @@ def best_values(counts: np.ndarray) -> np.ndarray:
 
 def flip_odds(observation: np.ndarray) -> tuple[float, float, float, float]:
     """For one recall-view observation: (P_bust, P_octopus, E_flip, G_stop) of the next flip (module docstring)."""
-    row_values = np.rint(OBSERVATION_LAYOUT.view(observation, "row") * VALUE_SCALE)  # (10,), 0 where none
+    row_values = np.clip(np.rint(OBSERVATION_LAYOUT.view(observation, "row") * VALUE_SCALE), 0, VALUE_SCALE)  # (10,), 0 where none
     row_order = np.rint(OBSERVATION_LAYOUT.view(observation, "row_order") * ROW_SCALE)
     collections = OBSERVATION_LAYOUT.view(observation, "collection")  # (4, 10, 4), row 0 its own
     seen = OBSERVATION_LAYOUT.view(observation, "discard") + collections.sum(axis=0)
@@ -196,6 +228,7 @@ class RiskAwareAgent:
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Stop or flip by `flip_odds`; the theft of highest expected value, or none (module docstring)."""
+        observations, masks = checked_batch(observations, masks, self.name)
         actions = np.zeros(len(masks), dtype=np.int64)
         for i, mask in enumerate(masks):
             if mask[STOP_ACTION] or mask[FLIP_ACTION]:
@@ -261,7 +294,9 @@ def load_octopus_agents(names: Sequence[str], seed: int | None = None) -> list[A
     from miaui_env.game.seeding import seed_children, seed_int
 
     table = octopus_agents()
-    unknown = [name for name in names if name not in table]
+    if isinstance(names, str | bytes) or not isinstance(names, Sequence):
+        raise InvalidConfigError(f"octopus agents are given as a list of names (e.g. ['random']); got {names!r:.60}")
+    unknown = [name for name in names if not isinstance(name, str) or name not in table]
     if unknown:
         raise InvalidConfigError(f"unknown octopus agent(s) {unknown}; octopus agents are {', '.join(table)}")
     seeds = [None] * len(names) if seed is None else [seed_int(child) for child in seed_children(seed, len(names))]

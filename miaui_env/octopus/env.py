@@ -156,7 +156,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWra
 
 from miaui_env.display.picture import require_pillow
 from miaui_env.display.text import RENDER_MODES, check_render_mode, seat_name
-from miaui_env.envs.miaui import ResetOptionError, ResetOptionWarning, UnknownAgentError, _CheckedOrderEnforcingWrapper
+from miaui_env.envs.miaui import ResetOptionError, ResetOptionWarning, UnknownAgentError, _CheckedOrderEnforcingWrapper, finite_real
 from miaui_env.game.cards import DeckError
 from miaui_env.game.rules import REWARDS, IllegalActionError, InvalidConfigError, final_rewards
 from miaui_env.game.seeding import check_seed
@@ -217,9 +217,11 @@ def _action_list(mask: np.ndarray) -> str:
 
 def check_action(mask: np.ndarray, action: object, who: str) -> int:
     """The action index `action` names if `mask` allows it; else IllegalActionError naming the legal actions."""
-    if isinstance(action, np.ndarray) and action.shape == ():
-        action = action.item()
-    index = int(action) if not isinstance(action, bool) and isinstance(action, int | np.integer) else -1
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        action = action.item()  # (a 0-d time span array stays an array: no action)
+    index = -1  # no action: anything but an integer (a bool or a numpy time span is no integer here)
+    if isinstance(action, int | np.integer) and not isinstance(action, bool | np.timedelta64):
+        index = int(action)
     if 0 <= index < NUM_ACTIONS and mask[index]:
         return index
     reason = (
@@ -405,14 +407,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
             decks = _decks_of(deck)
         if options.get("dice") is not None:
             faces = options["dice"]
-            if isinstance(faces, str | bytes | Mapping) or not hasattr(faces, "__iter__"):
-                raise DiceError(f"stacked dice are a list of die faces among -1, 1, 2, 3 (O1), got {faces!r:.60}")
-            dice = list(faces)
             try:
-                rules.new_game(2, seed=0, dice=dice)
+                rules.new_game(2, seed=0, dice=faces)  # the engine's own check: a list (or 1-d array) of faces
             except rules.InvalidConfigError as refused:
                 raise DiceError(str(refused)) from None
-            dice = [int(f) for f in dice]
+            dice = [int(f) for f in faces]
         return seed, decks, dice
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -531,8 +530,11 @@ class _TerminateIllegalWrapper(TerminateIllegalWrapper):
     def step(self, action: Any) -> None:
         """End the game with the illegal reward for an illegal action; refuse a non-action."""
         agent = self.agent_selection
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = action.item()  # as raise mode (check_action) takes it
         acting = action is not None and not (self.terminations.get(agent) or self.truncations.get(agent))
-        if acting and (isinstance(action, bool) or not isinstance(action, int | np.integer) or not 0 <= action < NUM_ACTIONS):
+        is_index = isinstance(action, int | np.integer) and not isinstance(action, bool | np.timedelta64)
+        if acting and (not is_index or not 0 <= action < NUM_ACTIONS):
             raise IllegalActionError(f"{agent}: action {action!r} is not an action; actions are the ints 0-{NUM_ACTIONS - 1}")
         super().step(action)
 
@@ -542,13 +544,16 @@ def env(*, illegal_action: str = "raise", illegal_reward: float = -1.0, **kwargs
     `illegal_action="terminate"` ends the game at an illegal action, as PettingZoo's classic games
     do: the offender is rewarded `illegal_reward`, every other agent 0. The default, "raise",
     refuses it with IllegalActionError and changes nothing."""
-    if illegal_action not in ILLEGAL_ACTIONS:
-        raise InvalidConfigError(f"illegal_action={illegal_action!r} is not allowed; use one of {', '.join(map(repr, ILLEGAL_ACTIONS))}")
-    if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, int | float) or not np.isfinite(illegal_reward):
-        raise InvalidConfigError(f"illegal_reward={illegal_reward!r} is not allowed; it must be a finite number")
+    if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTIONS:
+        raise InvalidConfigError(
+            f"illegal_action={illegal_action!r:.60} is not allowed; use one of {', '.join(map(repr, ILLEGAL_ACTIONS))}"
+        )
+    reward = finite_real(illegal_reward)  # Miaui's check: any finite real, numpy scalars included
+    if reward is None:
+        raise InvalidConfigError(f"illegal_reward={illegal_reward!r:.60} is not allowed; it must be a finite real number (int or float)")
     game = raw_env(**kwargs)
     if illegal_action == "terminate":
-        return _CheckedOrderEnforcingWrapper(_TerminateIllegalWrapper(game, float(illegal_reward)))
+        return _CheckedOrderEnforcingWrapper(_TerminateIllegalWrapper(game, reward))
     return _CheckedOrderEnforcingWrapper(game)
 
 

@@ -58,7 +58,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, TypeGuard
 
 import numpy as np
 
@@ -108,15 +108,27 @@ def is_octopus(card: int) -> bool:
 
 def fish(species: str | int, value: int, copy: int = 0) -> int:
     """The id of a fish card: `fish("cod", 4)`; values 1 and 2 have two copies (`copy` 0 or 1)."""
-    index = SPECIES_NAMES.index(species) if isinstance(species, str) else species
+    index = SPECIES_NAMES.index(species) if isinstance(species, str) and species in SPECIES_NAMES else species
     slots = [i for i, v in enumerate(FISH_VALUES) if v == value]
-    if not 0 <= index < NUM_SPECIES or not 0 <= copy < len(slots):
+    if not (_is_int(index) and 0 <= index < NUM_SPECIES and _is_int(copy) and 0 <= copy < len(slots)):
         raise InvalidConfigError(f"no fish {species!r} of value {value} (copy {copy}); values are {FISH_VALUES}")
-    return index * CARDS_PER_SPECIES + slots[copy]
+    return int(index) * CARDS_PER_SPECIES + slots[copy]
+
+
+def _is_int(value: object) -> TypeGuard[int | np.integer]:
+    """A Python or numpy integer, not a bool (nor numpy's timedelta64, an integer to isinstance)."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.timedelta64)
+
+
+def _is_scalar_array(value: object) -> bool:
+    """A 0-d numpy array: no sequence, though numpy lets it pass for one."""
+    return isinstance(value, np.ndarray) and value.ndim == 0
 
 
 def card_name(card: int) -> str:
     """`cod:4` for a fish, `octopus` for an octopus."""
+    if not _is_int(card) or not 0 <= card < NUM_CARDS:
+        raise InvalidConfigError(f"card {card!r:.60} is no card; cards are the ids 0..{NUM_CARDS - 1}")
     if is_octopus(card):
         return "octopus"
     return f"{SPECIES_NAMES[CARD_SPECIES[card]]}:{CARD_VALUES[card]}"
@@ -323,7 +335,7 @@ class OctopusState:
 
 def _check_deck(order: object) -> tuple[int, ...]:
     allowed = f"a stacked deck is a permutation of the card ids 0..{NUM_CARDS - 1}, top first"
-    if isinstance(order, str | bytes) or not isinstance(order, Sequence | np.ndarray):
+    if isinstance(order, str | bytes) or not isinstance(order, Sequence | np.ndarray) or _is_scalar_array(order):
         raise InvalidConfigError(f"{allowed}; got {order!r:.60}")
     if any(isinstance(c, bool) or not isinstance(c, int | np.integer) for c in order):
         raise InvalidConfigError(f"{allowed}; got a value that is not an integer in {list(order)!r:.80}")
@@ -363,14 +375,20 @@ def new_game(
         raise InvalidConfigError(f"max_sessions={max_sessions!r} is not allowed; it is None (no cap) or an integer >= 1 (O12)")
     decks: list[tuple[int, ...]] = []
     if deck is not None:
+        if isinstance(deck, str | bytes) or not isinstance(deck, Sequence | np.ndarray) or _is_scalar_array(deck):
+            raise InvalidConfigError(
+                f"a stacked deck is a permutation of the card ids 0..65 (top first) or a list of them; got {deck!r:.60}"
+            )
         if len(deck) == 0:
             raise InvalidConfigError("deck=[] is not allowed; give a stacked deck order (66 card ids), a list of them, or None")
         is_one = len(deck) > 0 and not isinstance(deck[0], Sequence | np.ndarray)
         decks = [_check_deck(deck)] if is_one else [_check_deck(d) for d in deck]
     faces: list[int] = []
     if dice is not None:
+        if isinstance(dice, str | bytes) or not isinstance(dice, Sequence | np.ndarray) or _is_scalar_array(dice):
+            raise InvalidConfigError(f"stacked dice are a list of die faces among {sorted(set(DIE_FACES))} (O1), got {dice!r:.60}")
         for face in dice:
-            if isinstance(face, bool) or not isinstance(face, int | np.integer) or face not in DIE_FACES:
+            if not _is_int(face) or face not in DIE_FACES:
                 raise InvalidConfigError(f"stacked die faces are among {sorted(set(DIE_FACES))} (O1), got {face!r}")
             faces.append(int(face))
     n = int(num_players)
@@ -519,7 +537,7 @@ def _normalise(decision: object) -> Decision | None:
             return None
     if not isinstance(decision, tuple) or len(decision) != 2:
         return None
-    if all(not isinstance(x, bool) and isinstance(x, int | np.integer) for x in decision):
+    if all(_is_int(x) for x in decision):
         return Theft(int(decision[0]), int(decision[1]))
     return None
 
@@ -578,16 +596,21 @@ NUM_ACTIONS = 3 + (MAX_PLAYERS - 1) * MAX_STEAL  # 12
 
 
 def action_of(state: OctopusState, decision: Decision) -> int:
-    """The action index of `decision` for the seat to act (see the table above)."""
-    if isinstance(decision, Move):
-        return (STOP, FLIP, NO_THEFT).index(decision)
+    """The action index of `decision` for the seat to act (see the table above); IllegalDecisionError
+    for what names no action (a theft from the seat itself or from no seat, k outside 1-3)."""
+    chosen = _normalise(decision)
+    if isinstance(chosen, Move):
+        return (STOP, FLIP, NO_THEFT).index(chosen)
+    if chosen is None or not 0 <= chosen.target < state.num_players or chosen.target == state.active or not 1 <= chosen.k <= MAX_STEAL:
+        raise IllegalDecisionError(f"decision {decision!r:.60} names no action for player_{state.active}")
+    decision = chosen
     offset = (decision.target - state.active) % state.num_players
     return 3 + MAX_STEAL * (offset - 1) + (decision.k - 1)
 
 
 def decision_of(state: OctopusState, action: int) -> Decision:
     """The decision an action index names for the seat to act (legal or not: `step` checks)."""
-    if isinstance(action, bool) or not isinstance(action, int | np.integer) or not 0 <= action < NUM_ACTIONS:
+    if not _is_int(action) or not 0 <= action < NUM_ACTIONS:
         raise IllegalDecisionError(f"action {action!r:.60} is not an action; actions are 0-{NUM_ACTIONS - 1}")
     if action < 3:
         return (STOP, FLIP, NO_THEFT)[action]

@@ -1,0 +1,260 @@
+"""The octopus game's surfaces under careless and hostile input (docs/errors.md): each row is a bad
+call that must raise a ValueError subclass naming what is wrong, the state unchanged."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from miaui_env.agents import AgentError
+from miaui_env.apps import octopus_play, octopus_replay
+from miaui_env.apps.octopus_arena import OctopusArenaConfig
+from miaui_env.envs.miaui import ResetOptionWarning
+from miaui_env.game.cards import DeckError
+from miaui_env.game.rules import IllegalActionError, InvalidConfigError
+from miaui_env.octopus import rules
+from miaui_env.octopus.agents import CautiousAgent, RiskAwareAgent, load_octopus_agents
+from miaui_env.octopus.env import DiceError, env, raw_env
+
+ROOT = Path(__file__).resolve().parent.parent
+FULL = list(range(rules.NUM_CARDS))
+
+# ---- the engine ---------------------------------------------------------------------------------
+
+ENGINE = [
+    ("a deck that is an int", lambda: rules.new_game(2, seed=0, deck=5), "a stacked deck is a permutation"),
+    ("a deck that is a set", lambda: rules.new_game(2, seed=0, deck=set(FULL)), "got {0, 1"),
+    ("a deck that is a 0-d array", lambda: rules.new_game(2, seed=0, deck=np.array(5)), "array(5)"),
+    ("a deck that is a generator", lambda: rules.new_game(2, seed=0, deck=iter(FULL)), "or a list of them"),
+    ("a deck that is a string", lambda: rules.new_game(2, seed=0, deck="abc"), "got 'abc'"),
+    ("dice that are an int", lambda: rules.new_game(2, seed=0, dice=3), "stacked dice are a list of die faces"),
+    ("dice that are a 0-d array", lambda: rules.new_game(2, seed=0, dice=np.array(3)), "array(3)"),
+    ("dice that are a dict", lambda: rules.new_game(2, seed=0, dice={1: 1}), "{1: 1}"),
+    ("a die face as a time span", lambda: rules.new_game(2, seed=0, dice=[np.timedelta64(1)]), "timedelta64"),
+    ("card_name of no card", lambda: rules.card_name(66), "card 66 is no card"),
+    ("card_name of -1", lambda: rules.card_name(-1), "card -1 is no card"),
+    ("card_name of a float", lambda: rules.card_name(1.5), "card 1.5 is no card"),
+    ("card_name of None", lambda: rules.card_name(None), "card None is no card"),
+    ("fish of an unknown species", lambda: rules.fish("shark", 1), "no fish 'shark'"),
+    ("fish of species True", lambda: rules.fish(True, 1), "no fish True"),
+    ("action_of a non-decision", lambda: rules.action_of(rules.new_game(3, seed=1), "x"), "names no action"),
+    ("action_of a theft from oneself", lambda: rules.action_of(rules.new_game(3, seed=1), rules.Theft(1, 1)), "names no action"),
+    ("decision_of a time span", lambda: rules.decision_of(rules.new_game(3, seed=1), np.timedelta64(1)), "is not an action"),
+]
+
+
+@pytest.mark.parametrize(("call", "words"), [(c, w) for _, c, w in ENGINE], ids=[n for n, _, _ in ENGINE])
+def test_the_engine_refuses_bad_input_by_name(call, words):
+    with pytest.raises(rules.OctopusError, match=None) as refused:
+        call()
+    assert words in str(refused.value)
+
+
+# ---- the env ------------------------------------------------------------------------------------
+
+
+def snapshot(game: Any) -> tuple[bytes, str]:
+    raw = game.unwrapped
+    return raw.state().tobytes(), repr(raw.np_random.bit_generator.state)
+
+
+RESET = [
+    ({"deck": 5}, DeckError, "got 5"),
+    ({"deck": set(FULL)}, DeckError, "or a list of them"),
+    ({"deck": np.array(5)}, DeckError, "array(5)"),
+    ({"deck": (c for c in FULL)}, DeckError, "or a list of them"),
+    ({"deck": [FULL, "x" * 66]}, DeckError, "permutation"),
+    ({"dice": np.array(3)}, DiceError, "array(3)"),
+    ({"dice": [np.timedelta64(1)]}, DiceError, "timedelta64"),
+]
+
+
+@pytest.mark.parametrize(("options", "error", "words"), RESET, ids=[repr(o)[:30] for o, _, _ in RESET])
+def test_a_bad_reset_option_is_refused_and_changes_nothing(options, error, words):
+    game = raw_env(num_players=3)
+    game.reset(seed=4)
+    game.step(1)
+    before = snapshot(game)
+    with pytest.raises(error) as refused:
+        game.reset(seed=9, options=options)
+    assert words in str(refused.value) and isinstance(refused.value, ValueError)
+    assert snapshot(game) == before
+
+
+ACTIONS = [
+    ("a numpy time span", np.timedelta64(1), "timedelta64"),
+    ("a 0-d time span array", np.array(1, "m8[s]"), "is not an action"),
+]
+
+
+@pytest.mark.parametrize("mode", ["raise", "terminate"])
+@pytest.mark.parametrize(("action", "words"), [(a, w) for _, a, w in ACTIONS], ids=[n for n, _, _ in ACTIONS])
+def test_an_action_that_is_no_action_index_is_refused_in_both_modes(action, words, mode):
+    game = env(num_players=3, illegal_action=mode)
+    game.reset(seed=4)
+    before = snapshot(game)
+    with pytest.raises(IllegalActionError) as refused:
+        game.step(action)
+    assert words in str(refused.value)
+    assert snapshot(game) == before
+
+
+def test_a_0d_int_array_is_an_action_in_terminate_mode_as_in_raise_mode():
+    for mode in ("raise", "terminate"):
+        game = env(num_players=3, illegal_action=mode)
+        game.reset(seed=4)
+        game.step(np.array(1))  # flip: legal, as raise mode and Miaui's terminate mode take it
+        assert not any(game.terminations.values())
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [({"illegal_reward": 10**400}, "finite real number"), ({"illegal_reward": np.timedelta64(1)}, "finite real number")],
+)
+def test_env_refuses_an_illegal_reward_as_miaui_does(kwargs, words):
+    with pytest.raises(InvalidConfigError, match=words):
+        env(illegal_action="terminate", **kwargs)
+
+
+def test_env_takes_a_numpy_float_illegal_reward_as_miaui_does():
+    game = env(illegal_action="terminate", illegal_reward=np.float32(-2.0), num_players=2)
+    game.reset(seed=0)
+    game.step(5)  # a theft now is illegal: the game ends
+    assert game.rewards[game.possible_agents[0]] == -2.0 or game.unwrapped.rewards["player_0"] == -2.0
+
+
+def test_an_unknown_option_is_still_a_warning():
+    game = raw_env()
+    with pytest.warns(ResetOptionWarning):
+        game.reset(seed=0, options={"dek": 1})
+
+
+# ---- the agents ---------------------------------------------------------------------------------
+
+
+def recall_batch() -> tuple[np.ndarray, np.ndarray]:
+    game = raw_env(view="recall")
+    game.reset(seed=0)
+    seen = game.observe(game.agent_selection)
+    return seen["observation"][None], seen["action_mask"][None]
+
+
+OBS, MASK = recall_batch()
+AGENT_INPUT = [
+    ("an all-zero mask", lambda: (OBS, np.zeros_like(MASK)), "allows []"),
+    ("a mask allowing only a theft, no 'no theft'", lambda: (OBS, np.eye(12, dtype=np.int8)[[5]]), "allows [5]"),
+    ("flip without stop", lambda: (OBS, np.eye(12, dtype=np.int8)[[1]]), "allows [1]"),
+    ("a single observation", lambda: (OBS[0], MASK), "(batch, 306)"),
+    ("a single mask", lambda: (OBS, MASK[0]), "(1, 12)"),
+    ("a short observation", lambda: (OBS[:, :10], MASK), "shape (1, 10)"),
+    ("a short mask", lambda: (OBS, MASK[:, :5]), "shape (1, 5)"),
+    ("more observations than masks", lambda: (np.repeat(OBS, 2, axis=0), MASK), "(2, 12)"),
+    ("NaN observations", lambda: (np.full_like(OBS, np.nan), MASK), "not finite numbers"),
+    ("huge observations", lambda: (np.full_like(OBS, 1e30), MASK), "not finite numbers"),
+    ("None", lambda: (None, None), "got NoneType"),
+]
+
+
+@pytest.mark.parametrize("agent", [CautiousAgent, RiskAwareAgent], ids=["cautious", "risk-aware"])
+@pytest.mark.parametrize(("batch", "words"), [(b, w) for _, b, w in AGENT_INPUT], ids=[n for n, _, _ in AGENT_INPUT])
+def test_the_baselines_refuse_malformed_observations_and_masks(agent, batch, words):
+    with pytest.raises(AgentError) as refused:
+        agent(0).act(*batch())
+    assert words in str(refused.value) and agent.name in str(refused.value)
+
+
+def test_the_baselines_answer_legal_actions_on_odd_but_well_formed_observations():
+    rng = np.random.default_rng(0)
+    for agent in (CautiousAgent(0), RiskAwareAgent(0)):
+        for _ in range(50):
+            observations = rng.uniform(-64, 64, (4, OBS.shape[1])).astype(np.float32)
+            masks = np.zeros((4, 12), dtype=np.int8)
+            masks[:2, :2] = 1
+            masks[2:, 2] = 1
+            masks[2:, 3:] = rng.random((2, 9)) < 0.4
+            actions = agent.act(observations, masks)
+            assert all(masks[row, action] for row, action in enumerate(actions))
+
+
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        (lambda: CautiousAgent(steal="no"), "steal='no'"),
+        (lambda: load_octopus_agents("random"), "a list of names"),
+        (lambda: load_octopus_agents([["random"]]), "unknown octopus agent(s) [['random']]"),
+    ],
+    ids=["steal as a string", "one name, not a list", "a nested list"],
+)
+def test_agent_settings_are_refused_by_name(call, words):
+    with pytest.raises(rules.InvalidConfigError) as refused:
+        call()
+    assert words in str(refused.value)
+
+
+def test_cautious_takes_a_numpy_int_threshold():
+    assert CautiousAgent(cards=np.int64(2)).cards == 2
+
+
+# ---- the arena, replays and play ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [({"games": 10**12}, "GiB of results"), ({"max_sessions": 10**9}, "at most 1000")],
+    ids=["a trillion games", "a billion sessions"],
+)
+def test_the_arena_refuses_runs_too_large_before_playing(kwargs, words):
+    with pytest.raises(rules.InvalidConfigError, match=words):
+        OctopusArenaConfig(**kwargs)
+
+
+def test_the_arena_command_refuses_a_huge_run_in_one_line():
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "miaui_env.apps.arena",
+            "--game",
+            "octopus",
+            "--pool",
+            "random",
+            "--games",
+            "10" * 10,
+            "--out",
+            "/nonexistent/x",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and "GiB of results" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_replay_refuses_player_names_that_are_not_printable():
+    state = rules.new_game(2, seed=5)
+    actions = []
+    while not state.is_over:
+        action = int(np.flatnonzero(rules.action_mask(state))[0])
+        actions.append(action)
+        rules.step(state, rules.decision_of(state, action))
+    good = json.loads(octopus_replay.replay_to_json(octopus_replay.record(state, actions, seed=5)))
+    for name in ("\x1b[2Jevil", "a\nFinal totals: you 999"):
+        good["players"][0] = name
+        with pytest.raises(octopus_replay.OctopusReplayError, match="printable"):
+            octopus_replay.replay_from_json(json.dumps(good))
+
+
+def test_play_refuses_a_seed_no_replay_can_keep_before_the_game(tmp_path):
+    args = argparse.Namespace(players=2, seat=0, opponents=["random"], seed=2**64, view="table", replay=tmp_path / "r.json")
+    asked: list[str] = []
+    with pytest.raises(octopus_replay.OctopusReplayError, match="cannot be saved in a replay"):
+        octopus_play.play(args, read=lambda prompt: asked.append(prompt) or "s")
+    assert not asked and not (tmp_path / "r.json").exists()
