@@ -435,31 +435,38 @@ def table(result: ArenaResult) -> str:
 
 def write(result: ArenaResult, out: Path) -> None:
     """arena.json, arena.csv and arena.png under `out`."""
+    variants = [v for v, on in (("Open Baskets", result.config.open_baskets), ("No Fighting", result.config.no_fighting)) if on]
+    title = f"Miaui arena, {result.mode}: {result.config.num_players} players, {result.duplicate_sets * result.config.num_players} games"
+    title += f" ({', '.join(variants)})" if variants else ""
+    write_results(result.as_dict(), result.agents, result.config.num_players, out, title)
+
+
+def write_results(
+    as_dict: dict[str, Any], agents: Sequence[AgentResult], num_players: int, out: Path, title: str, score: str = "mean score"
+) -> None:
+    """Any game's arena results under `out`: `as_dict` as arena.json, one row per agent in arena.csv,
+    and arena.png (win shares against the fair share, and `score`, each with its 95% interval)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
-    atomic_write(out / "arena.json", json.dumps(result.as_dict(), indent=2) + "\n")
+    atomic_write(out / "arena.json", json.dumps(as_dict, indent=2) + "\n")
     with replacing(out / "arena.csv") as temporary, temporary.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(asdict(result.agents[0])))
+        writer = csv.DictWriter(handle, fieldnames=list(asdict(agents[0])))
         writer.writeheader()
-        writer.writerows(asdict(r) for r in result.agents)
-    names = [r.name for r in result.agents]
+        writer.writerows(asdict(r) for r in agents)
+    names = [r.name for r in agents]
     figure, (left, right) = plt.subplots(1, 2, figsize=(10, 0.6 * len(names) + 2.2))
-    left.barh(names, [r.win_share for r in result.agents], xerr=[r.win_share_ci for r in result.agents], color="#4c72b0")
-    left.axvline(1 / result.config.num_players, color="grey", linestyle="--", label="fair share")
+    left.barh(names, [r.win_share for r in agents], xerr=[r.win_share_ci for r in agents], color="#4c72b0")
+    left.axvline(1 / num_players, color="grey", linestyle="--", label="fair share")
     left.set_xlabel("win share (95% CI)")
     left.legend(loc="lower right")
-    right.barh(names, [r.mean_score for r in result.agents], xerr=[r.mean_score_ci for r in result.agents], color="#55a868")
-    right.set_xlabel("mean score (95% CI)")
+    right.barh(names, [r.mean_score for r in agents], xerr=[r.mean_score_ci for r in agents], color="#55a868")
+    right.set_xlabel(f"{score} (95% CI)")
     right.set_yticklabels([])
-    variants = [v for v, on in (("Open Baskets", result.config.open_baskets), ("No Fighting", result.config.no_fighting)) if on]
-    figure.suptitle(
-        f"Miaui arena, {result.mode}: {result.config.num_players} players, {result.duplicate_sets * result.config.num_players} games"
-        + (f" ({', '.join(variants)})" if variants else "")
-    )
+    figure.suptitle(title)
     figure.tight_layout()
     with replacing(out / "arena.png") as temporary:
         figure.savefig(temporary, dpi=110)

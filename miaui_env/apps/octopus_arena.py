@@ -36,8 +36,6 @@ and 4 players, with 95% CIs apart from the cautious player's and random's.
 from __future__ import annotations
 
 import argparse
-import csv
-import json
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -58,9 +56,9 @@ from miaui_env.apps.arena import (
     lineups,
     summarize,
     table,
+    write_results,
 )
 from miaui_env.apps.cli import check_writable, non_negative_int, positive_int, run_command
-from miaui_env.apps.files import atomic_write, replacing
 from miaui_env.game.seeding import check_seed, seed_ints
 from miaui_env.octopus import rules
 from miaui_env.octopus.agents import load_octopus_agents
@@ -244,33 +242,9 @@ def result_table(result: OctopusArenaResult) -> str:
 
 def write(result: OctopusArenaResult, out: Path) -> None:
     """arena.json, arena.csv and arena.png under `out`, as Miaui's arena writes them."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    out.mkdir(parents=True, exist_ok=True)
-    atomic_write(out / "arena.json", json.dumps(result.as_dict(), indent=2) + "\n")
-    with replacing(out / "arena.csv") as temporary, temporary.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(asdict(result.agents[0])))
-        writer.writeheader()
-        writer.writerows(asdict(r) for r in result.agents)
-    names = [r.name for r in result.agents]
-    figure, (left, right) = plt.subplots(1, 2, figsize=(10, 0.6 * len(names) + 2.2))
-    left.barh(names, [r.win_share for r in result.agents], xerr=[r.win_share_ci for r in result.agents], color="#4c72b0")
-    left.axvline(1 / result.config.num_players, color="grey", linestyle="--", label="fair share")
-    left.set_xlabel("win share (95% CI)")
-    left.legend(loc="lower right")
-    right.barh(names, [r.mean_score for r in result.agents], xerr=[r.mean_score_ci for r in result.agents], color="#55a868")
-    right.set_xlabel("mean final total (95% CI)")
-    right.set_yticklabels([])
-    figure.suptitle(
-        f"Octopus arena, {result.mode}: {result.config.num_players} players, {result.duplicate_sets * result.config.num_players} games"
-    )
-    figure.tight_layout()
-    with replacing(out / "arena.png") as temporary:
-        figure.savefig(temporary, dpi=110)
-    plt.close(figure)
+    games = result.duplicate_sets * result.config.num_players
+    title = f"Octopus arena, {result.mode}: {result.config.num_players} players, {games} games"
+    write_results(result.as_dict(), result.agents, result.config.num_players, out, title, score="mean final total")
 
 
 def main(argv: list[str] | None = None) -> None:
