@@ -182,7 +182,7 @@ class StateLoader:
         and sums them for the whole batch: Python touches single cards only in the lagoon and the
         last reveal, a few a game."""
         batch, n, empty, stats = self.num_envs, self.config.num_players, self.empty, self.stats
-        width, deck_size = stats.shape[1], len(self.config.deck)
+        width = stats.shape[1]
         hands = np.stack([state.hands for state in states]).astype(np.int8, copy=False)
 
         lagoon_lens, lagoon_cards, peekers = [], [], []
@@ -199,17 +199,12 @@ class StateLoader:
         deck_cards = np.fromiter(itertools.chain.from_iterable(state.deck for state in states), np.int64, sum(len(s.deck) for s in states))
         lagoon_cards_array, peekers_array = np.array(lagoon_cards, dtype=np.int64), np.array(peekers, dtype=np.int64)
 
-        # What would not fit the arrays, or is no card: refused here, naming the slot, before any write.
+        # What would not fit the arrays: refused here, naming the slot, before any write (cards: _check_cards).
         lagoon_len, pile_len = np.array(lagoon_lens).reshape(batch, NUM_SPACES), np.array(pile_lens).reshape(batch, n)
         lagoon_slot = np.repeat(np.arange(batch * NUM_SPACES) // NUM_SPACES, lagoon_len.ravel())
-        pile_slot = np.repeat(np.arange(batch * n) // n, pile_len.ravel())
-        cards = np.concatenate([lagoon_cards_array, pile_cards, box_cards, deck_cards])
-        box_slot, deck_slot = np.repeat(np.arange(batch), box_lens), np.repeat(np.arange(batch), len(deck_cards) // batch)
-        card_slot = np.concatenate([lagoon_slot, pile_slot, box_slot, deck_slot])
         problems = [
             (f"has a lagoon space holding more cards than the {round_number} dealt to it (R4)", (lagoon_len > round_number).any(axis=1)),
             (f"has a pile of more than {MAX_PILE} cards", (pile_len > MAX_PILE).any(axis=1)),
-            ("has a card index outside config.deck", _slots_with(batch, card_slot, (cards < 0) | (cards >= deck_size))),
             (
                 f"has a lagoon peeker that is no seat 0-{n - 1}",
                 _slots_with(batch, lagoon_slot, (peekers_array < -1) | (peekers_array >= n)),
