@@ -9,9 +9,12 @@ pays (the reward) and the observation's dtype. Every constructor (`env`, `parall
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from dataclasses import dataclass
 from typing import Any, TypedDict
+
+import numpy as np
 
 from miaui_env.game.rules import REWARDS, GameConfig, InvalidConfigError, check_reward
 from miaui_env.observe.compact import check_observation_dtype
@@ -106,3 +109,14 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = ["REWARDS", "VIEWS", "TableKwargs", "TableSpec"]
+
+
+def finite_real(value: Any) -> float | None:
+    """`value` as a float if it is a finite real number (Python or numpy, bools excluded); else None."""
+    if isinstance(value, bool | np.bool_ | np.timedelta64) or not isinstance(value, int | float | np.integer | np.floating):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float's range, e.g. 10**400
+        return None
+    return number if math.isfinite(number) else None

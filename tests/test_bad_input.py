@@ -687,7 +687,9 @@ def test_search_takes_a_numpy_scalar_prior_weight(weight):
     assert RegretMatchingSearchAgent(0, prior_weight=weight).prior_weight == float(weight)
 
 
-@pytest.mark.parametrize("weight", [True, np.bool_(True), np.float32("nan"), np.float64("inf"), np.int64(-1), 10**400, "3"])
+@pytest.mark.parametrize(
+    "weight", [True, np.bool_(True), np.float32("nan"), np.float64("inf"), np.int64(-1), 10**400, "3", np.timedelta64(3)]
+)
 def test_search_refuses_a_prior_weight_that_is_no_finite_number(weight):
     from miaui_env.agents.search import RegretMatchingSearchAgent
 

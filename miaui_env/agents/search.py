@@ -49,6 +49,7 @@ from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, GameConfig, Invali
 from miaui_env.game.seeding import check_seed, seed_children, seed_generator, seed_int
 from miaui_env.observe.belief import SeatKnowledge, observed_round
 from miaui_env.observe.observation import table_view
+from miaui_env.spec import finite_real
 from miaui_env.vector import EngineSnapshot, GameArrays, Reveal, VectorMiaui
 
 PLAY_MODES = ("sample", "best")
@@ -73,16 +74,6 @@ def _repeated(snapshot: EngineSnapshot, games: int, times: int, size: int) -> En
 
 
 MAX_WORLDS = 1024  # 128 times the default: 73,728 playout games (about 2.5 GiB) for a 6-player round-1 decision
-
-
-def _is_finite_weight(value: object) -> bool:
-    """Whether `value` is a real number (Python's or a numpy scalar, never a bool) that is finite and >= 0."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
-        return False
-    try:
-        return 0 <= float(value) < float("inf")  # nan compares false; an int too large for a float overflows
-    except OverflowError:
-        return False
 
 
 class RegretMatchingSearchAgent:
@@ -116,7 +107,8 @@ class RegretMatchingSearchAgent:
                 f"worlds={worlds!r} is not allowed; it must be at most {MAX_WORLDS} (each world is played out at every seat "
                 f"and card: at 6 players a round-1 decision holds worlds x 72 playout games at once)"
             )
-        if not _is_finite_weight(prior_weight):
+        weight = finite_real(prior_weight)
+        if weight is None or weight < 0:
             raise InvalidConfigError(f"prior_weight={prior_weight!r} is not allowed; it must be a finite number >= 0 (not a bool)")
         if play not in PLAY_MODES:
             raise InvalidConfigError(f"play={play!r} is not allowed; play modes are {', '.join(map(repr, PLAY_MODES))}")
@@ -131,7 +123,7 @@ class RegretMatchingSearchAgent:
         self.rollout = check_agent(rollout, "rollout")
         self.prior = self.rollout if prior is None else check_agent(prior, "prior")
         self.worlds, self.iterations = int(worlds), int(iterations)
-        self.prior_weight = float(prior_weight)
+        self.prior_weight = weight
         self.play, self.utility, self.max_games = play, utility, int(max_games)
         # The rollout plays from the recall view unless it says it plays from the table view: a
         # playout starts mid-game, and recall shows every card already played to an agent that

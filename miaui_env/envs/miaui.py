@@ -155,7 +155,6 @@ observation's pieces (seat rows as above, absolute: `player_0` first, every entr
 from __future__ import annotations
 
 import functools
-import math
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Unpack
@@ -183,22 +182,11 @@ from miaui_env.game.rules import (
 )
 from miaui_env.game.seeding import check_seed
 from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT, VECTOR_BOUND, Encoder
-from miaui_env.spec import DEPRECATED_SETTINGS, TableKwargs, TableSpec
+from miaui_env.spec import DEPRECATED_SETTINGS, TableKwargs, TableSpec, finite_real
 from miaui_env.vector import VectorMiaui
 
 RESET_OPTIONS = ("deck",)
 ILLEGAL_ACTIONS = ("raise", "terminate")  # env(illegal_action=...): refuse a card not in hand, or end the game
-
-
-def finite_real(value: Any) -> float | None:
-    """`value` as a float if it is a finite real number (Python or numpy, bools excluded); else None."""
-    if isinstance(value, bool | np.bool_ | np.timedelta64) or not isinstance(value, int | float | np.integer | np.floating):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:  # an int beyond float's range, e.g. 10**400
-        return None
-    return number if math.isfinite(number) else None
 
 
 class UnknownAgentError(ValueError):

@@ -156,7 +156,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWra
 
 from miaui_env.display.picture import require_pillow
 from miaui_env.display.text import RENDER_MODES, check_render_mode, seat_name
-from miaui_env.envs.miaui import ResetOptionError, ResetOptionWarning, UnknownAgentError, _CheckedOrderEnforcingWrapper, finite_real
+from miaui_env.envs.miaui import ResetOptionError, ResetOptionWarning, UnknownAgentError, _CheckedOrderEnforcingWrapper
 from miaui_env.game.cards import DeckError
 from miaui_env.game.rules import REWARDS, IllegalActionError, InvalidConfigError, final_rewards
 from miaui_env.game.seeding import check_seed
@@ -172,6 +172,7 @@ from miaui_env.octopus.observation import (
     state_vector,
 )
 from miaui_env.octopus.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, NUM_CARDS, SPECIES_NAMES, OctopusState
+from miaui_env.spec import finite_real
 
 RESET_OPTIONS = ("deck", "dice")
 ILLEGAL_ACTIONS = ("raise", "terminate")  # env(illegal_action=...): refuse an illegal action, or end the game
