@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from miaui_env.agents import RandomAgent
+from miaui_env.agents.loading import AgentSpecError
 from miaui_env.apps.arena import main as arena_main
 from miaui_env.apps.arena import summarize
 from miaui_env.apps.octopus_arena import (
@@ -211,7 +212,7 @@ def test_the_name_table_loads_every_baseline_seeded():
     first, again = load_octopus_agents(["random", "risk-aware"], seed=3), load_octopus_agents(["random", "risk-aware"], seed=3)
     masks = np.ones((50, 12), dtype=np.int8)
     assert (first[0].act(np.zeros((50, 306)), masks) == again[0].act(np.zeros((50, 306)), masks)).all()
-    with pytest.raises(InvalidConfigError, match="'greedy'"):
+    with pytest.raises(AgentSpecError, match="'greedy'"):
         load_octopus_agents(["greedy"])
 
 

@@ -67,8 +67,13 @@ from miaui_env.agents.loading import PLAY_MODES
 from miaui_env.game.rules import MAX_PLAYERS, MIN_PLAYERS, REWARDS
 from miaui_env.game.seeding import seed_child, seed_int
 from miaui_env.observe.observation import VIEWS
+from miaui_env.octopus import rules as octopus_rules
 from miaui_env.spec import TableSpec
 
+GAMES = ("miaui", "octopus")
+"""The games a run trains on: Miaui, and the octopus fishing game (miaui_env.octopus)."""
+GAME_PLAYERS = {"miaui": (MIN_PLAYERS, MAX_PLAYERS), "octopus": (octopus_rules.MIN_PLAYERS, octopus_rules.MAX_PLAYERS)}
+"""Each game's table sizes, lowest and highest (Miaui: 3-6, the octopus game: 2-4, O1)."""
 CHECKOUT = Path(__file__).resolve().parent.parent  # the repository, or site-packages when installed
 ROOT = CHECKOUT if (CHECKOUT / "pyproject.toml").is_file() else Path.cwd()  # its checkpoints/ holds new runs
 
@@ -192,7 +197,8 @@ Flag = Annotated[bool, Strict()]
 Text = Annotated[str, Strict()]
 Count = Annotated[int, Strict(), Field(ge=0)]
 Positive = Annotated[int, Strict(), Field(ge=1)]
-PlayerCount = Annotated[int, Strict(), Field(ge=MIN_PLAYERS, le=MAX_PLAYERS)]
+PlayerCount = Annotated[int, Strict(), Field(ge=min(low for low, _ in GAME_PLAYERS.values()), le=MAX_PLAYERS)]
+"""A table size some game has; each game's own range is checked with the whole config (`check_player_counts`)."""
 Rate = Annotated[float, Strict(), Field(ge=0)]
 Share = Annotated[float, Strict(), Field(ge=0, le=1)]
 DEVICE_PATTERN = r"auto|cpu|cuda(:[0-9]+)?"
@@ -206,6 +212,7 @@ if TYPE_CHECKING:
     PlayMode: TypeAlias = str
 else:  # the names the library allows, as Literals: pydantic refuses any other, the JSON schema lists them
     View, Reward, PlayMode = Literal[VIEWS], Literal[REWARDS], Literal[tuple(PLAY_MODES)]
+GameName = Literal["miaui", "octopus"]
 
 
 def _inherited_descriptions(schema: dict[str, Any], kind: type[Any]) -> None:
@@ -465,6 +472,19 @@ class _PlaysTables:
     reward: str
     evaluation: EvaluationConfig
 
+    def check_player_counts(self, game: str) -> None:
+        """Refuse (ConfigError naming the key) a table size `game` does not have: the tables', the
+        evaluation's and the probe's (the schema allows any game's sizes, 2-6)."""
+        low, high = GAME_PLAYERS[game]
+        probe = getattr(self, "probe", None)
+        sizes = [(f"tables[{i}].num_players", table.num_players) for i, table in enumerate(self.tables)]
+        sizes += [("evaluation.num_players", self.evaluation.num_players)]
+        sizes += [("probe.num_players", probe.num_players)] if probe is not None else []
+        for key, size in sizes:
+            if not low <= size <= high:
+                others = "; the octopus game has 2 to 4 (game: octopus)" if game == "miaui" else ""
+                raise ConfigError(f"config key '{key}' is {size}; allowed: an integer from {low} to {high} ({game}{others})")
+
     @property
     def variants(self) -> tuple[tuple[bool, bool], ...]:
         """Every variant the run's tables play, as (open_baskets, no_fighting), base game first: each
@@ -497,6 +517,8 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
 
     DEFAULTS = DEFAULT_CONFIG
 
+    game: GameName = dataclasses.field(default="miaui", kw_only=True)
+    """The game the run trains on: miaui, or octopus (the octopus fishing game; configs/octopus.yaml)."""
     total_timesteps: Count
     """PPO learner decisions (one per learner seat per round)."""
     view: View
@@ -531,6 +553,38 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
     def __post_init__(self) -> None:
         super().__post_init__()
         _check_net_arch(self.ppo)
+        if not self.tables:
+            raise ConfigError("config key 'tables' is empty; allowed: at least one table (e.g. [{num_players: 4, num_games: 64}])")
+        self.check_player_counts(self.game)
+        if self.exploiters.num_players is not None:
+            low, high = GAME_PLAYERS[self.game]
+            for size in self.exploiters.num_players:
+                if not low <= size <= high:
+                    raise ConfigError(
+                        f"config key 'exploiters.num_players' holds {size}; allowed: integers from {low} to {high} ({self.game})"
+                    )
+
+    def check_game(self) -> None:
+        """Refuse (ConfigError) what the run's game does not have. The octopus game has no variants,
+        no privileged critic, no teacher to clone and no exploiters in the run (its probe and the
+        yardstick measure it). Checked when the run starts, not per --set: `game` and these keys
+        are often set one after the other."""
+        if self.game != "octopus":
+            return
+        miaui_only = {
+            "privileged_critic": (self.privileged_critic, "false"),
+            "kickstart.decisions": (self.kickstart.decisions, "0"),
+            "kickstart.guidance_steps": (self.kickstart.guidance_steps, "0"),
+            "exploiters.every": (self.exploiters.every, "0"),
+        }
+        for key, (value, off) in miaui_only.items():
+            if value:
+                raise ConfigError(f"config key '{key}' is {thaw(value)!r}, which the octopus game (game: octopus) does not have: "
+                                  f"set {key}={off} (configs/octopus.yaml does)")  # fmt: skip
+        for i, table in enumerate(self.tables):
+            if table.open_baskets or table.no_fighting:
+                raise ConfigError(f"config key 'tables[{i}]' plays a Miaui variant (open_baskets or no_fighting), which the "
+                                  "octopus game does not have: leave both false")  # fmt: skip
 
     def check_exploiters(self) -> None:
         """Refuse exploiters the run cannot seat (ConfigError): a table view, or a pool with no share.
@@ -604,6 +658,7 @@ class RLlibConfig(RunConfig, _PlaysTables):
         super().__post_init__()
         if not self.tables:
             raise ConfigError("config key 'tables' is empty; allowed: at least one table (e.g. [{num_players: 4, num_games: 64}])")
+        self.check_player_counts("miaui")  # the RLlib trainer plays Miaui
         for key in self.VECTOR_KEYS:
             if key in self.env_runners:
                 raise ConfigError(f"config key 'env_runners.{key}' is set to {self.env_runners[key]!r}; the trainer sets it "

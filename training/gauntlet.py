@@ -1,7 +1,8 @@
 """The evaluation gauntlet every trainer measures with, and the one chart of measures over training.
 
-A gauntlet is an arena run (miaui_env.apps.arena) of a learner against n-1 copies of one opponent,
-dealt in duplicate sets so that every seat meets every deal. Self-play PPO evaluates its learner
+A gauntlet is an arena run (miaui_env.apps.arena; the octopus game's, miaui_env.apps.octopus_arena)
+of a learner against n-1 copies of one opponent, dealt in duplicate sets so that every seat meets
+every deal. Self-play PPO evaluates its learner
 against each baseline with it (training/selfplay.py), the RLlib trainer its exported policy
 (training/rllib_selfplay.py), and the exploitability yardstick its best responses
 (training/exploit.py).
@@ -14,17 +15,23 @@ opponent, and evaluations compare over training.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from miaui_env.agents import Agent, Policy, agent_name
 from miaui_env.agents.loading import load_agent
+from miaui_env.apps import octopus_arena
 from miaui_env.apps.arena import ArenaConfig, SampleGames, gauntlet_significance, play, summarize
 from miaui_env.apps.files import replacing
+from miaui_env.apps.octopus_arena import OctopusArenaConfig
+from miaui_env.apps.octopus_replay import play_and_record
+from miaui_env.apps.octopus_replay import save_replay as save_octopus_replay
 from miaui_env.apps.replay import record_replay, save_replay
+from miaui_env.octopus.agents import load_octopus_agent
 from miaui_env.spec import TableSpec
 from training.config import ConfigError, EvaluationConfig, ProbeConfig, RunSeeds
 
@@ -84,6 +91,40 @@ def gauntlet(
     if replay is not None and sample is not None:
         seated = [names[agent] for agent in seats[0]]
         save_replay(record_replay(table, sample.plays[0], seed=int(sample.seeds[0]), players=seated), replay)
+    return GauntletResult(
+        opponent=opponent,
+        num_players=arena.num_players,
+        games=result.games,
+        win_share=result.win_share,
+        win_share_ci=result.win_share_ci,
+        mean_score=result.mean_score,
+        significance=gauntlet_significance(seats, winners, arena.num_players, names[0]),
+    )
+
+
+def octopus_gauntlet(
+    learner: Agent | Policy,
+    opponent: str,
+    table: OctopusArenaConfig,
+    games: int,
+    seeds: RunSeeds,
+    path: tuple[int, ...],
+    replay: Path | None = None,
+) -> GauntletResult:
+    """The octopus game's gauntlet: `learner` against n-1 copies of the octopus agent `opponent` at
+    `table` (its players, view and session cap), `games` games in duplicate sets (the same decks and
+    dice, seats rotated) dealt from the seed tree at `path`, as `gauntlet` does for Miaui. The
+    arena's games are stacked decks, which a replay cannot hold, so the replay at `replay` (if
+    given) is one more game, dealt by the tree's third seed at `path`, the learner in seat 0."""
+    arena = dataclasses.replace(table, games=games, seed=seeds.integer("evaluation", *path, 0))
+    rival = load_octopus_agent(opponent, seed=seeds.integer("evaluation", *path, 1))
+    names = [agent_name(learner), opponent]
+    seats, scores, winners = octopus_arena.play([learner, rival], "gauntlet", arena)
+    result = summarize(names, seats, scores, winners, arena.num_players)[0]
+    if replay is not None:
+        game = play_and_record([learner, *[rival] * (arena.num_players - 1)], arena.num_players, seeds.integer("evaluation", *path, 2),
+                               arena.view, arena.max_sessions)  # fmt: skip
+        save_octopus_replay(replace(game, players=(names[0], *[opponent] * (arena.num_players - 1))), replay)
     return GauntletResult(
         opponent=opponent,
         num_players=arena.num_players,

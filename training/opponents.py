@@ -32,6 +32,7 @@ from miaui_env.apps.files import replacing
 
 if TYPE_CHECKING:
     from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+    from miaui_env.octopus.selfplay import OctopusSelfPlayVecEnv
     from training.config import OpponentsConfig
 
 GameResult = tuple[list[str], float, int]
@@ -308,13 +309,17 @@ class Opponents:
                 raise CheckpointError(f"{league_file} is damaged ({error}); delete it to start the league's statistics anew") from None
 
 
-def finished_games(tables: Sequence[MiauiSelfPlayVecEnv], starts: Sequence[int], infos: Sequence[dict[str, Any]]) -> list[GameResult]:
+def finished_games(
+    tables: Sequence[MiauiSelfPlayVecEnv | OctopusSelfPlayVecEnv], starts: Sequence[int], infos: Sequence[dict[str, Any]]
+) -> list[GameResult]:
     """Each game that just ended at `tables` (whose rows start at `starts` in `infos`): who the learner
     met, its win share (its seats' mean) and the seats, one result per game, as a league counts them."""
     games: list[GameResult] = []
     for table, start in zip(tables, starts, strict=True):
-        learners = len(table.learner_seats)
+        learners = table.rows_per_game
         for index in range(start, start + table.num_envs, learners):  # one row per game: its first learner seat
+            if "winner" not in infos[index]:  # a game still under way (games that are not in lockstep end apart)
+                continue
             won = float(np.mean([infos[index + j]["winner"] for j in range(learners)]))
             games.append((list(infos[index]["opponents"]), won, table.num_players))
     return games

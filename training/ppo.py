@@ -107,15 +107,16 @@ def trained_weights(agent: Agent) -> TrainedWeights | None:
     return None
 
 
-def initial_weights(config: SelfPlayConfig) -> TrainedWeights | None:
-    """The weights `config.init` names (None without one); ConfigError unless it is a trained
-    MaskablePPO policy that sees the run's view through the run's kind of critic."""
+def initial_weights(config: SelfPlayConfig, load: Callable[..., Agent] = load_agent) -> TrainedWeights | None:
+    """The weights `config.init` names (None without one), loaded by `load` (the run's game's
+    loader); ConfigError unless it is a trained MaskablePPO policy that sees the run's view through
+    the run's kind of critic."""
     if config.init is None:
         return None
     if config.kickstart.decisions > 0:  # checked here, not per --set: the two keys are often set one after the other
         raise ConfigError(f"config key 'init' is {config.init!r} and kickstart.decisions is {config.kickstart.decisions}: both "
                           "start the network; set kickstart.decisions=0 to start from init's weights, or init=null to clone")  # fmt: skip
-    agent = load_agent(config.init, seed=0)
+    agent = load(config.init, seed=0)
     weights = trained_weights(agent)
     if weights is None:
         raise ConfigError(f"config key 'init' is {config.init!r}, which is not a trained MaskablePPO policy; name a checkpoint "

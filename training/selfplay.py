@@ -59,7 +59,7 @@ import pickle
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -72,49 +72,50 @@ from miaui_env.agents.loading import load_agent
 from miaui_env.agents.policy import PolicyAgent
 from miaui_env.apps.cli import check_writable, run_command
 from miaui_env.apps.files import atomic_write, write_rows
-from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
-from miaui_env.observe.observation import OBSERVATION_VERSION
+from miaui_env.integrations.sb3 import MultiTableVecEnv
 from training import exploit
 from training.checkpoint import naming_a_full_disk, open_checkpoint, write_checkpoint
 from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, variant_name
 from training.exploiters import Exploiters
-from training.gauntlet import Curve, check_arenas, gauntlet, plot_curves
+from training.games import COMPACT, WeightSetter, training_game
+from training.gauntlet import Curve, check_arenas, plot_curves
 from training.hardware import check_threads, torch_device, torch_threads
 from training.kickstart import TeacherGuidance, clone_teacher
 from training.magnet import Magnet, MagnetPPO
-from training.opponents import OpponentMixture, Opponents, SnapshotPool, finished_games
+from training.opponents import Opponents, SnapshotPool, finished_games
 from training.ppo import initial_weights, new_learner, ppo_kwargs
 
-COMPACT = "uint8"  # a run's rows: uint8 codes, copied to the device as such and expanded there (miaui_env.observe.compact)
+if TYPE_CHECKING:
+    from stable_baselines3.common.vec_env import VecEnv
 
 
 def check_run(config: SelfPlayConfig) -> None:
     """Refuse now, not after the cloning or the training, what the run would fail on later: more
-    threads than cores, a GPU torch does not see, an agent name nothing can load, an arena
-    (evaluations, the probe) with more games than it allows, exploiters it cannot seat."""
+    threads than cores, a GPU torch does not see, what the game does not have, an agent name
+    nothing can load, an arena (evaluations, the probe) with more games than it allows,
+    exploiters it cannot seat."""
     check_threads(config.threads)
     torch_device(config.device)
+    config.check_game()
     config.check_exploiters()
-    for name in (*config.evaluation.baselines, config.kickstart.teacher):
-        load_agent(name)
+    game = training_game(config.game)
+    for name in (*config.evaluation.baselines, *config.opponents.baseline_names):
+        game.load_agent(name)
+    if config.game == "miaui":
+        load_agent(config.kickstart.teacher)
     check_arenas(config.evaluation, config.probe)
 
 
-def self_play_tables(config: SelfPlayConfig, observation_dtype: str = COMPACT) -> list[MiauiSelfPlayVecEnv]:
-    """The config's tables as self-play VecEnvs on `config.threads` engine threads, table i dealt from
-    child i of the `tables` stream, their rows uint8 codes (COMPACT) or float32 (runs started before compact rows)."""
-    children = config.seeds.sequence("tables").spawn(len(config.tables))
-    return [
-        MiauiSelfPlayVecEnv(
-            num_games=table.num_games,
-            learner_seats=table.learner_seats,
-            seed=child,
-            threads=config.threads,
-            privileged=config.privileged_critic,
-            **spec.replace(observation_dtype=observation_dtype).as_kwargs(),
-        )
-        for table, spec, child in zip(config.tables, config.table_specs, children, strict=True)
-    ]
+def self_play_tables(config: SelfPlayConfig, observation_dtype: str | None = None) -> list[VecEnv]:
+    """The config's tables as its game's self-play VecEnvs (training/games.py), table i dealt from
+    child i of the `tables` stream; Miaui's rows uint8 codes (COMPACT) unless `observation_dtype`
+    says float32 (runs started before compact rows), the octopus game's float32."""
+    return training_game(config.game).tables(config, observation_dtype or row_dtype(config.game))
+
+
+def row_dtype(game: str) -> str:
+    """The rows a new run of `game` trains on: Miaui's compact uint8 codes, the octopus game's float32."""
+    return COMPACT if game == "miaui" else "float32"
 
 
 class Run:
@@ -128,18 +129,24 @@ class Run:
     def __init__(self, config: SelfPlayConfig, directory: Path, resume: bool):
         check_run(config)
         self.config, self.directory = config, directory
+        self.game = training_game(config.game)
         self.unsaved_replays: list[Path] = []  # written by evaluate(), removed unless checkpoint() lands
         seeds = config.seeds
         saved = open_checkpoint(directory, ["model.zip"], "checkpoint") if resume else {}
+        if resume and saved.get("game", "miaui") != config.game:
+            raise ConfigError(f"{directory} is a run of the {saved.get('game', 'miaui')!r} game, but its config says game={config.game!r}")
         # A run keeps the rows it started with: runs from before compact rows trained on float32.
-        self.tables = self_play_tables(config, saved.get("observation_dtype", "float32") if resume else COMPACT)
+        self.tables = self_play_tables(config, saved.get("observation_dtype", "float32") if resume else None)
         self.venv = MultiTableVecEnv(self.tables)
         self.opponents = Opponents(config.opponents, SnapshotPool(directory / "pool", config.opponents.pool_size))
-        self.mixtures: list[OpponentMixture] = []
+        self.weight_setters: list[WeightSetter] = []  # each table's: new opponent draw weights
         self.members: list[Agent | Policy] = []  # the pool's members seated now, as agents
         # Each table has baselines of its own: an agent with memory (the counter) follows one batch of games.
         self.baselines = [
-            {name: load_agent(name, seed=seeds.integer("baselines", t, i)) for i, name in enumerate(config.opponents.baseline_names)}
+            {
+                name: self.game.load_agent(name, seed=seeds.integer("baselines", t, i))
+                for i, name in enumerate(config.opponents.baseline_names)
+            }
             for t in range(len(self.tables))
         ]
         self.opponent_seeds = seeds.sequence("opponents")  # each refresh spawns one child per table
@@ -156,13 +163,15 @@ class Run:
         config = self.config
         kwargs = ppo_kwargs(config.ppo)
         model = new_learner(
-            self.venv, kwargs, config.seeds.integer("ppo"), start=initial_weights(config), privileged_critic=config.privileged_critic,
+            self.venv, kwargs, config.seeds.integer("ppo"), start=initial_weights(config, self.game.load_agent),
+            privileged_critic=config.privileged_critic,
             tensorboard_log=str(self.directory / "tensorboard"), device=config.device,
         )  # fmt: skip
         model.magnet = self.new_magnet(model)
         metadata = {
-            "observation_version": OBSERVATION_VERSION,
-            "observation_dtype": COMPACT,
+            "game": config.game,
+            "observation_version": self.game.observation_version,
+            "observation_dtype": row_dtype(config.game),
             "tables": [table.to_dict() for table in config.tables],
             "player_counts": sorted({table.num_players for table in config.tables}),
             "variants": sorted({(table.open_baskets, table.no_fighting) for table in config.tables}),
@@ -248,20 +257,17 @@ class Run:
         opponents.seat([agent_name(agent) for agent in self.members])
         shares = opponents.shares()
         spawned = zip(self.tables, self.baselines, self.opponent_seeds.spawn(len(self.tables)), strict=True)
-        self.mixtures = []
+        self.weight_setters = []
         for table, baselines, seed in spawned:
             agents = [*self.members, *(baselines[name] for name in opponents.baseline_weights)]
-            seats = max(table.num_players - len(table.learner_seats), 1)  # all-learner tables never ask
-            mixture = OpponentMixture(agents, shares, np.random.default_rng(seed), seats_per_game=seats, draw=self.config.opponents.draw)
-            table.set_opponent(mixture)
-            self.mixtures.append(mixture)
+            self.weight_setters.append(self.game.seat(table, agents, shares, seed, self.config.opponents.draw))
 
     def record_games(self, infos: list[dict[str, Any]]) -> None:
         """A league's statistics from the games that just ended; the new draw weights from the next episode."""
         if self.opponents.record(finished_games(self.tables, self.venv.bounds[:-1], infos)):
             shares = self.opponents.shares()
-            for mixture in self.mixtures:
-                mixture.set_weights(shares)
+            for set_weights in self.weight_setters:
+                set_weights(shares)
 
     def clone(self, show_progress: bool) -> None:
         """Kickstart a new run: its network learns to play like the teacher before PPO (training/kickstart.py)."""
@@ -289,14 +295,13 @@ class Run:
         # Shown what it was trained to see, playing as it will once loaded (`play`)
         learner = PolicyAgent(self.model, "learner", view=self.config.view, deterministic=self.config.play == "best")
         for i, name in enumerate(evaluation.baselines):
-            for table in self.config.evaluation_specs:  # one per variant the run plays
-                variant = variant_name(table.open_baskets, table.no_fighting)
+            for variant, table in self.game.evaluation_tables(self.config):  # one per variant the run plays
                 baseline_file = re.sub(r"[^\w.@+-]", "_", name) + variant_suffix(variant, "-")  # a spec may be a path or module:callable
                 replay = self.directory / "replays" / f"step-{step:09d}-{baseline_file}.json"
                 self.unsaved_replays.append(replay)
                 try:
                     with naming_a_full_disk(replay):
-                        result = gauntlet(learner, name, table, evaluation.games_per_baseline, seeds, (i,), replay=replay)
+                        result = self.game.gauntlet(learner, name, table, evaluation.games_per_baseline, seeds, (i,), replay=replay)
                 except BaseException:
                     self.drop_unsaved_replays()
                     raise
@@ -490,7 +495,8 @@ def probe(config: SelfPlayConfig, directory: Path, step: int, show_progress: boo
     # Relative where it can be (no machine's paths in the run's files), and never a bare name a built-in agent could shadow.
     target = os.path.join(".", os.path.relpath(directory)) if directory.resolve().is_relative_to(Path.cwd()) else str(directory)
     measured = exploit.ExploitConfig(
-        target=target, players=(settings.num_players,), steps=settings.steps, open_baskets=open_baskets, no_fighting=no_fighting,
+        target=target, game=config.game, players=(settings.num_players,), steps=settings.steps, open_baskets=open_baskets,
+        no_fighting=no_fighting,
         seed=config.seed, eval_games=settings.games, ppo=config.ppo, threads=config.threads, device=config.device,
         kickstart=config.override(f"kickstart.decisions={exploit.CLONING_DECISIONS}").kickstart, out=Path(target) / "exploit",
     )  # fmt: skip

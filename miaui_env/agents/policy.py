@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from miaui_env.agents.checkpoint import CheckpointError, read_metadata
+from miaui_env.agents.checkpoint import CheckpointError, CheckpointSpaceError, read_metadata
 from miaui_env.game.seeding import seed_generator
 
 
@@ -76,14 +76,22 @@ def action_probabilities(policy: Any, observations: np.ndarray, masks: np.ndarra
     return np.asarray(distribution.distribution.probs.cpu().numpy(), dtype=np.float64)
 
 
-def load_sb3_policy(path: Path, name: str | None = None, deterministic: bool | None = None, seed: int | None = None) -> PolicyAgent:
+def load_sb3_policy(
+    path: Path, name: str | None = None, deterministic: bool | None = None, seed: int | None = None, metadata: dict[str, Any] | None = None
+) -> PolicyAgent:
     """A MaskablePPO run (its directory, or a model .zip), seeing the view it was trained on and
     playing as its metadata's `play` says (`best` unless it says `sample`; `deterministic` decides
-    instead when given); `seed` seeds its draws when it samples."""
+    instead when given); `seed` seeds its draws when it samples. `metadata`: the run's metadata,
+    already read and checked by the caller (another game's loader), else read here for Miaui."""
     from sb3_contrib import MaskablePPO
 
     model_file = path / "model.zip" if path.is_dir() else path
-    metadata = read_metadata(model_file.parent / "metadata.json")
+    if metadata is None:
+        metadata = read_metadata(model_file.parent / "metadata.json")
+        if metadata.get("game", "miaui") != "miaui":
+            raise CheckpointSpaceError(
+                f"{path} is a policy for the {metadata['game']!r} game, not Miaui; load it as that game's agent (e.g. --game octopus)"
+            )
     try:
         with zipfile.ZipFile(model_file) as archive:  # SB3 only asserts its `data` member (and -O drops that)
             if "data" not in archive.namelist():

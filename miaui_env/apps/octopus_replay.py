@@ -24,9 +24,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from miaui_env.agents import Agent, Policy, agent_name, as_agent, checked_actions
 from miaui_env.apps.replay import ReplayError
 from miaui_env.game.saved_state import file_path
 from miaui_env.octopus import rules
+from miaui_env.octopus.observation import Painter, observe_canvas
 from miaui_env.octopus.rules import OctopusState
 
 REPLAY_VERSION = 1
@@ -82,6 +84,26 @@ def record(
     _check_fields(replay)
     replay_states(replay)  # a replay that does not play back to this game is refused here, not when read
     return replay
+
+
+def play_and_record(
+    agents: Sequence[Agent | Policy], num_players: int, seed: int, view: str = "table", max_sessions: int | None = None
+) -> OctopusReplay:
+    """One game of `agents` (seat i plays `agents[i % len(agents)]`, each shown its own view, else
+    `view`) dealt by `seed`, as a replay."""
+    entrants = [as_agent(agent) for agent in agents]
+    seated = [entrants[seat % len(entrants)] for seat in range(num_players)]
+    for agent in entrants:
+        agent.reset()
+    state = rules.new_game(num_players, seed=seed, max_sessions=max_sessions)
+    painter, actions = Painter(), []
+    while not state.is_over:
+        agent = seated[state.active]
+        seen = observe_canvas(painter.canvas(state), num_players, state.active, getattr(agent, "view", view))
+        action = int(checked_actions(agent, seen[None], rules.action_mask(state)[None])[0])
+        actions.append(action)
+        rules.step(state, rules.decision_of(state, action))
+    return record(state, actions, seed=seed, view=view, players=[agent_name(agent) for agent in seated])
 
 
 # -- playing back -----------------------------------------------------------------------------------

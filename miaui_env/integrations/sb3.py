@@ -366,22 +366,27 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         names = list(seated(games * seats)) if callable(seated) else [agent_name(self.opponent)] * (games * seats)
         return [tuple(names[g * seats : (g + 1) * seats]) for g in range(games)]
 
+    @property
+    def rows_per_game(self) -> int:
+        """Rows that share one game (its learner seats, next to each other): a game's rows end together."""
+        return len(self.learner_seats)
+
     def action_masks(self) -> np.ndarray:
         """(num_envs, 12) bool: the legal cards of each index's seat."""
         return self._learner_view(self._masks).astype(bool)
 
 
 class MultiTableVecEnv(_OneEnvVecEnv):
-    """Several self-play VecEnvs (say 3-, 4- and 6-player tables, or variants) as one, so one
-    network learns them all. Indices run through the tables in order; all tables share the
-    observation layout, and their episodes all last 11 steps."""
+    """Several self-play VecEnvs (say 3-, 4- and 6-player tables, or variants; or octopus tables of
+    2, 3 and 4 players) as one, so one network learns them all. Indices run through the tables in
+    order; all tables share the observation layout."""
 
     def __init__(self, tables: Sequence[MiauiSelfPlayVecEnv]):
         if isinstance(tables, str | bytes) or not isinstance(tables, Sequence) or not tables:
             raise InvalidConfigError(f"MultiTableVecEnv needs a non-empty list of MiauiSelfPlayVecEnv tables, got {tables!r:.60}")
-        for table in tables:
-            if not isinstance(table, MiauiSelfPlayVecEnv):
-                raise InvalidConfigError(f"MultiTableVecEnv table {table!r:.60} is not a MiauiSelfPlayVecEnv")
+        for table in tables:  # a self-play VecEnv of either game (miaui_env.octopus.selfplay's shares this base)
+            if not isinstance(table, _OneEnvVecEnv) or isinstance(table, MultiTableVecEnv):
+                raise InvalidConfigError(f"MultiTableVecEnv table {table!r:.60} is not a self-play VecEnv (MiauiSelfPlayVecEnv, OctopusSelfPlayVecEnv)")
         if len({id(table) for table in tables}) != len(tables):
             raise InvalidConfigError("MultiTableVecEnv was given the same table twice; each table is its own batch of games")
         _check_same_observation_space(tables)

@@ -68,15 +68,22 @@ Measured (the octopus arena, duplicate sets, seed 20261126, never tuned on; win 
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
+import gymnasium
 import numpy as np
 
 from miaui_env.agents import Agent, AgentError, RandomAgent
-from miaui_env.game.seeding import Seed, seed_generator
+from miaui_env.agents.checkpoint import CheckpointError, CheckpointSpaceError, CheckpointVersionError
+from miaui_env.agents.loading import PLAY_MODES, SHIPPED_POLICIES, AgentSpecError, split_play_mode
+from miaui_env.agents.policy import PolicyAgent, load_sb3_policy
+from miaui_env.game.seeding import Seed, check_seed, seed_children, seed_generator, seed_int
 from miaui_env.observe.observation import VECTOR_BOUND
-from miaui_env.octopus.observation import OBSERVATION_LAYOUT, VALUES
+from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, VALUES
 from miaui_env.octopus.rules import (
     DIE_FACES,
     FISH_VALUES,
@@ -289,26 +296,104 @@ def octopus_agents() -> dict[str, Callable[[int | None], Agent]]:
     return {RandomAgent.name: RandomAgent, CautiousAgent.name: CautiousAgent, RiskAwareAgent.name: RiskAwareAgent}
 
 
-def load_octopus_agents(names: Sequence[str], seed: int | None = None) -> list[Agent]:
-    """Built-in octopus agents by name, each seeded from its own child of `seed` (Miaui's seed tree)."""
-    from miaui_env.game.seeding import seed_children, seed_int
-
+def load_octopus_agent(spec: str, seed: int | None = None) -> Agent | PolicyAgent:
+    """The octopus agent `spec` names: a built-in (`octopus_agents()`), a shipped octopus policy
+    (octopus-ppo-v1), or an octopus self-play run (its folder, or a model .zip), a trained policy
+    optionally followed by `@best` or `@sample` (how it plays); seeded by `seed`. AgentSpecError
+    for a name nothing loads, CheckpointError for a checkpoint that is not an octopus policy."""
     table = octopus_agents()
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentSpecError(f"an octopus agent spec is a non-empty string (a built-in name or a checkpoint), got {spec!r:.60}")
+    seed = check_seed(seed)
+    base, mode = split_play_mode(spec)
+    if base in table:
+        if mode is not None:
+            raise AgentSpecError(f"agent {spec!r}: play modes (@best, @sample) are for trained policies; {base!r} is a built-in agent")
+        return table[base](seed)
+    path = Path(base)
+    if not (path.suffix == ".zip" and path.is_file()) and not (path / "model.zip").is_file():
+        path = SHIPPED_POLICIES / base
+        if not (path / "model.zip").is_file():
+            raise AgentSpecError(
+                f"unknown octopus agent {spec!r}; octopus agents are {', '.join(table)}, a shipped octopus policy "
+                f"({', '.join(shipped_octopus_policies()) or 'none installed'}) or an octopus run's folder (with model.zip)"
+            )
+    metadata = octopus_metadata(path)
+    agent = load_sb3_policy(path, seed=seed, metadata=metadata)
+    check_policy_shape(agent.policy, path)
+    if mode is not None:
+        agent.deterministic = PLAY_MODES[mode]
+        agent.name = f"{agent.name}@{mode}"
+    return agent
+
+
+def octopus_metadata(path: Path) -> dict[str, Any]:
+    """The metadata of the octopus policy at `path` (a run's folder or its model .zip); CheckpointError
+    if it is missing, damaged, another game's, or built for another observation layout."""
+    source = (path if path.is_dir() else path.parent) / "metadata.json"
+    try:
+        metadata = json.loads(source.read_text())
+    except FileNotFoundError:
+        raise CheckpointError(f"{source} is missing: an octopus policy names its game and observation layout there") from None
+    except (OSError, ValueError) as error:
+        raise CheckpointError(f"{source} is not readable JSON ({error}); the checkpoint is damaged") from None
+    if not isinstance(metadata, dict):
+        raise CheckpointError(f"{source} holds {type(metadata).__name__}, not a metadata object; the checkpoint is damaged")
+    if metadata.get("game") != "octopus":
+        game = metadata.get("game", "miaui")
+        raise CheckpointSpaceError(f"{path} is a policy for the {game!r} game, not the octopus game; load it as that game's agent")
+    version = metadata.get("observation_version")
+    if isinstance(version, bool) or version != OBSERVATION_VERSION:
+        raise CheckpointVersionError(
+            f"{path} was trained on octopus observation layout version {version!r}, but this library builds "
+            f"version {OBSERVATION_VERSION}; retrain it or use a matching miaui-rl"
+        )
+    return metadata
+
+
+def check_policy_shape(model: Any, source: Path) -> None:
+    """Refuse (CheckpointSpaceError) a model that does not read the octopus rows or choose its 12 actions."""
+    space, actions = getattr(model, "observation_space", None), getattr(model, "action_space", None)
+    if getattr(space, "shape", None) != (OBSERVATION_LAYOUT.size,) or not (
+        isinstance(actions, gymnasium.spaces.Discrete) and actions.n == NUM_ACTIONS
+    ):
+        raise CheckpointSpaceError(
+            f"{source} reads observations {space} and plays {actions}, but the octopus game gives "
+            f"Box({OBSERVATION_LAYOUT.size},) observations and Discrete({NUM_ACTIONS}) actions"
+        )
+
+
+def shipped_octopus_policies() -> list[str]:
+    """The names of the octopus policies shipped with the package (their metadata names the game)."""
+    names = []
+    for folder in sorted(Path(SHIPPED_POLICIES).glob("octopus-*")):
+        try:
+            if json.loads((folder / "metadata.json").read_text()).get("game") == "octopus" and (folder / "model.zip").is_file():
+                names.append(folder.name)
+        except (OSError, ValueError, AttributeError):
+            continue
+    return names
+
+
+def load_octopus_agents(names: Sequence[str], seed: int | None = None) -> list[Agent | PolicyAgent]:
+    """Octopus agents by spec (`load_octopus_agent`), each seeded from its own child of `seed` (Miaui's seed tree)."""
     if isinstance(names, str | bytes) or not isinstance(names, Sequence):
         raise InvalidConfigError(f"octopus agents are given as a list of names (e.g. ['random']); got {names!r:.60}")
-    unknown = [name for name in names if not isinstance(name, str) or name not in table]
+    unknown = [name for name in names if not isinstance(name, str)]
     if unknown:
-        raise InvalidConfigError(f"unknown octopus agent(s) {unknown}; octopus agents are {', '.join(table)}")
+        raise InvalidConfigError(f"unknown octopus agent(s) {unknown}; octopus agents are {', '.join(octopus_agents())}")
     seeds = [None] * len(names) if seed is None else [seed_int(child) for child in seed_children(seed, len(names))]
-    return [table[name](agent_seed) for name, agent_seed in zip(names, seeds, strict=True)]
+    return [load_octopus_agent(name, agent_seed) for name, agent_seed in zip(names, seeds, strict=True)]
 
 
 __all__ = [
     "CautiousAgent",
     "RiskAwareAgent",
     "flip_odds",
+    "load_octopus_agent",
     "load_octopus_agents",
     "octopus_agents",
+    "shipped_octopus_policies",
     "success_probability",
     "theft_action",
 ]

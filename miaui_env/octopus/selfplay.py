@@ -13,11 +13,17 @@ learner rows in one game can never both be at a decision, so a row that shares i
 to be handed made-up "wait" steps (extra transitions whose action does nothing, which bias GAE and
 waste samples) or stall the batch. Instead **each row owns its game**: row `g * L + j` is learner seat
 `learner_seats[j]` of game `g * L + j`, and every other seat of that game is played by `opponent`
-(an `Agent` or batched policy `(observations, masks) -> actions`; default: random legal actions).
+(an `Agent` or batched policy `(observations, masks) -> actions`; default: random legal actions),
+shown the view it says it plays from (its `view`, as the arena does) or else the rows' `view`.
 `learner_seats` (all seats by default) says which positions the rows learn, so one network learns
-to play every seat (first to act, second, ...); `set_opponent` swaps the opponent (a snapshot of the
-policy, for self-play proper) at the next reset or autoreset; games are not in lockstep, so the
-games under way then meet the new opponent for the rest of their game.
+to play every seat (first to act, second, ...).
+
+`set_opponents(agents, weights)` seats a mix instead (snapshots of the policy and baselines, as
+self-play's league deals them): every new game draws, by weight, one agent for all its opponent
+seats (`draw="game"`, whole tables of one kind, as the arena measures) or one per seat
+(`draw="seat"`). `set_opponent(agent)` is the mix of one. A new mix seats the games dealt from the
+next reset or autoreset on; games are not in lockstep, so a game under way keeps the opponents it
+was dealt until it ends, and `info["opponents"]` names the ones its row met.
 
 `step(actions)`: every row's action is its seat's decision (checked against its mask first, as
 `MiauiSelfPlayVecEnv` does). Then every game is played on, opponents' decisions batched across all
@@ -42,7 +48,8 @@ Seats never mix: a row only ever sees and is paid for its own seat.
 A seed (int or `SeedSequence`) is the root of a seed tree, as for `MiauiSelfPlayVecEnv`: game `i`'s
 generator is seeded by `slot_seeds(seed, num_envs)[i]` (tree child 0) and carries on game after
 game; the default opponent is seeded from child 1. Same seed, same actions: the same games.
-`seed(s)` (which MaskablePPO calls) deals the next `reset` as the constructor's seed would.
+`seed(s)` (which MaskablePPO calls) deals the next `reset` as the constructor's seed would. The draws
+of a mix come from the generator `set_opponents` is given (seeded by its `seed`).
 Algorithms: PPO (Schulman et al. 2017) with invalid action masking (Huang & Ontanon 2022), whose
 mask `action_masks()` gives: a learner row always has at least one legal action.
 """
@@ -64,12 +71,48 @@ from miaui_env.integrations.sb3 import _checked_seats, _OneEnvVecEnv, _opponent_
 from miaui_env.observe.observation import VECTOR_BOUND
 from miaui_env.octopus import rules
 from miaui_env.octopus.env import DEFAULT_MAX_SESSIONS, _check_settings, check_action
-from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, Painter, observe_canvas
+from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, Painter, check_view, observe_canvas
 from miaui_env.octopus.rules import NUM_ACTIONS, OctopusState, Phase
 
 _FLIP_OR_STOP = np.zeros(NUM_ACTIONS, dtype=np.int8)
 _FLIP_OR_STOP[[0, 1]] = 1  # O3: stop or flip, the same two actions at every such decision (rules.action_of)
 _FLIP_OR_STOP.flags.writeable = False
+
+
+DRAWS = ("game", "seat")  # a mix deals all of a game's opponent seats to one agent, or each seat its own
+
+
+class OpponentSeating:
+    """Who plays the opponent seats of each new game: `agents` drawn by `weights` (normalised) from
+    `rng`, one for the whole game (`draw="game"`) or one per seat (`draw="seat"`)."""
+
+    def __init__(self, agents: Sequence[Agent | Policy], weights: Sequence[float], rng: np.random.Generator, draw: str = "game"):
+        if draw not in DRAWS:
+            raise InvalidConfigError(f"draw={draw!r} is not allowed; allowed: {', '.join(DRAWS)}")
+        if isinstance(agents, str | bytes) or not isinstance(agents, Sequence) or not agents:
+            raise InvalidConfigError(f"opponents must be a non-empty list of agents, got {agents!r:.60}")
+        self.agents = [check_agent(agent, "opponent") for agent in agents]
+        for agent in self.agents:
+            if hasattr(agent, "view"):
+                check_view(agent.view)
+        self.rng, self.draw = rng, draw
+        self.set_weights(weights)
+
+    def set_weights(self, weights: Sequence[float]) -> None:
+        """Draw by these weights from the next new game on (one per agent, each finite and >= 0, not all zero)."""
+        try:
+            given = np.asarray(weights, dtype=np.float64)
+        except (TypeError, ValueError):
+            given = np.array([np.nan])
+        if given.shape != (len(self.agents),) or not np.isfinite(given).all() or (given < 0).any() or given.sum() <= 0:
+            raise InvalidConfigError(f"weights={weights!r:.80} is not allowed; give one finite weight >= 0 per opponent, not all zero")
+        self.weights = given / given.sum()
+
+    def deal(self, num_players: int, learner_seat: int) -> list[Agent | Policy | None]:
+        """The agent of every seat of a new game (None at the learner's seat)."""
+        draws = 1 if self.draw == "game" else num_players
+        picked = self.rng.choice(len(self.agents), size=draws, p=self.weights).tolist()
+        return [None if seat == learner_seat else self.agents[picked[0 if draws == 1 else seat]] for seat in range(num_players)]
 
 
 def _mask(state: OctopusState) -> np.ndarray:
@@ -106,14 +149,15 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
         rows = self.num_games * len(seats)
         self.row_seats = np.tile(self.learner_seats, self.num_games)  # the learner seat of each row
         self._default_opponent = RandomAgent(None if seed is None else _opponent_seed(seed))
-        self.opponent: Agent | Policy = opponent if opponent is not None else self._default_opponent
-        self._next_opponent: Agent | Policy | None = None
+        self._seating = OpponentSeating([opponent if opponent is not None else self._default_opponent], [1.0], np.random.default_rng(0))
+        self._next_seating: OpponentSeating | None = None
         self.render_mode = None
         space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
         super().__init__(rows, space, gymnasium.spaces.Discrete(NUM_ACTIONS))
         self._next_seeds: list[int] | None = None if seed is None else slot_seeds(seed, rows)
         self._rngs: list[np.random.Generator] = []
         self._games: list[OctopusState] = []
+        self._seated: list[list[Agent | Policy | None]] = []  # each row's game: the agent of every seat
         self._painters = [Painter() for _ in range(rows)]
         self._obs = np.zeros((rows, OBSERVATION_LAYOUT.size), dtype=np.float32)
         self._masks = np.zeros((rows, NUM_ACTIONS), dtype=np.int8)
@@ -132,14 +176,37 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
         self._default_opponent.rng = seed_generator(_opponent_seed(tree))
         return list(self._next_seeds)
 
-    def set_opponent(self, opponent: Agent | Policy) -> None:
-        """Play the non-learner seats with `opponent` from the next reset or autoreset on (every game, those under way included)."""
-        self._next_opponent = check_agent(opponent, "opponent")
+    @property
+    def opponent(self) -> Agent | Policy:
+        """The opponent of the games dealt now, when one agent plays them all (else the first of the mix)."""
+        return self._seating.agents[0]
 
-    def _take_next_opponent(self) -> None:
-        if self._next_opponent is not None:
-            self.opponent, self._next_opponent = self._next_opponent, None
-            reset_agent(self.opponent)
+    @property
+    def opponents(self) -> list[Agent | Policy]:
+        """The agents the games dealt now draw their opponents from."""
+        return list(self._seating.agents)
+
+    def set_opponent(self, opponent: Agent | Policy) -> None:
+        """Play the non-learner seats of the games dealt from the next reset or autoreset on with `opponent`."""
+        self._next_seating = OpponentSeating([opponent], [1.0], np.random.default_rng(0))
+
+    def set_opponents(
+        self, agents: Sequence[Agent | Policy], weights: Sequence[float] | None = None, seed: Seed | None = None, draw: str = "game"
+    ) -> None:
+        """Deal the opponent seats of every game from the next reset or autoreset on among `agents`, by
+        `weights` (None: alike), drawn from `seed`: one agent a game (`draw="game"`) or one a seat (`"seat"`)."""
+        weights = [1.0] * len(agents) if weights is None and isinstance(agents, Sequence) else weights
+        self._next_seating = OpponentSeating(agents, weights if weights is not None else [], seed_generator(seed), draw)
+
+    def set_opponent_weights(self, weights: Sequence[float]) -> None:
+        """New draw weights for the mix `set_opponents` gave (one per agent), from the next new game on."""
+        (self._next_seating or self._seating).set_weights(weights)
+
+    def _take_next_seating(self) -> None:
+        if self._next_seating is not None:
+            self._seating, self._next_seating = self._next_seating, None
+            for agent in self._seating.agents:
+                reset_agent(agent)
 
     # -- VecEnv ---------------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
@@ -148,8 +215,10 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
         seeds = self._next_seeds if self._next_seeds is not None else [None] * self.num_envs
         self._next_seeds = None
         self._rngs = [seed_generator(s) for s in seeds]
-        self._take_next_opponent()
-        reset_agent(self.opponent)
+        self._take_next_seating()
+        for agent in self._seating.agents:
+            reset_agent(agent)
+        self._seated = [[] for _ in range(self.num_envs)]
         self._games = [self._new_game(row) for row in range(self.num_envs)]
         self._actions_pending = False
         self._play_opponents(list(range(self.num_envs)))
@@ -160,6 +229,7 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
     def _new_game(self, row: int) -> OctopusState:
         self._lengths[row] = 0
         self._starts[row] = time.time()
+        self._seated[row] = self._seating.deal(self.num_players, int(self.row_seats[row]))
         return rules.new_game(self.num_players, self._rngs[row], max_sessions=self.max_sessions)
 
     def _present(self, row: int) -> None:
@@ -174,23 +244,35 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
         waiting = [r for r in rows if not self._games[r].is_over and self._games[r].active != self.row_seats[r]]
         width = OBSERVATION_LAYOUT.size
         while waiting:
-            seen = np.empty((len(waiting), width), dtype=np.float32)
-            masks = np.empty((len(waiting), NUM_ACTIONS), dtype=np.int8)
-            for i, r in enumerate(waiting):
-                game = self._games[r]
-                seen[i] = observe_canvas(self._painters[r].canvas(game), self.num_players, game.active, self.view)
-                masks[i] = _mask(game)
-            actions = checked_actions(self.opponent, seen, masks)
+            by_agent: dict[int, list[int]] = {}  # each agent's waiting rows, to act on as one batch
+            for r in waiting:
+                by_agent.setdefault(id(self._seated[r][self._games[r].active]), []).append(r)
+            for mine in by_agent.values():
+                agent = self._seated[mine[0]][self._games[mine[0]].active]
+                view = getattr(agent, "view", self.view)  # an agent that says its view (a trained policy's) is shown it
+                seen = np.empty((len(mine), width), dtype=np.float32)
+                masks = np.empty((len(mine), NUM_ACTIONS), dtype=np.int8)
+                for i, r in enumerate(mine):
+                    game = self._games[r]
+                    seen[i] = observe_canvas(self._painters[r].canvas(game), self.num_players, game.active, view)
+                    masks[i] = _mask(game)
+                actions = checked_actions(agent, seen, masks)
+                for r, action in zip(mine, actions.tolist(), strict=True):
+                    game = self._games[r]
+                    rules.step(game, rules.decision_of(game, action))
             self.opponent_decisions += len(waiting)
-            for r, action in zip(waiting, actions.tolist(), strict=True):
-                game = self._games[r]
-                rules.step(game, rules.decision_of(game, action))
             waiting = [r for r in waiting if not self._games[r].is_over and self._games[r].active != self.row_seats[r]]
 
-    def step_async(self, actions: np.ndarray) -> None:
-        """Store every row's action, checked against its mask before anything is played."""
-        self._actions = self.check_actions(actions)
+    def step_async(self, actions: np.ndarray, *, trusted: bool = False) -> None:
+        """Store every row's action, checked against its mask before anything is played (`trusted`:
+        they are what `check_actions` returned, as `MultiTableVecEnv` hands them, and are not checked again)."""
+        self._actions = actions if trusted else self.check_actions(actions)
         self._actions_pending = True
+
+    def check_actions_pending(self) -> None:
+        """IllegalActionError unless `step_async` stored actions since the last `step_wait`."""
+        if not self._actions_pending:
+            raise IllegalActionError("step_wait() needs step_async(actions) first: each decision is played once")
 
     def check_actions(self, actions: np.ndarray) -> np.ndarray:
         """The rows' actions as int64 indices; IllegalActionError naming the row, game and seat of the
@@ -217,8 +299,7 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
     def step_wait(self) -> VecEnvStepReturn:
         """Play every row's decision, then the opponents' until each row decides again; reward and
         autoreset the rows whose game ended."""
-        if not self._actions_pending:
-            raise IllegalActionError("step_wait() needs step_async(actions) first: each decision is played once")
+        self.check_actions_pending()
         self._actions_pending = False
         rows = list(range(self.num_envs))
         for r, action in zip(rows, self._actions.tolist(), strict=True):
@@ -231,7 +312,7 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
         infos: list[dict[str, Any]] = [{} for _ in rows]
         ended = [r for r in rows if self._games[r].is_over]
         if ended:
-            self._take_next_opponent()  # the ended rows' next games meet the new opponent
+            self._take_next_seating()  # the ended rows' next games meet the new opponents
         for r in ended:
             infos[r] = self._finish(r)
             rewards[r] = infos[r]["episode"]["r"]
@@ -254,9 +335,14 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
             "total": game.totals[seat],
             "totals": tuple(game.totals),
             "winner": seat in rules.winners(game),
-            "opponents": (agent_name(self.opponent),) * (self.num_players - 1),
+            "opponents": tuple(agent_name(agent) for agent in self._seated[row] if agent is not None),
             "episode": {"r": reward, "l": int(self._lengths[row]), "t": round(float(time.time() - self._starts[row]), 6)},
         }
+
+    @property
+    def rows_per_game(self) -> int:
+        """Rows that share one game: 1, every row plays a game of its own (a league counts each row's result)."""
+        return 1
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, 12) bool: each row's legal actions at its seat's decision (never all False)."""
@@ -268,4 +354,4 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
         return list(self._games)
 
 
-__all__ = ["OctopusSelfPlayVecEnv"]
+__all__ = ["DRAWS", "OctopusSelfPlayVecEnv", "OpponentSeating"]

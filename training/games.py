@@ -1,0 +1,252 @@
+"""The games a trainer plays, and what self-play and the exploitability yardstick need of each.
+
+Miaui and the octopus fishing game train with the same PPO, opponent pool, league, evaluations,
+checkpoints and probe (training/selfplay.py, training/exploit.py). What differs between them is
+here, behind one small interface (`TrainingGame`): how the game's agents load, how its self-play
+VecEnv is built and seated with opponents, which tables its evaluations play, and how an arena
+gauntlet plays them.
+
+- Miaui (`MiauiGame`): the batched engine's `MiauiSelfPlayVecEnv` (every learner seat of a game a
+  row, the games in lockstep), `OpponentMixture`s dealing the opponent seats, the Miaui arena.
+- The octopus game (`OctopusGame`): `OctopusSelfPlayVecEnv` (every row a game of its own, since
+  turns are sequential), its own per-game seating of the same agents by the same weights, the
+  octopus arena (duplicate decks and dice).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from miaui_env.agents import Agent, Policy, as_seen, reset_agent
+from miaui_env.agents.loading import load_agent
+from miaui_env.apps.octopus_arena import OctopusArenaConfig
+from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+from miaui_env.observe.observation import OBSERVATION_VERSION
+from miaui_env.octopus.agents import load_octopus_agent, octopus_agents
+from miaui_env.octopus.observation import OBSERVATION_VERSION as OCTOPUS_OBSERVATION_VERSION
+from miaui_env.octopus.selfplay import OctopusSelfPlayVecEnv
+from miaui_env.spec import TableSpec
+from training.config import ConfigError, RunSeeds, SelfPlayConfig, variant_name
+from training.gauntlet import GauntletResult, gauntlet, octopus_gauntlet
+from training.opponents import OpponentMixture
+
+if TYPE_CHECKING:
+    from stable_baselines3.common.vec_env import VecEnv
+
+COMPACT = "uint8"  # Miaui's rows: uint8 codes, copied to the device as such and expanded there (miaui_env.observe.compact)
+
+EvaluationTable = TableSpec | OctopusArenaConfig
+"""Where a gauntlet plays: a Miaui table (players, variant, view, reward) or an octopus arena's settings."""
+
+WeightSetter = Callable[[Sequence[float]], None]
+"""Sets a table's opponent draw weights, one per agent, from its next games on."""
+
+
+class TrainingGame(Protocol):
+    """What a trainer needs of a game."""
+
+    name: str
+    """The config's `game`."""
+    observation_version: int
+    """The observation layout version its checkpoints record."""
+    baselines: tuple[str, ...]
+    """Its built-in agents: the yardstick's default final gauntlets."""
+
+    def load_agent(self, spec: str, seed: int | None = None) -> Agent:
+        """The game's agent `spec` names (a built-in, a shipped policy, a checkpoint)."""
+        ...
+
+    def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[VecEnv]:
+        """The config's tables as self-play VecEnvs, table i dealt from child i of the `tables` stream."""
+        ...
+
+    def best_response_table(
+        self, games: int, players: int, target: Agent, view: str, threads: int, variant: tuple[bool, bool], privileged: bool
+    ) -> VecEnv:
+        """The exploitability yardstick's table: `games` games at `players` seats, the best response
+        seeing `view` in the learner seats, `target` (shown its own view) in every other seat."""
+        ...
+
+    def probe_table(self, players: int, variant: tuple[bool, bool]) -> EvaluationTable:
+        """Where the yardstick's gauntlets play: `players` seats of `variant` (open_baskets, no_fighting)."""
+        ...
+
+    def seat(self, table: Any, agents: list[Agent | Policy], weights: list[float], seed: np.random.SeedSequence, draw: str) -> WeightSetter:
+        """Deal the opponent seats of `table`'s games among `agents` by `weights`; returns what sets new weights."""
+        ...
+
+    def evaluation_tables(self, config: SelfPlayConfig) -> list[tuple[str, EvaluationTable]]:
+        """The tables the run's evaluations play, each with its variant's name (`variant_name`)."""
+        ...
+
+    def gauntlet(
+        self,
+        learner: Agent | Policy,
+        opponent: str,
+        table: Any,
+        games: int,
+        seeds: RunSeeds,
+        path: tuple[int, ...],
+        replay: Path | None = None,
+    ) -> GauntletResult:
+        """The learner against n-1 copies of `opponent` at `table`, duplicate-dealt from the seed tree at `path`."""
+        ...
+
+
+class SeenAs:
+    """A Miaui agent in the opponent seats of games dealt in `dealt` view rows, shown the view it plays from."""
+
+    def __init__(self, agent: Agent, dealt: str = "recall"):
+        self.agent, self.name, self.view, self.dealt = agent, agent.name, getattr(agent, "view", "table"), dealt
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The agent's cards."""
+        return self.agent.act(as_seen(observations, self.view, self.dealt), masks)
+
+    def reset(self) -> None:
+        """New games: the agent forgets the old ones."""
+        reset_agent(self.agent)
+
+
+class MiauiGame:
+    """Miaui: the batched engine's self-play VecEnv, opponent mixtures, the Miaui arena."""
+
+    name = "miaui"
+    observation_version = OBSERVATION_VERSION
+    baselines = ("random", "greedy", "counter")
+
+    def load_agent(self, spec: str, seed: int | None = None) -> Agent:
+        """Any Miaui agent spec (miaui_env.agents.loading)."""
+        return load_agent(spec, seed)
+
+    def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[VecEnv]:
+        """The tables on `config.threads` engine threads, their rows uint8 codes (COMPACT) or float32 (runs started before compact rows)."""
+        children = config.seeds.sequence("tables").spawn(len(config.tables))
+        return [
+            MiauiSelfPlayVecEnv(
+                num_games=table.num_games,
+                learner_seats=table.learner_seats,
+                seed=child,
+                threads=config.threads,
+                privileged=config.privileged_critic,
+                **spec.replace(observation_dtype=observation_dtype).as_kwargs(),
+            )
+            for table, spec, child in zip(config.tables, config.table_specs, children, strict=True)
+        ]
+
+    def best_response_table(
+        self, games: int, players: int, target: Agent, view: str, threads: int, variant: tuple[bool, bool], privileged: bool
+    ) -> VecEnv:
+        """Seat 0 learns, rotating one place every episode; the rows uint8 codes, expanded on the learner's device
+        (with the global state after them when the best response starts from a privileged critic's network)."""
+        open_baskets, no_fighting = variant
+        return MiauiSelfPlayVecEnv(
+            games, num_players=players, learner_seats=[0], rotate_seats=True, opponent=SeenAs(target, view), view=view, reward="win",
+            open_baskets=open_baskets, no_fighting=no_fighting, privileged=privileged, threads=threads, observation_dtype=COMPACT,
+        )  # fmt: skip
+
+    def probe_table(self, players: int, variant: tuple[bool, bool]) -> EvaluationTable:
+        """A Miaui table of `players` seats and `variant`."""
+        return TableSpec(num_players=players, open_baskets=variant[0], no_fighting=variant[1])
+
+    def seat(self, table: Any, agents: list[Agent | Policy], weights: list[float], seed: np.random.SeedSequence, draw: str) -> WeightSetter:
+        """An OpponentMixture over the table's opponent rows, redrawn every episode."""
+        seats = max(table.num_players - len(table.learner_seats), 1)  # all-learner tables never ask
+        mixture = OpponentMixture(agents, weights, np.random.default_rng(seed), seats_per_game=seats, draw=draw)
+        table.set_opponent(mixture)
+        return mixture.set_weights
+
+    def evaluation_tables(self, config: SelfPlayConfig) -> list[tuple[str, EvaluationTable]]:
+        """`evaluation.num_players` seats on each variant the run's tables play."""
+        return [(variant_name(spec.open_baskets, spec.no_fighting), spec) for spec in config.evaluation_specs]
+
+    def gauntlet(
+        self,
+        learner: Agent | Policy,
+        opponent: str,
+        table: Any,
+        games: int,
+        seeds: RunSeeds,
+        path: tuple[int, ...],
+        replay: Path | None = None,
+    ) -> GauntletResult:
+        """training/gauntlet.py's `gauntlet`."""
+        return gauntlet(learner, opponent, table, games, seeds, path, replay=replay)
+
+
+class OctopusGame:
+    """The octopus fishing game: a game of its own per row, per-game seating, the octopus arena."""
+
+    name = "octopus"
+    observation_version = OCTOPUS_OBSERVATION_VERSION
+    baselines = tuple(octopus_agents())
+
+    def load_agent(self, spec: str, seed: int | None = None) -> Agent:
+        """An octopus agent spec (`load_octopus_agent`: random, cautious, risk-aware, octopus-ppo-v1, a run's folder)."""
+        return load_octopus_agent(spec, seed)
+
+    def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[VecEnv]:
+        """The tables as `OctopusSelfPlayVecEnv`s (float32 rows: the octopus observation has no compact codes)."""
+        if observation_dtype != "float32":
+            raise ConfigError(f"octopus rows are float32, not {observation_dtype}")
+        children = config.seeds.sequence("tables").spawn(len(config.tables))
+        return [
+            OctopusSelfPlayVecEnv(
+                table.num_games,
+                num_players=table.num_players,
+                learner_seats=table.learner_seats,
+                view=config.view,
+                reward=config.reward,
+                seed=child,
+            )
+            for table, child in zip(config.tables, children, strict=True)
+        ]
+
+    def best_response_table(
+        self, games: int, players: int, target: Agent, view: str, threads: int, variant: tuple[bool, bool], privileged: bool
+    ) -> VecEnv:
+        """Every seat learns, each row a game of its own (the VecEnv shows the target its own view)."""
+        return OctopusSelfPlayVecEnv(games, num_players=players, opponent=target, view=view, reward="win")
+
+    def probe_table(self, players: int, variant: tuple[bool, bool]) -> EvaluationTable:
+        """The octopus arena at `players` seats (the game has no variants)."""
+        return OctopusArenaConfig(num_players=players)
+
+    def seat(self, table: Any, agents: list[Agent | Policy], weights: list[float], seed: np.random.SeedSequence, draw: str) -> WeightSetter:
+        """Each new game of the table draws its opponents (`OctopusSelfPlayVecEnv.set_opponents`)."""
+        table.set_opponents(agents, weights, seed, draw)
+        return table.set_opponent_weights
+
+    def evaluation_tables(self, config: SelfPlayConfig) -> list[tuple[str, EvaluationTable]]:
+        """`evaluation.num_players` seats of the one game (no variants), seen through the run's view."""
+        return [("base", OctopusArenaConfig(num_players=config.evaluation.num_players, view=config.view))]
+
+    def gauntlet(
+        self,
+        learner: Agent | Policy,
+        opponent: str,
+        table: Any,
+        games: int,
+        seeds: RunSeeds,
+        path: tuple[int, ...],
+        replay: Path | None = None,
+    ) -> GauntletResult:
+        """training/gauntlet.py's `octopus_gauntlet`."""
+        return octopus_gauntlet(learner, opponent, table, games, seeds, path, replay=replay)
+
+
+GAMES: dict[str, TrainingGame] = {"miaui": MiauiGame(), "octopus": OctopusGame()}
+
+
+def training_game(name: str) -> TrainingGame:
+    """The game a config's `game` names; ConfigError for any other."""
+    if name not in GAMES:
+        raise ConfigError(f"game={name!r} is not allowed; allowed: {', '.join(GAMES)}")
+    return GAMES[name]
+
+
+__all__ = ["GAMES", "MiauiGame", "OctopusGame", "SeenAs", "TrainingGame", "training_game"]
