@@ -212,3 +212,113 @@ def test_maskable_ppo_smoke_run():
     obs = venv.reset()
     actions, _ = model.predict(obs, action_masks=venv.action_masks(), deterministic=True)
     venv.step(actions)  # the trained policy's actions are legal
+
+
+# ---- a mix of opponents, seated game by game ---------------------------------------------------------
+
+
+class Spy:
+    """A named random legal player that keeps every row it is shown."""
+
+    def __init__(self, name: str, view: str | None = None, seed: int = 0):
+        self.name, self.rng, self.rows = name, np.random.default_rng(seed), []
+        if view is not None:
+            self.view = view
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        self.rows.extend(observations)
+        return np.argmax(self.rng.random(masks.shape) * masks, axis=1)
+
+    def reset(self) -> None:
+        pass
+
+
+def ended_infos(venv: OctopusSelfPlayVecEnv, steps: int) -> list[dict]:
+    ended = []
+    for _, (_, _, dones, infos) in play(venv, steps, seed=4):
+        ended += [info for done, info in zip(dones, infos, strict=True) if done]
+    return ended
+
+
+def test_a_mix_seats_one_agent_per_game_by_weight_and_names_it():
+    venv = OctopusSelfPlayVecEnv(24, num_players=3, seed=2)
+    alice, bob, carol = Spy("alice"), Spy("bob"), Spy("carol")
+    venv.set_opponents([alice, bob, carol], [0.5, 0.5, 0.0], seed=7)
+    venv.reset()
+    ended = ended_infos(venv, 150)
+    assert len(ended) > 50
+    tables = {info["opponents"] for info in ended}
+    assert tables == {("alice", "alice"), ("bob", "bob")}  # draw="game": one agent fills a game; carol's weight 0 never seats her
+    assert not carol.rows and alice.rows and bob.rows
+
+
+def test_a_mix_drawn_per_seat_mixes_the_table():
+    venv = OctopusSelfPlayVecEnv(24, num_players=4, learner_seats=[0], seed=2)
+    venv.set_opponents([Spy("alice"), Spy("bob")], seed=7, draw="seat")
+    venv.reset()
+    tables = {info["opponents"] for info in ended_infos(venv, 150)}
+    assert any(len(set(table)) == 2 for table in tables)
+
+
+def test_new_weights_seat_the_next_games_and_games_under_way_keep_theirs():
+    venv = OctopusSelfPlayVecEnv(16, num_players=2, seed=2)
+    venv.set_opponents([Spy("alice"), Spy("bob")], [1.0, 0.0], seed=7)
+    venv.reset()
+    venv.set_opponent_weights([0.0, 1.0])
+    ended = ended_infos(venv, 300)
+    first_games, later = ended[: venv.num_envs], ended[2 * venv.num_envs :]
+    assert all(info["opponents"] == ("alice",) for info in first_games)  # dealt before the new weights
+    assert later and all(info["opponents"] == ("bob",) for info in later)
+
+
+def test_each_opponent_is_shown_the_view_it_plays_from():
+    remembers, sees_the_table = Spy("remembers", view="recall"), Spy("sees the table")
+    venv = OctopusSelfPlayVecEnv(16, num_players=3, seed=3)  # the rows' own view: table
+    venv.set_opponents([remembers, sees_the_table], seed=1)
+    venv.reset()
+    ended_infos(venv, 200)
+
+    def others_collections(rows: list[np.ndarray]) -> float:
+        return float(np.abs(np.stack([OBSERVATION_LAYOUT.view(row, "collection")[1:] for row in rows])).sum())
+
+    assert others_collections(remembers.rows) > 0  # O4: a perfect memory reads opponents' collections card by card
+    assert others_collections(sees_the_table.rows) == 0  # the table view shows none of them
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda venv: venv.set_opponents([], seed=0), "non-empty list of agents"),
+        (lambda venv: venv.set_opponents([Spy("a"), Spy("b")], [1.0], seed=0), "one finite weight >= 0 per opponent"),
+        (lambda venv: venv.set_opponents([Spy("a")], [-1.0], seed=0), "one finite weight >= 0 per opponent"),
+        (lambda venv: venv.set_opponents([Spy("a")], [float("nan")], seed=0), "one finite weight >= 0 per opponent"),
+        (lambda venv: venv.set_opponents([Spy("a"), Spy("b")], [0.0, 0.0], seed=0), "not all zero"),
+        (lambda venv: venv.set_opponents([Spy("a")], seed=0, draw="table"), "draw='table' is not allowed"),
+        (lambda venv: venv.set_opponents([Spy("a", view="all")], seed=0), "'all'"),
+        (lambda venv: venv.set_opponent_weights([1.0, 2.0]), "one finite weight >= 0 per opponent"),
+    ],
+)
+def test_a_bad_mix_is_refused_and_the_seating_stands(call, match):
+    venv = OctopusSelfPlayVecEnv(4, num_players=2, seed=0)
+    venv.reset()
+    with pytest.raises(InvalidConfigError, match=match):
+        call(venv)
+    assert next(info["opponents"] for info in ended_infos(venv, 120)) == ("random",)
+
+
+def test_octopus_tables_of_several_sizes_step_as_one_vecenv_and_never_mix_with_miaui_tables():
+    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
+
+    tables = [OctopusSelfPlayVecEnv(4, num_players=n, seed=n) for n in (2, 3, 4)]
+    venv = MultiTableVecEnv(tables)
+    assert venv.num_envs == 4 * 2 + 4 * 3 + 4 * 4 and venv.bounds == (0, 8, 20, 36)
+    venv.reset()
+    rng = np.random.default_rng(0)
+    done = 0
+    for _ in range(80):
+        masks = venv.action_masks()
+        _, _, dones, _ = venv.step(np.argmax(rng.random(masks.shape) * masks, axis=1))
+        done += int(dones.sum())
+    assert done > 0
+    with pytest.raises(InvalidConfigError, match="share one observation space"):
+        MultiTableVecEnv([OctopusSelfPlayVecEnv(2, num_players=2, seed=0), MiauiSelfPlayVecEnv(2, num_players=3, seed=0)])

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -34,13 +34,13 @@ from training.config import ConfigError, RunSeeds, SelfPlayConfig, variant_name
 from training.gauntlet import GauntletResult, gauntlet, octopus_gauntlet
 from training.opponents import OpponentMixture
 
-if TYPE_CHECKING:
-    from stable_baselines3.common.vec_env import VecEnv
-
 COMPACT = "uint8"  # Miaui's rows: uint8 codes, copied to the device as such and expanded there (miaui_env.observe.compact)
 
 EvaluationTable = TableSpec | OctopusArenaConfig
 """Where a gauntlet plays: a Miaui table (players, variant, view, reward) or an octopus arena's settings."""
+
+SelfPlayTable = MiauiSelfPlayVecEnv | OctopusSelfPlayVecEnv
+"""A table of self-play games, one of either game's VecEnvs."""
 
 WeightSetter = Callable[[Sequence[float]], None]
 """Sets a table's opponent draw weights, one per agent, from its next games on."""
@@ -60,13 +60,13 @@ class TrainingGame(Protocol):
         """The game's agent `spec` names (a built-in, a shipped policy, a checkpoint)."""
         ...
 
-    def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[VecEnv]:
+    def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[SelfPlayTable]:
         """The config's tables as self-play VecEnvs, table i dealt from child i of the `tables` stream."""
         ...
 
     def best_response_table(
         self, games: int, players: int, target: Agent, view: str, threads: int, variant: tuple[bool, bool], privileged: bool
-    ) -> VecEnv:
+    ) -> SelfPlayTable:
         """The exploitability yardstick's table: `games` games at `players` seats, the best response
         seeing `view` in the learner seats, `target` (shown its own view) in every other seat."""
         ...
@@ -117,13 +117,13 @@ class MiauiGame:
 
     name = "miaui"
     observation_version = OBSERVATION_VERSION
-    baselines = ("random", "greedy", "counter")
+    baselines: tuple[str, ...] = ("random", "greedy", "counter")
 
     def load_agent(self, spec: str, seed: int | None = None) -> Agent:
         """Any Miaui agent spec (miaui_env.agents.loading)."""
         return load_agent(spec, seed)
 
-    def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[VecEnv]:
+    def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[SelfPlayTable]:
         """The tables on `config.threads` engine threads, their rows uint8 codes (COMPACT) or float32 (runs started before compact rows)."""
         children = config.seeds.sequence("tables").spawn(len(config.tables))
         return [
@@ -140,7 +140,7 @@ class MiauiGame:
 
     def best_response_table(
         self, games: int, players: int, target: Agent, view: str, threads: int, variant: tuple[bool, bool], privileged: bool
-    ) -> VecEnv:
+    ) -> SelfPlayTable:
         """Seat 0 learns, rotating one place every episode; the rows uint8 codes, expanded on the learner's device
         (with the global state after them when the best response starts from a privileged critic's network)."""
         open_baskets, no_fighting = variant
@@ -183,13 +183,13 @@ class OctopusGame:
 
     name = "octopus"
     observation_version = OCTOPUS_OBSERVATION_VERSION
-    baselines = tuple(octopus_agents())
+    baselines: tuple[str, ...] = tuple(octopus_agents())
 
     def load_agent(self, spec: str, seed: int | None = None) -> Agent:
         """An octopus agent spec (`load_octopus_agent`: random, cautious, risk-aware, octopus-ppo-v1, a run's folder)."""
         return load_octopus_agent(spec, seed)
 
-    def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[VecEnv]:
+    def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[SelfPlayTable]:
         """The tables as `OctopusSelfPlayVecEnv`s (float32 rows: the octopus observation has no compact codes)."""
         if observation_dtype != "float32":
             raise ConfigError(f"octopus rows are float32, not {observation_dtype}")
@@ -208,7 +208,7 @@ class OctopusGame:
 
     def best_response_table(
         self, games: int, players: int, target: Agent, view: str, threads: int, variant: tuple[bool, bool], privileged: bool
-    ) -> VecEnv:
+    ) -> SelfPlayTable:
         """Every seat learns, each row a game of its own (the VecEnv shows the target its own view)."""
         return OctopusSelfPlayVecEnv(games, num_players=players, opponent=target, view=view, reward="win")
 
@@ -219,7 +219,8 @@ class OctopusGame:
     def seat(self, table: Any, agents: list[Agent | Policy], weights: list[float], seed: np.random.SeedSequence, draw: str) -> WeightSetter:
         """Each new game of the table draws its opponents (`OctopusSelfPlayVecEnv.set_opponents`)."""
         table.set_opponents(agents, weights, seed, draw)
-        return table.set_opponent_weights
+        setter: WeightSetter = table.set_opponent_weights
+        return setter
 
     def evaluation_tables(self, config: SelfPlayConfig) -> list[tuple[str, EvaluationTable]]:
         """`evaluation.num_players` seats of the one game (no variants), seen through the run's view."""

@@ -63,7 +63,7 @@ class OpponentMixture:
         self.seats_per_game = seats_per_game if draw == "game" else 1
         self._assignment: np.ndarray | None = None
 
-    def set_weights(self, weights: list[float]) -> None:
+    def set_weights(self, weights: Sequence[float]) -> None:
         """Draw by these weights from the next episode on (one per agent, not all zero)."""
         total = float(sum(weights))
         if len(weights) != len(self.agents) or total <= 0 or min(weights) < 0:

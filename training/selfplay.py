@@ -1,7 +1,8 @@
-"""Self-play PPO for Miaui: `python -m training.selfplay` trains configs/default.yaml.
+"""Self-play PPO for Miaui and the octopus game: `python -m training.selfplay` trains configs/default.yaml.
 
     python -m training.selfplay                                   # the default run
     python -m training.selfplay --config configs/smoke.yaml       # any config
+    python -m training.selfplay --config configs/octopus.yaml     # the octopus fishing game
     python -m training.selfplay --set ppo.learning_rate=1e-4 --set seed=3
     python -m training.selfplay --resume checkpoints/miaui-ppo    # continue a stopped or killed run
 
@@ -19,6 +20,10 @@ may pull toward a magnet policy (`magnet`, training/magnet.py: Magnetic Mirror D
 (miaui_env/integrations/privileged.py). The network learns on `device` (a GPU when torch sees
 one), from the engine's rows as uint8 codes copied there and expanded there; the engine and torch
 share `threads` CPU threads (training/hardware.py).
+
+The config's `game` picks the game (training/games.py holds what differs: the tables, how
+opponents are seated, the agents, the arena); the octopus game has no variants, privileged critic,
+teacher or in-run exploiters, and its rows are float32 (each a game of its own).
 
 `train` reads top to bottom: the run is set up (`Run`), the teacher cloned, then PPO collects
 rollouts and updates, and at the exact learner step each is due (`Cadence`, an SB3 callback) a
@@ -59,7 +64,7 @@ import pickle
 import re
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import torch
@@ -77,16 +82,13 @@ from training import exploit
 from training.checkpoint import naming_a_full_disk, open_checkpoint, write_checkpoint
 from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, variant_name
 from training.exploiters import Exploiters
-from training.games import COMPACT, WeightSetter, training_game
+from training.games import COMPACT, SelfPlayTable, WeightSetter, training_game
 from training.gauntlet import Curve, check_arenas, plot_curves
 from training.hardware import check_threads, torch_device, torch_threads
 from training.kickstart import TeacherGuidance, clone_teacher
 from training.magnet import Magnet, MagnetPPO
 from training.opponents import Opponents, SnapshotPool, finished_games
 from training.ppo import initial_weights, new_learner, ppo_kwargs
-
-if TYPE_CHECKING:
-    from stable_baselines3.common.vec_env import VecEnv
 
 
 def check_run(config: SelfPlayConfig) -> None:
@@ -106,7 +108,7 @@ def check_run(config: SelfPlayConfig) -> None:
     check_arenas(config.evaluation, config.probe)
 
 
-def self_play_tables(config: SelfPlayConfig, observation_dtype: str | None = None) -> list[VecEnv]:
+def self_play_tables(config: SelfPlayConfig, observation_dtype: str | None = None) -> list[SelfPlayTable]:
     """The config's tables as its game's self-play VecEnvs (training/games.py), table i dealt from
     child i of the `tables` stream; Miaui's rows uint8 codes (COMPACT) unless `observation_dtype`
     says float32 (runs started before compact rows), the octopus game's float32."""

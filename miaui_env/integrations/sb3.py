@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any, Unpack
+from typing import Any, Protocol, Unpack
 
 import gymnasium
 import numpy as np
@@ -376,17 +376,35 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         return self._learner_view(self._masks).astype(bool)
 
 
+class SelfPlayTable(Protocol):
+    """What `MultiTableVecEnv` needs of a table: a self-play VecEnv of either game (MiauiSelfPlayVecEnv, OctopusSelfPlayVecEnv)."""
+
+    num_envs: int
+    observation_space: gymnasium.spaces.Space[Any]
+    action_space: gymnasium.spaces.Space[Any]
+
+    def seed(self, seed: Seed | None = None) -> list[int | None]: ...
+    def reset(self) -> np.ndarray: ...
+    def check_actions(self, actions: np.ndarray) -> np.ndarray: ...
+    def step_async(self, actions: np.ndarray, *, trusted: bool = False) -> None: ...
+    def check_actions_pending(self) -> None: ...
+    def step_wait(self) -> VecEnvStepReturn: ...
+    def action_masks(self) -> np.ndarray: ...
+
+
 class MultiTableVecEnv(_OneEnvVecEnv):
     """Several self-play VecEnvs (say 3-, 4- and 6-player tables, or variants; or octopus tables of
     2, 3 and 4 players) as one, so one network learns them all. Indices run through the tables in
     order; all tables share the observation layout."""
 
-    def __init__(self, tables: Sequence[MiauiSelfPlayVecEnv]):
+    def __init__(self, tables: Sequence[SelfPlayTable]):
         if isinstance(tables, str | bytes) or not isinstance(tables, Sequence) or not tables:
             raise InvalidConfigError(f"MultiTableVecEnv needs a non-empty list of MiauiSelfPlayVecEnv tables, got {tables!r:.60}")
         for table in tables:  # a self-play VecEnv of either game (miaui_env.octopus.selfplay's shares this base)
             if not isinstance(table, _OneEnvVecEnv) or isinstance(table, MultiTableVecEnv):
-                raise InvalidConfigError(f"MultiTableVecEnv table {table!r:.60} is not a self-play VecEnv (MiauiSelfPlayVecEnv, OctopusSelfPlayVecEnv)")
+                raise InvalidConfigError(
+                    f"MultiTableVecEnv table {table!r:.60} is not a self-play VecEnv (MiauiSelfPlayVecEnv, OctopusSelfPlayVecEnv)"
+                )
         if len({id(table) for table in tables}) != len(tables):
             raise InvalidConfigError("MultiTableVecEnv was given the same table twice; each table is its own batch of games")
         _check_same_observation_space(tables)
@@ -433,7 +451,7 @@ class MultiTableVecEnv(_OneEnvVecEnv):
         return np.concatenate([table.action_masks() for table in self.tables])
 
 
-def _check_same_observation_space(tables: Sequence[MiauiSelfPlayVecEnv]) -> None:
+def _check_same_observation_space(tables: Sequence[SelfPlayTable]) -> None:
     """InvalidConfigError naming the first table whose observations differ from table 0's in dtype or width:
     their rows are concatenated into one batch, so codes would be read as floats."""
     first = tables[0].observation_space

@@ -62,6 +62,8 @@ from typing import NamedTuple, TypeGuard
 
 import numpy as np
 
+from miaui_env.game import rules as game_rules
+
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
 TARGET = 77  # O9: a game ends after a session in which a total reaches this
@@ -90,8 +92,9 @@ class OctopusError(ValueError):
     """Base class of this engine's errors."""
 
 
-class InvalidConfigError(OctopusError):
-    """Game settings, a seed, a stacked deck or stacked dice outside what the rules allow."""
+class InvalidConfigError(OctopusError, game_rules.InvalidConfigError):
+    """Game settings, a seed, a stacked deck or stacked dice outside what the rules allow (also
+    the library's `InvalidConfigError`, so one except clause catches either game's)."""
 
 
 class IllegalDecisionError(OctopusError):

@@ -249,6 +249,7 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
                 by_agent.setdefault(id(self._seated[r][self._games[r].active]), []).append(r)
             for mine in by_agent.values():
                 agent = self._seated[mine[0]][self._games[mine[0]].active]
+                assert agent is not None  # an opponent's seat: only the learner's seat holds None
                 view = getattr(agent, "view", self.view)  # an agent that says its view (a trained policy's) is shown it
                 seen = np.empty((len(mine), width), dtype=np.float32)
                 masks = np.empty((len(mine), NUM_ACTIONS), dtype=np.int8)

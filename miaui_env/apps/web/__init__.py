@@ -18,7 +18,8 @@ or from one seat's view; or let agents play a fresh game and step through that.
 Bad input gets a 4xx with a JSON error the page shows; a request body over 1 MB is refused (413).
 
 Modules: `tables` (the tables and reveals as JSON; a seat's through `miaui_env.display.decode`),
-`games` (games, sessions, watching; no web framework), `routes` (the Flask blueprint), `app`
+`games` (games, sessions, watching; no web framework), `octopus` (the octopus game's page at
+`/octopus`: its games, the table read from the seat's observation, O4), `routes` (the Flask blueprint), `app`
 (`create_app` and `main`), `static/` (the page: HTML, CSS and JavaScript, no build step).
 """
 

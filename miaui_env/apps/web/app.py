@@ -10,6 +10,13 @@
     GET    /api/replays               the replays saved on this machine (see `ReplayShelf`)
     POST   /api/watch                 {replay: JSON text, or file: a listed name; seat}: the frames to step through
     POST   /api/watch/agents          {players, agents, open_baskets, no_fighting, seed; seat}: agents play a fresh game
+    GET    /octopus                   the octopus game's page (static/octopus.html, octopus.js)
+    GET    /api/octopus/agents        the octopus opponents offered
+    POST   /api/octopus/games         a new octopus game: {num_players, seat, opponents, view, seed}, played on to the person's decision
+    GET    /api/octopus/games/<id>    the octopus game as the person's seat sees it (O4), its legal actions, its log
+    POST   /api/octopus/games/<id>/actions  {action, step}: the person's decision; the agents' until the next one
+    DELETE /api/octopus/games/<id>    leave the octopus game
+    GET    /api/octopus/games/<id>/replay   the finished octopus game's replay (miaui_env.apps.octopus_replay)
 
 The routes are module-level view functions of one blueprint (`routes`); each app made here has
 its own games, opponents and replay shelf (`routes.Site`, in `app.extensions`). A browser

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -342,9 +342,24 @@ class BusyError(WebError):
         self.retry_after = retry_after
 
 
+class LiveGame(Protocol):
+    """What the store keeps of a game, of either game: its id, whether it is over, its agents
+    (cleared when it finishes: only its page and replay are kept)."""
+
+    id: str
+    agents: dict[int, Any]
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended."""
+
+
+Game = TypeVar("Game")
+
+
 @dataclass
 class _Held:
-    game: HumanGame
+    game: LiveGame
     session: str
     touched: float
     address: str = ""
@@ -389,7 +404,7 @@ class GameStore:
             self._sweep()
             self._room_for_one_more(session, address)
 
-    def add(self, session: str, game: HumanGame, address: str = "") -> None:
+    def add(self, session: str, game: LiveGame, address: str = "") -> None:
         """Keep a new game for `session`, asked from client `address`; BusyError (429) when that
         address holds `per_address` games, WebError (503) when the server holds as many as it may;
         nothing changes when refused."""
@@ -416,11 +431,16 @@ class GameStore:
         return ended
 
     def get(self, session: str, game_id: str) -> HumanGame:
-        """The session's game `game_id`; WebError (404) if it has none of that id (never had, or dropped)."""
+        """The session's Miaui game `game_id`; WebError (404) if it has none of that id (never had, or dropped)."""
+        return self.find(session, game_id, HumanGame)
+
+    def find(self, session: str, game_id: str, kind: type[Game]) -> Game:
+        """The session's game `game_id` of the class `kind`; WebError (404) if it has none of that
+        id and kind (never had, dropped, or the other game's)."""
         with self._lock:
             self._sweep()
             held = self._held.get(game_id) or self._finished.get(game_id)
-            if held is None or held.session != session:
+            if held is None or held.session != session or not isinstance(held.game, kind):
                 raise WebError(
                     f"no game {game_id!r:.40} in this browser session: it may have ended (games are kept "
                     f"{_duration(self.idle_ttl)} untouched, {_duration(self.finished_ttl)} after the last card)",
@@ -430,7 +450,7 @@ class GameStore:
                 held.touched = self.clock()
             return held.game
 
-    def touch(self, game: HumanGame) -> None:
+    def touch(self, game: LiveGame) -> None:
         """Start a game's time to live again (after a card that may have taken a while); a finished
         game leaves the live games, freeing its slot."""
         with self._lock:
@@ -440,9 +460,9 @@ class GameStore:
         if game.over:
             release_memory()  # its search agents' worlds leave their threads' arenas holding free memory
 
-    def drop(self, session: str, game_id: str) -> None:
-        """End the session's game `game_id` now (the page left it); WebError (404) if there is none."""
-        self.get(session, game_id)
+    def drop(self, session: str, game_id: str, kind: type[Any] = HumanGame) -> None:
+        """End the session's game `game_id` of the class `kind` now (the page left it); WebError (404) if there is none."""
+        self.find(session, game_id, kind)
         with self._lock:
             self._held.pop(game_id, None)
             self._finished.pop(game_id, None)

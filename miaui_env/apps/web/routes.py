@@ -18,6 +18,7 @@ from flask import Blueprint, Flask, Response, current_app, g, jsonify, request, 
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
+from miaui_env.apps import octopus_replay
 from miaui_env.apps.replay import Replay, ReplayError, replay_from_json, replay_to_json
 from miaui_env.apps.web.games import (
     MAX_BODY,
@@ -37,6 +38,7 @@ from miaui_env.apps.web.games import (
     policy_choices,
     start_game,
 )
+from miaui_env.apps.web.octopus import ACTION_FIELDS, OctopusChoice, OctopusGame, octopus_menu, start_octopus_game
 
 SESSION_COOKIE = "miaui_session"
 _SESSION_TOKEN = re.compile(r"[A-Za-z0-9_-]{22}")  # secrets.token_urlsafe(16)
@@ -62,11 +64,12 @@ class Site:
     menu: tuple[AgentChoice, ...]
     shelf: ReplayShelf
     replays: Path | None
+    octopus_menu: tuple[AgentChoice, ...] = ()
 
 
 def install(app: Flask, games: GameStore, replays: Path | None, library: tuple[Path, ...]) -> None:
     """Serve the routes on `app`, with its own Site."""
-    site = Site(games, agent_menu(), ReplayShelf(library), replays)
+    site = Site(games, agent_menu(), ReplayShelf(library), replays, octopus_menu())
     app.extensions[SITE] = site
     app.extensions[GAMES] = site.games
     app.register_blueprint(routes)
@@ -186,6 +189,12 @@ def page() -> ResponseReturnValue:
     return send_from_directory(cast(str, current_app.static_folder), "index.html")
 
 
+@routes.get("/octopus")
+def octopus_page() -> ResponseReturnValue:
+    """The octopus game's page."""
+    return send_from_directory(cast(str, current_app.static_folder), "octopus.html")
+
+
 @routes.get("/api/agents")
 def agent_list() -> ResponseReturnValue:
     """The opponents offered, and the server's limits."""
@@ -284,3 +293,57 @@ def watch_agents() -> ResponseReturnValue:
 def busy(error: BusyError) -> ResponseReturnValue:
     """A request refused for now (429 or 503), with when to try again."""
     return jsonify(error=str(error)), error.status, {"Retry-After": str(error.retry_after)}
+
+
+# -- the octopus game (O1-O12) ---------------------------------------------------------------------
+@routes.get("/api/octopus/agents")
+def octopus_agent_list() -> ResponseReturnValue:
+    """The octopus opponents offered."""
+    return jsonify(agents=[{"name": c.name, "about": c.about, "needs_training_extra": c.needs_training_extra} for c in site().octopus_menu])
+
+
+@routes.post("/api/octopus/games")
+def new_octopus_game() -> ResponseReturnValue:
+    """A new octopus game for this session, played on to the person's first decision."""
+    choice, address = OctopusChoice.parse(json_body(), site().octopus_menu), request.remote_addr or ""
+    site().games.admit(g.session, address)  # before the deal and the agents' loading, as for Miaui
+    game = start_octopus_game(choice)
+    site().games.add(session(), game, address)
+    return jsonify(game.page()), 201
+
+
+@routes.get("/api/octopus/games/<game_id>")
+def show_octopus_game(game_id: str) -> ResponseReturnValue:
+    """The octopus game as the person's seat sees it."""
+    return jsonify(site().games.find(g.session, game_id, OctopusGame).page())
+
+
+@routes.post("/api/octopus/games/<game_id>/actions")
+def octopus_action(game_id: str) -> ResponseReturnValue:
+    """The person's decision, then the agents' until the person decides again."""
+    game = site().games.find(g.session, game_id, OctopusGame)
+    data = json_body()
+    if not isinstance(data, dict) or "action" not in data or set(data) - set(ACTION_FIELDS):
+        shape = "{'action': an action index 0-11, 'step': optional, the decisions made so far}"
+        raise WebError(f"a decision is a JSON object {shape}; got {data!r:.60}")
+    game.play(data["action"], data.get("step"), site().replays)
+    site().games.touch(game)
+    return jsonify(game.page())
+
+
+@routes.delete("/api/octopus/games/<game_id>")
+def leave_octopus_game(game_id: str) -> ResponseReturnValue:
+    """Drop the octopus game at once."""
+    site().games.drop(g.session, game_id, OctopusGame)
+    return "", 204
+
+
+@routes.get("/api/octopus/games/<game_id>/replay")
+def octopus_replay_file(game_id: str) -> ResponseReturnValue:
+    """The finished octopus game's replay file (miaui_env.apps.octopus_replay)."""
+    game = site().games.find(g.session, game_id, OctopusGame)
+    if game.replay is None:
+        raise WebError("the octopus game is not over yet: its replay is written when it ends", 409)
+    response = current_app.response_class(octopus_replay.replay_to_json(game.replay), mimetype="application/json")
+    response.headers["Content-Disposition"] = f'attachment; filename="octopus-{game.id[:6]}.json"'
+    return response

@@ -1,0 +1,309 @@
+"""The browser app's octopus games (rulings O1-O12, docs/rules/octopus.md), without the web framework:
+what a page may ask for, a person's game against octopus agents, and what their page shows.
+
+The engine plays every forced move (O10); the server plays the agents' decisions on until the
+person must decide. The page shows what the person's observation holds in the view they chose
+(O4), decoded from `miaui_env.octopus.observation.observe` piece by piece: never the deck's
+order or a die roll to come. Requests are checked here and refused with `WebError` naming the
+value and what is allowed; a refused request changes nothing.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from miaui_env.agents import Agent, checked_actions
+from miaui_env.apps.octopus_play import steal_odds
+from miaui_env.apps.octopus_replay import MAX_SEED, OctopusReplay, describe_event, record, save_replay
+from miaui_env.apps.web.games import HUMAN, MAX_INT_DIGITS, AgentChoice, WebError, training_extra_installed
+from miaui_env.octopus import rules
+from miaui_env.octopus.agents import load_octopus_agents, octopus_agents, shipped_octopus_policies
+from miaui_env.octopus.observation import (
+    DECISIONS,
+    FACES,
+    OBSERVATION_LAYOUT,
+    SCORE_SCALE,
+    SEAT_LAYOUT,
+    SESSION_SCALE,
+    SIZE_SCALE,
+    VALUES,
+    VIEWS,
+    check_view,
+    observe,
+)
+from miaui_env.octopus.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, NUM_OCTOPUSES, TARGET, OctopusState
+
+DEFAULT_OPPONENT = "risk-aware"
+NEW_GAME_FIELDS = ("num_players", "seat", "opponents", "view", "seed")
+ACTION_FIELDS = ("action", "step")
+
+_OCTOPUS_ABOUT = {
+    "random": "a random legal decision",
+    "cautious": "flips until its row holds 3 cards; after an octopus steals 1 from the largest collection",
+    "risk-aware": "flips while one more flip's expected gain is positive; steals when it pays (plays from the recall view)",
+}
+
+
+def octopus_menu() -> tuple[AgentChoice, ...]:
+    """The octopus opponents a page may choose: the baselines and, where torch and sb3-contrib are
+    installed, every shipped octopus policy (most likely decision, or drawn from its mixed strategy).
+    A request can only name these: never a path."""
+    menu = [AgentChoice(name, _OCTOPUS_ABOUT.get(name, name)) for name in octopus_agents()]
+    if training_extra_installed():
+        for policy in shipped_octopus_policies():
+            menu += [
+                AgentChoice(policy, f"the shipped octopus policy {policy}: its most likely decision", True),
+                AgentChoice(f"{policy}@sample", f"the shipped octopus policy {policy}: a decision drawn from its mixed strategy", True),
+            ]
+    return tuple(menu)
+
+
+def _checked_int(value: Any, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise WebError(f"{name}={value!r:.40} is not allowed: an integer from {low} to {high}")
+    return value
+
+
+@dataclass(frozen=True)
+class OctopusChoice:
+    """An octopus table from the page: its size, the agents by seat (None: the person's seat), the
+    person's view (O4), and the deal's seed (None: a fresh one)."""
+
+    num_players: int
+    agents: tuple[str | None, ...]
+    view: str = "table"
+    seed: int | None = None
+
+    @classmethod
+    def parse(cls, body: Any, menu: Sequence[AgentChoice]) -> OctopusChoice:
+        """The table a request body asks for: `opponents` lists one agent for each other seat,
+        clockwise from the person's left (default: risk-aware everywhere)."""
+        if not isinstance(body, dict):
+            raise WebError(f"a new octopus game is a JSON object with the fields {', '.join(NEW_GAME_FIELDS)}; got {type(body).__name__}")
+        unknown = sorted(set(body) - set(NEW_GAME_FIELDS))
+        if unknown:
+            raise WebError(f"a new octopus game: unknown field {unknown[0]!r:.40}; the fields are {', '.join(NEW_GAME_FIELDS)}")
+        n = _checked_int(body.get("num_players", 2), "num_players", MIN_PLAYERS, MAX_PLAYERS)
+        seat = _checked_int(body.get("seat", 0), "seat", 0, n - 1)
+        chosen = body.get("opponents", [DEFAULT_OPPONENT] * (n - 1))
+        if not isinstance(chosen, list) or len(chosen) != n - 1:
+            raise WebError(f"opponents={chosen!r:.60}: a list of {n - 1} octopus agent names, one for each other seat")
+        names = [choice.name for choice in menu]
+        for name in chosen:
+            if not isinstance(name, str) or name not in names:
+                raise WebError(f"octopus agent {name!r:.60} is not offered here; choose from {', '.join(names)}")
+        view = body.get("view", "table")
+        if view not in VIEWS:
+            raise WebError(f"view={view!r:.40} is not allowed: {' or '.join(VIEWS)} (O4)")
+        seed = body.get("seed")
+        # A seed may come as a string of digits: a page's JavaScript numbers round integers above 2**53.
+        if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= MAX_INT_DIGITS:
+            seed = int(seed)
+        agents = tuple(None if s == seat else chosen[(s - seat - 1) % n] for s in range(n))
+        return cls(n, agents, view, None if seed is None else _checked_int(seed, "seed", 0, MAX_SEED))
+
+
+# -- what the person's seat sees ------------------------------------------------------------------
+def _cards(counts: np.ndarray) -> list[str]:
+    """Card names ("cod:4") from a (species, value) count block, species in order, values ascending."""
+    whole = np.rint(counts).astype(int)
+    species, values = np.nonzero(whole)
+    return [f"{rules.SPECIES_NAMES[s]}:{VALUES[v]}" for s, v in zip(species, values, strict=True) for _ in range(whole[s, v])]
+
+
+def _scaled(value: Any, scale: float) -> int:
+    return round(float(np.asarray(value).item()) * scale)
+
+
+def octopus_table(observation: np.ndarray, seat: int, num_players: int, view: str) -> dict[str, Any]:
+    """The table as `seat` sees it, read from its observation (OBSERVATION_LAYOUT) alone: the row in
+    flip order, the deck and discard sizes, the session's last theft, and every seat (absolute seat
+    numbers) with its total and collection size; collections card by card for its own seat and,
+    in the recall view, everyone's and the discard pile's (O4). Hidden pieces are null, not empty."""
+    recall = check_view(view) == "recall"
+
+    def piece(name: str) -> np.ndarray:
+        return OBSERVATION_LAYOUT.view(observation, name)
+
+    row_values, row_order = piece("row"), piece("row_order")
+    in_row = sorted((_scaled(row_order[s], rules.NUM_SPECIES), s) for s in range(rules.NUM_SPECIES) if row_values[s] > 0)
+    row = [f"{rules.SPECIES_NAMES[s]}:{_scaled(row_values[s], max(VALUES))}" for _, s in in_row]
+    rows = piece("seats")
+    seats: list[dict[str, Any]] = [{} for _ in range(num_players)]
+    theft: dict[str, Any] | None = None
+    roll = piece("last_roll")
+    if roll.any():
+        theft = {"roll": FACES[int(np.argmax(roll))], "k": int(np.argmax(piece("theft_k"))) + 1, "moved": _cards(piece("theft_moved"))}
+    for rel in range(num_players):
+        absolute = (seat + rel) % num_players
+
+        def field(name: str, rel: int = rel) -> np.ndarray:
+            return SEAT_LAYOUT.view(rows[rel], name)
+
+        shown = rel == 0 or recall
+        seats[absolute] = {
+            "seat": absolute,
+            "to_act": bool(field("to_act")[0]),
+            "total": _scaled(field("total"), TARGET),
+            "collection_size": _scaled(field("collection_size"), SIZE_SCALE),
+            "session_score": _scaled(field("session_score"), SCORE_SCALE) if shown else None,
+            "collection": _cards(field("collection")) if shown else None,
+        }
+        if theft is not None and field("thief")[0]:
+            theft["thief"] = absolute
+        if theft is not None and field("theft_target")[0]:
+            theft["target"] = absolute
+    return {
+        "session": _scaled(piece("session"), SESSION_SCALE),
+        "row": row,
+        "deck_size": _scaled(piece("deck_size"), SIZE_SCALE),
+        "discard_size": _scaled(piece("discard_size"), SIZE_SCALE),
+        "discard": _cards(piece("discard")) if recall else None,
+        "discard_octopuses": _scaled(piece("discard_octopuses"), NUM_OCTOPUSES) if recall else None,
+        "asked": DECISIONS[int(np.argmax(piece("decision")))],
+        "last_theft": theft,
+        "seats": seats,
+    }
+
+
+def _odds(k: int) -> str:
+    chance = steal_odds(k)
+    return f"{chance.numerator}/{chance.denominator}"
+
+
+def legal_actions(state: OctopusState) -> list[dict[str, Any]]:
+    """The seat to act's legal actions (O3, O5) as {action, label, key}: s stop, f flip, n no theft,
+    and the digits 1-9 for the thefts in order; empty once the game is over."""
+    actions = []
+    thefts = 0
+    for decision in rules.legal_decisions(state):
+        action = rules.action_of(state, decision)
+        if isinstance(decision, rules.Theft):
+            thefts += 1
+            label = f"steal {decision.k} from player_{decision.target}"
+            actions.append({"action": action, "label": label, "key": str(thefts), "odds": _odds(decision.k)})
+        else:
+            label = {rules.STOP: "stop", rules.FLIP: "flip", rules.NO_THEFT: "no theft"}[decision]
+            actions.append({"action": action, "label": label, "key": label[0]})
+    return actions
+
+
+# -- a person's game ----------------------------------------------------------------------------
+class OctopusGame:
+    """One person's octopus game against agents on the rules engine: the agents decide on their own
+    observations (each in its own view), the engine plays forced moves (O10), and the game waits at
+    each of the person's decisions."""
+
+    def __init__(self, state: OctopusState, agents: Mapping[int, Agent], view: str = "table", seed: int = 0):
+        n = state.num_players
+        if len(agents) != n - 1 or not all(0 <= s < n for s in agents):
+            raise ValueError(f"an OctopusGame has agents in all seats but one; got seats {sorted(agents)} at a table of {n}")
+        self.id = secrets.token_urlsafe(12)
+        self.state, self.agents, self.view, self.seed = state, dict(agents), check_view(view), seed
+        self.seat = next(s for s in range(n) if s not in agents)
+        self.players = tuple(HUMAN if s == self.seat else self.agents[s].name for s in range(n))
+        self.agent_views = {s: check_view(getattr(agent, "view", "table")) for s, agent in self.agents.items()}
+        self.actions: list[int] = []
+        self.replay: OctopusReplay | None = None
+        self.replay_path: Path | None = None
+        self.replay_error: str | None = None
+        self.lock = threading.Lock()  # one decision at a time: a double click is refused as a stale step
+        self._play_agents()
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended (O9, O12)."""
+        return self.state.is_over
+
+    def _play_agents(self) -> None:
+        """The agents' decisions, until the person must decide or the game ends."""
+        state = self.state
+        while not state.is_over and state.active != self.seat:
+            seat = state.active
+            seen = observe(state, seat, self.agent_views[seat])
+            action = int(checked_actions(self.agents[seat], seen[None], rules.action_mask(state)[None])[0])
+            self.actions.append(action)
+            rules.step(state, rules.decision_of(state, action))
+
+    def play(self, action: Any, step: Any = None, replays: Path | None = None) -> None:
+        """The person's decision (an action index, O10) and the agents' after it; WebError, nothing
+        changed, if it is not a legal one (409 if the game is over or past `step`, the number of
+        decisions made when the page asked). The finished game is saved in `replays` (if given)."""
+        with self.lock:
+            if self.over:
+                raise WebError("this octopus game is over: deal a new one", 409)
+            legal = legal_actions(self.state)
+            allowed = "; ".join(f"{choice['action']} ({choice['label']})" for choice in legal)
+            if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+                raise WebError(f"action={action!r:.40} is not an action: the legal actions are {allowed}")
+            if step is not None and step != len(self.actions):
+                raise WebError(f"step={step!r:.40} is not the decision being asked: the game is at step {len(self.actions)}", 409)
+            if action not in [choice["action"] for choice in legal]:
+                raise WebError(f"action {action} is not legal now: the legal actions are {allowed}")
+            self.actions.append(action)
+            rules.step(self.state, rules.decision_of(self.state, action))
+            self._play_agents()
+            if self.over:
+                players = list(self.players)
+                self.replay = record(self.state, self.actions, seed=self.seed, view=self.view, players=players)
+                if replays is not None:
+                    self._save(replays)
+
+    def _save(self, replays: Path) -> None:
+        assert self.replay is not None
+        # A folder of its own: the watch page lists `replays/*.json` and plays Miaui replays only.
+        path = replays / "octopus" / f"web-{time.strftime('%Y%m%d-%H%M%S')}-{self.id[:6]}.json"
+        try:
+            self.replay_path = save_replay(self.replay, path)
+        except OSError as error:  # the game is over all the same: the page says why it was not saved
+            self.replay_error = f"the replay could not be saved to {path}: {error.strerror or error}"
+
+    def page(self) -> dict[str, Any]:
+        """What the person's page shows: their seat's table from its observation, their legal
+        actions, the game so far in words, and at the end the final totals and winners (O9)."""
+        with self.lock:
+            state, n = self.state, self.state.num_players
+            final = None
+            if self.over:
+                final = {
+                    "totals": list(state.totals),
+                    "winners": list(rules.winners(state)),
+                    "session_scores": [list(scores) for scores in state.session_scores],
+                    "truncated": state.truncated,
+                }
+            mine = not self.over and state.active == self.seat
+            return {
+                "id": self.id,
+                "game": "octopus",
+                "seat": self.seat,
+                "num_players": n,
+                "players": list(self.players),
+                "view": self.view,
+                "step": len(self.actions),
+                "table": octopus_table(observe(state, self.seat, self.view), self.seat, n, self.view),
+                "legal": legal_actions(state) if mine else [],
+                "log": [line for line in (describe_event(event, self.seat) for event in state.events) if line is not None],
+                "session_scores": [list(scores) for scores in state.session_scores],  # scored aloud (O7)
+                "over": self.over,
+                "final": final,
+                "replay": None if self.replay_path is None else str(self.replay_path),
+                "replay_error": self.replay_error,
+            }
+
+
+def start_octopus_game(choice: OctopusChoice) -> OctopusGame:
+    """The person's octopus game for a parsed choice, dealt (a fresh seed when none was chosen) and
+    played on to the person's first decision."""
+    seed = choice.seed if choice.seed is not None else secrets.randbelow(MAX_SEED + 1)
+    seats = [s for s, name in enumerate(choice.agents) if name is not None]
+    loaded = load_octopus_agents([name for name in choice.agents if name is not None], seed)
+    state = rules.new_game(choice.num_players, seed=seed)
+    return OctopusGame(state, dict(zip(seats, loaded, strict=True)), choice.view, seed)

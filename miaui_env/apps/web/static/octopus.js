@@ -1,0 +1,195 @@
+// The octopus game in the browser: the page draws what the server sends (miaui_env/apps/web/octopus.py
+// describes the JSON) and sends back the person's decisions. Every text is set as text, never as HTML.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const DEFAULT_OPPONENT = "risk-aware";
+
+let agents = [];
+let game = null; // the game as the server last sent it
+let busy = false;
+
+function h(tag, attrs, ...children) {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") element.className = value;
+    else if (key === "text") element.textContent = String(value);
+    else if (key.startsWith("on")) element.addEventListener(key.slice(2), value);
+    else element.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : String(child));
+  }
+  return element;
+}
+
+function option(value, text, selected, title) {
+  return h("option", { value, selected: selected || null, title: title || null, text });
+}
+
+function showError(message) { $("error-text").textContent = message; $("error").hidden = false; }
+function clearError() { $("error").hidden = true; }
+
+async function api(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  if (response.status === 204) return null;
+  let data = null;
+  try { data = await response.json(); } catch { /* a plain answer from the server in front of the app */ }
+  if (!response.ok) throw new Error(data && data.error ? data.error : `the server answered ${response.status}`);
+  return data;
+}
+
+async function attempt(work) {
+  try {
+    const result = await work();
+    clearError();
+    return result;
+  } catch (error) {
+    showError(error.message);
+    return undefined;
+  }
+}
+
+function who(view, seat) { return seat === view.seat ? "you" : `player_${seat}`; }
+
+function cardList(cards) {
+  if (cards === null) return h("span", { class: "hint", text: "face down" });
+  if (!cards.length) return h("span", { class: "empty", text: "none" });
+  return h("span", { class: "cards" }, cards.map((card) => h("span", { class: "fish", text: card })));
+}
+
+function tableElement(view) {
+  const table = view.table;
+  const status = h("div", { class: "status" },
+    h("span", { class: "round", text: `Session ${table.session}` }),
+    h("span", { id: "deck-count", text: `deck ${table.deck_size} cards` }),
+    h("span", { text: `discard pile ${table.discard_size}` }),
+    h("span", { class: "viewer", text: view.view === "recall" ? "you see the table + a perfect memory" : "you see the table" }));
+  const active = table.seats.find((row) => row.to_act);
+  const rowOwner = active ? `${who(view, active.seat)}` : "nobody";
+  const row = h("div", { class: "space", id: "row" }, h("div", { class: "name", text: `The row (${rowOwner} flipping)` }), cardList(table.row));
+  const head = h("tr", {}, ["Player", "Plays", "Total", "Cards", "Session score", "Collection"].map((text) => h("th", { scope: "col", text })));
+  const rows = table.seats.map((seat) => h("tr", { class: seat.seat === view.seat ? "you" : null, id: `seat-${seat.seat}` },
+    h("th", { scope: "row", text: `${who(view, seat.seat)}${seat.to_act ? " (to act)" : ""}` }),
+    h("td", { text: view.players[seat.seat] }),
+    h("td", { text: seat.total }),
+    h("td", { text: seat.collection_size }),
+    h("td", { text: seat.session_score === null ? "?" : seat.session_score }),
+    h("td", {}, cardList(seat.collection))));
+  const seats = h("table", { class: "octopus-seats", "aria-label": "players" }, h("thead", {}, head), h("tbody", {}, rows));
+  const parts = [status, row, seats];
+  if (table.last_theft) {
+    const theft = table.last_theft;
+    parts.push(h("div", { class: "hint", text: `Last theft: ${who(view, theft.thief)} tried to steal ${theft.k} from ${who(view, theft.target)}, rolled ${theft.roll}` +
+      (theft.moved.length ? `; moved ${theft.moved.join(", ")}` : "") }));
+  }
+  if (table.discard !== null) parts.push(h("div", { class: "hint" }, `Discard pile (${table.discard_octopuses} octopuses): `, cardList(table.discard)));
+  return h("div", {}, parts);
+}
+
+function finalElement(view) {
+  const final = view.final;
+  const winners = final.winners.map((seat) => who(view, seat));
+  return [
+    h("h2", { text: final.winners.includes(view.seat) ? "You win!" : "Game over" }),
+    h("div", { id: "winners", text: `Winner${winners.length > 1 ? "s" : ""}: ${winners.join(", ")}` + (final.truncated ? " (the session cap ended the game)" : "") }),
+    h("ul", {}, final.totals.map((total, seat) => h("li", { text: `${who(view, seat)} (${view.players[seat]}): ${total}` }))),
+    view.replay ? h("div", { class: "saved", text: `saved as a replay: ${view.replay}` }) : h("div", { class: "saved", text: view.replay_error || "" }),
+    h("div", { class: "actions" },
+      h("a", { href: `/api/octopus/games/${view.id}/replay`, download: `octopus-${view.id.slice(0, 6)}.json` },
+        h("button", { type: "button", tabindex: "-1" }, "Download replay")),
+      h("button", { type: "button", id: "deal-again", class: "primary", onclick: () => startGame() }, "Deal again")),
+  ];
+}
+
+function showGame(view) {
+  game = view;
+  $("board").hidden = false;
+  $("table").replaceChildren(tableElement(view));
+  $("actions").replaceChildren(...view.legal.map((choice) => h("button", {
+    type: "button", id: `action-${choice.action}`, class: "held", disabled: busy, "aria-keyshortcuts": choice.key,
+    title: choice.odds ? `succeeds on a roll of ${choice.odds} (key ${choice.key})` : `key ${choice.key}`,
+    onclick: () => act(choice.action), text: `${choice.label} [${choice.key}]` })));
+  $("decision-hint").textContent = view.over ? "the game is over" : (view.table.asked === "theft" ? "an octopus: try a theft?" : "stop or flip?");
+  $("log").replaceChildren(...view.log.map((line) => h("li", { text: line })));
+  $("log").lastElementChild?.scrollIntoView({ block: "nearest" });
+  $("final").hidden = !view.final;
+  if (view.final) $("final").replaceChildren(...finalElement(view));
+  const first = $("actions").querySelector("button");
+  if (first) first.focus(); else $("deal-again")?.focus();
+}
+
+async function act(action) {
+  if (busy || !game || game.over) return;
+  busy = true;
+  document.querySelectorAll("#actions button").forEach((button) => { button.disabled = true; });
+  // The decision names the step the page shows: a second send (or a stale page) is refused, not played.
+  const view = await attempt(() => api("POST", `/api/octopus/games/${game.id}/actions`, { action, step: game.step }));
+  busy = false;
+  if (view) showGame(view);
+  else document.querySelectorAll("#actions button").forEach((button) => { button.disabled = false; });
+}
+
+function fillSeats() {
+  const n = Number($("players").value);
+  const seat = Math.min(Number($("seat").value || 0), n - 1);
+  $("seat").replaceChildren(...[...Array(n).keys()].map((s) => option(s, `player_${s}`, s === seat)));
+  fillOpponents();
+}
+
+function fillOpponents() {
+  const n = Number($("players").value);
+  const seat = Number($("seat").value);
+  const before = [...$("opponents").querySelectorAll("select")].map((select) => select.value);
+  const rows = [];
+  for (let k = 1; k < n; k++) {
+    const chosen = before[k - 1] || DEFAULT_OPPONENT;
+    rows.push(h("label", { class: "opponent" }, `player_${(seat + k) % n}`,
+      h("select", { id: `opponent-${k}` }, agents.map((agent) => option(agent.name, agent.name, agent.name === chosen, agent.about)))));
+  }
+  $("opponents").replaceChildren(h("strong", { text: "Opponents" }), ...rows);
+}
+
+async function startGame() {
+  const n = Number($("players").value);
+  const body = { num_players: n, seat: Number($("seat").value), view: $("view").value,
+    opponents: [...Array(n - 1).keys()].map((k) => $(`opponent-${k + 1}`).value) };
+  const seed = $("seed").value.trim(); // sent as text: a JavaScript number would round a seed above 2^53
+  if (seed !== "") body.seed = seed;
+  const previous = game;
+  $("start").disabled = true;
+  const view = await attempt(() => api("POST", "/api/octopus/games", body));
+  $("start").disabled = false;
+  if (!view) return;
+  if (previous && !previous.over) api("DELETE", `/api/octopus/games/${previous.id}`).catch(() => {});
+  $("setup-box").open = false;
+  showGame(view);
+}
+
+async function init() {
+  $("error-close").onclick = clearError;
+  $("players").onchange = fillSeats;
+  $("seat").onchange = fillOpponents;
+  $("setup").onsubmit = (event) => { event.preventDefault(); startGame(); };
+  document.addEventListener("keydown", (event) => {
+    if (!game || game.over || busy || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (["SELECT", "INPUT", "TEXTAREA"].includes(document.activeElement.tagName)) return;
+    const choice = game.legal.find((legal) => legal.key === event.key.toLowerCase());
+    if (!choice) return;
+    event.preventDefault();
+    act(choice.action);
+  });
+  const data = await attempt(() => api("GET", "/api/octopus/agents"));
+  if (!data) return;
+  agents = data.agents;
+  fillSeats();
+}
+
+init();

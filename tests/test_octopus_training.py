@@ -1,0 +1,226 @@
+"""The project's trainer on the octopus game (`game: octopus`, configs/octopus.yaml): a whole small run
+(evaluations, replays, league, the probe), resuming it, same seed same run, its policy as an octopus
+agent and never as a Miaui one, what the game refuses, and the exploitability yardstick on it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from miaui_env.agents.checkpoint import CheckpointError, CheckpointSpaceError, CheckpointVersionError
+from miaui_env.agents.loading import AgentSpecError, load_agent
+from miaui_env.apps.octopus_arena import OctopusArenaConfig, play
+from miaui_env.apps.octopus_replay import load_replay, replay_states
+from miaui_env.octopus.agents import load_octopus_agent
+from training.config import ConfigError, load_config
+
+ROOT = Path(__file__).parent.parent
+SMALL = [
+    "total_timesteps=3000",
+    "tables=[{num_players: 2, num_games: 8}, {num_players: 3, num_games: 4, learner_seats: [0, 2]}]",
+    "ppo.n_steps=16",
+    "ppo.batch_size=256",
+    "ppo.n_epochs=1",
+    "ppo.policy_kwargs.net_arch=[32, 32]",
+    "evaluation.every=1000",
+    "evaluation.games_per_baseline=30",
+    "evaluation.baselines=[risk-aware, random]",
+    "opponents.snapshot_every=800",
+    "opponents.pool_size=2",
+    "probe.steps=0",
+    "device=cpu",
+]
+
+
+def small_config(*overrides: str):
+    return load_config(ROOT / "configs" / "octopus.yaml", [*SMALL, *overrides])
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    from training.selfplay import train
+
+    directory = tmp_path_factory.mktemp("octopus") / "run"
+    metadata = train(small_config("probe.steps=600", "probe.games=30"), directory, show_progress=False)
+    return directory, metadata
+
+
+def test_a_small_octopus_run_writes_a_whole_run(small_run):
+    directory, metadata = small_run
+    assert metadata["game"] == "octopus" and metadata["observation_dtype"] == "float32" and metadata["steps"] >= 3000
+    assert metadata["player_counts"] == [2, 3]
+    assert {row["baseline"] for row in metadata["evaluations"]} == {"risk-aware", "random"}
+    assert all(row["variant"] == "base" and row["games"] == 30 for row in metadata["evaluations"])
+    assert set(metadata["league"]) == {"snapshot@1608", "snapshot@2400"}  # PFSP's statistics per snapshot in the pool
+    assert (directory / "win_share.png").read_bytes()[:4] == b"\x89PNG"
+    assert len(list((directory / "pool").glob("step_*.pt"))) == 2
+    replays = sorted((directory / "replays").glob("step-*.json"))
+    assert len(replays) == len(metadata["evaluations"])
+    for path in replays:  # an octopus replay of the learner against the baseline, playing back bit for bit
+        replay = load_replay(path)
+        assert replay.players[0] == "learner" and set(replay.players[1:]) <= {"risk-aware", "random"}
+        assert replay_states(replay)[-1].totals == list(replay.totals)
+    probed = metadata["exploitability"]
+    assert probed["players"] == 3 and probed["steps"] == 600 and probed["variant"] == "base"
+    report = json.loads((directory / "exploit" / "exploit.json").read_text())
+    assert report["arguments"]["game"] == "octopus" and report["tables"][0]["init"] == "target"
+    assert set(report["tables"][0]["final"]["vs_baselines"]) == {"random", "cautious", "risk-aware"}
+
+
+def test_the_league_counts_every_octopus_game_as_it_ends():
+    from miaui_env.integrations.sb3 import MultiTableVecEnv
+    from miaui_env.octopus.selfplay import OctopusSelfPlayVecEnv
+    from training.opponents import finished_games
+
+    tables = [OctopusSelfPlayVecEnv(6, num_players=2, seed=1), OctopusSelfPlayVecEnv(3, num_players=3, learner_seats=[1], seed=2)]
+    for table, name in zip(tables, ("alice", "bob"), strict=True):
+        cautious = load_octopus_agent("cautious", 0)
+        cautious.name = name
+        table.set_opponents([cautious], seed=0)
+    venv = MultiTableVecEnv(tables)
+    venv.reset()
+    rng = np.random.default_rng(0)
+    counted, ended = [], 0
+    for _ in range(150):
+        masks = venv.action_masks()
+        _, _, dones, infos = venv.step(np.argmax(rng.random(masks.shape) * masks, axis=1))
+        counted += finished_games(tables, venv.bounds[:-1], infos) if dones.any() else []
+        ended += int(dones.sum())
+    assert ended > 10 and len(counted) == ended  # one result per row: every row is a game of its own
+    assert {(tuple(names), seats) for names, _, seats in counted} == {(("alice",), 2), (("bob", "bob"), 3)}
+    assert {won for _, won, _ in counted} <= {0.0, 0.5, 1.0}  # a lone learner seat wins, loses or shares a tie
+
+
+def test_the_run_s_policy_is_an_octopus_agent_and_never_a_miaui_one(small_run):
+    directory, _metadata = small_run
+    agent = load_octopus_agent(str(directory))
+    assert agent.view == "recall" and agent.deterministic
+    assert not load_octopus_agent(f"{directory}@sample").deterministic
+    _seats, scores, _ = play([agent, load_octopus_agent("risk-aware", 1)], "gauntlet", OctopusArenaConfig(num_players=2, games=20))
+    assert scores.shape == (20, 2)
+    with pytest.raises(CheckpointSpaceError, match="'octopus' game, not Miaui"):
+        load_agent(str(directory))
+    best_response = directory / "exploit" / "best-response-3p"
+    assert json.loads((best_response / "metadata.json").read_text())["game"] == "octopus"
+    assert load_octopus_agent(str(best_response)).view == "recall"
+
+
+def test_a_checkpoint_that_is_not_an_octopus_policy_is_refused(small_run, tmp_path):
+    directory, _ = small_run
+    with pytest.raises(CheckpointSpaceError, match="'miaui' game, not the octopus game"):
+        load_octopus_agent("miaui-ppo-v1")
+    for name, metadata, error, match in [
+        ("old", {"game": "octopus", "observation_version": 99}, CheckpointVersionError, "layout version 99"),
+        ("unmarked", {"observation_version": 1}, CheckpointSpaceError, "'miaui' game"),
+        ("damaged", None, CheckpointError, "not readable JSON"),
+    ]:
+        copy = tmp_path / name
+        copy.mkdir()
+        (copy / "model.zip").write_bytes((directory / "model.zip").read_bytes())
+        (copy / "metadata.json").write_text("{" if metadata is None else json.dumps(metadata))
+        with pytest.raises(error, match=match):
+            load_octopus_agent(str(copy))
+    with pytest.raises(AgentSpecError, match="unknown octopus agent 'counter'"):
+        load_octopus_agent("counter")
+
+
+def test_same_seed_same_octopus_run(tmp_path):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from training.selfplay import train
+
+    config = small_config("total_timesteps=1200", "evaluation.every=600")
+    first = train(config, tmp_path / "a", show_progress=False)
+    second = train(config, tmp_path / "b", show_progress=False)
+    assert json.dumps(first["evaluations"]) == json.dumps(second["evaluations"])
+    a, b = (MaskablePPO.load(tmp_path / run / "model.zip", device="cpu").policy.state_dict() for run in "ab")
+    assert all(torch.equal(a[key], b[key]) for key in a)
+
+
+def test_an_octopus_run_resumes_where_it_stopped(tmp_path):
+    from training.selfplay import train
+
+    train(small_config("total_timesteps=600", "evaluation.every=600"), tmp_path, show_progress=False)
+    resumed = train(small_config("total_timesteps=1500", "evaluation.every=600"), tmp_path, resume=True, show_progress=False)
+    assert resumed["game"] == "octopus" and resumed["steps"] >= 1500
+    assert sorted({row["step"] for row in resumed["evaluations"]})[0] <= 1000 < resumed["steps"]
+    with pytest.raises(ConfigError, match="run of the 'octopus' game"):
+        train(load_config(ROOT / "configs" / "smoke.yaml", ["device=cpu"]), tmp_path, resume=True, show_progress=False)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "match"),
+    [
+        (["privileged_critic=true"], "'privileged_critic' is True, which the octopus game"),
+        (["kickstart.decisions=100"], "'kickstart.decisions' is 100"),
+        (["kickstart.guidance_steps=1"], "'kickstart.guidance_steps' is 1"),
+        (["exploiters.every=1000"], "'exploiters.every' is 1000"),
+        (["tables=[{num_players: 3, num_games: 4, no_fighting: true}]"], r"'tables\[0\]' plays a Miaui variant"),
+        (["evaluation.baselines=[counter]"], "unknown octopus agent 'counter'"),
+        (["opponents.weights={pool: 0.5, greedy: 0.5}"], "unknown octopus agent 'greedy'"),
+    ],
+)
+def test_what_the_octopus_game_does_not_have_is_refused_before_training(tmp_path, overrides, match):
+    from training.selfplay import Run
+
+    with pytest.raises((ConfigError, AgentSpecError), match=match):
+        Run(small_config(*overrides), tmp_path, resume=False)
+    assert not (tmp_path / "model.zip").exists()
+
+
+@pytest.mark.parametrize(
+    ("config", "overrides", "match"),
+    [
+        ("octopus.yaml", ["tables=[{num_players: 5, num_games: 4}]"], r"'tables\[0\].num_players' is 5; allowed: an integer from 2 to 4"),
+        ("octopus.yaml", ["evaluation.num_players=6"], "'evaluation.num_players' is 6; allowed: an integer from 2 to 4"),
+        ("octopus.yaml", ["probe.num_players=5"], "'probe.num_players' is 5"),
+        ("smoke.yaml", ["tables=[{num_players: 2, num_games: 4}]"], r"'tables\[0\].num_players' is 2; allowed: an integer from 3 to 6"),
+        ("smoke.yaml", ["game=chess"], "game"),
+    ],
+)
+def test_each_game_s_table_sizes(config, overrides, match):
+    with pytest.raises(ConfigError, match=match):
+        load_config(ROOT / "configs" / config, overrides)
+
+
+def test_the_yardstick_measures_an_octopus_agent_from_the_command_line(tmp_path):
+    out = tmp_path / "exploit"
+    args = ["--game", "octopus", "--target", "cautious", "--steps", "1500", "--eval-every", "1500", "--eval-games", "30"]
+    args += ["--games", "16", "--baselines", "random", "--set", "ppo.n_steps=16", "--set", "ppo.batch_size=256", "--out", str(out)]
+    done = subprocess.run([sys.executable, "-m", "training.exploit", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads((out / "exploit.json").read_text())
+    table = report["tables"][0]
+    assert table["players"] == 3 and table["init"] == "scratch" and list(table["final"]["vs_baselines"]) == ["random"]
+    assert 0 <= table["final"]["win_share"] <= 1 and (out / "exploit.png").read_bytes()[:4] == b"\x89PNG"
+    assert load_octopus_agent(str(out / "best-response-3p")).name == "best-response-3p"
+
+
+@pytest.mark.parametrize(
+    ("fields", "match"),
+    [
+        ({"players": (5,)}, "table sizes 2 to 4"),
+        ({"init": "kickstart"}, "init='kickstart' is not allowed"),
+        ({"no_fighting": True}, "Miaui's variants"),
+        ({"game": "chess"}, "game='chess' is not allowed"),
+    ],
+)
+def test_an_octopus_exploit_config_that_cannot_work_is_refused(fields, match):
+    from training.exploit import ExploitConfig
+
+    with pytest.raises(ConfigError, match=match):
+        ExploitConfig(target="cautious", **{"game": "octopus", **fields})
+
+
+def test_the_yardstick_s_default_baselines_are_the_game_s_own():
+    from training.exploit import ExploitConfig
+
+    assert ExploitConfig(target="cautious", game="octopus").baselines == ("random", "cautious", "risk-aware")
+    assert ExploitConfig(target="counter").baselines == ("random", "greedy", "counter")
+    assert ExploitConfig(target="cautious", game="octopus", players=[2, 4]).players == (2, 4)

@@ -1,0 +1,273 @@
+"""The browser app's octopus page (O1-O12): a whole game through the JSON API and its replay, what
+the person's seat may see (O4), every bad request a clear 4xx that changes nothing, and one game
+clicked in a real headless browser."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+from waitress import create_server
+
+from miaui_env.agents import RandomAgent
+from miaui_env.apps.octopus_replay import load_replay, replay_from_json, replay_states
+from miaui_env.apps.web import create_app
+from miaui_env.apps.web.app import STATIC
+from miaui_env.apps.web.games import GameStore
+from miaui_env.apps.web.octopus import OctopusGame
+from miaui_env.apps.web.routes import GAMES, SESSION_COOKIE
+from miaui_env.octopus import rules
+from miaui_env.octopus.rules import fish, stacked_deck
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture
+def app(tmp_path):
+    return create_app(GameStore(max_games=8), replays=tmp_path / "replays", library=[tmp_path])
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def new_game(client, status=201, **choices):
+    body = {"num_players": 3, "seat": 1, "opponents": ["cautious", "random"], "seed": 11, **choices}
+    response = client.post("/api/octopus/games", json=body)
+    assert response.status_code == status, response.get_json()
+    return response.get_json()
+
+
+def scripted(view):
+    """Flip until the row holds two cards, then stop; after an octopus steal the most offered, else none."""
+    legal = {choice["label"]: choice["action"] for choice in view["legal"]}
+    if view["table"]["asked"] == "theft":
+        return view["legal"][-1]["action"]
+    return legal["flip"] if len(view["table"]["row"]) < 2 else legal["stop"]
+
+
+def decide(client, view, action, status=200):
+    response = client.post(f"/api/octopus/games/{view['id']}/actions", json={"action": action, "step": view["step"]})
+    assert response.status_code == status, response.get_json()
+    return response.get_json()
+
+
+def refused(response, status, message):
+    assert response.status_code == status, (response.status_code, response.get_json())
+    error = response.get_json()["error"]
+    assert re.search(message, error), error
+    return error
+
+
+def the_state(app, client, view) -> rules.OctopusState:
+    """The whole game behind a page: what the test checks the page against, never what it shows."""
+    session = client.get_cookie(SESSION_COOKIE).value
+    return app.extensions[GAMES].find(session, view["id"], OctopusGame).state
+
+
+# -- a whole game ------------------------------------------------------------------------------------
+def test_a_whole_game_through_the_api_plays_back_from_its_replay(client, tmp_path):
+    view = new_game(client, view="recall")
+    # the opponents sit clockwise from the person's left: seat 2, then seat 0
+    assert view["players"] == ["random", "human", "cautious"] and view["seat"] == 1
+    assert {choice["label"] for choice in view["legal"]} == {"stop", "flip"}  # O10: asked only when it is the person's turn
+    decisions = 0
+    while not view["over"]:
+        assert view["legal"] and view["table"]["seats"][1]["to_act"]
+        view = decide(client, view, scripted(view))
+        decisions += 1
+    final = view["final"]
+    assert view["legal"] == []
+    assert max(final["totals"]) >= rules.TARGET or final["truncated"]
+    assert final["winners"] == [seat for seat, total in enumerate(final["totals"]) if total == max(final["totals"])]
+    assert any(line.startswith("The game ends") for line in view["log"]) and "you" in " ".join(view["log"])
+    refused(client.post(f"/api/octopus/games/{view['id']}/actions", json={"action": 1}), 409, "this octopus game is over")
+
+    response = client.get(f"/api/octopus/games/{view['id']}/replay")
+    assert response.status_code == 200 and "attachment" in response.headers["Content-Disposition"]
+    replay = replay_from_json(response.get_data(as_text=True))
+    played = replay_states(replay)[-1]  # bit for bit: the same decisions make the same totals
+    assert list(played.totals) == final["totals"] and list(replay.winners) == final["winners"]
+    assert replay.players == ("random", "human", "cautious") and replay.seed == 11 and replay.view == "recall"
+    assert len(replay.actions) == view["step"] > decisions
+    saved = Path(view["replay"])
+    assert saved.parent == tmp_path / "replays" / "octopus" and load_replay(saved) == replay
+
+
+def test_the_octopus_page_is_served_and_linked_both_ways(client):
+    page = client.get("/octopus")
+    assert page.status_code == 200 and "default-src 'self'" in page.headers["Content-Security-Policy"]
+    text = page.get_data(as_text=True)
+    assert 'src="/static/octopus.js"' in text and 'href="/"' in text and "<script>" not in text
+    assert 'href="/octopus"' in client.get("/").get_data(as_text=True)
+    assert client.get("/static/octopus.js").status_code == 200
+    assert {"random", "cautious", "risk-aware"} <= {agent["name"] for agent in client.get("/api/octopus/agents").get_json()["agents"]}
+    assert "aria-label" in (STATIC / "octopus.html").read_text()
+
+
+def test_the_default_table_is_two_players_against_risk_aware(client):
+    response = client.post("/api/octopus/games", json={})
+    assert response.status_code == 201
+    view = response.get_json()
+    assert view["num_players"] == 2 and view["players"] == ["human", "risk-aware"] and view["view"] == "table"
+
+
+# -- what the person's seat may see (O4) --------------------------------------------------------------
+@pytest.mark.parametrize("view_name", ["table", "recall"])
+def test_the_page_shows_what_the_seat_may_see_and_nothing_more(app, client, view_name):
+    view = new_game(client, num_players=4, seat=2, opponents=["cautious", "random", "cautious"], seed=3, view=view_name)
+    state = the_state(app, client, view)
+    for _ in range(60):
+        if view["over"]:
+            break
+        table = view["table"]
+        assert table["row"] == [rules.card_name(card) for card in state.row]
+        assert table["deck_size"] == len(state.deck) and table["discard_size"] == len(state.discard)
+        assert table["session"] == state.session
+        for row in table["seats"]:
+            seat = row["seat"]
+            assert row["total"] == state.totals[seat] and row["collection_size"] == len(state.collections[seat])
+            cards = sorted(rules.card_name(card) for card in state.collections[seat])
+            if seat == 2 or view_name == "recall":
+                assert sorted(row["collection"]) == cards and row["session_score"] == rules.session_score(state.collections[seat])
+            else:  # face down: never shown, and shown as hidden, not as empty
+                assert row["collection"] is None and row["session_score"] is None
+        if view_name == "recall":
+            assert sorted(table["discard"]) == sorted(rules.card_name(c) for c in state.discard if not rules.is_octopus(c))
+        else:
+            assert table["discard"] is None
+        assert "deck" not in table
+        view = decide(client, view, scripted(view))
+
+
+def two_games_with_decks_differing_below(top):
+    """Two games whose decks agree on `top` and differ in every card below it: the person at seat 0
+    flips first, an agent at seat 1."""
+    rest = [card for card in stacked_deck(top) if card not in top]
+    games = []
+    for deck in ([*top, *rest], [*top, *reversed(rest)]):
+        state = rules.new_game(2, deck=deck, seed=1)
+        games.append(OctopusGame(state, {1: RandomAgent(seed=0)}, "recall", seed=1))
+    return games
+
+
+def test_no_field_of_the_page_depends_on_the_deck_below_the_cards_flipped():
+    first, second = two_games_with_decks_differing_below([fish("cod", 4), fish("eel", 3), fish("jack", 2)])
+    assert first.state.deck != second.state.deck
+    for _ in range(3):
+        first_page, second_page = first.page(), second.page()
+        del first_page["id"], second_page["id"]
+        assert first_page == second_page
+        if len(first.state.row) < 3:
+            first.play(rules.action_of(first.state, rules.FLIP))
+            second.play(rules.action_of(second.state, rules.FLIP))
+
+
+# -- bad requests -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"num_players": 5}, r"num_players=5 is not allowed: an integer from 2 to 4"),
+        ({"num_players": 1}, r"num_players=1 is not allowed"),
+        ({"num_players": "3"}, r"num_players='3' is not allowed"),
+        ({"num_players": True}, r"num_players=True is not allowed"),
+        ({"opponents": ["cautious", "alphazero"]}, r"agent 'alphazero' is not offered here; choose from random, cautious, risk-aware"),
+        ({"opponents": ["cautious"]}, r"a list of 2 octopus agent names"),
+        ({"opponents": ["cautious", "/etc/passwd"]}, r"'/etc/passwd' is not offered"),
+        ({"seat": 3}, r"seat=3 is not allowed: an integer from 0 to 2"),
+        ({"view": "god"}, r"view='god' is not allowed: table or recall"),
+        ({"seed": -1}, r"seed=-1 is not allowed"),
+        ({"players": 3}, r"unknown field 'players'; the fields are num_players"),
+    ],
+)
+def test_bad_new_games_are_refused_and_create_nothing(app, client, body, message):
+    refused(client.post("/api/octopus/games", json={"num_players": 3, "opponents": ["cautious", "random"], **body}), 400, message)
+    assert len(app.extensions[GAMES]) == 0
+    new_game(client)  # and the server goes on serving
+
+
+def test_bad_decisions_are_refused_and_change_nothing(client):
+    view = new_game(client)
+    url = f"/api/octopus/games/{view['id']}/actions"
+    for body, status, message in [
+        ({"action": 5, "step": view["step"]}, 400, r"action 5 is not legal now: the legal actions are 0 \(stop\); 1 \(flip\)"),
+        ({"action": "1"}, 400, r"action='1' is not an action: the legal actions are 0 \(stop\); 1 \(flip\)"),
+        ({"action": 1.0}, 400, r"action=1.0 is not an action"),
+        ({"action": True}, 400, r"action=True is not an action"),
+        ({"action": 12}, 400, r"action=12 is not an action"),
+        ({"step": 0}, 400, r"a decision is a JSON object \{'action'"),
+        ({"action": 1, "card": 3}, 400, r"a decision is a JSON object"),
+        ([1], 400, r"a decision is a JSON object"),
+        ({"action": 1, "step": view["step"] + 1}, 409, r"step=\d+ is not the decision being asked"),
+    ]:
+        refused(client.post(url, json=body), status, message)
+        assert client.get(f"/api/octopus/games/{view['id']}").get_json() == view  # unchanged
+    refused(client.post(url, data="1", content_type="text/plain"), 415, "must be JSON")
+    refused(client.get(f"/api/octopus/games/{view['id']}/replay"), 409, "not over yet")
+    refused(client.get("/api/octopus/games/nope"), 404, "no game 'nope' in this browser session")
+    refused(client.get(f"/api/games/{view['id']}"), 404, "no game")  # an octopus game is no Miaui game
+    assert decide(client, view, 1)["step"] > view["step"]  # still served
+
+
+def test_octopus_games_share_the_miaui_games_limits_and_sessions(tmp_path):
+    app = create_app(GameStore(max_games=1), replays=None, library=[tmp_path])
+    owner, stranger = app.test_client(), app.test_client()
+    view = new_game(owner)
+    refused(stranger.get(f"/api/octopus/games/{view['id']}"), 404, "no game")
+    refused(stranger.post("/api/octopus/games", json={}), 503, "the server is playing 1 games")
+    refused(stranger.post("/api/games", json={"players": 3, "opponents": ["random", "random"]}), 503, "the server is playing 1 games")
+    assert owner.delete(f"/api/octopus/games/{view['id']}").status_code == 204
+    assert stranger.post("/api/octopus/games", json={}).status_code == 201
+
+
+# -- in a browser -----------------------------------------------------------------------------------
+@pytest.fixture
+def server(tmp_path) -> Iterator[str]:
+    serving = create_server(create_app(replays=None, library=[tmp_path]), host="127.0.0.1", port=0, threads=2)
+    threading.Thread(target=serving.run, daemon=True).start()
+    yield f"http://127.0.0.1:{serving.effective_port}/"
+    serving.close()
+
+
+def test_a_few_decisions_clicked_and_typed_on_the_octopus_page(server):
+    driver_path = shutil.which("chromedriver")
+    if not Path(CHROMIUM).exists() or driver_path is None:
+        pytest.fail(f"the browser test needs Debian's chromium ({CHROMIUM}) and chromedriver: apt-get install chromium chromium-driver")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(argument)
+    browser = webdriver.Chrome(service=Service(driver_path), options=options)
+    try:
+        wait = WebDriverWait(browser, 30)
+        browser.get(server + "octopus")
+        wait.until(lambda _: browser.find_elements(By.CSS_SELECTOR, "#opponent-1 option"))
+        Select(browser.find_element(By.ID, "opponent-1")).select_by_value("cautious")
+        browser.find_element(By.ID, "seed").send_keys("5")
+        browser.find_element(By.ID, "start").click()
+        wait.until(lambda _: browser.find_elements(By.ID, "action-1"))
+        assert "Session 1" in browser.find_element(By.ID, "table").text
+        flips = len(browser.find_elements(By.CSS_SELECTOR, "#log li"))
+        browser.find_element(By.ID, "action-1").click()  # flip
+        wait.until(lambda _: len(browser.find_elements(By.CSS_SELECTOR, "#log li")) > flips)
+        assert not browser.find_element(By.ID, "error").is_displayed()
+        before = browser.find_element(By.ID, "log").text
+        # s stops (or, after an octopus, n declines the theft): either way the turn passes and the log grows
+        key = "n" if browser.find_elements(By.ID, "action-2") else "s"
+        browser.find_element(By.TAG_NAME, "body").send_keys(key)
+        wait.until(lambda _: browser.find_element(By.ID, "log").text != before)
+        log = browser.find_element(By.ID, "log").text
+        assert "you" in log and not browser.find_element(By.ID, "error").is_displayed()
+        json.loads(browser.execute_script("return JSON.stringify(game)"))  # the page holds the server's answer
+    finally:
+        browser.quit()
