@@ -393,3 +393,17 @@ def test_an_unknown_game_and_miaui_options_for_the_octopus_game_are_refused(tmp_
     with pytest.raises(SystemExit) as ended:
         main(["--game", "octopus", "--pool", "random", "--open-baskets", "--out", str(tmp_path)])
     assert ended.value.code == 2 and "--open-baskets: Miaui-only" in capsys.readouterr().err
+
+
+def test_one_arena_result_serves_both_games_and_names_the_octopus_game_first():
+    from miaui_env.apps import octopus_arena
+    from miaui_env.apps.arena import ArenaResult, table
+
+    config = octopus_arena.OctopusArenaConfig(num_players=2, games=4, seed=1)
+    result = octopus_arena.run(["random", "cautious"], "pool", config, out=None, show_progress=False)
+    assert isinstance(result, ArenaResult) and result.game == "octopus" and result.config is config
+    assert next(iter(result.as_dict())) == "game" and result.as_dict()["config"]["num_players"] == 2
+    assert octopus_arena.result_table(result) == table(result)
+    assert not hasattr(octopus_arena, "OctopusArenaResult")
+    miaui = ArenaResult(ArenaConfig(num_players=3), "pool", [])
+    assert miaui.game == "miaui" and "game" not in miaui.as_dict()  # Miaui's arena.json keeps its keys

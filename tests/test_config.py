@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -113,7 +114,7 @@ def test_unknown_keys_are_refused_at_every_depth(tmp_path, text, key):
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("learnign_rate=1", "unknown key 'learnign_rate'; known keys here: device, evaluation, exploiters, init, kickstart, magnet"),
+        ("learnign_rate=1", "unknown key 'learnign_rate'; known keys here: device, evaluation, exploiters, game, init, kickstart"),
         ("kickstart.techer=random", "unknown key 'kickstart.techer'; known keys here: batch_size"),
         ("opponents.pool.size=2", "unknown key 'opponents.pool'"),
         ("tables.0.num_games=2", "'tables' has no keys; set it whole"),
@@ -147,7 +148,8 @@ def test_rllib_configs_refuse_unknown_keys_too(tmp_path):
         ("evaluation.baselines=[random, 3]", r"config key 'evaluation.baselines\[1\]' is 3; allowed: a string"),
         ("opponents.weights.random=true", "config key 'opponents.weights.random' is True; allowed: a number >= 0"),
         ("opponents.weights={random: -1}", "config key 'opponents.weights.random' is -1; allowed: a number >= 0"),
-        ("tables=[{num_players: 7, num_games: 2}]", r"config key 'tables\[0\].num_players' is 7; allowed: an integer from 3 to 6"),
+        ("tables=[{num_players: 7, num_games: 2}]", r"config key 'tables\[0\].num_players' is 7; allowed: an integer from 2 to 6"),
+        ("tables=[{num_players: 2, num_games: 2}]", r"config key 'tables\[0\].num_players' is 2; allowed: an integer from 3 to 6 \(miaui"),
         ("tables=[{num_players: 4, num_games: 2, open_baskets: 1}]", r"'tables\[0\].open_baskets' is 1; allowed: a bool"),
         ("tables=[{num_players: 4}]", r"config key 'tables\[0\].num_games' is missing"),
         ("ppo=[1]", "config key 'ppo' is \\[1\\]; allowed: a mapping"),
@@ -297,7 +299,7 @@ def test_a_table_seeded_at_construction_deals_as_seed_does():
 def test_every_committed_config_loads_and_names_agents_that_load(path):
     """A config in configs/ (v1.yaml names the shipped stage-1 policy and its best response) must run
     as it stands: it loads, and every agent it names loads."""
-    from miaui_env.agents.loading import load_agent
+    from training.games import training_game
 
     if path.name == "rllib.yaml":
         RLlibConfig.load(path)
@@ -305,7 +307,7 @@ def test_every_committed_config_loads_and_names_agents_that_load(path):
     config = load_config(path)
     names = [*config.opponents.baseline_names, *config.evaluation.baselines, config.kickstart.teacher]
     for name in [*names, *([config.init] if config.init else [])]:
-        load_agent(name, seed=0)
+        training_game(config.game).load_agent(name, seed=0)  # each game's own agents
 
 
 # -- YAML 1.2 -----------------------------------------------------------------------------------------
@@ -378,10 +380,18 @@ def test_the_names_of_0_1_stay_out_of_messages():
 
 @pytest.mark.parametrize("path", sorted((ROOT / "checkpoints").glob("*/config.yaml")), ids=lambda path: path.parent.name)
 def test_every_shipped_checkpoints_config_loads(path):
-    """A shipped policy's config.yaml, written before the renames of 0.2, still loads (`--resume` reads it)."""
-    with pytest.warns(DeprecationWarning, match="'evaluation.players' is now 'evaluation.num_players'"):
-        config = load_config(path)
-    assert config.run_name == read_yaml(path.read_text())["run_name"] and config.evaluation.num_players == 4
+    """A shipped policy's config.yaml loads (`--resume` reads it): one written before the renames of 0.2
+    with a DeprecationWarning naming the new key, a newer one without a warning."""
+    written = read_yaml(path.read_text())
+    if "players" in written["evaluation"]:
+        with pytest.warns(DeprecationWarning, match="'evaluation.players' is now 'evaluation.num_players'"):
+            config = load_config(path)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)
+            config = load_config(path)
+    evaluated = written["evaluation"].get("players", written["evaluation"].get("num_players"))
+    assert config.run_name == written["run_name"] and config.evaluation.num_players == evaluated
 
 
 def test_the_probe_is_recorded_in_metadata_under_its_old_key():
@@ -399,7 +409,7 @@ def test_the_json_schema_documents_every_field():
         assert all(field.get("description") for section in sections for field in section["properties"].values())
         assert schema["properties"]["run_name"]["description"] == "checkpoints/<run_name>/ holds the run."  # an inherited field's too
     tables = json_schema()["$defs"]["TableConfig"]["properties"]["num_players"]
-    assert (tables["minimum"], tables["maximum"], tables["type"]) == (3, 6, "integer")
+    assert (tables["minimum"], tables["maximum"], tables["type"]) == (2, 6, "integer")  # either game's sizes; each game's own below
 
 
 def test_the_schema_command_prints_it():

@@ -29,6 +29,8 @@ NOT_LOADED = [
     ("miaui_env.octopus.rules", RL_LIBRARIES | {"numba"}),
     ("miaui_env.octopus.observation", RL_LIBRARIES | {"numba"}),
     ("miaui_env.octopus", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.aec", {"numba", "torch", "ray"} | SB3),  # both games' env plumbing: PettingZoo, not the batched engine
+    ("miaui_env.octopus.env", {"numba", "torch", "ray"} | SB3),  # the octopus game has no compiled path to load
     ("miaui_env.agents.search", {"pettingzoo", "torch", "ray"} | SB3),
     ("miaui_env.vector", {"pettingzoo", "torch", "ray"} | SB3),
     ("miaui_env.agents.heuristics", {"pettingzoo", "torch", "ray"} | SB3),
@@ -51,6 +53,14 @@ def loaded_after_import(module: str) -> set[str]:
 @pytest.mark.parametrize(("module", "forbidden"), NOT_LOADED, ids=[module for module, _ in NOT_LOADED])
 def test_importing_a_module_loads_nothing_above_it(module, forbidden):
     assert loaded_after_import(module) & forbidden == set()
+
+
+def test_the_envs_errors_are_one_set_that_users_import_from_the_miaui_env():
+    import miaui_env.aec
+    import miaui_env.envs.miaui
+
+    for name in ("ResetOptionError", "ResetOptionWarning", "UnknownAgentError", "_CheckedOrderEnforcingWrapper"):
+        assert getattr(miaui_env.envs.miaui, name) is getattr(miaui_env.aec, name), name
 
 
 def test_the_check_sees_what_a_module_loads():

@@ -33,6 +33,7 @@ SMALL = [
     "opponents.snapshot_every=800",
     "opponents.pool_size=2",
     "probe.steps=0",
+    "kickstart.decisions=0",  # configs/octopus.yaml clones risk-aware first: a test of its own below
     "device=cpu",
 ]
 
@@ -129,6 +130,36 @@ def test_a_checkpoint_that_is_not_an_octopus_policy_is_refused(small_run, tmp_pa
         load_octopus_agent("counter")
 
 
+def test_cloning_an_octopus_teacher_teaches_the_policy_its_decisions(tmp_path):
+    from training.kickstart import clone_teacher, game_returns
+    from training.selfplay import Run
+
+    overrides = ["kickstart.teacher=cautious", "kickstart.decisions=40000", "kickstart.learning_rate=0.003", "kickstart.batch_size=256"]
+    config = small_config(*overrides, "opponents.weights={pool: 0.5, random: 0.5}")
+    run = Run(config, tmp_path, resume=False)
+    teacher = load_octopus_agent("cautious", 0)
+
+    def agreement() -> float:
+        venv = run.venv
+        observations, agree = venv.reset(), []
+        for _ in range(30):
+            masks = venv.action_masks()
+            chosen, _ = run.model.predict(observations, action_masks=masks, deterministic=True)
+            agree.append(chosen == teacher.act(observations, masks))
+            observations, *_ = venv.step(chosen)
+        return float(np.mean(agree))
+
+    before = agreement()
+    measures = clone_teacher(run.model, config.kickstart, 0, chunk_steps=run.game.cloning_chunk, **run.teacher_parts())
+    after = agreement()
+    assert measures["teacher"] == "cautious" and measures["decisions"] >= 40000
+    assert after > 0.9 and after > before + 0.2, (before, after)
+    # the returns it teaches the value head: each game's reward, and none for a game the chunk cut off
+    rewards = np.array([[0, 0], [1, 0], [0, 0]], dtype=np.float32)
+    returns, known = game_returns(rewards, rewards > 0)
+    assert returns[:, 0].tolist() == [1, 1, 0] and known.tolist() == [[True, False], [True, False], [False, False]]
+
+
 def test_same_seed_same_octopus_run(tmp_path):
     import torch
     from sb3_contrib import MaskablePPO
@@ -158,8 +189,7 @@ def test_an_octopus_run_resumes_where_it_stopped(tmp_path):
     ("overrides", "match"),
     [
         (["privileged_critic=true"], "'privileged_critic' is True, which the octopus game"),
-        (["kickstart.decisions=100"], "'kickstart.decisions' is 100"),
-        (["kickstart.guidance_steps=1"], "'kickstart.guidance_steps' is 1"),
+        (["kickstart.decisions=100", "kickstart.teacher=counter"], "unknown octopus agent 'counter'"),
         (["exploiters.every=1000"], "'exploiters.every' is 1000"),
         (["tables=[{num_players: 3, num_games: 4, no_fighting: true}]"], r"'tables\[0\]' plays a Miaui variant"),
         (["evaluation.baselines=[counter]"], "unknown octopus agent 'counter'"),
@@ -224,3 +254,19 @@ def test_the_yardstick_s_default_baselines_are_the_game_s_own():
     assert ExploitConfig(target="cautious", game="octopus").baselines == ("random", "cautious", "risk-aware")
     assert ExploitConfig(target="counter").baselines == ("random", "greedy", "counter")
     assert ExploitConfig(target="cautious", game="octopus", players=[2, 4]).players == (2, 4)
+
+
+def test_the_shipped_octopus_policy_loads_by_name_plays_and_stays_out_of_miaui_menus():
+    from miaui_env.apps.arena import summarize
+    from miaui_env.apps.web.games import policy_choices
+    from miaui_env.octopus.agents import shipped_octopus_policies
+
+    metadata = json.loads((ROOT / "checkpoints" / "octopus-ppo-v1" / "metadata.json").read_text())
+    agent = load_octopus_agent("octopus-ppo-v1", seed=0)
+    assert metadata["game"] == "octopus" and agent.view == metadata["view"] == "recall" and agent.deterministic
+    assert "octopus-ppo-v1" in shipped_octopus_policies()
+    assert not any(choice.name.startswith("octopus-ppo") for choice in policy_choices())  # the Miaui page's menu
+    with pytest.raises(CheckpointSpaceError, match="'octopus' game, not Miaui"):
+        load_agent("octopus-ppo-v1")
+    seats, scores, winners = play([agent, load_octopus_agent("random", 1)], "gauntlet", OctopusArenaConfig(num_players=3, games=90, seed=5))
+    assert summarize(["octopus-ppo-v1", "random"], seats, scores, winners, 3)[0].win_share > 0.7  # it wins about 0.93 of them

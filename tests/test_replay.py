@@ -322,3 +322,23 @@ def test_the_replay_command_refuses_a_bad_file_in_one_line(tmp_path):
 def test_saved_replays_round_trip_through_files(tmp_path):
     replay = replay_from_json(good_replay_text())
     assert load_replay(save_replay(replay, tmp_path / "a" / "b.json")) == replay
+
+
+def test_both_games_replay_files_are_read_and_written_by_one_pair_of_helpers(tmp_path):
+    from miaui_env.apps import octopus_replay
+    from miaui_env.apps.replay import ReplayError, read_replay_file, write_replay_file
+
+    written = write_replay_file("{}", tmp_path / "new" / "a.json", octopus_replay.OctopusReplayError)
+    assert written.read_text() == "{}"
+    (tmp_path / "bad.json").write_bytes(b"\xff")
+    for load, error in ((load_replay, ReplayError), (octopus_replay.load_replay, octopus_replay.OctopusReplayError)):
+        with pytest.raises(error, match=r"bad\.json: cannot be read as a replay"):
+            load(tmp_path / "bad.json")
+        with pytest.raises(error, match=r"a\.json: "):
+            load(written)
+
+    def refuse(text: str) -> None:
+        raise octopus_replay.OctopusReplayError(f"refused {text}")
+
+    with pytest.raises(octopus_replay.OctopusReplayError, match=r"a\.json: refused \{\}"):
+        read_replay_file(written, octopus_replay.OctopusReplayError, refuse)

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from helpers import stacked_deck
 from waitress import create_server
+from web_helpers import posted, refused
 
 import miaui_env
 from miaui_env.apps.replay import load_replay, record_replay, replay_from_json, replay_states, replay_to_json, save_replay
@@ -38,21 +39,9 @@ from miaui_env.spec import TableSpec
 ROOT = Path(__file__).parent.parent
 
 
-@pytest.fixture
-def app(tmp_path):
-    return create_app(GameStore(max_games=8), replays=tmp_path / "replays", library=[tmp_path])
-
-
-@pytest.fixture
-def client(app):
-    return app.test_client()
-
-
 def new_game(client, status=201, **choices):
     body = {"players": 3, "seat": 0, "opponents": ["random", "random"], "seed": 5, **choices}
-    response = client.post("/api/games", json=body)
-    assert response.status_code == status, response.get_json()
-    return response.get_json()
+    return posted(client, "/api/games", body, status)
 
 
 def a_play(view, card):
@@ -66,13 +55,6 @@ def play_out(client, view, pick=lambda hand: hand[0]):
         assert response.status_code == 200, response.get_json()
         view = response.get_json()
     return view
-
-
-def refused(response, status, message):
-    assert response.status_code == status, (response.status_code, response.get_json())
-    error = response.get_json()["error"]
-    assert re.search(message, error), error
-    return error
 
 
 # -- whole games ------------------------------------------------------------------------------------
@@ -315,6 +297,26 @@ def test_the_page_loads_nothing_from_elsewhere(client):
         text = path.read_text()
         assert not re.search(r"(src|href)=\"(https?:)?//|url\((https?:)?//|import\s|innerHTML", text), path.name
     assert "<script>" not in page.get_data(as_text=True)  # no inline script: the policy forbids it
+
+
+def test_both_pages_load_the_shared_script_before_their_own(client):
+    shared = client.get("/static/common.js")
+    assert shared.status_code == 200 and "javascript" in shared.headers["Content-Type"]
+    for page, own in (("/", "app.js"), ("/octopus", "octopus.js")):
+        scripts = re.findall(r'<script src="/static/([\w.]+)"></script>', client.get(page).get_data(as_text=True))
+        assert scripts == ["common.js", own], (page, scripts)
+
+
+def test_no_page_script_declares_again_what_the_shared_script_declares():
+    # A second `const $` stops the page's script with a SyntaxError; a second `function h` silently wins.
+    def top_level_names(script: str) -> set[str]:
+        text = (STATIC / script).read_text()
+        return set(re.findall(r"^(?:async )?(?:function|const|let) (\$|\w+)", text, flags=re.MULTILINE))
+
+    shared = top_level_names("common.js")
+    assert {"$", "h", "option", "api", "attempt", "showError", "clearError", "fillSeats", "fillOpponents"} <= shared
+    for own in ("app.js", "octopus.js"):
+        assert not shared & top_level_names(own), own
 
 
 # -- sessions ---------------------------------------------------------------------------------------

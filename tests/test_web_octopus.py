@@ -5,7 +5,6 @@ clicked in a real headless browser."""
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 from waitress import create_server
+from web_helpers import posted, refused
 
 from miaui_env.agents import RandomAgent
 from miaui_env.apps.octopus_replay import load_replay, replay_from_json, replay_states
@@ -31,21 +31,9 @@ from miaui_env.octopus.rules import fish, stacked_deck
 CHROMIUM = "/usr/bin/chromium"
 
 
-@pytest.fixture
-def app(tmp_path):
-    return create_app(GameStore(max_games=8), replays=tmp_path / "replays", library=[tmp_path])
-
-
-@pytest.fixture
-def client(app):
-    return app.test_client()
-
-
 def new_game(client, status=201, **choices):
     body = {"num_players": 3, "seat": 1, "opponents": ["cautious", "random"], "seed": 11, **choices}
-    response = client.post("/api/octopus/games", json=body)
-    assert response.status_code == status, response.get_json()
-    return response.get_json()
+    return posted(client, "/api/octopus/games", body, status)
 
 
 def scripted(view):
@@ -60,13 +48,6 @@ def decide(client, view, action, status=200):
     response = client.post(f"/api/octopus/games/{view['id']}/actions", json={"action": action, "step": view["step"]})
     assert response.status_code == status, response.get_json()
     return response.get_json()
-
-
-def refused(response, status, message):
-    assert response.status_code == status, (response.status_code, response.get_json())
-    error = response.get_json()["error"]
-    assert re.search(message, error), error
-    return error
 
 
 def the_state(app, client, view) -> rules.OctopusState:
@@ -253,6 +234,12 @@ def test_a_few_decisions_clicked_and_typed_on_the_octopus_page(server):
         browser.get(server + "octopus")
         wait.until(lambda _: browser.find_elements(By.CSS_SELECTOR, "#opponent-1 option"))
         Select(browser.find_element(By.ID, "opponent-1")).select_by_value("cautious")
+        # A bigger table keeps the chosen opponent and offers the default for the new seat; a smaller one drops it.
+        Select(browser.find_element(By.ID, "players")).select_by_value("3")
+        chosen = [Select(browser.find_element(By.ID, f"opponent-{k}")).first_selected_option.get_attribute("value") for k in (1, 2)]
+        assert chosen == ["cautious", "risk-aware"], chosen
+        Select(browser.find_element(By.ID, "players")).select_by_value("2")
+        assert not browser.find_elements(By.ID, "opponent-2")
         browser.find_element(By.ID, "seed").send_keys("5")
         browser.find_element(By.ID, "start").click()
         wait.until(lambda _: browser.find_elements(By.ID, "action-1"))
@@ -269,5 +256,11 @@ def test_a_few_decisions_clicked_and_typed_on_the_octopus_page(server):
         log = browser.find_element(By.ID, "log").text
         assert "you" in log and not browser.find_element(By.ID, "error").is_displayed()
         json.loads(browser.execute_script("return JSON.stringify(game)"))  # the page holds the server's answer
+        # The shared error banner (common.js) on this page: a refused request shows, the close button hides.
+        browser.execute_script("attempt(() => api('POST', '/api/octopus/games/nothing/actions', {action: 1, step: 0}))")
+        wait.until(lambda _: browser.find_element(By.ID, "error").is_displayed())
+        assert "no game 'nothing'" in browser.find_element(By.ID, "error-text").text
+        browser.find_element(By.ID, "error-close").click()
+        assert not browser.find_element(By.ID, "error").is_displayed()
     finally:
         browser.quit()

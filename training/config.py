@@ -566,15 +566,12 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
 
     def check_game(self) -> None:
         """Refuse (ConfigError) what the run's game does not have. The octopus game has no variants,
-        no privileged critic, no teacher to clone and no exploiters in the run (its probe and the
-        yardstick measure it). Checked when the run starts, not per --set: `game` and these keys
-        are often set one after the other."""
+        no privileged critic and no exploiters in the run (its probe and the yardstick measure it).
+        Checked when the run starts, not per --set: `game` and these keys are often set one after the other."""
         if self.game != "octopus":
             return
         miaui_only = {
             "privileged_critic": (self.privileged_critic, "false"),
-            "kickstart.decisions": (self.kickstart.decisions, "0"),
-            "kickstart.guidance_steps": (self.kickstart.guidance_steps, "0"),
             "exploiters.every": (self.exploiters.every, "0"),
         }
         for key, (value, off) in miaui_only.items():

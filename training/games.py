@@ -24,6 +24,7 @@ import numpy as np
 from miaui_env.agents import Agent, Policy, as_seen, reset_agent
 from miaui_env.agents.loading import load_agent
 from miaui_env.apps.octopus_arena import OctopusArenaConfig
+from miaui_env.game.rules import NUM_ROUNDS
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 from miaui_env.observe.observation import OBSERVATION_VERSION
 from miaui_env.octopus.agents import load_octopus_agent, octopus_agents
@@ -32,6 +33,7 @@ from miaui_env.octopus.selfplay import OctopusSelfPlayVecEnv
 from miaui_env.spec import TableSpec
 from training.config import ConfigError, RunSeeds, SelfPlayConfig, variant_name
 from training.gauntlet import GauntletResult, gauntlet, octopus_gauntlet
+from training.kickstart import own_part
 from training.opponents import OpponentMixture
 
 COMPACT = "uint8"  # Miaui's rows: uint8 codes, copied to the device as such and expanded there (miaui_env.observe.compact)
@@ -79,6 +81,13 @@ class TrainingGame(Protocol):
         """Deal the opponent seats of `table`'s games among `agents` by `weights`; returns what sets new weights."""
         ...
 
+    cloning_chunk: int
+    """Steps of play a teacher's cloning collects and learns at a time (training/kickstart.py)."""
+
+    def teacher_rows(self, rows: np.ndarray) -> np.ndarray:
+        """What a teacher reads of the trainer's rows."""
+        ...
+
     def evaluation_tables(self, config: SelfPlayConfig) -> list[tuple[str, EvaluationTable]]:
         """The tables the run's evaluations play, each with its variant's name (`variant_name`)."""
         ...
@@ -119,9 +128,10 @@ class MiauiGame:
     observation_version = OBSERVATION_VERSION
     baselines: tuple[str, ...] = ("random", "greedy", "counter")
 
-    def load_agent(self, spec: str, seed: int | None = None) -> Agent:
-        """Any Miaui agent spec (miaui_env.agents.loading)."""
-        return load_agent(spec, seed)
+    load_agent = staticmethod(load_agent)  # any Miaui agent spec (miaui_env.agents.loading)
+    gauntlet = staticmethod(gauntlet)  # the Miaui arena's (training/gauntlet.py)
+    teacher_rows = staticmethod(own_part)  # a privileged critic's state and compact codes are not the teacher's
+    cloning_chunk = NUM_ROUNDS - 1  # one whole episode: every return is known
 
     def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[SelfPlayTable]:
         """The tables on `config.threads` engine threads, their rows uint8 codes (COMPACT) or float32 (runs started before compact rows)."""
@@ -164,19 +174,6 @@ class MiauiGame:
         """`evaluation.num_players` seats on each variant the run's tables play."""
         return [(variant_name(spec.open_baskets, spec.no_fighting), spec) for spec in config.evaluation_specs]
 
-    def gauntlet(
-        self,
-        learner: Agent | Policy,
-        opponent: str,
-        table: Any,
-        games: int,
-        seeds: RunSeeds,
-        path: tuple[int, ...],
-        replay: Path | None = None,
-    ) -> GauntletResult:
-        """training/gauntlet.py's `gauntlet`."""
-        return gauntlet(learner, opponent, table, games, seeds, path, replay=replay)
-
 
 class OctopusGame:
     """The octopus fishing game: a game of its own per row, per-game seating, the octopus arena."""
@@ -185,9 +182,13 @@ class OctopusGame:
     observation_version = OCTOPUS_OBSERVATION_VERSION
     baselines: tuple[str, ...] = tuple(octopus_agents())
 
-    def load_agent(self, spec: str, seed: int | None = None) -> Agent:
-        """An octopus agent spec (`load_octopus_agent`: random, cautious, risk-aware, octopus-ppo-v1, a run's folder)."""
-        return load_octopus_agent(spec, seed)
+    load_agent = staticmethod(load_octopus_agent)  # random, cautious, risk-aware, octopus-ppo-v1, a run's folder
+    gauntlet = staticmethod(octopus_gauntlet)  # the octopus arena's (training/gauntlet.py)
+    cloning_chunk = 64  # games end apart: each chunk's unfinished games teach the policy, not the value
+
+    def teacher_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The rows themselves: every octopus row is the seat's float32 observation."""
+        return rows
 
     def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[SelfPlayTable]:
         """The tables as `OctopusSelfPlayVecEnv`s (float32 rows: the octopus observation has no compact codes)."""
@@ -225,19 +226,6 @@ class OctopusGame:
     def evaluation_tables(self, config: SelfPlayConfig) -> list[tuple[str, EvaluationTable]]:
         """`evaluation.num_players` seats of the one game (no variants), seen through the run's view."""
         return [("base", OctopusArenaConfig(num_players=config.evaluation.num_players, view=config.view))]
-
-    def gauntlet(
-        self,
-        learner: Agent | Policy,
-        opponent: str,
-        table: Any,
-        games: int,
-        seeds: RunSeeds,
-        path: tuple[int, ...],
-        replay: Path | None = None,
-    ) -> GauntletResult:
-        """training/gauntlet.py's `octopus_gauntlet`."""
-        return octopus_gauntlet(learner, opponent, table, games, seeds, path, replay=replay)
 
 
 GAMES: dict[str, TrainingGame] = {"miaui": MiauiGame(), "octopus": OctopusGame()}

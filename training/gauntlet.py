@@ -87,19 +87,10 @@ def gauntlet(
     names = [agent_name(learner), opponent]
     sample = SampleGames(1) if replay is not None else None
     seats, scores, winners = play([learner, rival], "gauntlet", arena, samples=sample)
-    result = summarize(names, seats, scores, winners, arena.num_players)[0]
     if replay is not None and sample is not None:
         seated = [names[agent] for agent in seats[0]]
         save_replay(record_replay(table, sample.plays[0], seed=int(sample.seeds[0]), players=seated), replay)
-    return GauntletResult(
-        opponent=opponent,
-        num_players=arena.num_players,
-        games=result.games,
-        win_share=result.win_share,
-        win_share_ci=result.win_share_ci,
-        mean_score=result.mean_score,
-        significance=gauntlet_significance(seats, winners, arena.num_players, names[0]),
-    )
+    return measured(names, seats, scores, winners, arena.num_players)
 
 
 def octopus_gauntlet(
@@ -120,19 +111,24 @@ def octopus_gauntlet(
     rival = load_octopus_agent(opponent, seed=seeds.integer("evaluation", *path, 1))
     names = [agent_name(learner), opponent]
     seats, scores, winners = octopus_arena.play([learner, rival], "gauntlet", arena)
-    result = summarize(names, seats, scores, winners, arena.num_players)[0]
     if replay is not None:
         game = play_and_record([learner, *[rival] * (arena.num_players - 1)], arena.num_players, seeds.integer("evaluation", *path, 2),
                                arena.view, arena.max_sessions)  # fmt: skip
         save_octopus_replay(replace(game, players=(names[0], *[opponent] * (arena.num_players - 1))), replay)
+    return measured(names, seats, scores, winners, arena.num_players)
+
+
+def measured(names: list[str], seats: np.ndarray, scores: np.ndarray, winners: np.ndarray, num_players: int) -> GauntletResult:
+    """The learner's (`names[0]`) measures over a gauntlet's games against `names[1]`, as either game's arena returns them."""
+    result = summarize(names, seats, scores, winners, num_players)[0]
     return GauntletResult(
-        opponent=opponent,
-        num_players=arena.num_players,
+        opponent=names[1],
+        num_players=num_players,
         games=result.games,
         win_share=result.win_share,
         win_share_ci=result.win_share_ci,
         mean_score=result.mean_score,
-        significance=gauntlet_significance(seats, winners, arena.num_players, names[0]),
+        significance=gauntlet_significance(seats, winners, num_players, names[0]),
     )
 
 

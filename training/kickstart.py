@@ -26,6 +26,7 @@ the counter itself) PPO outweighs it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, cast
 
 import numpy as np
@@ -33,7 +34,7 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 
-from miaui_env.agents import as_policy, reset_agent
+from miaui_env.agents import Agent, as_policy, reset_agent
 from miaui_env.agents.loading import load_agent
 from miaui_env.game.rules import NUM_ROUNDS
 from miaui_env.game.seeding import seed_children, seed_int
@@ -42,21 +43,34 @@ from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from training.config import KickstartConfig
 
 
-def clone_teacher(model: Any, settings: KickstartConfig, seed: int | np.random.SeedSequence, progress: Any = None) -> dict[str, Any]:
+def clone_teacher(
+    model: Any,
+    settings: KickstartConfig,
+    seed: int | np.random.SeedSequence,
+    progress: Any = None,
+    *,
+    load: Callable[..., Agent] = load_agent,
+    chunk_steps: int = NUM_ROUNDS - 1,
+    teacher_rows: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> dict[str, Any]:
     """Train `model`'s policy to play like `settings.teacher` on `model`'s env; returns measures.
 
     `settings` is the config's `kickstart` section; `seed` (the run's `cloning` stream) seeds the
     teacher, which cards the teacher plays and the minibatches. `progress` (a tqdm bar) is advanced
-    per decision, its total set to the decisions cloning plays (whole episodes), and a line marks the end.
+    per decision, its total set to the decisions cloning plays (whole chunks), and a line marks the end.
+    The game's own parts (Miaui's by default): `load` loads the teacher, `chunk_steps` steps are
+    collected and learned at a time (a Miaui episode), and `teacher_rows` turns the env's rows into
+    what the teacher reads (default `own_part`).
     """
     venv, policy = model.get_env(), model.policy
     teacher_seed, mix_seed, order_seed = seed_children(seed, 3)
-    teacher = load_agent(settings.teacher, seed=seed_int(teacher_seed))
+    teacher = load(settings.teacher, seed=seed_int(teacher_seed))
+    readable = teacher_rows or own_part
     rng = np.random.default_rng(mix_seed)
     generator = torch.Generator().manual_seed(seed_int(order_seed))
     optimizer = torch.optim.Adam(policy.parameters(), lr=settings.learning_rate)
     total, batch_size, share_end = settings.decisions, settings.batch_size, settings.teacher_share_end
-    decisions_per_episode = venv.num_envs * (NUM_ROUNDS - 1)
+    decisions_per_episode = venv.num_envs * chunk_steps
     episodes = max(1, -(-total // decisions_per_episode))
     if progress is not None:  # whole episodes: `decisions` rounded up, so the bar ends at its total, not past it
         progress.total = episodes * decisions_per_episode
@@ -67,22 +81,22 @@ def clone_teacher(model: Any, settings: KickstartConfig, seed: int | np.random.S
     for episode in range(episodes):
         teacher_share = 1.0 - (1.0 - share_end) * episode / max(episodes - 1, 1)
         reset_agent(teacher)
-        seen, legal, labels, rewards = [], [], [], []
-        for _ in range(NUM_ROUNDS - 1):
+        seen, legal, labels, rewards, ends = [], [], [], [], []
+        for _ in range(chunk_steps):
             masks = venv.action_masks()
-            taught = np.asarray(as_policy(teacher)(own_part(observations), masks))  # a privileged critic's state is not the teacher's
+            taught = np.asarray(as_policy(teacher)(readable(observations), masks))  # a privileged critic's state is not the teacher's
             with torch.no_grad():
                 sampled, _ = policy.predict(observations, action_masks=masks, deterministic=False)
             played = np.where(rng.random(venv.num_envs) < teacher_share, taught, sampled)
             seen.append(observations)
             legal.append(masks)
             labels.append(taught)
-            observations, reward, _, _ = venv.step(played)
+            observations, reward, done, _ = venv.step(played)
             rewards.append(reward)
-        # gamma = 1 and rewards only at the end: every decision's return is its game's reward.
-        returns = np.tile(np.sum(rewards, axis=0), NUM_ROUNDS - 1)
+            ends.append(done)
+        returns, known = game_returns(np.array(rewards), np.array(ends))
         batch = np.concatenate(seen), np.concatenate(legal), np.concatenate(labels)
-        losses = _fit(policy, optimizer, *batch, returns, batch_size, generator)
+        losses = _fit(policy, optimizer, *batch, returns.reshape(-1), batch_size, generator, known.reshape(-1))
         measures.update(losses, decisions=measures["decisions"] + decisions_per_episode)
         if progress is not None:
             progress.update(decisions_per_episode)
@@ -95,6 +109,19 @@ def clone_teacher(model: Any, settings: KickstartConfig, seed: int | np.random.S
     return measures
 
 
+def game_returns(rewards: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each decision's return (gamma = 1: the rewards to the end of its game) over (steps, rows) of
+    play, and whether it is known: a game still under way when the chunk ends has no return yet.
+    A Miaui chunk is one whole episode, so every return is known and equals its game's reward."""
+    returns, known = np.zeros_like(rewards, dtype=np.float64), np.zeros(rewards.shape, dtype=bool)
+    running, ended = np.zeros(rewards.shape[1]), np.zeros(rewards.shape[1], dtype=bool)
+    for step in range(len(rewards) - 1, -1, -1):
+        running = np.where(ends[step], 0.0, running) + rewards[step]
+        ended |= ends[step]
+        returns[step], known[step] = running, ended
+    return returns, known
+
+
 def _fit(
     policy: Any,
     optimizer: torch.optim.Optimizer,
@@ -104,23 +131,29 @@ def _fit(
     returns: np.ndarray | None,
     batch_size: int,
     generator: torch.Generator,
+    known: np.ndarray | None = None,
 ) -> dict[str, float]:
     """One pass over the decisions in shuffled minibatches (the value head learns `returns` unless
-    None); the measures of the last minibatch, taken after its step."""
+    None, on the decisions whose return is `known`: all when None); the measures of the last
+    minibatch, taken after its step."""
     # Copied to the policy's device once (a compact run's rows as their uint8 codes); the minibatches
     # are drawn by the seeded generator on the CPU, so the order is the same on every device.
     device = policy.device
     obs_t, masks_t = torch.as_tensor(observations, device=device), torch.as_tensor(masks, device=device)
     labels_t = torch.as_tensor(labels, device=device)
     returns_t = None if returns is None else torch.as_tensor(returns, dtype=torch.float32, device=device)
+    known_t = None if known is None or known.all() else torch.as_tensor(known, device=device)
     order = torch.randperm(len(labels_t), generator=generator)
     for start in range(0, len(order), batch_size):
         rows = order[start : start + batch_size].to(device)
         values, log_prob, _ = policy.evaluate_actions(obs_t[rows], labels_t[rows], action_masks=masks_t[rows])
         policy_loss = -log_prob.mean()
         value_loss = torch.zeros((), device=device)
-        if returns_t is not None:
+        if returns_t is not None and known_t is None:
             value_loss = torch.nn.functional.mse_loss(values.flatten(), returns_t[rows])
+        elif returns_t is not None and known_t is not None and bool(known_t[rows].any()):
+            kept = known_t[rows]
+            value_loss = torch.nn.functional.mse_loss(values.flatten()[kept], returns_t[rows][kept])
         optimizer.zero_grad()
         (policy_loss + value_loss).backward()
         torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
@@ -141,11 +174,20 @@ class TeacherGuidance(BaseCallback):
     """An SB3 callback: cross-entropy steps toward the teacher's cards on each PPO rollout (see the
     module docstring), logged to TensorBoard under kickstart/."""
 
-    def __init__(self, model: Any, settings: KickstartConfig, seed: int | np.random.SeedSequence):
+    def __init__(
+        self,
+        model: Any,
+        settings: KickstartConfig,
+        seed: int | np.random.SeedSequence,
+        *,
+        load: Callable[..., Agent] = load_agent,
+        teacher_rows: Callable[[np.ndarray], np.ndarray] | None = None,
+    ):
         super().__init__()
         self.policy = model.policy
         teacher_seed, sample_seed = seed_children(seed, 2)  # `seed`: the run's `guidance` stream
-        self.teacher = load_agent(settings.teacher, seed=seed_int(teacher_seed))
+        self.teacher = load(settings.teacher, seed=seed_int(teacher_seed))  # the game's loader (Miaui's by default)
+        self.readable = teacher_rows or own_part  # what the teacher reads of a row
         self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=settings.guidance_learning_rate)
         self.steps, self.batch_size = settings.guidance_steps, settings.batch_size
         self.generator = torch.Generator().manual_seed(seed_int(sample_seed))
@@ -175,7 +217,7 @@ class TeacherGuidance(BaseCallback):
         labels = np.empty((steps, envs), dtype=np.int64)
         reset_agent(self.teacher)
         for step in range(steps):
-            labels[step] = as_policy(self.teacher)(own_part(observations[step]), masks[step])
+            labels[step] = as_policy(self.teacher)(self.readable(observations[step]), masks[step])
         rows = torch.randperm(steps * envs, generator=self.generator)[: self.steps * self.batch_size].numpy()
         return observations.reshape(steps * envs, -1)[rows], masks.reshape(steps * envs, -1)[rows], labels.reshape(-1)[rows]
 

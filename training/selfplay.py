@@ -73,7 +73,6 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
 from miaui_env.agents import Agent, Policy, agent_name
 from miaui_env.agents.checkpoint import CheckpointError
-from miaui_env.agents.loading import load_agent
 from miaui_env.agents.policy import PolicyAgent
 from miaui_env.apps.cli import check_writable, run_command
 from miaui_env.apps.files import atomic_write, write_rows
@@ -103,8 +102,8 @@ def check_run(config: SelfPlayConfig) -> None:
     game = training_game(config.game)
     for name in (*config.evaluation.baselines, *config.opponents.baseline_names):
         game.load_agent(name)
-    if config.game == "miaui":
-        load_agent(config.kickstart.teacher)
+    if config.game == "miaui" or config.kickstart.decisions > 0 or config.kickstart.guidance_steps > 0:
+        game.load_agent(config.kickstart.teacher)
     check_arenas(config.evaluation, config.probe)
 
 
@@ -158,7 +157,8 @@ class Run:
         self.venv.seed(seeds.sequence("tables"))
         self.refresh_opponents()
         kickstart = config.kickstart
-        self.guidance = TeacherGuidance(self.model, kickstart, seeds.sequence("guidance")) if kickstart.guidance_steps > 0 else None
+        guide = kickstart.guidance_steps > 0
+        self.guidance = TeacherGuidance(self.model, kickstart, seeds.sequence("guidance"), **self.teacher_parts()) if guide else None
 
     def fresh_start(self) -> tuple[MagnetPPO, dict[str, Any]]:
         """A new learner (from `init`'s weights, if named) and the metadata of a run at step 0."""
@@ -271,6 +271,10 @@ class Run:
             for set_weights in self.weight_setters:
                 set_weights(shares)
 
+    def teacher_parts(self) -> dict[str, Any]:
+        """How the run's game loads a teacher and what the teacher reads of a row (training/kickstart.py)."""
+        return {"load": self.game.load_agent, "teacher_rows": self.game.teacher_rows}
+
     def clone(self, show_progress: bool) -> None:
         """Kickstart a new run: its network learns to play like the teacher before PPO (training/kickstart.py)."""
         from tqdm import tqdm
@@ -279,7 +283,10 @@ class Run:
         desc = f"cloning {kickstart.teacher}"
         with tqdm(total=kickstart.decisions, unit=" decisions", desc=desc, disable=not show_progress) as cloning:
             try:
-                self.metadata["kickstart"] = clone_teacher(self.model, kickstart, self.config.seeds.sequence("cloning"), cloning)
+                self.metadata["kickstart"] = clone_teacher(
+                    self.model, kickstart, self.config.seeds.sequence("cloning"), cloning, chunk_steps=self.game.cloning_chunk,
+                    **self.teacher_parts(),
+                )  # fmt: skip
             except KeyboardInterrupt:
                 raise SystemExit(
                     f"\ninterrupted while cloning {kickstart.teacher}, before the first checkpoint: start the run anew"

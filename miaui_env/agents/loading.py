@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import re
 from collections.abc import Sequence
 from importlib import resources
@@ -52,6 +53,20 @@ def _shipped_policies() -> Path:
 
 
 SHIPPED_POLICIES = _shipped_policies()
+
+
+def shipped_policy_names(game: str = "miaui", policies: Path | None = None) -> list[str]:
+    """The names of the policies in `policies` (default SHIPPED_POLICIES) trained on `game`: each
+    folder with a model.zip whose metadata.json names that game (a checkpoint that names none is Miaui's)."""
+    names = []
+    for model in sorted(Path(policies or SHIPPED_POLICIES).glob("*/model.zip")):
+        try:
+            metadata = json.loads((model.parent / "metadata.json").read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(metadata, dict) and metadata.get("game", "miaui") == game:
+            names.append(model.parent.name)
+    return names
 
 
 PLAY_MODES = {"best": True, "sample": False}  # a trained policy's `@mode` suffix: is its play deterministic?

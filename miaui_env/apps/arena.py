@@ -54,7 +54,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Generic, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -174,21 +174,27 @@ class AgentResult:
     rating_ordinal: float
 
 
-@dataclass
-class ArenaResult:
-    """What an arena run reports."""
+_GameConfig = TypeVar("_GameConfig")  # a game's arena config: ArenaConfig, or the octopus game's OctopusArenaConfig
 
-    config: ArenaConfig
+
+@dataclass
+class ArenaResult(Generic[_GameConfig]):
+    """What an arena run reports, Miaui's or another game's (`game`, with that game's arena config)."""
+
+    config: _GameConfig
     mode: str
     agents: list[AgentResult]
     significance: str | None = None
     duplicate_sets: int = 0
     seconds: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    game: str = "miaui"
 
     def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready dictionary."""
-        return asdict(self)
+        """A JSON-ready dictionary; another game's names the game first (Miaui's arena.json stays as it was)."""
+        fields = asdict(self)
+        game = fields.pop("game")
+        return fields if game == "miaui" else {"game": game, **fields}
 
 
 @_players_renamed
@@ -394,7 +400,9 @@ def gauntlet_significance(seats: np.ndarray, winners: np.ndarray, num_players: i
     )
 
 
-def run(names: list[str], mode: str, config: ArenaConfig, out: Path | None, show_progress: bool = True, replays: int = 0) -> ArenaResult:
+def run(
+    names: list[str], mode: str, config: ArenaConfig, out: Path | None, show_progress: bool = True, replays: int = 0
+) -> ArenaResult[ArenaConfig]:
     """Load the agents, play, summarize, write the files (and the first `replays` games as
     replays under `out`/replays/); returns the result."""
     from tqdm import tqdm
@@ -418,7 +426,7 @@ def run(names: list[str], mode: str, config: ArenaConfig, out: Path | None, show
     return result
 
 
-def table(result: ArenaResult) -> str:
+def table(result: ArenaResult[Any]) -> str:
     """The results as a text table, best win share first."""
     lines = [
         f"{'agent':<22}{'games':>7}{'win share':>18}{'mean score':>18}{'mean rank':>15}{'rating (mu +- sigma)':>24}",
@@ -433,7 +441,7 @@ def table(result: ArenaResult) -> str:
     return "\n".join(lines)
 
 
-def write(result: ArenaResult, out: Path) -> None:
+def write(result: ArenaResult[ArenaConfig], out: Path) -> None:
     """arena.json, arena.csv and arena.png under `out`."""
     variants = [v for v, on in (("Open Baskets", result.config.open_baskets), ("No Fighting", result.config.no_fighting)) if on]
     title = f"Miaui arena, {result.mode}: {result.config.num_players} players, {result.duplicate_sets * result.config.num_players} games"

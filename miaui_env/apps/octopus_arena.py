@@ -39,9 +39,8 @@ import argparse
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
 
 import numpy as np
 
@@ -50,7 +49,6 @@ from miaui_env.apps.arena import (
     MAX_RESULT_BYTES,
     MODES,
     RESULT_BYTES_PER_SEAT,
-    AgentResult,
     ArenaResult,
     gauntlet_significance,
     lineups,
@@ -109,23 +107,6 @@ class OctopusArenaConfig:
                 f"OctopusArenaConfig games={self.games} would keep about {needed / 2**30:,.1f} GiB of results; "
                 f"at most {MAX_RESULT_BYTES // (n * RESULT_BYTES_PER_SEAT):,} games a run"
             )
-
-
-@dataclass
-class OctopusArenaResult:
-    """What an octopus arena run reports (Miaui's `ArenaResult` with this game's config)."""
-
-    config: OctopusArenaConfig
-    mode: str
-    agents: list[AgentResult]
-    significance: str | None = None
-    duplicate_sets: int = 0
-    seconds: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready dictionary, the game named."""
-        return {"game": "octopus", **asdict(self)}
 
 
 @dataclass(frozen=True)
@@ -216,7 +197,9 @@ def play(
     return seats, scores, winners
 
 
-def run(names: list[str], mode: str, config: OctopusArenaConfig, out: Path | None, show_progress: bool = True) -> OctopusArenaResult:
+def run(
+    names: list[str], mode: str, config: OctopusArenaConfig, out: Path | None, show_progress: bool = True
+) -> ArenaResult[OctopusArenaConfig]:
     """Load the built-in octopus agents by name, play, summarize, write the files; returns the result."""
     from tqdm import tqdm
 
@@ -227,20 +210,20 @@ def run(names: list[str], mode: str, config: OctopusArenaConfig, out: Path | Non
         seats, scores, winners = play(agents, mode, config, progress=bar.update)
     results = summarize(labels, seats, scores, winners, config.num_players)
     significance = gauntlet_significance(seats, winners, config.num_players, labels[0]) if mode == "gauntlet" else None
-    result = OctopusArenaResult(
-        config, mode, results, significance, len(scores) // config.num_players, round(time.perf_counter() - started, 2)
+    result = ArenaResult(
+        config, mode, results, significance, len(scores) // config.num_players, round(time.perf_counter() - started, 2), game="octopus"
     )
     if out is not None:
         write(result, out)
     return result
 
 
-def result_table(result: OctopusArenaResult) -> str:
-    """The results as Miaui's arena prints them (its `table` reads only the agents and the significance)."""
-    return table(cast(ArenaResult, result))
+def result_table(result: ArenaResult[OctopusArenaConfig]) -> str:
+    """The results as Miaui's arena prints them."""
+    return table(result)
 
 
-def write(result: OctopusArenaResult, out: Path) -> None:
+def write(result: ArenaResult[OctopusArenaConfig], out: Path) -> None:
     """arena.json, arena.csv and arena.png under `out`, as Miaui's arena writes them."""
     games = result.duplicate_sets * result.config.num_players
     title = f"Octopus arena, {result.mode}: {result.config.num_players} players, {games} games"
@@ -285,7 +268,6 @@ def main(argv: list[str] | None = None) -> None:
 
 __all__ = [
     "OctopusArenaConfig",
-    "OctopusArenaResult",
     "deal",
     "main",
     "play",

@@ -25,8 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from miaui_env.agents import Agent, Policy, agent_name, as_agent, checked_actions
-from miaui_env.apps.replay import ReplayError
-from miaui_env.game.saved_state import file_path
+from miaui_env.apps.replay import ReplayError, read_replay_file, write_replay_file
 from miaui_env.octopus import rules
 from miaui_env.octopus.observation import Painter, observe_canvas
 from miaui_env.octopus.rules import OctopusState
@@ -259,26 +258,14 @@ def replay_from_json(text: str) -> OctopusReplay:
 
 def save_replay(replay: OctopusReplay, path: str | os.PathLike[str]) -> Path:
     """Write the replay to `path` (folders made as needed), only if `load_replay` would read it back; returns the path."""
-    from miaui_env.apps.files import atomic_write
-
     text = replay_to_json(replay)
     replay_from_json(text)  # never write a file that load refuses
-    target = file_path(path, OctopusReplayError, "a replay path")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(target, text)
-    return target
+    return write_replay_file(text, path, OctopusReplayError)
 
 
 def load_replay(path: str | os.PathLike[str]) -> OctopusReplay:
     """Read and check an octopus replay file; OctopusReplayError naming the file if it is not one."""
-    try:
-        text = file_path(path, OctopusReplayError, "a replay path").read_text()
-    except (OSError, UnicodeDecodeError) as bad:
-        raise OctopusReplayError(f"{path}: cannot be read as a replay ({bad})") from bad
-    try:
-        return replay_from_json(text)
-    except OctopusReplayError as bad:
-        raise OctopusReplayError(f"{path}: {bad}") from bad
+    return read_replay_file(path, OctopusReplayError, replay_from_json)
 
 
 # -- the game in words ------------------------------------------------------------------------------

@@ -22,10 +22,10 @@ import argparse
 import json
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -257,29 +257,44 @@ def _card(value: Any) -> int:
     return int(value)
 
 
-def save_replay(replay: Replay, path: str | os.PathLike[str]) -> Path:
-    """Write the replay to `path` (folders made as needed); returns the path."""
+_Replay = TypeVar("_Replay")
+
+
+def write_replay_file(text: str, path: str | os.PathLike[str], error: type[ReplayError]) -> Path:
+    """Write a replay's JSON `text` to `path` (folders made as needed), `error` for a bad path; returns the path.
+    Both games' `save_replay` write with it."""
     from miaui_env.apps.files import atomic_write
 
+    target = file_path(path, error, "a replay path")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(target, text)
+    return target
+
+
+def read_replay_file(path: str | os.PathLike[str], error: type[ReplayError], parse: Callable[[str], _Replay]) -> _Replay:
+    """`parse` of the replay file at `path`; `error` naming the file if it cannot be read or `parse`
+    refuses it with `error`. Both games' `load_replay` read with it."""
+    try:
+        text = file_path(path, error, "a replay path").read_text()
+    except (OSError, UnicodeDecodeError) as bad:
+        raise error(f"{path}: cannot be read as a replay ({bad})") from bad
+    try:
+        return parse(text)
+    except error as bad:
+        raise error(f"{path}: {bad}") from bad
+
+
+def save_replay(replay: Replay, path: str | os.PathLike[str]) -> Path:
+    """Write the replay to `path` (folders made as needed); returns the path."""
     if not isinstance(replay, Replay):
         raise ReplayError(f"save_replay takes a Replay (from record_replay or load_replay); got {type(replay).__name__}")
     _player_names(replay.players, replay.config.num_players)  # a file load_replay would refuse is never written
-    path = file_path(path, ReplayError, "a replay path")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, replay_to_json(replay))
-    return path
+    return write_replay_file(replay_to_json(replay), path, ReplayError)
 
 
 def load_replay(path: str | os.PathLike[str]) -> Replay:
     """Read and check a replay file; ReplayError naming the file if it is not one."""
-    try:
-        text = file_path(path, ReplayError, "a replay path").read_text()
-    except (OSError, UnicodeDecodeError) as bad:
-        raise ReplayError(f"{path}: cannot be read as a replay ({bad})") from bad
-    try:
-        return replay_from_json(text)
-    except ReplayError as bad:
-        raise ReplayError(f"{path}: {bad}") from bad
+    return read_replay_file(path, ReplayError, replay_from_json)
 
 
 # -- hand history and pictures -----------------------------------------------------------------

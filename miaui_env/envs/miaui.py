@@ -155,7 +155,6 @@ observation's pieces (seat rows as above, absolute: `player_0` first, every entr
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Unpack
 
@@ -164,8 +163,15 @@ import numpy as np
 from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWrapper
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
+# `X as X`: the names users import from here, now shared with the octopus env.
+from miaui_env.aec import ILLEGAL_ACTIONS as ILLEGAL_ACTIONS
+from miaui_env.aec import AECTurns, RefusingTerminateIllegalWrapper, SeatedEnv, checked_options, order_enforced
+from miaui_env.aec import ResetOptionError as ResetOptionError
+from miaui_env.aec import ResetOptionWarning as ResetOptionWarning
+from miaui_env.aec import UnknownAgentError as UnknownAgentError
+from miaui_env.aec import _CheckedOrderEnforcingWrapper as _CheckedOrderEnforcingWrapper
 from miaui_env.display.picture import require_pillow, table_picture
 from miaui_env.display.text import RENDER_MODES, check_render_mode, render_table, seat_name
 from miaui_env.game.cards import parse_deck_order
@@ -173,7 +179,6 @@ from miaui_env.game.rules import (
     NUM_DIVER_CARDS,
     GameState,
     IllegalActionError,
-    InvalidConfigError,
     RoundRecord,
     check_action,
     final_rewards,
@@ -182,24 +187,10 @@ from miaui_env.game.rules import (
 )
 from miaui_env.game.seeding import check_seed
 from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT, VECTOR_BOUND, Encoder
-from miaui_env.spec import DEPRECATED_SETTINGS, TableKwargs, TableSpec, finite_real
+from miaui_env.spec import DEPRECATED_SETTINGS, TableKwargs, TableSpec
 from miaui_env.vector import VectorMiaui
 
 RESET_OPTIONS = ("deck",)
-ILLEGAL_ACTIONS = ("raise", "terminate")  # env(illegal_action=...): refuse a card not in hand, or end the game
-
-
-class UnknownAgentError(ValueError):
-    """An agent name that is not at this table."""
-
-
-class ResetOptionError(ValueError):
-    """A reset `options` that is not a dict."""
-
-
-class ResetOptionWarning(UserWarning):
-    """A reset option this env does not know, ignored (PettingZoo's convention)."""
-
 
 METADATA = {
     "name": "miaui_v0",
@@ -286,7 +277,7 @@ class PlayedGame:
         return tuple(history[self._history_ends[reveal - 1] if reveal else 0 : self._history_ends[reveal]])
 
 
-class _MiauiEnv:
+class _MiauiEnv(SeatedEnv):
     """What the AEC and Parallel envs share: settings, spaces, the game, its encoder and generator."""
 
     metadata = METADATA
@@ -301,8 +292,7 @@ class _MiauiEnv:
         self.config = self.table_spec.game
         self.render_mode = render_mode
         self._encoder = Encoder(self.config, self.table_spec.view)
-        self.possible_agents = [seat_name(s) for s in range(self.config.num_players)]
-        self.seat_of = {agent: s for s, agent in enumerate(self.possible_agents)}
+        self._seat_agents(self.config.num_players, seat_name)
         self.compact = self.table_spec.observation_dtype == "uint8"
         obs_box = observation_box(self.compact)
         mask_box = gymnasium.spaces.Box(0, 1, (NUM_DIVER_CARDS,), np.int8)
@@ -323,14 +313,6 @@ class _MiauiEnv:
         self._is_over = False
         self._encoded: tuple[PlayedGame, int] | None = None  # the game and round the encoder last wrote (for state())
 
-    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        """The observation space of `agent` (the same for every agent)."""
-        return self.observation_spaces[self.possible_agents[self.seat(agent)]]
-
-    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        """The action space of `agent`: Discrete(12)."""
-        return self.action_spaces[self.possible_agents[self.seat(agent)]]
-
     def _dealt(self, call: str = "using the env") -> PlayedGame:
         """The game being played; ResetNeeded before the first reset."""
         if self._played is None:
@@ -349,32 +331,18 @@ class _MiauiEnv:
         self._dealt()
         return self._is_over
 
-    def seat(self, agent: Any) -> int:
-        """The seat of `agent`; UnknownAgentError naming the table's agents if it is not one of them."""
-        if not isinstance(agent, str) or agent not in self.seat_of:
-            raise UnknownAgentError(f"agent {agent!r} is not at this table; agents are {self.possible_agents}")
-        return self.seat_of[agent]
-
     def check_reset(self, seed: Any = None, options: Any = None) -> tuple[int | None, list[int] | None]:
         """The seed and stacked deck order of a reset, checked (SeedError, ResetOptionError, DeckError); changes nothing."""
         seed = check_seed(seed)
+        options = checked_options(options, RESET_OPTIONS)
         if options is None:
             return seed, None
-        if not isinstance(options, Mapping):
-            raise ResetOptionError(f"reset options must be a dict (e.g. {{'deck': [...]}}), got {options!r:.60}")
-        unknown = sorted(map(str, set(options) - set(RESET_OPTIONS)))
-        if unknown:
-            # PettingZoo's API test passes options an env does not know and expects them ignored, so a
-            # typo ("dek") is a warning naming the options, not an error.
-            ignored = f"reset option(s) {', '.join(unknown)} ignored; options are {', '.join(RESET_OPTIONS)}"
-            warnings.warn(ignored, ResetOptionWarning, stacklevel=3)
         deck = options.get("deck")
         return seed, None if deck is None else parse_deck_order(deck, self.config.deck)
 
     def _new_game(self, seed: Any, options: Any) -> None:
         seed, deck_order = self.check_reset(seed, options)  # every argument checked before anything changes
-        if seed is not None:
-            self.np_random, self.np_random_seed = seeding.np_random(seed)
+        self._reseed(seed)
         game = new_game(self.config, self.np_random, deck_order)
         observations, masks = self.engine.load_states([game])
         self._seat_observations, self._masks = observations[0], masks[0]
@@ -413,30 +381,14 @@ class _MiauiEnv:
             self._encoded = (played, game.round)
         return self._encoder.state_vector(game)
 
-    def _render_as_it_goes(self) -> None:
-        """In `human` mode the table is printed at each deal and each reveal (PettingZoo's convention:
-        a human watches without calling render)."""
-        if self.render_mode == "human":
-            self.render()
+    def _table_text(self) -> str:
+        return render_table(self.game)
 
-    def render(self) -> str | np.ndarray | None:
-        """The table as text (`ansi`), printed (`human`) or as a picture (`rgb_array`); see the module docstring."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'")
-            return None
-        if self.render_mode == "rgb_array":
-            return table_picture(self.game)
-        text = render_table(self.game)
-        if self.render_mode == "human":
-            print(text, end="\n\n")
-            return None
-        return text
-
-    def close(self) -> None:
-        """Nothing to release."""
+    def _table_picture(self) -> np.ndarray:
+        return table_picture(self.game)
 
 
-class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
+class raw_env(_MiauiEnv, AECTurns, AECEnv):  # noqa: N801 (PettingZoo's naming)
     """Miaui as a PettingZoo AEC env; the module docstring is its documentation."""
 
     def __init__(self, *, render_mode: str | None = None, **settings: Unpack[TableKwargs]):
@@ -447,24 +399,10 @@ class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game, optionally seeded and with a stacked deck (`options={"deck": [...]}`)."""
         self._new_game(seed, options)
-        self.agents = list(self.possible_agents)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._seat_everyone()
         self._pending = []
         self.agent_selection = self.agents[0]
         self._render_as_it_goes()
-
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """The acting agent's observation, reward, termination, truncation and info (PettingZoo's `last`)."""
-        self._dealt("last()")
-        if not self.agents:
-            raise ResetNeeded("the game is over and every agent has stepped out: call reset() to deal a new one")
-        agent = self.agent_selection  # AECEnv.last, with the agent's seat looked up once
-        observation = self._observe(self.seat_of[agent]) if observe else None
-        return observation, self._cumulative_rewards[agent], self.terminations[agent], self.truncations[agent], self.infos[agent]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """What `agent` sees now: nothing of this round's choices until all are revealed (R6, R11)."""
@@ -474,12 +412,8 @@ class raw_env(_MiauiEnv, AECEnv):  # noqa: N801 (PettingZoo's naming)
 
     def step(self, action: Any) -> None:
         """Take the acting agent's card; the round is revealed once every seat has chosen."""
-        self._dealt("step()")
-        if not self.agents:
-            raise ResetNeeded("the game is over: call reset() to deal a new one")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        agent = self._agent_to_step(action)
+        if agent is None:
             return
         seat = self.seat_of[agent]
         self._pending.append(check_action(self._masks[seat], action, agent) + 1)
@@ -536,68 +470,17 @@ class MiauiParallelEnv(_MiauiEnv, ParallelEnv):
         return observations, rewards, terminations, truncations, infos
 
 
-class _CheckedOrderEnforcingWrapper(OrderEnforcingWrapper):
-    """PettingZoo's order enforcing, except that a refused reset leaves the env not reset: the
-    wrapper marks itself reset before passing the call on, so the arguments are checked first."""
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Check the arguments (nothing changes if they are refused), then reset."""
-        if isinstance(options, Mapping) and isinstance(options.get("deck"), Iterator):
-            options = {**options, "deck": list(options["deck"])}  # checked here and read again by the env
-        self.unwrapped.check_reset(seed, options)
-        super().reset(seed=seed, options=options)
-
-    # PettingZoo's wrappers reach the env's attributes through two __getattr__ calls per access, about
-    # eight accesses an agent step in the usual loop (agent_iter, last, step). The ones that loop reads
-    # go straight to the env here, with the same order checks (and the same errors) as upstream.
-    @property
-    def agents(self) -> list[str]:
-        """The agents still playing (AttributeError before reset, as upstream)."""
-        if not self._has_reset:
-            raise AttributeError("agents cannot be accessed before reset")
-        agents: list[str] = self.env.agents
-        return agents
-
-    @property
-    def agent_selection(self) -> str:
-        """The agent to act (AttributeError before reset, as upstream)."""
-        if not self._has_reset:
-            raise AttributeError("agent_selection cannot be accessed before reset")
-        agent: str = self.env.agent_selection
-        return agent
-
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """The acting agent's observation, reward, termination, truncation and info."""
-        if not self._has_reset:
-            raise AttributeError("agent_selection cannot be accessed before reset")
-        last: tuple[Any, float, bool, bool, dict[str, Any]] = self.env.last(observe)
-        return last
-
-    def step(self, action: Any) -> None:
-        """Pass the action on (upstream's checks and warnings where the env is not reset or is over)."""
-        if not self._has_reset:
-            raise ResetNeeded("call reset() before step(): no game has been dealt yet")
-        if self.env.agents:
-            self._has_updated = True
-            self.env.step(action)
-        else:
-            super().step(action)
-
-
-class _TerminateIllegalWrapper(TerminateIllegalWrapper):
+class _TerminateIllegalWrapper(RefusingTerminateIllegalWrapper):
     """PettingZoo's TerminateIllegalWrapper, except that an action that names no card at all (not an
     int 0-11) is still an IllegalActionError, not an IndexError from inside the wrapper."""
 
-    def step(self, action: Any) -> None:
-        """End the game with the illegal reward for a card not in hand; refuse a non-card."""
-        agent = self.agent_selection
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action.item()  # as raise mode (rules.check_action) takes it
-        acting = action is not None and not (self.terminations.get(agent) or self.truncations.get(agent))
-        is_index = isinstance(action, int | np.integer) and not isinstance(action, bool | np.timedelta64)
-        if acting and (not is_index or not 0 <= action < NUM_DIVER_CARDS):
-            raise IllegalActionError(f"{agent}: action {action!r} is not a card index; actions are the ints 0-{NUM_DIVER_CARDS - 1}")
-        super().step(action)
+    num_actions = NUM_DIVER_CARDS
+    what_an_action_is = "a card index"
+
+    @staticmethod
+    def as_action(action: Any) -> Any:
+        """A 0-d array as its item, as raise mode (rules.check_action) takes it."""
+        return action.item() if isinstance(action, np.ndarray) and action.shape == () else action
 
 
 def env(*, illegal_action: str = "raise", illegal_reward: float = -1.0, **kwargs: Any) -> OrderEnforcingWrapper:
@@ -606,17 +489,7 @@ def env(*, illegal_action: str = "raise", illegal_reward: float = -1.0, **kwargs
     games do (`TerminateIllegalWrapper`): the offender is rewarded `illegal_reward`, every other
     agent 0 (any finite real: an int, a float or a numpy scalar). The default, "raise", refuses the
     card with IllegalActionError and changes nothing."""
-    if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTIONS:
-        raise InvalidConfigError(
-            f"illegal_action={illegal_action!r:.60} is not allowed; use one of {', '.join(map(repr, ILLEGAL_ACTIONS))}"
-        )
-    reward = finite_real(illegal_reward)
-    if reward is None:
-        raise InvalidConfigError(f"illegal_reward={illegal_reward!r:.60} is not allowed; it must be a finite real number (int or float)")
-    game = raw_env(**kwargs)
-    if illegal_action == "terminate":
-        return _CheckedOrderEnforcingWrapper(_TerminateIllegalWrapper(game, reward))
-    return _CheckedOrderEnforcingWrapper(game)
+    return order_enforced(lambda: raw_env(**kwargs), illegal_action, illegal_reward, _TerminateIllegalWrapper)
 
 
 def parallel_env(**kwargs: Any) -> MiauiParallelEnv:

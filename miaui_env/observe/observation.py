@@ -249,9 +249,9 @@ _CANVAS_IDS = np.arange(_CANVAS.size)
 _STATE_SOURCES = {"lagoon": "lagoon_true", "lagoon_rest": "lagoon_rest_true"}
 
 
-def layout_tables() -> str:
+def layout_tables(layout: Layout = OBSERVATION_LAYOUT, seat_layout: Layout = SEAT_LAYOUT) -> str:
     """The observation layout as documentation: the vector's pieces, then a seat row's pieces."""
-    return OBSERVATION_LAYOUT.index_table() + "\n\nEach row of `seats`:\n\n" + SEAT_LAYOUT.index_table()
+    return layout.index_table() + "\n\nEach row of `seats`:\n\n" + seat_layout.index_table()
 
 
 # -- R11, declared piece by piece --------------------------------------------------------------
@@ -367,6 +367,41 @@ def opponent_row_mask(
     return mask
 
 
+def declared_index(
+    num_players: int,
+    seat: int,
+    recall: bool,
+    full: bool,
+    layout: Layout,
+    visibility: Mapping[str, Sight],
+    opponent_rows: Mapping[str, OpponentSight],
+    canvas: Layout,
+    canvas_ids: np.ndarray,
+) -> np.ndarray:
+    """Static map: each entry of `seat`'s observation (`layout`) -> the entry of a canvas (`canvas`,
+    its entries numbered by `canvas_ids`, 0 the constant zero) it shows, or 0 where hidden.
+
+    Built from the declared tables only; a piece they do not declare raises before anything is
+    mapped. `recall`: the recall view (RECALL pieces shown); `full`: opponents' rows as their
+    `full` sight says. Both games' encoders map their canvases with it."""
+    check_declared(layout, visibility, opponent_rows)
+    index = np.zeros(layout.size, dtype=np.intp)
+    for piece in layout.pieces:
+        sight, dst = visibility[piece.name], layout.view(index, piece.name)
+        src = canvas.view(canvas_ids, piece.name)
+        if sight is Sight.PUBLIC or (sight is Sight.RECALL and recall):
+            dst[...] = src
+        elif sight is Sight.OWN:
+            dst[...] = src[seat]
+        elif sight is Sight.SEAT_ROWS:  # seat-relative: row k is the k-th seat after the observer (R1, O1)
+            hidden = ~opponent_row_mask(full, layout.rows[piece.name], opponent_rows)
+            for rel in range(num_players):
+                dst[rel] = src[(seat + rel) % num_players]
+                if rel:
+                    dst[rel, hidden] = 0
+    return index
+
+
 def observation_index(
     num_players: int,
     seat: int,
@@ -376,27 +411,10 @@ def observation_index(
     visibility: Mapping[str, Sight] = VISIBILITY,
     opponent_rows: Mapping[str, OpponentSight] = OPPONENT_ROW_VISIBILITY,
 ) -> np.ndarray:
-    """Static map: each entry of `seat`'s observation -> the canvas entry it shows (0, the constant zero, where hidden).
-
-    Built from the declared tables only; a piece they do not declare raises before anything is mapped.
-    """
-    check_declared(layout, visibility, opponent_rows)
-    full = view == "recall" or open_baskets
-    index = np.zeros(layout.size, dtype=np.intp)
-    for piece in layout.pieces:
-        sight, dst = visibility[piece.name], layout.view(index, piece.name)
-        src = _CANVAS.view(_CANVAS_IDS, piece.name)
-        if sight is Sight.PUBLIC or (sight is Sight.RECALL and view == "recall"):
-            dst[...] = src
-        elif sight is Sight.OWN:
-            dst[...] = src[seat]
-        elif sight is Sight.SEAT_ROWS:  # seat-relative: row k is the k-th seat to the observer's left (R1)
-            hidden = ~opponent_row_mask(full, layout.rows[piece.name], opponent_rows)
-            for rel in range(num_players):
-                dst[rel] = src[(seat + rel) % num_players]
-                if rel:
-                    dst[rel, hidden] = 0
-    return index
+    """`seat`'s observation as canvas entries (`declared_index` over the R11 tables): Open Baskets and
+    the recall view show opponents' rows in full, RECALL pieces only the recall view."""
+    recall = view == "recall"
+    return declared_index(num_players, seat, recall, recall or open_baskets, layout, visibility, opponent_rows, _CANVAS, _CANVAS_IDS)
 
 
 def _state_index(num_players: int) -> np.ndarray:

@@ -79,7 +79,7 @@ import numpy as np
 
 from miaui_env.agents import Agent, AgentError, RandomAgent
 from miaui_env.agents.checkpoint import CheckpointError, CheckpointSpaceError, CheckpointVersionError
-from miaui_env.agents.loading import PLAY_MODES, SHIPPED_POLICIES, AgentSpecError, split_play_mode
+from miaui_env.agents.loading import PLAY_MODES, SHIPPED_POLICIES, AgentSpecError, shipped_policy_names, split_play_mode
 from miaui_env.agents.policy import PolicyAgent, load_sb3_policy
 from miaui_env.game.seeding import Seed, check_seed, seed_children, seed_generator, seed_int
 from miaui_env.observe.observation import VECTOR_BOUND
@@ -365,14 +365,7 @@ def check_policy_shape(model: Any, source: Path) -> None:
 
 def shipped_octopus_policies() -> list[str]:
     """The names of the octopus policies shipped with the package (their metadata names the game)."""
-    names = []
-    for folder in sorted(Path(SHIPPED_POLICIES).glob("octopus-*")):
-        try:
-            if json.loads((folder / "metadata.json").read_text()).get("game") == "octopus" and (folder / "model.zip").is_file():
-                names.append(folder.name)
-        except (OSError, ValueError, AttributeError):
-            continue
-    return names
+    return shipped_policy_names("octopus")
 
 
 def load_octopus_agents(names: Sequence[str], seed: int | None = None) -> list[Agent | PolicyAgent]:

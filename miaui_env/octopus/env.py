@@ -143,8 +143,6 @@ waits for, and the deck's order:
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Mapping
 from typing import Any
 
 import gymnasium
@@ -152,11 +150,11 @@ import numpy as np
 from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWrapper
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
+from miaui_env.aec import AECTurns, RefusingTerminateIllegalWrapper, checked_options, order_enforced
 from miaui_env.display.picture import require_pillow
 from miaui_env.display.text import RENDER_MODES, check_render_mode, seat_name
-from miaui_env.envs.miaui import ResetOptionError, ResetOptionWarning, UnknownAgentError, _CheckedOrderEnforcingWrapper
 from miaui_env.game.cards import DeckError
 from miaui_env.game.rules import REWARDS, IllegalActionError, InvalidConfigError, final_rewards
 from miaui_env.game.seeding import check_seed
@@ -172,14 +170,14 @@ from miaui_env.octopus.observation import (
     state_vector,
 )
 from miaui_env.octopus.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, NUM_CARDS, SPECIES_NAMES, OctopusState
-from miaui_env.spec import finite_real
 
 RESET_OPTIONS = ("deck", "dice")
-ILLEGAL_ACTIONS = ("raise", "terminate")  # env(illegal_action=...): refuse an illegal action, or end the game
 DEFAULT_MAX_SESSIONS = 30  # O12: far beyond any real game (random play ends in 3 or 4 sessions)
 ACTION_NAMES = ("stop", "flip", "no theft", *(f"steal {k} from +{offset}" for offset in range(1, MAX_PLAYERS) for k in (1, 2, 3)))
 
 
+_FLIP_OR_STOP = rules.Phase.FLIP_OR_STOP  # a module name: an enum member's lookup is slow for every step
+_MOVES = (rules.STOP, rules.FLIP, rules.NO_THEFT)  # actions 0-2, as `rules.decision_of` names them
 _FLIP_OR_STOP_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 _FLIP_OR_STOP_MASK[[rules.action_of(rules.new_game(MIN_PLAYERS, seed=0), d) for d in (rules.STOP, rules.FLIP)]] = 1
 _FLIP_OR_STOP_MASK.flags.writeable = False
@@ -218,6 +216,8 @@ def _action_list(mask: np.ndarray) -> str:
 
 def check_action(mask: np.ndarray, action: object, who: str) -> int:
     """The action index `action` names if `mask` allows it; else IllegalActionError naming the legal actions."""
+    if type(action) is int and 0 <= action < NUM_ACTIONS and mask[action]:
+        return action  # the common case, first: the checks below are slow for what is plainly an int
     if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
         action = action.item()  # (a 0-d time span array stays an array: no action)
     index = -1  # no action: anything but an integer (a bool or a numpy time span is no integer here)
@@ -313,7 +313,7 @@ def table_picture(state: OctopusState) -> np.ndarray:
 # ---- the env ----------------------------------------------------------------------------------
 
 
-class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
+class raw_env(AECTurns, AECEnv):  # noqa: N801 (PettingZoo's naming)
     """The octopus game as a PettingZoo AEC env; the module docstring is its documentation."""
 
     metadata = METADATA
@@ -335,8 +335,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self.num_players, self.view, self.reward_mode = int(num_players), view, reward
         self.max_sessions = None if max_sessions is None else int(max_sessions)
         self.render_mode = render_mode
-        self.possible_agents = [seat_name(s) for s in range(self.num_players)]
-        self.seat_of = {agent: s for s, agent in enumerate(self.possible_agents)}
+        self._seat_agents(self.num_players, seat_name)
         obs_box = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
         mask_box = gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)
         space = gymnasium.spaces.Dict({"observation": obs_box, "action_mask": mask_box})
@@ -352,20 +351,6 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self._painter = Painter()
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._no_actions = np.zeros(NUM_ACTIONS, dtype=np.int8)
-
-    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        """The observation space of `agent` (the same for every agent)."""
-        return self.observation_spaces[self.possible_agents[self.seat(agent)]]
-
-    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        """The action space of `agent`: Discrete(12)."""
-        return self.action_spaces[self.possible_agents[self.seat(agent)]]
-
-    def seat(self, agent: Any) -> int:
-        """The seat of `agent`; UnknownAgentError naming the table's agents if it is not one of them."""
-        if not isinstance(agent, str) or agent not in self.seat_of:
-            raise UnknownAgentError(f"agent {agent!r} is not at this table; agents are {self.possible_agents}")
-        return self.seat_of[agent]
 
     def _dealt(self, call: str = "using the env") -> OctopusState:
         """The game being played; ResetNeeded before the first reset."""
@@ -387,17 +372,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         """The seed, stacked decks and stacked dice of a reset, checked (SeedError, ResetOptionError,
         DeckError, DiceError); changes nothing."""
         seed = check_seed(seed)
+        options = checked_options(options, RESET_OPTIONS)
         if options is None:
             return seed, None, None
-        if not isinstance(options, Mapping):
-            raise ResetOptionError(f"reset options must be a dict (e.g. {{'deck': [...], 'dice': [...]}}), got {options!r:.60}")
-        unknown = sorted(map(str, set(options) - set(RESET_OPTIONS)))
-        if unknown:
-            # PettingZoo's API test passes options an env does not know and expects them ignored, so a
-            # typo ("dek") is a warning naming the options, not an error.
-            warnings.warn(
-                f"reset option(s) {', '.join(unknown)} ignored; options are {', '.join(RESET_OPTIONS)}", ResetOptionWarning, stacklevel=3
-            )
         decks = dice = None
         if options.get("deck") is not None:
             deck = options["deck"]
@@ -418,16 +395,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game, optionally seeded and stacked (`options={"deck": [...], "dice": [...]}`)."""
         seed, decks, dice = self.check_reset(seed, options)  # every argument checked before anything changes
-        if seed is not None:
-            self.np_random, self.np_random_seed = seeding.np_random(seed)
+        self._reseed(seed)
         self._game = rules.new_game(self.num_players, self.np_random, deck=decks, dice=dice, max_sessions=self.max_sessions)
         self._canvas = None
-        self.agents = list(self.possible_agents)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._seat_everyone()
         self._reported: tuple[int, tuple[int, ...], bool] | None = None  # what the infos last said
         self._after_move()
         self._render_as_it_goes()
@@ -438,42 +409,32 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self._canvas = None
         # Flip or stop is the common decision and its mask is always the same (O3); a theft's
         # depends on the collections, so the engine lists it.
-        self._mask = _FLIP_OR_STOP_MASK if game.phase is rules.Phase.FLIP_OR_STOP else rules.action_mask(game)
+        self._mask = _FLIP_OR_STOP_MASK if game.phase is _FLIP_OR_STOP else rules.action_mask(game)
         if not game.is_over:
             self.agent_selection = self.possible_agents[game.active]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """What `agent` sees now (O4) and its legal actions (all zero unless it is to act)."""
         seat = self.seat(agent)
-        return self._observe(seat, self._dealt("observe()"))
+        self._dealt("observe()")
+        return self._observe(seat)
 
-    def _observe(self, seat: int, game: OctopusState) -> dict[str, np.ndarray]:
+    def _observe(self, seat: int) -> dict[str, np.ndarray]:
+        game = self._dealt()
         if self._canvas is None:
             self._canvas = self._painter.canvas(game)  # painted once per move, cut for every seat that looks
         acting = not game.is_over and seat == game.active
         mask = self._mask if acting else self._no_actions
         return {"observation": observe_canvas(self._canvas, self.num_players, seat, self.view), "action_mask": mask.copy()}
 
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """The acting agent's observation, reward, termination, truncation and info (PettingZoo's `last`)."""
-        game = self._dealt("last()")
-        if not self.agents:
-            raise ResetNeeded("the game is over and every agent has stepped out: call reset() to deal a new one")
-        agent = self.agent_selection
-        observation = self._observe(self.seat_of[agent], game) if observe else None
-        return observation, self._cumulative_rewards[agent], self.terminations[agent], self.truncations[agent], self.infos[agent]
-
     def step(self, action: Any) -> None:
         """The acting agent's decision (O10); the engine plays every forced move up to the next decision."""
-        game = self._dealt("step()")
-        if not self.agents:
-            raise ResetNeeded("the game is over: call reset() to deal a new one")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        agent = self._agent_to_step(action)
+        if agent is None:
             return
+        game = self._dealt()
         index = check_action(self._mask, action, agent)
-        rules.step(game, rules.decision_of(game, index))
+        rules.step(game, _MOVES[index] if index < len(_MOVES) else rules.decision_of(game, index))
         self._cumulative_rewards[agent] = 0.0
         self._after_move()
         totals = game.totals
@@ -494,27 +455,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         """The global state vector (see `STATE_LAYOUT`): everything, the deck's order included."""
         return state_vector(self._dealt("state()"))
 
-    def _render_as_it_goes(self) -> None:
-        """In `human` mode the table is printed at reset and after every step (PettingZoo's convention)."""
-        if self.render_mode == "human":
-            self.render()
+    def _table_text(self) -> str:
+        return render_text(self._dealt("render()"))
 
-    def render(self) -> str | np.ndarray | None:
-        """The table as text (`ansi`), printed (`human`) or as a picture (`rgb_array`); a spectator's view."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'")
-            return None
-        game = self._dealt("render()")
-        if self.render_mode == "rgb_array":
-            return table_picture(game)
-        text = render_text(game)
-        if self.render_mode == "human":
-            print(text, end="\n\n")
-            return None
-        return text
-
-    def close(self) -> None:
-        """Nothing to release."""
+    def _table_picture(self) -> np.ndarray:
+        return table_picture(self._dealt("render()"))
 
 
 def _decks_of(deck: Any) -> list[tuple[int, ...]]:
@@ -524,20 +469,16 @@ def _decks_of(deck: Any) -> list[tuple[int, ...]]:
     return [tuple(int(c) for c in order) for order in orders]
 
 
-class _TerminateIllegalWrapper(TerminateIllegalWrapper):
+class _TerminateIllegalWrapper(RefusingTerminateIllegalWrapper):
     """PettingZoo's TerminateIllegalWrapper, except that a value that is no action index at all (not
     an int 0-11) is still an IllegalActionError, not an IndexError from inside the wrapper."""
 
-    def step(self, action: Any) -> None:
-        """End the game with the illegal reward for an illegal action; refuse a non-action."""
-        agent = self.agent_selection
-        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-            action = action.item()  # as raise mode (check_action) takes it
-        acting = action is not None and not (self.terminations.get(agent) or self.truncations.get(agent))
-        is_index = isinstance(action, int | np.integer) and not isinstance(action, bool | np.timedelta64)
-        if acting and (not is_index or not 0 <= action < NUM_ACTIONS):
-            raise IllegalActionError(f"{agent}: action {action!r} is not an action; actions are the ints 0-{NUM_ACTIONS - 1}")
-        super().step(action)
+    num_actions = NUM_ACTIONS
+
+    @staticmethod
+    def as_action(action: Any) -> Any:
+        """A 0-d integer array as its item, as raise mode (check_action) takes it."""
+        return action.item() if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu" else action
 
 
 def env(*, illegal_action: str = "raise", illegal_reward: float = -1.0, **kwargs: Any) -> OrderEnforcingWrapper:
@@ -545,17 +486,7 @@ def env(*, illegal_action: str = "raise", illegal_reward: float = -1.0, **kwargs
     `illegal_action="terminate"` ends the game at an illegal action, as PettingZoo's classic games
     do: the offender is rewarded `illegal_reward`, every other agent 0. The default, "raise",
     refuses it with IllegalActionError and changes nothing."""
-    if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTIONS:
-        raise InvalidConfigError(
-            f"illegal_action={illegal_action!r:.60} is not allowed; use one of {', '.join(map(repr, ILLEGAL_ACTIONS))}"
-        )
-    reward = finite_real(illegal_reward)  # Miaui's check: any finite real, numpy scalars included
-    if reward is None:
-        raise InvalidConfigError(f"illegal_reward={illegal_reward!r:.60} is not allowed; it must be a finite real number (int or float)")
-    game = raw_env(**kwargs)
-    if illegal_action == "terminate":
-        return _CheckedOrderEnforcingWrapper(_TerminateIllegalWrapper(game, reward))
-    return _CheckedOrderEnforcingWrapper(game)
+    return order_enforced(lambda: raw_env(**kwargs), illegal_action, illegal_reward, _TerminateIllegalWrapper)
 
 
 octopus_env = env  # the name `miaui_env.octopus_env` gives it beside Miaui's `env`

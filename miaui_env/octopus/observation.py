@@ -37,10 +37,12 @@ from miaui_env.observe.observation import (
     Shown,
     Sight,
     UndeclaredVisibilityError,
-    check_declared,
-    opponent_row_mask,
+    declared_index,
 )
+from miaui_env.observe.observation import layout_tables as observe_layout_tables
 from miaui_env.octopus.rules import (
+    CARD_SPECIES,
+    CARD_VALUES,
     CARDS_PER_SPECIES,
     DIE_FACES,
     FISH_VALUES,
@@ -148,7 +150,7 @@ _CANVAS_IDS = np.arange(_CANVAS.size)
 
 def layout_tables() -> str:
     """The observation layout as documentation: the vector's pieces, then a seat row's pieces."""
-    return OBSERVATION_LAYOUT.index_table() + "\n\nEach row of `seats`:\n\n" + SEAT_LAYOUT.index_table()
+    return observe_layout_tables(OBSERVATION_LAYOUT, SEAT_LAYOUT)
 
 
 def state_layout_table() -> str:
@@ -203,27 +205,10 @@ def observation_index(
     visibility: Mapping[str, Sight] = VISIBILITY,
     opponent_rows: Mapping[str, OpponentSight] = OPPONENT_ROW_VISIBILITY,
 ) -> np.ndarray:
-    """Static map: each entry of `seat`'s observation -> the canvas entry it shows (0, the constant zero, where hidden).
-
-    Built from the declared tables only; a piece they do not declare raises before anything is mapped.
-    """
-    check_declared(layout, visibility, opponent_rows)
+    """`seat`'s observation as canvas entries (`declared_index` over this game's declared tables, O4): seat rows
+    run clockwise (O1), and the recall view shows opponents' collections and the discard pile card by card."""
     recall = check_view(view) == "recall"
-    index = np.zeros(layout.size, dtype=np.intp)
-    for piece in layout.pieces:
-        sight, dst = visibility[piece.name], layout.view(index, piece.name)
-        src = _CANVAS.view(_CANVAS_IDS, piece.name)
-        if sight is Sight.PUBLIC or (sight is Sight.RECALL and recall):
-            dst[...] = src
-        elif sight is Sight.OWN:
-            dst[...] = src[seat]
-        elif sight is Sight.SEAT_ROWS:  # seat-relative: row k is the k-th seat clockwise (O1)
-            hidden = ~opponent_row_mask(recall, layout.rows[piece.name], opponent_rows)
-            for rel in range(num_players):
-                dst[rel] = src[(seat + rel) % num_players]
-                if rel:
-                    dst[rel, hidden] = 0
-    return index
+    return declared_index(num_players, seat, recall, recall, layout, visibility, opponent_rows, _CANVAS, _CANVAS_IDS)
 
 
 @functools.cache
@@ -365,60 +350,139 @@ def _paint(state: OctopusState, piles: np.ndarray) -> np.ndarray:
     return vector
 
 
+_FLIPS = {Flipped}
+_NOT_ASKED = DECISIONS.index("none")
+_NO_TURN = (-1, _NOT_ASKED)
+_THEFT_ASKED, _FLIP_OR_STOP_ASKED = DECISIONS.index("theft"), DECISIONS.index("flip_or_stop")
+_OVER, _THEFT = Phase.OVER, Phase.THEFT  # module names: an enum member's lookup (or hash) is slow for every step
+
+
+def _turn_of(state: OctopusState) -> tuple[int, int]:
+    """(seat to act, what it is asked: a DECISIONS index) as `_paint` shows it; `_NO_TURN` once the game is over."""
+    phase = state.phase
+    if phase is _OVER:
+        return _NO_TURN
+    return (state.active, _THEFT_ASKED if phase is _THEFT else _FLIP_OR_STOP_ASKED)
+
+
+@functools.cache
+def _turn_change(before: tuple[int, int], after: tuple[int, int]) -> tuple[tuple[int, float], ...]:
+    """(entry, value) pairs that repaint the to_act and decision entries of the canvas from `before`'s turn to `after`'s."""
+    where: dict[int, float] = {}
+    for (seat, asked), shown in ((before, False), (after, True)):
+        if seat >= 0:
+            at = _DECISION_AT + seat * len(DECISIONS)
+            for d in range(len(DECISIONS)):
+                where[at + d] = float(d == (asked if shown else _NOT_ASKED))
+            where[_CANVAS_PLACES.seat["to_act"][seat]] = float(shown)
+    return tuple(where.items())
+
+
+def _entries(*names: str) -> np.ndarray:
+    return np.concatenate([np.arange(_CANVAS.span(name).start, _CANVAS.span(name).stop) for name in names])
+
+
+_ROW_SPAN = slice(_CANVAS.span("row").start, _CANVAS.span("row_order").stop)  # row_order follows row (_HEAD)
+_NO_ROW = np.zeros(_ROW_SPAN.stop - _ROW_SPAN.start, dtype=np.float32).data
+_THEFT_ENTRIES = np.concatenate(
+    [_entries("last_roll", "theft_k", "theft_moved"), _CANVAS_PLACES.seat["thief"], _CANVAS_PLACES.seat["theft_target"]]
+)
+_COLLECTION_ENTRIES = [slice(at, at + NUM_SPECIES * len(VALUES)) for at in _CANVAS_PLACES.seat["collection"]]
+_DISCARD_OCTOPUSES_AT = _CANVAS.offset("discard_octopuses")
+# The discard pile's octopus entry for k octopuses, summed as `_write_piles`'s bincount sums its
+# weights (k times 1/6 in float64), so that painting in place gives the very same float32.
+_OCTOPUS_SHARE = [
+    float(np.bincount(np.zeros(k, dtype=np.intp), np.full(k, 1.0 / NUM_OCTOPUSES), minlength=1)[0]) for k in range(NUM_OCTOPUSES + 1)
+]
+_ROW_AT, _ROW_ORDER_AT, _ROW_LENGTH_AT, _DECK_SIZE_AT, _DISCARD_SIZE_AT = (
+    _CANVAS.offset(name) for name in ("row", "row_order", "row_length", "deck_size", "discard_size")
+)
+
+
 def canvas(state: OctopusState) -> np.ndarray:
     """The game as the table has seen it (absolute seats; never the deck's order): what observations are cut from."""
     return _paint(state, _write_piles(_CANVAS_PLACES, state))
 
 
+def _best_values(cards: Sequence[int]) -> list[int]:
+    """Per species, the highest value among `cards` (0 if none): what O7 scores."""
+    best = [0] * NUM_SPECIES
+    for c in cards:
+        species, value = CARD_SPECIES[c], CARD_VALUES[c]
+        if species >= 0 and value > best[species]:
+            best[species] = value
+    return best
+
+
 class Painter:
-    """Paints the canvases of one game as it goes, as `canvas` does, but recounts only the piles
-    that the events since its last canvas say have changed, and after flips alone (the row grew,
-    the deck shrank, nothing else) writes only those entries: the env's fast path. Tests check it
-    against `canvas` at every step of random games."""
+    """Paints the canvases of one game as it goes, as `canvas` does, but in place: after flips alone
+    (the row grew, the deck shrank, nothing else) it writes only those entries; after any other
+    move it counts in the cards that the events since its last canvas moved, recounts the
+    collections a theft took from, and repaints the row, the sizes and whose turn it is. Only a new
+    game or a new session is painted from scratch. The env's fast path; tests check it against
+    `canvas` at every step of random games and after every kind of event."""
 
     def __init__(self) -> None:
         self._state: OctopusState | None = None
         self._seen = 0  # events of `_state` already accounted for
-        self._piles = np.zeros(_CANVAS.size)
         self._vector = np.zeros(_CANVAS.size, dtype=np.float32)
-        places = _CANVAS_PLACES
-        self._target, self._weight = places.target.tolist(), places.weight.tolist()
-        discard = [_CANVAS.span("discard"), _CANVAS.span("discard_octopuses")]
-        collection_size = SEAT_LAYOUT.view(np.zeros(SEAT_DIM), "collection").size
-        self._blocks = [discard, *([slice(at, at + collection_size)] for at in places.seat["collection"])]
-        spans = [_CANVAS.span(name) for name in ("last_roll", "theft_k", "theft_moved")]
-        seat_columns = [np.array(places.seat[name]) for name in ("thief", "theft_target")]
-        self._theft_entries = np.concatenate([np.arange(span.start, span.stop) for span in spans] + seat_columns)
+        # Single entries are written through a memoryview of the same memory: a third of numpy's
+        # cost per item, with the same float32 rounding (a C cast of the double).
+        self._cells = self._vector.data.cast("B").cast("f")
+        self._turn = _NO_TURN  # (seat, DECISIONS index): the seat painted as asked, and what
+        self._best = [[0] * NUM_SPECIES for _ in range(MAX_PLAYERS)]  # per seat and species: its highest value (O7)
+        self._octopuses = 0  # in the discard pile
+        self._target = _CANVAS_PLACES.target.tolist()
 
     def canvas(self, state: OctopusState) -> np.ndarray:
         """The same vector as `canvas(state)`; the painter's own buffer, valid until its next call
         (observations are cut from it with `observe_canvas`, which copies)."""
         events = state.events
         new = events[self._seen :]
-        if state is not self._state or len(events) < self._seen or any(type(e) is SessionStart for e in new):
-            self._piles = _write_piles(_CANVAS_PLACES, state)
-        elif all(type(e) is Flipped for e in new) and state.phase is Phase.FLIP_OR_STOP:
-            # O3: flips that kept the turn going only add to the row and take from the deck.
-            self._seen = len(events)
-            head, vector, row = _CANVAS_PLACES.head, self._vector, state.row
-            for place in range(len(row) - len(new), len(row)):
-                card = row[place]
-                species = card // CARDS_PER_SPECIES
-                vector[head["row"] + species] = FISH_VALUES[card % CARDS_PER_SPECIES] / MAX_VALUE
-                vector[head["row_order"] + species] = (place + 1) / NUM_SPECIES
-            vector[head["row_length"]] = len(row) / NUM_SPECIES
-            vector[head["deck_size"]] = len(state.deck) / SIZE_SCALE
-            return vector
-        else:
-            self._update(state, new)
+        fresh = state is not self._state or len(events) < self._seen
         self._state, self._seen = state, len(events)
-        self._vector = _paint(state, self._piles)
+        kinds = set(map(type, new))
+        if fresh or SessionStart in kinds:  # O8: a new session empties every pile
+            self._vector[:] = canvas(state)
+            self._turn = _turn_of(state)
+            self._best = [_best_values(cards) for cards in state.collections]
+            self._octopuses = _octopuses(state.discard)
+            return self._vector
+        cells, row = self._cells, state.row
+        first = len(row) - len(new)  # O3: flips that kept the turn going only add to the row
+        if not kinds <= _FLIPS:
+            self._update(state, new)
+            cells[_ROW_SPAN] = _NO_ROW  # the row was kept, busted or discarded: repaint all of it
+            cells[_DISCARD_SIZE_AT] = len(state.discard) / SIZE_SCALE
+            first = 0
+        for place in range(first, len(row)):
+            card = row[place]
+            species = card // CARDS_PER_SPECIES
+            cells[_ROW_AT + species] = FISH_VALUES[card % CARDS_PER_SPECIES] / MAX_VALUE
+            cells[_ROW_ORDER_AT + species] = (place + 1) / NUM_SPECIES
+        cells[_ROW_LENGTH_AT] = len(row) / NUM_SPECIES
+        cells[_DECK_SIZE_AT] = len(state.deck) / SIZE_SCALE
+        turn = _turn_of(state)
+        if turn != self._turn:
+            for at, value in _turn_change(self._turn, turn):
+                cells[at] = value
+            self._turn = turn
         return self._vector
 
+    def _tally(self, seat: int, cards: Sequence[int]) -> None:
+        """Count `cards` (fish: a collection holds no octopus) into `seat`'s collection and its best values."""
+        cells, target, best = self._cells, self._target[1 + seat], self._best[seat]
+        for c in cards:
+            cells[target[c]] += 1.0  # counts are small integers: exact in float32, as the reference's cast
+            species, value = CARD_SPECIES[c], CARD_VALUES[c]
+            if value > best[species]:
+                best[species] = value
+
     def _update(self, state: OctopusState, new: Sequence[object]) -> None:
-        """Account for `new` events: cards added to piles (0 discard, 1 + seat collections) are
-        counted in; a theft's piles, which lose cards, are recounted; the theft; the totals."""
-        added: list[tuple[int, tuple[int, ...]]] = []
+        """Paint what `new` events changed: cards added to the discard pile and collections are
+        counted in; the collections a theft took from are recounted; the theft; the totals."""
+        vector, cells, seat_at = self._vector, self._cells, _CANVAS_PLACES.seat
+        grown: set[int] = set()
         recount: set[int] = set()
         theft = totals = False
         for event in new:
@@ -426,54 +490,58 @@ class Painter:
             if kind is Flipped or kind is NoTheft or kind is TheftSkipped:
                 continue
             if kind is Kept:
-                added.append((1 + event.seat, event.cards))  # type: ignore[attr-defined]
+                self._tally(event.seat, event.cards)  # type: ignore[attr-defined]
+                grown.add(event.seat)  # type: ignore[attr-defined]
             elif kind is Busted:
-                added += [(0, event.discarded), (1 + event.seat, event.kept)]  # type: ignore[attr-defined]
+                self._discard(event.discarded)  # type: ignore[attr-defined]
+                self._tally(event.seat, event.kept)  # type: ignore[attr-defined]
+                grown.add(event.seat)  # type: ignore[attr-defined]
             elif kind is Octopus:
-                added.append((0, event.discarded))  # type: ignore[attr-defined]
+                self._discard(event.discarded)  # type: ignore[attr-defined]
             elif kind is Rolled:
                 theft = True
             elif kind is CardsMoved:
-                recount.update((1 + event.source, 1 + event.dest))  # type: ignore[attr-defined]
+                recount.update((event.source, event.dest))  # type: ignore[attr-defined]
                 theft = True
             else:  # SessionScored, GameEnded
                 totals = True
-        piles, seat = self._piles, _CANVAS_PLACES.seat
-        for pile, cards in added:
-            if pile not in recount:
-                target, weight = self._target[pile], self._weight[pile]
-                for c in cards:
-                    piles[target[c]] += weight[c]
-        for pile in recount:
-            for block in self._blocks[pile]:
-                piles[block] = 0.0
-            target, weight = self._target[pile], self._weight[pile]
-            for c in state.collections[pile - 1]:
-                piles[target[c]] += weight[c]
-        for pile in {pile for pile, cards in added if cards} | recount:
-            if pile:
-                collection = state.collections[pile - 1]
-                piles[seat["collection_size"][pile - 1]] = len(collection) / SIZE_SCALE
-                piles[seat["session_score"][pile - 1]] = session_score(collection) / SCORE_SCALE  # O7
+        for seat in recount:  # a theft also takes cards away: count the collection afresh
+            vector[_COLLECTION_ENTRIES[seat]] = 0.0
+            self._best[seat] = [0] * NUM_SPECIES
+            self._tally(seat, state.collections[seat])
+        for seat in grown | recount:
+            collection = state.collections[seat]
+            cells[seat_at["collection_size"][seat]] = len(collection) / SIZE_SCALE
+            cells[seat_at["session_score"][seat]] = sum(self._best[seat]) / SCORE_SCALE  # O7: session_score(collection)
         if theft:
-            piles[self._theft_entries] = 0.0
+            vector[_THEFT_ENTRIES] = 0.0
             rolled, moved = _last_theft(state)
             if rolled is not None:
                 head = _CANVAS_PLACES.head
-                piles[[head["last_roll"] + FACES.index(rolled.face), head["theft_k"] + rolled.k - 1]] = 1.0
-                piles[[seat["thief"][rolled.seat], seat["theft_target"][rolled.target]]] = 1.0
+                vector[[head["last_roll"] + FACES.index(rolled.face), head["theft_k"] + rolled.k - 1]] = 1.0
+                vector[[seat_at["thief"][rolled.seat], seat_at["theft_target"][rolled.target]]] = 1.0
                 if moved is not None:
                     target = self._target[_MOVED]
                     for c in moved.cards:
-                        piles[target[c]] += 1.0
+                        cells[target[c]] += 1.0
         if totals:
-            for s, total in enumerate(state.totals):
-                piles[seat["total"][s]] = total / TARGET
+            for seat, total in enumerate(state.totals):
+                cells[seat_at["total"][seat]] = total / TARGET
+
+    def _discard(self, cards: Sequence[int]) -> None:
+        """Count `cards` into the discard pile: fish card by card, octopuses as their share of six."""
+        cells, target = self._cells, self._target[0]
+        for c in cards:
+            if c >= NUM_FISH:
+                self._octopuses += 1
+            else:
+                cells[target[c]] += 1.0
+        cells[_DISCARD_OCTOPUSES_AT] = _OCTOPUS_SHARE[self._octopuses]
 
 
 def observe_canvas(painted: np.ndarray, num_players: int, seat: int, view: str) -> np.ndarray:
     """`seat`'s observation (a new array) cut from a `canvas`: what the declared tables let it see."""
-    cut: np.ndarray = painted.take(_index(num_players, seat, view))
+    cut: np.ndarray = painted[_index(num_players, seat, view)]  # (indexing is faster than `take` here)
     return cut
 
 

@@ -120,7 +120,8 @@ def fish(species: str | int, value: int, copy: int = 0) -> int:
 
 def _is_int(value: object) -> TypeGuard[int | np.integer]:
     """A Python or numpy integer, not a bool (nor numpy's timedelta64, an integer to isinstance)."""
-    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.timedelta64)
+    # A plain int first: isinstance against numpy's abstract integer is slow, and this runs every step.
+    return type(value) is int or (isinstance(value, int | np.integer) and not isinstance(value, bool | np.timedelta64))
 
 
 def _is_scalar_array(value: object) -> bool:
@@ -183,6 +184,11 @@ class Phase(enum.StrEnum):
     FLIP_OR_STOP = "flip_or_stop"
     THEFT = "theft"
     OVER = "over"
+
+
+# The members as plain module names: looking a member up on its enum class costs more than the
+# rest of `is_over`, and the hot paths below ask on every step.
+_FLIP_OR_STOP, _THEFT, _OVER = Phase.FLIP_OR_STOP, Phase.THEFT, Phase.OVER
 
 
 # ---- events -------------------------------------------------------------------------------------
@@ -306,7 +312,7 @@ class OctopusState:
     @property
     def is_over(self) -> bool:
         """True once the game has ended (O9 or O12)."""
-        return self.phase is Phase.OVER
+        return self.phase is _OVER
 
     def clone(self) -> OctopusState:
         """An independent copy (its generator too: the copy draws what the original would)."""
@@ -460,7 +466,7 @@ def _flip(state: OctopusState, forced: bool) -> None:
         state.row = []
         state.events.append(Octopus(seat, discarded))
         if any(state.collections[t] for t in range(state.num_players) if t != seat):
-            state.phase = Phase.THEFT
+            state.phase = _THEFT
             return
         state.events.append(TheftSkipped(seat))  # only "no theft" is legal: nothing to decide (O10)
         _end_turn(state)
@@ -481,7 +487,7 @@ def _flip(state: OctopusState, forced: bool) -> None:
     if not state.deck:  # O3: the deck is empty, she must stop
         _keep(state, forced=True)
         return
-    state.phase = Phase.FLIP_OR_STOP
+    state.phase = _FLIP_OR_STOP
 
 
 def _keep(state: OctopusState, forced: bool) -> None:
@@ -506,7 +512,7 @@ def _end_turn(state: OctopusState) -> None:
     reached = max(state.totals) >= TARGET
     if reached or (state.max_sessions is not None and state.session >= state.max_sessions):
         state.truncated = not reached
-        state.phase = Phase.OVER
+        state.phase = _OVER
         state.events.append(GameEnded(winners(state), tuple(state.totals), state.truncated))
         return
     _start_session(state, first=nxt)  # O8: the seat order simply continues
@@ -517,9 +523,9 @@ def _end_turn(state: OctopusState) -> None:
 
 def legal_decisions(state: OctopusState) -> tuple[Decision, ...]:
     """The decisions the active seat may make now (O10); empty once the game is over."""
-    if state.phase is Phase.FLIP_OR_STOP:
+    if state.phase is _FLIP_OR_STOP:
         return (STOP, FLIP)
-    if state.phase is Phase.THEFT:
+    if state.phase is _THEFT:
         n, seat = state.num_players, state.active
         thefts: list[Decision] = [NO_THEFT]
         for offset in range(1, n):
@@ -533,6 +539,8 @@ def legal_decisions(state: OctopusState) -> tuple[Decision, ...]:
 def _normalise(decision: object) -> Decision | None:
     if isinstance(decision, Move):
         return decision
+    if type(decision) is Theft and type(decision.target) is int and type(decision.k) is int:
+        return decision  # already what the general case below builds (envs pass these every theft)
     if isinstance(decision, str):
         try:
             return Move(decision)
@@ -624,9 +632,19 @@ def decision_of(state: OctopusState, action: int) -> Decision:
 def action_mask(state: OctopusState) -> np.ndarray:
     """(NUM_ACTIONS,) int8: 1 for the legal actions of the seat to act; all zero once the game is over."""
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    for decision in legal_decisions(state):
-        mask[action_of(state, decision)] = 1
+    n, seat = state.num_players, state.active
+    # The index `action_of` gives, without its checks (a legal decision names an action): this runs
+    # after every octopus that leaves something to steal.
+    mask[
+        [
+            _MOVE_ACTIONS[d] if isinstance(d, Move) else 3 + MAX_STEAL * ((d.target - seat) % n - 1) + (d.k - 1)
+            for d in legal_decisions(state)
+        ]
+    ] = 1
     return mask
+
+
+_MOVE_ACTIONS = {STOP: 0, FLIP: 1, NO_THEFT: 2}  # as `action_of` numbers them
 
 
 # ---- outcome ------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from miaui_env.agents import Agent, as_seen, checked_actions, views_at_table
-from miaui_env.agents.loading import SEARCH_PREFIX, SHIPPED_POLICIES, load_agents
+from miaui_env.agents.loading import SEARCH_PREFIX, SHIPPED_POLICIES, load_agents, shipped_policy_names
 from miaui_env.agents.styles import STYLE_AGENTS
 from miaui_env.apps.replay import Replay, dealt_deck, record_replay, replay_states, save_replay
 from miaui_env.apps.web.memory import release_memory
@@ -145,7 +145,7 @@ def policy_choices(policies: Path = SHIPPED_POLICIES) -> list[AgentChoice]:
     """Every shipped policy's three opponents (most likely card, mixed strategy, search's prior),
     installed or not: the page names those the training extra would bring."""
     choices = []
-    for policy in sorted(path.parent.name for path in policies.glob("*/model.zip")):
+    for policy in shipped_policy_names("miaui", policies):  # an octopus policy plays the octopus page's games
         choices += [
             AgentChoice(policy, f"the shipped policy {policy}: its most likely card", True),
             AgentChoice(f"{policy}@sample", f"the shipped policy {policy}: a card drawn from its mixed strategy", True),

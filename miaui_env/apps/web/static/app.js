@@ -3,7 +3,6 @@
 // are anyone's to write.
 "use strict";
 
-const $ = (id) => document.getElementById(id);
 const ROUNDS = 12;
 const DEPTH_RULES = { bottom: "the highest card", middle: "the next highest card", top: "the lowest card" };
 const KIND_NAMES = { kittenfish: "Kittenfish", tigerfish: "Tigerfish", emperor_tuna: "Emperor tuna", lantern: "Lantern", jellyfish: "Jellyfish", seagull: "Seagull" };
@@ -19,59 +18,6 @@ let game = null; // the person's game as the server last sent it
 let busy = false;
 let watching = null; // {replay, players, frames, frame, seat, title, result}
 let autoplay = null;
-
-// -- building elements ------------------------------------------------------------------------
-function h(tag, attrs, ...children) {
-  const element = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "class") element.className = value;
-    else if (key === "text") element.textContent = String(value);
-    else if (key.startsWith("on")) element.addEventListener(key.slice(2), value);
-    else element.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children.flat(Infinity)) {
-    if (child === null || child === undefined || child === false) continue;
-    element.append(child instanceof Node ? child : String(child));
-  }
-  return element;
-}
-
-function option(value, text, selected, title) {
-  return h("option", { value, selected: selected || null, title: title || null, text });
-}
-
-// -- talking to the server ----------------------------------------------------------------------
-function showError(message) { $("error-text").textContent = message; $("error").hidden = false; }
-function clearError() { $("error").hidden = true; }
-
-async function api(method, path, body) {
-  const init = { method, headers: {} };
-  if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  const response = await fetch(path, init);
-  if (response.status === 204) return null;
-  let data = null;
-  try { data = await response.json(); } catch { /* a plain answer from the server in front of the app */ }
-  if (!response.ok) {
-    const fallback = response.status === 413 ? "the request is too large for the server" : `the server answered ${response.status}`;
-    throw new Error(data && data.error ? data.error : fallback);
-  }
-  return data;
-}
-
-async function attempt(work) {
-  try {
-    const result = await work();
-    clearError();
-    return result;
-  } catch (error) {
-    showError(error.message);
-    return undefined;
-  }
-}
 
 // -- names ------------------------------------------------------------------------------------
 // ctx: {players: [name by seat], you: the person's seat or null}
@@ -288,24 +234,7 @@ function trainingNote(training) {
     h("code", { text: training.install }), ", then restart the server."];
 }
 
-function fillSeats() {
-  const n = Number($("players").value);
-  const seat = Math.min(Number($("seat").value || 0), n - 1);
-  $("seat").replaceChildren(...[...Array(n).keys()].map((s) => option(s, `player_${s}`, s === seat)));
-  fillOpponents();
-}
-
-function fillOpponents() {
-  const n = Number($("players").value);
-  const seat = Number($("seat").value);
-  const before = [...$("opponents").querySelectorAll("select")].map((select) => select.value);
-  const rows = [];
-  for (let k = 1; k < n; k++) {
-    const other = (seat + k) % n;
-    rows.push(h("label", { class: "opponent" }, `player_${other}`, agentSelect(`opponent-${k}`, before[k - 1] || "counter")));
-  }
-  $("opponents").replaceChildren(h("strong", { text: "Opponents" }), ...rows);
-}
+function opponentMenu(id, chosen) { return agentSelect(id, chosen || "counter"); }
 
 function playContext(view) { return { players: view.players, you: view.seat }; }
 
@@ -517,9 +446,8 @@ function showTab(name) {
 function wire() {
   $("tab-play").onclick = () => showTab("play");
   $("tab-watch").onclick = () => showTab("watch");
-  $("error-close").onclick = clearError;
-  $("players").onchange = fillSeats;
-  $("seat").onchange = fillOpponents;
+  $("players").onchange = () => fillSeats(opponentMenu);
+  $("seat").onchange = () => fillOpponents(opponentMenu);
   $("setup").onsubmit = (event) => { event.preventDefault(); startGame(); };
   $("watch-players").onchange = fillWatchAgents;
   $("open-saved").onclick = async () => {
@@ -576,7 +504,7 @@ async function init() {
   $("limits").textContent = `Finished games are saved as replays. Games are kept ${limits.idle_minutes} minutes untouched.`;
   $("training-note").replaceChildren(...trainingNote(data.training_extra));
   $("training-note").hidden = !data.training_extra.missing.length;
-  fillSeats();
+  fillSeats(opponentMenu);
   fillWatchAgents();
   await resumeGame();
 }

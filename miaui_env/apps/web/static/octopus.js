@@ -2,60 +2,11 @@
 // describes the JSON) and sends back the person's decisions. Every text is set as text, never as HTML.
 "use strict";
 
-const $ = (id) => document.getElementById(id);
 const DEFAULT_OPPONENT = "risk-aware";
 
 let agents = [];
 let game = null; // the game as the server last sent it
 let busy = false;
-
-function h(tag, attrs, ...children) {
-  const element = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "class") element.className = value;
-    else if (key === "text") element.textContent = String(value);
-    else if (key.startsWith("on")) element.addEventListener(key.slice(2), value);
-    else element.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children.flat(Infinity)) {
-    if (child === null || child === undefined || child === false) continue;
-    element.append(child instanceof Node ? child : String(child));
-  }
-  return element;
-}
-
-function option(value, text, selected, title) {
-  return h("option", { value, selected: selected || null, title: title || null, text });
-}
-
-function showError(message) { $("error-text").textContent = message; $("error").hidden = false; }
-function clearError() { $("error").hidden = true; }
-
-async function api(method, path, body) {
-  const init = { method, headers: {} };
-  if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  const response = await fetch(path, init);
-  if (response.status === 204) return null;
-  let data = null;
-  try { data = await response.json(); } catch { /* a plain answer from the server in front of the app */ }
-  if (!response.ok) throw new Error(data && data.error ? data.error : `the server answered ${response.status}`);
-  return data;
-}
-
-async function attempt(work) {
-  try {
-    const result = await work();
-    clearError();
-    return result;
-  } catch (error) {
-    showError(error.message);
-    return undefined;
-  }
-}
 
 function who(view, seat) { return seat === view.seat ? "you" : `player_${seat}`; }
 
@@ -137,24 +88,9 @@ async function act(action) {
   else document.querySelectorAll("#actions button").forEach((button) => { button.disabled = false; });
 }
 
-function fillSeats() {
-  const n = Number($("players").value);
-  const seat = Math.min(Number($("seat").value || 0), n - 1);
-  $("seat").replaceChildren(...[...Array(n).keys()].map((s) => option(s, `player_${s}`, s === seat)));
-  fillOpponents();
-}
-
-function fillOpponents() {
-  const n = Number($("players").value);
-  const seat = Number($("seat").value);
-  const before = [...$("opponents").querySelectorAll("select")].map((select) => select.value);
-  const rows = [];
-  for (let k = 1; k < n; k++) {
-    const chosen = before[k - 1] || DEFAULT_OPPONENT;
-    rows.push(h("label", { class: "opponent" }, `player_${(seat + k) % n}`,
-      h("select", { id: `opponent-${k}` }, agents.map((agent) => option(agent.name, agent.name, agent.name === chosen, agent.about)))));
-  }
-  $("opponents").replaceChildren(h("strong", { text: "Opponents" }), ...rows);
+function opponentMenu(id, chosen) {
+  const name = chosen || DEFAULT_OPPONENT;
+  return h("select", { id }, agents.map((agent) => option(agent.name, agent.name, agent.name === name, agent.about)));
 }
 
 async function startGame() {
@@ -174,9 +110,8 @@ async function startGame() {
 }
 
 async function init() {
-  $("error-close").onclick = clearError;
-  $("players").onchange = fillSeats;
-  $("seat").onchange = fillOpponents;
+  $("players").onchange = () => fillSeats(opponentMenu);
+  $("seat").onchange = () => fillOpponents(opponentMenu);
   $("setup").onsubmit = (event) => { event.preventDefault(); startGame(); };
   document.addEventListener("keydown", (event) => {
     if (!game || game.over || busy || event.ctrlKey || event.metaKey || event.altKey) return;
@@ -189,7 +124,7 @@ async function init() {
   const data = await attempt(() => api("GET", "/api/octopus/agents"));
   if (!data) return;
   agents = data.agents;
-  fillSeats();
+  fillSeats(opponentMenu);
 }
 
 init();

@@ -1,0 +1,87 @@
+// What the browser app's pages share (index.html's app.js and octopus.html's octopus.js, each loaded
+// after this file): building elements, the error banner, and talking to the server. Every text is
+// set as text, never as HTML: a replay's player names are anyone's to write.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+
+// -- building elements ------------------------------------------------------------------------
+function h(tag, attrs, ...children) {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") element.className = value;
+    else if (key === "text") element.textContent = String(value);
+    else if (key.startsWith("on")) element.addEventListener(key.slice(2), value);
+    else element.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : String(child));
+  }
+  return element;
+}
+
+function option(value, text, selected, title) {
+  return h("option", { value, selected: selected || null, title: title || null, text });
+}
+
+// -- the error banner ---------------------------------------------------------------------------
+function showError(message) { $("error-text").textContent = message; $("error").hidden = false; }
+function clearError() { $("error").hidden = true; }
+
+// Built here, not written into each page, so both pages show their failures in the same banner.
+document.querySelector("main").before(h("div", { id: "error", class: "error", role: "alert", hidden: true },
+  h("span", { id: "error-text" }),
+  h("button", { type: "button", id: "error-close", class: "link", "aria-label": "dismiss", onclick: clearError }, "×")));
+
+// -- talking to the server ----------------------------------------------------------------------
+async function api(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  if (response.status === 204) return null;
+  let data = null;
+  try { data = await response.json(); } catch { /* a plain answer from the server in front of the app */ }
+  if (!response.ok) {
+    const fallback = response.status === 413 ? "the request is too large for the server" : `the server answered ${response.status}`;
+    throw new Error(data && data.error ? data.error : fallback);
+  }
+  return data;
+}
+
+async function attempt(work) {
+  try {
+    const result = await work();
+    clearError();
+    return result;
+  } catch (error) {
+    showError(error.message);
+    return undefined;
+  }
+}
+
+// -- the new-game form ------------------------------------------------------------------------------
+// Both pages' forms: #players the table size, #seat the person's seat, #opponents one menu per other
+// seat, clockwise from the person's left. `opponentMenu(id, chosen)` builds a menu: `chosen` is what
+// that menu held before (undefined for a new one).
+function fillSeats(opponentMenu) {
+  const n = Number($("players").value);
+  const seat = Math.min(Number($("seat").value || 0), n - 1);
+  $("seat").replaceChildren(...[...Array(n).keys()].map((s) => option(s, `player_${s}`, s === seat)));
+  fillOpponents(opponentMenu);
+}
+
+function fillOpponents(opponentMenu) {
+  const n = Number($("players").value);
+  const seat = Number($("seat").value);
+  const before = [...$("opponents").querySelectorAll("select")].map((select) => select.value);
+  const rows = [];
+  for (let k = 1; k < n; k++) {
+    rows.push(h("label", { class: "opponent" }, `player_${(seat + k) % n}`, opponentMenu(`opponent-${k}`, before[k - 1])));
+  }
+  $("opponents").replaceChildren(h("strong", { text: "Opponents" }), ...rows);
+}
