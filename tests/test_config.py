@@ -144,6 +144,8 @@ def test_rllib_configs_refuse_unknown_keys_too(tmp_path):
         ("kickstart.learning_rate=true", "config key 'kickstart.learning_rate' is True; allowed: a number"),
         ("kickstart.teacher_share_end=2", "config key 'kickstart.teacher_share_end' is 2; allowed: a number from 0 to 1"),
         ("view=tabel", "config key 'view' is 'tabel'; allowed: one of 'table', 'recall'"),
+        ("game=chess", "config key 'game' is 'chess'; allowed: one of 'miaui', 'octopus'"),
+        ("game=Octopus", "config key 'game' is 'Octopus'; allowed: one of 'miaui', 'octopus'"),  # names are lower case
         ("evaluation.baselines=random", "config key 'evaluation.baselines' is 'random'; allowed: a list, each a string"),
         ("evaluation.baselines=[random, 3]", r"config key 'evaluation.baselines\[1\]' is 3; allowed: a string"),
         ("opponents.weights.random=true", "config key 'opponents.weights.random' is True; allowed: a number >= 0"),
@@ -164,6 +166,12 @@ def test_wrong_types_are_refused_with_the_key_the_value_and_what_is_allowed(over
 def test_wrong_types_in_a_file_name_the_file(tmp_path):
     path = config_file(tmp_path, "kickstart: {decisions: many}")
     with pytest.raises(ConfigError, match=rf"{path}: config key 'kickstart.decisions' is 'many'; allowed: an integer >= 0"):
+        load_config(path)
+
+
+def test_a_game_that_is_not_a_name_in_a_file_is_refused(tmp_path):
+    path = config_file(tmp_path, "game: [octopus]")
+    with pytest.raises(ConfigError, match=rf"{path}: config key 'game' is \['octopus'\]; allowed: one of 'miaui', 'octopus'"):
         load_config(path)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from miaui_env.agents import AgentError
 from miaui_env.game.rules import IllegalActionError, InvalidConfigError, final_rewards
 from miaui_env.integrations.sb3 import slot_seeds
 from miaui_env.octopus import rules
@@ -295,7 +296,11 @@ def test_each_opponent_is_shown_the_view_it_plays_from():
         (lambda venv: venv.set_opponents([Spy("a"), Spy("b")], [0.0, 0.0], seed=0), "not all zero"),
         (lambda venv: venv.set_opponents([Spy("a")], seed=0, draw="table"), "draw='table' is not allowed"),
         (lambda venv: venv.set_opponents([Spy("a", view="all")], seed=0), "'all'"),
-        (lambda venv: venv.set_opponent_weights([1.0, 2.0]), "one finite weight >= 0 per opponent"),
+        (lambda venv: venv.set_opponent_weights([1.0, 2.0]), r"weights=\[1.0, 2.0\] is not allowed; .* per opponent \(the mix has 1\)"),
+        (lambda venv: venv.set_opponents([Spy("a"), Spy("b")], [True, False], seed=0), r"weights=\[True, False\] is not allowed"),
+        (lambda venv: venv.set_opponents([Spy("a"), Spy("b")], "ab", seed=0), "weights='ab' is not allowed"),
+        (lambda venv: venv.set_opponents("cautious", seed=0), "non-empty list of agents, got 'cautious'"),
+        (lambda venv: venv.set_opponent_weights(None), "weights=None is not allowed"),
     ],
 )
 def test_a_bad_mix_is_refused_and_the_seating_stands(call, match):
@@ -303,6 +308,25 @@ def test_a_bad_mix_is_refused_and_the_seating_stands(call, match):
     venv.reset()
     with pytest.raises(InvalidConfigError, match=match):
         call(venv)
+    assert next(info["opponents"] for info in ended_infos(venv, 120)) == ("random",)
+
+
+def test_bad_weights_for_a_mix_leave_its_weights_as_they_were():
+    venv = OctopusSelfPlayVecEnv(8, num_players=2, seed=2)
+    venv.set_opponents([Spy("alice"), Spy("bob")], [1.0, 0.0], seed=7)
+    venv.reset()
+    for weights in ([0.0, float("nan")], [0.0, -1.0], [0.0, 0.0], [0.0, 1.0, 1.0], [False, True]):
+        with pytest.raises(InvalidConfigError, match=r"per opponent \(the mix has 2\)"):
+            venv.set_opponent_weights(weights)
+    assert {info["opponents"] for info in ended_infos(venv, 300)} == {("alice",)}  # bob's weight is still 0
+
+
+@pytest.mark.parametrize("opponent", ["cautious", 3, None])
+def test_a_mix_of_what_is_not_an_agent_is_refused_and_the_seating_stands(opponent):
+    venv = OctopusSelfPlayVecEnv(4, num_players=2, seed=0)
+    venv.reset()
+    with pytest.raises(AgentError, match=f"opponent={opponent!r}"):
+        venv.set_opponents([Spy("a"), opponent], seed=0)
     assert next(info["opponents"] for info in ended_infos(venv, 120)) == ("random",)
 
 

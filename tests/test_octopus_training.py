@@ -130,6 +130,20 @@ def test_a_checkpoint_that_is_not_an_octopus_policy_is_refused(small_run, tmp_pa
         load_octopus_agent("counter")
 
 
+def test_an_octopus_league_fades_per_episode_of_games_not_per_step(tmp_path):
+    from training.selfplay import Run
+
+    run = Run(small_config(), tmp_path, resume=False)
+    league = run.opponents.league
+    league.wins["snapshot@1"], league.games["snapshot@1"], league.fair["snapshot@1"] = 5.0, 10.0, 5.0
+    infos: list[dict[str, object]] = [{} for _ in range(run.venv.num_envs)]
+    run.record_games(infos)  # a step where no game ended
+    assert league.games["snapshot@1"] == 10.0
+    infos[0] = {"winner": 1.0, "opponents": ["random"]}
+    run.record_games(infos)  # one game of the run's 24 ended (one per row: 8 games x 2 learner seats, 4 x 2)
+    assert league.games["snapshot@1"] == pytest.approx(10.0 * league.decay ** (1 / 24))
+
+
 def test_cloning_an_octopus_teacher_teaches_the_policy_its_decisions(tmp_path):
     from training.kickstart import clone_teacher, game_returns
     from training.selfplay import Run
@@ -158,6 +172,39 @@ def test_cloning_an_octopus_teacher_teaches_the_policy_its_decisions(tmp_path):
     rewards = np.array([[0, 0], [1, 0], [0, 0]], dtype=np.float32)
     returns, known = game_returns(rewards, rewards > 0)
     assert returns[:, 0].tolist() == [1, 1, 0] and known.tolist() == [[True, False], [True, False], [False, False]]
+
+
+def test_cloning_learns_each_chunk_of_play_epochs_times(tmp_path, monkeypatch):
+    import training.kickstart
+    from training.selfplay import Run
+
+    config = small_config("kickstart.teacher=cautious", "kickstart.decisions=1000", "kickstart.epochs=3", "kickstart.batch_size=256")
+    run = Run(config, tmp_path, resume=False)
+    passes: list[int] = []
+    fit = training.kickstart._fit
+    monkeypatch.setattr(training.kickstart, "_fit", lambda *args, **kwargs: passes.append(len(args[2])) or fit(*args, **kwargs))
+    chunk = run.game.cloning_chunk
+    training.kickstart.clone_teacher(run.model, config.kickstart, 0, chunk_steps=chunk, **run.teacher_parts())
+    chunks = -(-1000 // (run.venv.num_envs * chunk))
+    assert passes == [run.venv.num_envs * chunk] * (3 * chunks)  # every pass over a whole chunk's decisions
+
+
+def test_cloning_chunks_cut_off_before_their_games_end_teach_the_policy_and_not_the_value(tmp_path):
+    import torch
+
+    from training.kickstart import clone_teacher
+    from training.selfplay import Run
+
+    overrides = ["kickstart.teacher=cautious", "kickstart.decisions=1", "kickstart.learning_rate=0.01", "kickstart.batch_size=32"]
+    config = small_config(*overrides)
+    run = Run(config, tmp_path, resume=False)
+    before = {name: tensor.clone() for name, tensor in run.model.policy.state_dict().items()}
+    clone_teacher(run.model, config.kickstart, 0, chunk_steps=8, **run.teacher_parts())
+    # O7, O9: a game needs 77 points and a session scores at most 40, so 8 decisions end no game
+    assert all(game.session == 1 and not game.is_over for table in run.tables for game in table.games)
+    after = run.model.policy.state_dict()
+    changed = {name for name in before if not torch.equal(before[name], after[name])}
+    assert changed and all(name.startswith(("mlp_extractor.policy_net.", "action_net.")) for name in changed), sorted(changed)
 
 
 def test_same_seed_same_octopus_run(tmp_path):
@@ -192,6 +239,7 @@ def test_an_octopus_run_resumes_where_it_stopped(tmp_path):
         (["kickstart.decisions=100", "kickstart.teacher=counter"], "unknown octopus agent 'counter'"),
         (["exploiters.every=1000"], "'exploiters.every' is 1000"),
         (["tables=[{num_players: 3, num_games: 4, no_fighting: true}]"], r"'tables\[0\]' plays a Miaui variant"),
+        (["tables=[{num_players: 3, num_games: 4, open_baskets: true}]"], r"'tables\[0\]' plays a Miaui variant"),
         (["evaluation.baselines=[counter]"], "unknown octopus agent 'counter'"),
         (["opponents.weights={pool: 0.5, greedy: 0.5}"], "unknown octopus agent 'greedy'"),
     ],

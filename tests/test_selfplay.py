@@ -226,6 +226,17 @@ def test_the_activation_is_named_by_its_torch_class():
         ppo_kwargs({"policy_kwargs": {"activation_fn": "Relu"}})
 
 
+def test_a_features_extractor_is_named_by_the_library_s_class():
+    from miaui_env.integrations.octopus_odds import OctopusOddsFeatures
+    from miaui_env.integrations.sb3 import ExpandCompactObservations
+    from training.ppo import ppo_kwargs
+
+    for name, extractor in [("OctopusOddsFeatures", OctopusOddsFeatures), ("ExpandCompactObservations", ExpandCompactObservations)]:
+        assert ppo_kwargs({"policy_kwargs": {"features_extractor_class": name}})["policy_kwargs"]["features_extractor_class"] is extractor
+    with pytest.raises(ConfigError, match=r"features_extractor_class='NatureCNN' is not allowed; allowed: ExpandCompactObservations"):
+        ppo_kwargs({"policy_kwargs": {"features_extractor_class": "NatureCNN"}})
+
+
 def test_every_evaluation_of_a_run_replays_the_same_games_in_the_learner_s_view(tmp_path, monkeypatch):
     import training.gauntlet
     from training.selfplay import Run

@@ -18,7 +18,7 @@ from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from miaui_env.spec import TableSpec
 from miaui_env.vector import VectorMiaui
 from training.config import ConfigError, load_config
-from training.opponents import League, OpponentMixture
+from training.opponents import League, OpponentMixture, finished_games
 from training.selfplay import Run, train
 
 SMOKE = ["total_timesteps=4000", "evaluation.every=2000", "evaluation.games_per_baseline=8", "kickstart.decisions=0"]
@@ -81,6 +81,8 @@ def test_pfsp_draws_most_the_snapshots_the_learner_loses_to():
     fading.record([([strong], 0.0, 4)])
     fading.record([])
     assert fading.games[strong] == pytest.approx(0.5)  # old results fade
+    fading.record([([even], 1.0, 4)] * 2, games_per_episode=8)  # a quarter of an episode's games end: a quarter's fade
+    assert fading.games[strong] == pytest.approx(0.5 * 0.5**0.25) and fading.games[even] == 2.0
     fading.forget([beaten])
     assert strong not in fading.games
 
@@ -194,6 +196,18 @@ def test_the_self_play_env_names_each_game_s_opponents():
     for _ in range(11):
         _, _, dones, infos = venv.step(np.array([int(np.flatnonzero(m)[0]) for m in venv.action_masks()]))
     assert dones.all() and all(info["opponents"] == ("random", "random") for info in infos)
+
+
+def test_the_league_counts_a_game_its_learner_seats_share_once_at_their_mean_win():
+    venv = MiauiSelfPlayVecEnv(6, num_players=4, learner_seats=[0, 2], seed=3, opponent=RandomAgent(0))
+    venv.reset()
+    for _ in range(11):
+        _, _, dones, infos = venv.step(np.array([int(np.flatnonzero(m)[0]) for m in venv.action_masks()]))
+    assert dones.all() and venv.rows_per_game == 2
+    counted = finished_games([venv], [0], infos)
+    shares = [(infos[2 * g]["winner"] + infos[2 * g + 1]["winner"]) / 2 for g in range(6)]
+    assert [won for _, won, _ in counted] == shares  # one result per game, not per learner row
+    assert all(names == ["random", "random"] and seats == 4 for names, _, seats in counted)
 
 
 def test_the_config_refuses_an_unknown_mode():

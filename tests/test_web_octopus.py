@@ -190,12 +190,19 @@ def test_bad_decisions_are_refused_and_change_nothing(client):
         ({"action": 1, "card": 3}, 400, r"a decision is a JSON object"),
         ([1], 400, r"a decision is a JSON object"),
         ({"action": 1, "step": view["step"] + 1}, 409, r"step=\d+ is not the decision being asked"),
+        ({"action": 1, "step": "0"}, 400, r"step='0' is not allowed: the decisions made so far, an integer >= 0 \(the game is at step"),
+        ({"action": 1, "step": float(view["step"])}, 400, r"step=\d+\.0 is not allowed"),
+        ({"action": 1, "step": False}, 400, r"step=False is not allowed"),
+        ({"action": 1, "step": -1}, 400, r"step=-1 is not allowed"),
+        ({"action": 1, "step": [0]}, 400, r"step=\[0\] is not allowed"),
     ]:
         refused(client.post(url, json=body), status, message)
         assert client.get(f"/api/octopus/games/{view['id']}").get_json() == view  # unchanged
     refused(client.post(url, data="1", content_type="text/plain"), 415, "must be JSON")
     refused(client.get(f"/api/octopus/games/{view['id']}/replay"), 409, "not over yet")
     refused(client.get("/api/octopus/games/nope"), 404, "no game 'nope' in this browser session")
+    refused(client.post("/api/octopus/games/nope/actions", json={"action": 1}), 404, "no game 'nope'")
+    refused(client.post(url, data="{", content_type="application/json"), 400, "not valid JSON")
     refused(client.get(f"/api/games/{view['id']}"), 404, "no game")  # an octopus game is no Miaui game
     assert decide(client, view, 1)["step"] > view["step"]  # still served
 

@@ -351,6 +351,8 @@ class KickstartConfig(_Section):
     """Minibatch size of cloning and of guidance."""
     learning_rate: Rate
     """Adam's learning rate while cloning."""
+    epochs: Positive
+    """Passes over each chunk of cloned play (a chunk is played once and learned this many times)."""
     teacher_share_end: Share
     """The teacher's share of the cards played at the end of cloning (from 1 at its start)."""
     guidance_steps: Count

@@ -96,7 +96,8 @@ def clone_teacher(
             ends.append(done)
         returns, known = game_returns(np.array(rewards), np.array(ends))
         batch = np.concatenate(seen), np.concatenate(legal), np.concatenate(labels)
-        losses = _fit(policy, optimizer, *batch, returns.reshape(-1), batch_size, generator, known.reshape(-1))
+        for _ in range(settings.epochs):
+            losses = _fit(policy, optimizer, *batch, returns.reshape(-1), batch_size, generator, known.reshape(-1))
         measures.update(losses, decisions=measures["decisions"] + decisions_per_episode)
         if progress is not None:
             progress.update(decisions_per_episode)

@@ -107,10 +107,13 @@ class League:
     draw weight it gives that snapshot.
 
     Every finished game the learner played against a snapshot counts for it (a mixed table counts
-    for each snapshot seated there). Old results fade by `decay` per episode, since the learner they
-    measured has moved on. PFSP is defined for two players; at an n-seat table the learner's win
-    share w is read as a two-player win rate x = w / (w + (1 - w) / (n - 1)), its share against one
-    copy's (with table sizes mixed, 1/(n-1) is the games' mean fair share f over 1 - f): even play
+    for each snapshot seated there). Old results fade by `decay` per episode's worth of games, since
+    the learner they measured has moved on: per `record` of a whole episode where games end in
+    lockstep (Miaui), by `decay ** (games / games_per_episode)` where they end apart (octopus).
+
+    PFSP is defined for two players; at an n-seat table the learner's win share w is read as a
+    two-player win rate x = w / (w + (1 - w) / (n - 1)), its share against one copy's (with table
+    sizes mixed, 1/(n-1) is the games' mean fair share f over 1 - f): even play
     (w = 1/n) is x = 1/2 at every table size. A snapshot with few games is assumed even (`prior`
     games at x = 1/2) until its own results speak. Weight: `(1 - x)^exponent` (AlphaStar's
     f_hard), plus a floor so that no snapshot is ever dropped for good.
@@ -122,11 +125,13 @@ class League:
         self.games: dict[str, float] = {}  # the games,
         self.fair: dict[str, float] = {}  # and the fair share 1/n of each game's table
 
-    def record(self, results: list[GameResult]) -> None:
-        """One episode's games: (opponent names at the table, the learner's win share 0-1, seats)."""
+    def record(self, results: list[GameResult], games_per_episode: int | None = None) -> None:
+        """Games that just ended: (opponent names at the table, the learner's win share 0-1, seats);
+        one whole episode's, or `len(results)` of an episode of `games_per_episode` games."""
+        fade = self.decay if games_per_episode is None else self.decay ** (len(results) / games_per_episode)
         for table in (self.wins, self.games, self.fair):
             for name in table:
-                table[name] *= self.decay
+                table[name] *= fade
         for names, won, seats in results:
             for name in set(names):
                 if name.startswith(LEAGUE_PREFIXES):
@@ -272,13 +277,13 @@ class Opponents:
         the learner itself, standing in for an empty pool, is never weighed)."""
         return [name for name in self.members if name.startswith(LEAGUE_PREFIXES)] if self.league is not None else []
 
-    def record(self, games: Iterable[GameResult]) -> bool:
-        """One episode's finished games into a league's statistics; whether the draw weights changed (a league's did)."""
+    def record(self, games: Iterable[GameResult], games_per_episode: int | None = None) -> bool:
+        """Finished games into a league's statistics (`League.record`); whether the draw weights changed (a league's did)."""
         if self.league is None:
             return False
         members = set(self.league_members())
         # A snapshot that left the pool may still finish this episode's games: it is not counted.
-        self.league.record([([name for name in names if name in members], won, seats) for names, won, seats in games])
+        self.league.record([([name for name in names if name in members], won, seats) for names, won, seats in games], games_per_episode)
         return True
 
     def summary(self) -> dict[str, Any]:

@@ -9,6 +9,7 @@ Self-play (training/selfplay.py) and the exploitability yardstick's best respons
 from __future__ import annotations
 
 import contextlib
+import importlib
 import inspect
 import math
 import random
@@ -28,6 +29,11 @@ if TYPE_CHECKING:
 
     from training.magnet import MagnetPPO
 
+# Features extractors a config may name (YAML holds no class), and the module that defines each.
+FEATURES_EXTRACTORS = {
+    "ExpandCompactObservations": "miaui_env.integrations.sb3",  # Miaui rows as uint8 codes
+    "OctopusOddsFeatures": "miaui_env.integrations.octopus_odds",  # the octopus risk-aware player's odds as inputs
+}
 # The trainers set these MaskablePPO arguments themselves; the rest of its signature is the `ppo` section's.
 RUN_SETS = ("self", "policy", "env", "seed", "device", "verbose", "tensorboard_log", "_init_setup_model")
 # The numeric arguments' bounds, refused here with their key rather than deep inside SB3 or torch.
@@ -63,7 +69,8 @@ def check_ppo_section(section: Mapping[str, Any]) -> None:
 
 def ppo_kwargs(section: Mapping[str, Any]) -> dict[str, Any]:
     """The `ppo` section as MaskablePPO's keyword arguments (plain dicts and lists), checked: YAML cannot
-    hold a class, so `policy_kwargs.activation_fn` is written as a torch.nn class name (`ReLU`, `Tanh`)."""
+    hold a class, so `policy_kwargs.activation_fn` is written as a torch.nn class name (`ReLU`, `Tanh`)
+    and `policy_kwargs.features_extractor_class` as one of `FEATURES_EXTRACTORS`."""
     import torch
 
     check_ppo_section(section)
@@ -76,6 +83,12 @@ def ppo_kwargs(section: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(getattr(torch.nn, activation, None), type):
             raise ConfigError(f"ppo.policy_kwargs.activation_fn={activation!r} is not a torch.nn class (e.g. ReLU, Tanh)")
         policy_kwargs["activation_fn"] = getattr(torch.nn, activation)
+    extractor = policy_kwargs.get("features_extractor_class")
+    if isinstance(extractor, str):
+        if extractor not in FEATURES_EXTRACTORS:
+            allowed = ", ".join(FEATURES_EXTRACTORS)
+            raise ConfigError(f"ppo.policy_kwargs.features_extractor_class={extractor!r} is not allowed; allowed: {allowed}")
+        policy_kwargs["features_extractor_class"] = getattr(importlib.import_module(FEATURES_EXTRACTORS[extractor]), extractor)
     return kwargs
 
 

@@ -266,7 +266,8 @@ class Run:
 
     def record_games(self, infos: list[dict[str, Any]]) -> None:
         """A league's statistics from the games that just ended; the new draw weights from the next episode."""
-        if self.opponents.record(finished_games(self.tables, self.venv.bounds[:-1], infos)):
+        games_per_episode = sum(table.num_envs // table.rows_per_game for table in self.tables)  # octopus games end apart
+        if self.opponents.record(finished_games(self.tables, self.venv.bounds[:-1], infos), games_per_episode):
             shares = self.opponents.shares()
             for set_weights in self.weight_setters:
                 set_weights(shares)

@@ -104,8 +104,13 @@ class OpponentSeating:
             given = np.asarray(weights, dtype=np.float64)
         except (TypeError, ValueError):
             given = np.array([np.nan])
-        if given.shape != (len(self.agents),) or not np.isfinite(given).all() or (given < 0).any() or given.sum() <= 0:
-            raise InvalidConfigError(f"weights={weights!r:.80} is not allowed; give one finite weight >= 0 per opponent, not all zero")
+        # numpy reads True as 1.0: a flag where a weight belongs is a slip, not a weight
+        booleans = isinstance(weights, Sequence) and any(isinstance(weight, bool | np.bool_) for weight in weights)
+        if booleans or given.shape != (len(self.agents),) or not np.isfinite(given).all() or (given < 0).any() or given.sum() <= 0:
+            raise InvalidConfigError(
+                f"weights={weights!r:.80} is not allowed; give one finite weight >= 0 per opponent "
+                f"(the mix has {len(self.agents)}), not all zero"
+            )
         self.weights = given / given.sum()
 
     def deal(self, num_players: int, learner_seat: int) -> list[Agent | Policy | None]:

@@ -244,6 +244,9 @@ class OctopusGame:
             allowed = "; ".join(f"{choice['action']} ({choice['label']})" for choice in legal)
             if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
                 raise WebError(f"action={action!r:.40} is not an action: the legal actions are {allowed}")
+            if step is not None and (isinstance(step, bool) or not isinstance(step, int) or step < 0):
+                made = len(self.actions)
+                raise WebError(f"step={step!r:.40} is not allowed: the decisions made so far, an integer >= 0 (the game is at step {made})")
             if step is not None and step != len(self.actions):
                 raise WebError(f"step={step!r:.40} is not the decision being asked: the game is at step {len(self.actions)}", 409)
             if action not in [choice["action"] for choice in legal]:

@@ -1,0 +1,140 @@
+"""The odds features (miaui_env/integrations/octopus_odds.py) against the risk-aware player's own
+maths (miaui_env/octopus/agents.py), which is the reference: both read the same observations."""
+
+from __future__ import annotations
+
+import math
+
+import gymnasium
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from miaui_env.agents import RandomAgent
+from miaui_env.integrations.octopus_odds import ODDS_NAMES, ODDS_SIZE, POINTS_SCALE, OctopusOddsFeatures, octopus_odds
+from miaui_env.octopus.agents import MAX_SUBSETS, CautiousAgent, RiskAwareAgent, flip_odds
+from miaui_env.octopus.observation import OBSERVATION_LAYOUT, observe
+from miaui_env.octopus.rules import OCTOPUS_IDS, Phase, action_mask, decision_of, fish, new_game, stacked_deck, step
+from miaui_env.octopus.rules import InvalidConfigError as OctopusConfigError
+
+COLUMN = {name: i for i, name in enumerate(ODDS_NAMES)}
+
+
+def played_decisions(seed: int, num_players: int, view: str = "recall") -> tuple[np.ndarray, np.ndarray]:
+    """Every decision's observation (from `view`) and mask of one game of mixed baselines."""
+    agents = [RiskAwareAgent(seed), CautiousAgent(seed, cards=4), RandomAgent(seed)]
+    state = new_game(num_players, seed=seed, max_sessions=2)
+    rows, masks = [], []
+    while not state.is_over:
+        agent = agents[state.active % len(agents)]
+        mask = action_mask(state)
+        rows.append(observe(state, state.active, view))
+        masks.append(mask)
+        action = int(agent.act(observe(state, state.active, getattr(agent, "view", "table"))[None], mask[None])[0])
+        step(state, decision_of(state, action))
+    return np.array(rows, dtype=np.float32), np.array(masks)
+
+
+def odds_of(rows: np.ndarray) -> np.ndarray:
+    """The features for a batch of rows, as float64 numpy."""
+    extractor = OctopusOddsFeatures(gymnasium.spaces.Box(-1.0, 1.0, (OBSERVATION_LAYOUT.size,)))
+    features = extractor(torch.as_tensor(rows)).numpy().astype(np.float64)
+    assert np.array_equal(features[:, : OBSERVATION_LAYOUT.size], rows)  # the rows go through as they are
+    return features[:, OBSERVATION_LAYOUT.size :]
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**31), num_players=st.integers(2, 4))
+def test_the_flip_odds_are_the_risk_aware_players(seed, num_players):
+    rows, masks = played_decisions(seed, num_players)
+    odds = odds_of(rows)
+    flips = masks[:, 1] == 1
+    assert flips.any()
+    for row, feature in zip(rows[flips], odds[flips], strict=True):
+        p_bust, p_octopus, flip_value, stop_gain = flip_odds(row)
+        np.testing.assert_allclose(feature[[COLUMN["p_bust"], COLUMN["p_octopus"]]], [p_bust, p_octopus], atol=1e-5)
+        np.testing.assert_allclose(
+            feature[[COLUMN["stop_gain"], COLUMN["flip_value"], COLUMN["flip_edge"]]] * POINTS_SCALE,
+            [stop_gain, flip_value, flip_value - stop_gain],
+            atol=1e-4,
+        )
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**31), num_players=st.integers(2, 4))
+def test_the_theft_values_are_the_risk_aware_players_exact_enumeration(seed, num_players):
+    rows, masks = played_decisions(seed, num_players)
+    odds = odds_of(rows)
+    reference = RiskAwareAgent(0)
+    checked = 0
+    for row, mask, feature in zip(rows, masks, odds, strict=True):
+        legal = np.flatnonzero(mask[3:]) + 3
+        if not mask[2]:
+            continue
+        sizes = np.rint(OBSERVATION_LAYOUT.view(row, "collection_size")[:, 0] * 66).astype(int)
+        values = reference.theft_values(row, mask)
+        for action in legal:
+            offset, k = 1 + (action - 3) // 3, 1 + (action - 3) % 3
+            if math.comb(sizes[offset], k) > MAX_SUBSETS:
+                continue  # the reference samples subsets there: no exact value to compare with
+            assert feature[COLUMN[f"theft_ev_{action}"]] * POINTS_SCALE == pytest.approx(values[action], abs=1e-4)
+            checked += 1
+        illegal = [a for a in range(3, 12) if a not in legal]
+        assert np.all(feature[[COLUMN[f"theft_ev_{a}"] for a in illegal]] == 0)
+        best = max([values[a] for a in legal], default=0.0)
+        if all(math.comb(sizes[1 + (a - 3) // 3], 1 + (a - 3) % 3) <= MAX_SUBSETS for a in legal):
+            assert feature[COLUMN["best_theft"]] * POINTS_SCALE == pytest.approx(max(best, 0.0), abs=1e-4)
+    assume_some = checked > 0 or not (masks[:, 2] == 1).any()
+    assert assume_some
+
+
+def test_a_theft_ev_is_hand_computed_on_a_stacked_deck():
+    # player_0 keeps two species-0 cards (values 4 and 1); player_1 flips an octopus and decides.
+    s0_4, s0_1, s1_3 = fish(0, 4), fish(0, 1), fish(1, 3)
+    state = new_game(2, seed=0, deck=stacked_deck([s0_4, s1_3, s0_1]), max_sessions=1)
+    step(state, decision_of(state, 1))  # player_0 flips s1_3 after s0_4
+    step(state, decision_of(state, 0))  # and stops: {s0 value 4, s1 value 3}
+    state = new_game(2, seed=0, deck=stacked_deck([s0_4, s1_3, OCTOPUS_IDS[0]]), max_sessions=1)
+    step(state, decision_of(state, 1))
+    step(state, decision_of(state, 0))  # player_0: s0 4, s1 3 (score 7)
+    assert state.active == 1 and state.phase is Phase.THEFT
+    row = observe(state, 1, "recall")
+    odds = odds_of(row[None])[0]
+    # k = 1 from a collection {4, 3} of two species, to an empty collection: either card gains its value
+    # and costs the target that value: swing (4 + 4 + 3 + 3) / 2 = 7; no backfire (the thief has no card).
+    assert odds[COLUMN["theft_ev_3"]] * POINTS_SCALE == pytest.approx(5 / 6 * 7)
+    # k = 2 takes both: 14 points of swing, with the die's 1/2.
+    assert odds[COLUMN["theft_ev_4"]] * POINTS_SCALE == pytest.approx(1 / 2 * 14)
+    assert odds[COLUMN["theft_ev_5"]] == 0  # k = 3 > 2 cards: not legal
+    assert odds[COLUMN["best_theft"]] * POINTS_SCALE == pytest.approx(7.0)
+
+
+def test_the_octopus_edge_adds_the_best_theft_at_the_octopus_odds():
+    rows, masks = played_decisions(5, 3)
+    odds = odds_of(rows)
+    flips = masks[:, 1] == 1
+    expected = odds[flips, COLUMN["flip_edge"]] + odds[flips, COLUMN["p_octopus"]] * odds[flips, COLUMN["best_theft"]]
+    np.testing.assert_allclose(odds[flips, COLUMN["octopus_edge"]], expected, atol=1e-6)
+    assert (odds[flips, COLUMN["best_theft"]] > 0).any()
+
+
+def test_the_features_are_the_same_function_of_a_row_in_a_batch_or_alone():
+    rows, _ = played_decisions(11, 4)
+    batch = odds_of(rows)
+    alone = np.array([odds_of(row[None])[0] for row in rows[:20]])
+    np.testing.assert_allclose(batch[:20], alone, atol=1e-6)
+    assert batch.shape == (len(rows), ODDS_SIZE) and np.isfinite(batch).all()
+
+
+def test_the_extractor_refuses_another_games_observations():
+    with pytest.raises(OctopusConfigError, match=r"shape \(306,\)"):
+        OctopusOddsFeatures(gymnasium.spaces.Box(-1.0, 1.0, (100,)))
+
+
+def test_odds_keep_the_batch_device_and_dtype():
+    rows, _ = played_decisions(2, 2)
+    extractor = OctopusOddsFeatures(gymnasium.spaces.Box(-1.0, 1.0, (OBSERVATION_LAYOUT.size,)))
+    out = octopus_odds(torch.as_tensor(rows), extractor.tables)
+    assert out.dtype == torch.float32 and out.shape == (len(rows), ODDS_SIZE)
