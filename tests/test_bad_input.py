@@ -666,6 +666,34 @@ def test_a_checkpoint_version_that_only_equals_one_is_refused(tmp_path, version)
         read_metadata(metadata)
 
 
+def test_a_checkpoint_s_game_is_checked_before_that_game_s_layout_version(tmp_path):
+    from miaui_env.agents.checkpoint import CheckpointError, CheckpointSpaceError, CheckpointVersionError, read_metadata
+    from miaui_env.agents.policy import load_sb3_policy
+    from training.checkpoint import open_checkpoint, saved_game
+    from training.config import ConfigError
+
+    metadata = tmp_path / "metadata.json"
+    metadata.write_text(json.dumps({"game": "octopus", "observation_version": 7}))
+    (tmp_path / "model.zip").write_bytes(b"")
+    # An octopus policy of a later layout is refused for its game, not for Miaui's version number.
+    with pytest.raises(CheckpointSpaceError, match="'octopus' game, not Miaui"):
+        load_sb3_policy(tmp_path)
+    assert read_metadata(metadata, "octopus", 7)["observation_version"] == 7
+    assert open_checkpoint(tmp_path, ["model.zip"], "checkpoint", "octopus", 7)["game"] == "octopus"
+    with pytest.raises(ConfigError, match="is a run of the 'octopus' game, but its config says game='miaui'"):
+        open_checkpoint(tmp_path, ["model.zip"], "checkpoint")
+    assert (saved_game(tmp_path), saved_game(tmp_path / "no-run")) == ("octopus", "miaui")
+    with pytest.raises(CheckpointVersionError, match="octopus observation layout version 7, but this library builds version 8"):
+        read_metadata(metadata, "octopus", 8)
+    unmarked = tmp_path / "unmarked.json"
+    unmarked.write_text(json.dumps({"observation_version": 7}))
+    with pytest.raises(CheckpointSpaceError, match="'miaui' game, not the octopus game"):  # no game: Miaui's
+        read_metadata(unmarked, "octopus", 7)
+    assert read_metadata(tmp_path / "missing.json") == {}  # Miaui's first runs had no metadata; an octopus run always has
+    with pytest.raises(CheckpointError, match=r"missing\.json is missing"):
+        read_metadata(tmp_path / "missing.json", "octopus", 7)
+
+
 def test_a_policy_of_another_game_is_refused_at_load_naming_both_spaces(tmp_path):
     import gymnasium
     from sb3_contrib import MaskablePPO

@@ -188,7 +188,10 @@ def test_the_baselines_answer_legal_actions_on_odd_but_well_formed_observations(
     [
         (lambda: CautiousAgent(steal="no"), "steal='no'"),
         (lambda: load_octopus_agents("random"), "a list of names"),
-        (lambda: load_octopus_agents([["random"]]), "unknown octopus agent(s) [['random']]"),
+        (
+            lambda: load_octopus_agents([["random"]]),
+            "agent specs are strings (a built-in name, a shipped policy or a run's folder); got [['random']]",
+        ),
     ],
     ids=["steal as a string", "one name, not a list", "a nested list"],
 )
@@ -200,6 +203,20 @@ def test_agent_settings_are_refused_by_name(call, words):
 
 def test_cautious_takes_a_numpy_int_threshold():
     assert CautiousAgent(cards=np.int64(2)).cards == 2
+
+
+@pytest.mark.parametrize(
+    ("spec", "words"),
+    [("no/such/policy.zip", "checkpoint 'no/such/policy.zip' does not exist"), ("random@sample", "'random' is a built-in agent")],
+    ids=["a missing model .zip", "a play mode on a built-in"],
+)
+def test_both_games_refuse_a_spec_in_the_same_words(spec, words):
+    from miaui_env.agents.loading import AgentSpecError, load_agent
+    from miaui_env.octopus.agents import load_octopus_agent
+
+    for load in (load_agent, load_octopus_agent):
+        with pytest.raises(AgentSpecError, match=words):
+            load(spec)
 
 
 # ---- the arena, replays and play ----------------------------------------------------------------

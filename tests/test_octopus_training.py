@@ -222,12 +222,15 @@ def test_same_seed_same_octopus_run(tmp_path):
 
 
 def test_an_octopus_run_resumes_where_it_stopped(tmp_path):
-    from training.selfplay import train
+    from training.selfplay import main, train
 
     train(small_config("total_timesteps=600", "evaluation.every=600"), tmp_path, show_progress=False)
     resumed = train(small_config("total_timesteps=1500", "evaluation.every=600"), tmp_path, resume=True, show_progress=False)
     assert resumed["game"] == "octopus" and resumed["steps"] >= 1500
     assert sorted({row["step"] for row in resumed["evaluations"]})[0] <= 1000 < resumed["steps"]
+    with pytest.raises(SystemExit) as ended:  # the command line opens it as an octopus run too
+        main(["--resume", str(tmp_path), "--set", f"total_timesteps={resumed['steps']}"])
+    assert ended.value.code == 0
     with pytest.raises(ConfigError, match="run of the 'octopus' game"):
         train(load_config(ROOT / "configs" / "smoke.yaml", ["device=cpu"]), tmp_path, resume=True, show_progress=False)
 
@@ -242,6 +245,7 @@ def test_an_octopus_run_resumes_where_it_stopped(tmp_path):
         (["tables=[{num_players: 3, num_games: 4, open_baskets: true}]"], r"'tables\[0\]' plays a Miaui variant"),
         (["evaluation.baselines=[counter]"], "unknown octopus agent 'counter'"),
         (["opponents.weights={pool: 0.5, greedy: 0.5}"], "unknown octopus agent 'greedy'"),
+        (["view=table", "kickstart.decisions=100"], "teacher='risk-aware' plays from the 'recall' view, but the run's rows"),
     ],
 )
 def test_what_the_octopus_game_does_not_have_is_refused_before_training(tmp_path, overrides, match):
@@ -294,6 +298,14 @@ def test_an_octopus_exploit_config_that_cannot_work_is_refused(fields, match):
 
     with pytest.raises(ConfigError, match=match):
         ExploitConfig(target="cautious", **{"game": "octopus", **fields})
+
+
+def test_the_octopus_yardstick_measures_three_players_unless_told_from_python_as_from_the_command_line():
+    from training.exploit import ExploitConfig, config_from_args, parser
+
+    assert ExploitConfig(target="cautious", game="octopus").players == (3,)
+    assert config_from_args(parser().parse_args(["--target", "cautious", "--game", "octopus"])).players == (3,)
+    assert ExploitConfig(target="cautious", game="octopus", players=(2, 4)).players == (2, 4)
 
 
 def test_the_yardstick_s_default_baselines_are_the_game_s_own():

@@ -269,5 +269,13 @@ def test_a_few_decisions_clicked_and_typed_on_the_octopus_page(server):
         assert "no game 'nothing'" in browser.find_element(By.ID, "error-text").text
         browser.find_element(By.ID, "error-close").click()
         assert not browser.find_element(By.ID, "error").is_displayed()
+        # Dealing again (common.js's startGame) leaves the unfinished game and closes the setup form.
+        first = browser.execute_script("return game.id")
+        browser.execute_script("$('setup-box').open = true")
+        browser.find_element(By.ID, "start").click()
+        wait.until(lambda _: browser.execute_script("return game && game.id") not in (None, first))
+        assert not browser.find_element(By.ID, "setup-box").get_attribute("open")
+        status = "return fetch('/api/octopus/games/' + arguments[0]).then((response) => response.status)"
+        wait.until(lambda _: browser.execute_script(status, first) == 404)
     finally:
         browser.quit()

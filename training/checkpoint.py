@@ -18,8 +18,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from miaui_env.agents.checkpoint import CheckpointError, read_metadata
+from miaui_env.agents.checkpoint import CheckpointError, CheckpointGameError, read_metadata
 from miaui_env.apps.files import finish_staged, write_together
+from miaui_env.observe.observation import OBSERVATION_VERSION
+from training.config import ConfigError
 
 METADATA = "metadata.json"
 
@@ -65,12 +67,31 @@ def write_checkpoint(directory: Path, parts: Mapping[str, Writer], metadata: Map
         write_together(directory, {name: _named_writer(directory / name, write) for name, write in writers.items()})
 
 
-def open_checkpoint(directory: Path, parts: Sequence[str], kind: str) -> dict[str, Any]:
+def open_checkpoint(
+    directory: Path, parts: Sequence[str], kind: str, game: str = "miaui", version: int = OBSERVATION_VERSION
+) -> dict[str, Any]:
     """The metadata of the checkpoint in `directory`, once a set a killed writer left half in place is
     completed (or dropped); CheckpointError if `parts` or the metadata are missing, or the metadata
-    is unreadable or for another observation layout. `kind` names the checkpoint in the message."""
+    is unreadable or built for another observation layout than `version`; ConfigError if it is a run
+    of another game than the config's `game`. `kind` names the checkpoint in the message."""
     finish_staged(directory)
     needed = [*parts, METADATA]
     if not all((directory / part).exists() for part in needed):
         raise CheckpointError(f"{directory} holds no {kind} ({' and '.join(needed)}) to resume")
-    return read_metadata(directory / METADATA)
+    try:
+        return read_metadata(directory / METADATA, game, version)
+    except CheckpointGameError as other:
+        raise ConfigError(f"{directory} is a run of the {other.game!r} game, but its config says game={game!r}") from None
+
+
+def saved_game(directory: Path) -> str:
+    """The game the checkpoint in `directory` names, once a set a killed writer left half in place is
+    completed (or dropped): "miaui" if it names none or its metadata cannot be read (`open_checkpoint`
+    then says why), so a run can be opened for its own game before its config is read."""
+    finish_staged(directory)
+    try:
+        metadata = json.loads((directory / METADATA).read_text())
+    except (OSError, ValueError):
+        return "miaui"
+    game = metadata.get("game", "miaui") if isinstance(metadata, dict) else "miaui"
+    return game if isinstance(game, str) else "miaui"

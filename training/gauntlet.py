@@ -15,7 +15,6 @@ opponent, and evaluations compare over training.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -107,7 +106,7 @@ def octopus_gauntlet(
     dice, seats rotated) dealt from the seed tree at `path`, as `gauntlet` does for Miaui. The
     arena's games are stacked decks, which a replay cannot hold, so the replay at `replay` (if
     given) is one more game, dealt by the tree's third seed at `path`, the learner in seat 0."""
-    arena = dataclasses.replace(table, games=games, seed=seeds.integer("evaluation", *path, 0))
+    arena = replace(table, games=games, seed=seeds.integer("evaluation", *path, 0))
     rival = load_octopus_agent(opponent, seed=seeds.integer("evaluation", *path, 1))
     names = [agent_name(learner), opponent]
     seats, scores, winners = octopus_arena.play([learner, rival], "gauntlet", arena)

@@ -14,8 +14,9 @@ Cloning (`clone_teacher`, before PPO):
 - The value head learns each decision's return (the reward at the end of its game), so that PPO's
   first advantages are not noise.
 
-Learning is streamed, one round of episodes at a time (collected, then trained on once in
-minibatches), so memory stays that of one episode of the tables.
+Learning is streamed, one chunk of play at a time (a Miaui episode of the tables, 64 steps of the
+octopus game's), collected, then trained on `epochs` times in minibatches, so memory stays that
+of one chunk.
 
 Guidance (`TeacherGuidance`, during PPO): after every PPO update, a few minibatches of the same
 cross-entropy toward the teacher's cards for states of the rollout it learned from. Where PPO's
@@ -70,21 +71,21 @@ def clone_teacher(
     generator = torch.Generator().manual_seed(seed_int(order_seed))
     optimizer = torch.optim.Adam(policy.parameters(), lr=settings.learning_rate)
     total, batch_size, share_end = settings.decisions, settings.batch_size, settings.teacher_share_end
-    decisions_per_episode = venv.num_envs * chunk_steps
-    episodes = max(1, -(-total // decisions_per_episode))
-    if progress is not None:  # whole episodes: `decisions` rounded up, so the bar ends at its total, not past it
-        progress.total = episodes * decisions_per_episode
+    decisions_per_chunk = venv.num_envs * chunk_steps
+    chunks = max(1, -(-total // decisions_per_chunk))
+    if progress is not None:  # whole chunks: `decisions` rounded up, so the bar ends at its total, not past it
+        progress.total = chunks * decisions_per_chunk
         progress.refresh()
     policy.set_training_mode(True)
     observations = venv.reset()
     measures: dict[str, Any] = {"teacher": settings.teacher, "decisions": 0}
-    for episode in range(episodes):
-        teacher_share = 1.0 - (1.0 - share_end) * episode / max(episodes - 1, 1)
+    for chunk in range(chunks):
+        teacher_share = 1.0 - (1.0 - share_end) * chunk / max(chunks - 1, 1)
         reset_agent(teacher)
         seen, legal, labels, rewards, ends = [], [], [], [], []
         for _ in range(chunk_steps):
             masks = venv.action_masks()
-            taught = np.asarray(as_policy(teacher)(readable(observations), masks))  # a privileged critic's state is not the teacher's
+            taught = np.asarray(as_policy(teacher)(readable(observations), masks))  # what the teacher reads of each row
             with torch.no_grad():
                 sampled, _ = policy.predict(observations, action_masks=masks, deterministic=False)
             played = np.where(rng.random(venv.num_envs) < teacher_share, taught, sampled)
@@ -98,9 +99,9 @@ def clone_teacher(
         batch = np.concatenate(seen), np.concatenate(legal), np.concatenate(labels)
         for _ in range(settings.epochs):
             losses = _fit(policy, optimizer, *batch, returns.reshape(-1), batch_size, generator, known.reshape(-1))
-        measures.update(losses, decisions=measures["decisions"] + decisions_per_episode)
+        measures.update(losses, decisions=measures["decisions"] + decisions_per_chunk)
         if progress is not None:
-            progress.update(decisions_per_episode)
+            progress.update(decisions_per_chunk)
             progress.set_postfix(accuracy=f"{losses['accuracy']:.3f}", value_loss=f"{losses['value_loss']:.3f}")
     policy.set_training_mode(False)
     if progress is not None and not progress.disable:
@@ -143,17 +144,14 @@ def _fit(
     obs_t, masks_t = torch.as_tensor(observations, device=device), torch.as_tensor(masks, device=device)
     labels_t = torch.as_tensor(labels, device=device)
     returns_t = None if returns is None else torch.as_tensor(returns, dtype=torch.float32, device=device)
-    known_t = None if known is None or known.all() else torch.as_tensor(known, device=device)
+    known_t = torch.ones(len(labels_t), dtype=torch.bool, device=device) if known is None else torch.as_tensor(known, device=device)
     order = torch.randperm(len(labels_t), generator=generator)
     for start in range(0, len(order), batch_size):
         rows = order[start : start + batch_size].to(device)
         values, log_prob, _ = policy.evaluate_actions(obs_t[rows], labels_t[rows], action_masks=masks_t[rows])
         policy_loss = -log_prob.mean()
-        value_loss = torch.zeros((), device=device)
-        if returns_t is not None and known_t is None:
-            value_loss = torch.nn.functional.mse_loss(values.flatten(), returns_t[rows])
-        elif returns_t is not None and known_t is not None and bool(known_t[rows].any()):
-            kept = known_t[rows]
+        value_loss, kept = torch.zeros((), device=device), known_t[rows]
+        if returns_t is not None and bool(kept.any()):
             value_loss = torch.nn.functional.mse_loss(values.flatten()[kept], returns_t[rows][kept])
         optimizer.zero_grad()
         (policy_loss + value_loss).backward()

@@ -78,7 +78,7 @@ from miaui_env.apps.cli import check_writable, run_command
 from miaui_env.apps.files import atomic_write, write_rows
 from miaui_env.integrations.sb3 import MultiTableVecEnv
 from training import exploit
-from training.checkpoint import naming_a_full_disk, open_checkpoint, write_checkpoint
+from training.checkpoint import naming_a_full_disk, open_checkpoint, saved_game, write_checkpoint
 from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, variant_name
 from training.exploiters import Exploiters
 from training.games import COMPACT, SelfPlayTable, WeightSetter, training_game
@@ -103,7 +103,12 @@ def check_run(config: SelfPlayConfig) -> None:
     for name in (*config.evaluation.baselines, *config.opponents.baseline_names):
         game.load_agent(name)
     if config.game == "miaui" or config.kickstart.decisions > 0 or config.kickstart.guidance_steps > 0:
-        game.load_agent(config.kickstart.teacher)
+        teacher = game.load_agent(config.kickstart.teacher)
+        teacher_view = getattr(teacher, "view", None)  # random and cautious read what both views show
+        if config.game == "octopus" and teacher_view not in (None, config.view):
+            # Miaui's rows can be shown as another view (`as_seen`); an octopus row is one view only.
+            raise ConfigError(f"kickstart.teacher={config.kickstart.teacher!r} plays from the {teacher_view!r} view, but the run's "
+                              f"rows are the {config.view!r} view: set view={teacher_view} or choose another teacher")  # fmt: skip
     check_arenas(config.evaluation, config.probe)
 
 
@@ -133,9 +138,8 @@ class Run:
         self.game = training_game(config.game)
         self.unsaved_replays: list[Path] = []  # written by evaluate(), removed unless checkpoint() lands
         seeds = config.seeds
-        saved = open_checkpoint(directory, ["model.zip"], "checkpoint") if resume else {}
-        if resume and saved.get("game", "miaui") != config.game:
-            raise ConfigError(f"{directory} is a run of the {saved.get('game', 'miaui')!r} game, but its config says game={config.game!r}")
+        # A resumed run's checkpoint must be of the config's game and its observation layout (ConfigError otherwise).
+        saved = open_checkpoint(directory, ["model.zip"], "checkpoint", self.game.name, self.game.observation_version) if resume else {}
         # A run keeps the rows it started with: runs from before compact rows trained on float32.
         self.tables = self_play_tables(config, saved.get("observation_dtype", "float32") if resume else None)
         self.venv = MultiTableVecEnv(self.tables)
@@ -553,7 +557,8 @@ def main(argv: list[str] | None = None) -> None:
 
     def selfplay() -> None:
         if args.resume is not None:
-            metadata = open_checkpoint(args.resume, ["model.zip"], "checkpoint")  # readable, and built for this observation layout
+            saved = training_game(saved_game(args.resume))  # the config, read below, must name the same game (Run checks)
+            metadata = open_checkpoint(args.resume, ["model.zip"], "checkpoint", saved.name, saved.observation_version)
             if not isinstance(metadata.get("steps"), int) or not isinstance(metadata.get("evaluations"), list):
                 raise CheckpointError(f"{args.resume / 'metadata.json'} has no steps and evaluations: it is not a self-play checkpoint")
             config = load_config(args.resume / "config.yaml", args.overrides)

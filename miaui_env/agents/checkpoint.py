@@ -1,7 +1,8 @@
 """The metadata every checkpoint carries, and the errors of one that cannot be read.
 
 A checkpoint directory holds its weights and `metadata.json`; every loader (agents, trainers,
-the arena) reads the metadata through `read_metadata`, which refuses another observation layout.
+the arena) reads the metadata through `read_metadata`, which refuses another game's checkpoint, then
+another observation layout than that game's.
 """
 
 from __future__ import annotations
@@ -27,6 +28,14 @@ class CheckpointVersionError(CheckpointError):
 
 class CheckpointSpaceError(CheckpointError):
     """A policy trained on another game's observation or action space than this game's."""
+
+
+class CheckpointGameError(CheckpointSpaceError):
+    """A checkpoint of another game than the one asked for; `game` is the game it names."""
+
+    def __init__(self, message: str, game: object):
+        super().__init__(message)
+        self.game = game
 
 
 def check_policy_spaces(observation_space: Any, action_space: Any, own_size: int | None, source: Path | str) -> None:
@@ -57,28 +66,46 @@ def _space_name(space: Any) -> str:
     return repr(space)
 
 
-def check_observation_version(metadata: Mapping[str, Any], source: Path | str) -> None:
-    """Refuse a checkpoint whose metadata names another observation layout than this library builds."""
-    version = metadata.get("observation_version")
+_GAME_TITLES = {"miaui": "Miaui", "octopus": "the octopus game"}  # how a message names each game
+
+
+def check_observation_version(
+    metadata: Mapping[str, Any], source: Path | str, game: str = "miaui", version: int = OBSERVATION_VERSION
+) -> None:
+    """Refuse a checkpoint whose metadata names another observation layout than this library builds for `game`."""
+    saved = metadata.get("observation_version")
     # True == 1 and 1.0 == 1 in Python, so equality alone would let a bool or a float through.
-    if isinstance(version, bool) or not isinstance(version, int) or version != OBSERVATION_VERSION:
+    if isinstance(saved, bool) or not isinstance(saved, int) or saved != version:
+        layout = "observation layout" if game == "miaui" else f"{game} observation layout"
         raise CheckpointVersionError(
-            f"{source} was trained on observation layout version {version!r}, but this library builds "
-            f"version {OBSERVATION_VERSION}; retrain it or use a matching miaui-rl"
+            f"{source} was trained on {layout} version {saved!r}, but this library builds "
+            f"version {version}; retrain it or use a matching miaui-rl"
         )
 
 
-def read_metadata(path: Path) -> dict[str, Any]:
-    """A run's metadata.json ({} if there is none), its observation layout version checked."""
+def read_metadata(path: Path, game: str = "miaui", version: int = OBSERVATION_VERSION) -> dict[str, Any]:
+    """A run's metadata.json, checked to be `game`'s (a checkpoint naming no game is Miaui's), then
+    built for that game's observation layout `version`; {} for a Miaui run without one."""
     if not path.exists():
+        if game != "miaui":  # only Miaui's first runs were saved without metadata
+            raise CheckpointError(f"{path} is missing: every {game} policy names its game and observation layout there")
         return {}
     try:
         metadata = json.loads(path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise CheckpointError(f"{path} is not valid JSON ({error}); the checkpoint is damaged") from None
+        raise CheckpointError(f"{path} is not readable JSON: it is not valid JSON ({error}); the checkpoint is damaged") from None
+    except OSError as error:
+        raise CheckpointError(f"{path} is not readable JSON ({error}); the checkpoint is damaged") from None
     if not isinstance(metadata, dict):
         raise CheckpointError(f"{path} holds {type(metadata).__name__}, not a metadata object; the checkpoint is damaged")
-    check_observation_version(metadata, path.parent)
+    saved_game = metadata.get("game", "miaui")
+    if saved_game != game:
+        raise CheckpointGameError(
+            f"{path.parent} is a policy for the {saved_game!r} game, not {_GAME_TITLES.get(game, repr(game))}; "
+            f"load it as that game's agent (e.g. --game {saved_game})",
+            saved_game,
+        )
+    check_observation_version(metadata, path.parent, game, version)
     if metadata.get("view", "table") not in VIEWS:
         raise CheckpointError(f"{path} names view {metadata['view']!r}; views are {', '.join(VIEWS)}")
     return metadata

@@ -35,10 +35,10 @@ import importlib
 import inspect
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from miaui_env.agents import Agent, as_agent, builtin_agents
 from miaui_env.agents.checkpoint import check_policy_spaces
@@ -53,6 +53,7 @@ def _shipped_policies() -> Path:
 
 
 SHIPPED_POLICIES = _shipped_policies()
+_Loaded = TypeVar("_Loaded")  # an agent of any type, returned as given
 
 
 def shipped_policy_names(game: str = "miaui", policies: Path | None = None) -> list[str]:
@@ -70,6 +71,7 @@ def shipped_policy_names(game: str = "miaui", policies: Path | None = None) -> l
 
 
 PLAY_MODES = {"best": True, "sample": False}  # a trained policy's `@mode` suffix: is its play deterministic?
+_ALLOWED_MODES = ", ".join(f"@{name}" for name in PLAY_MODES)
 _MODE_SUFFIX = re.compile(r"@(\w*)")  # after the last @: a word (a path's tail has a '/' or a '.', a callable has no '@')
 
 
@@ -88,9 +90,8 @@ def split_play_mode(spec: str) -> tuple[str, str | None]:
     if suffix is None or Path(spec).exists():
         return spec, None
     base, mode = spec[:at], suffix.group(1)
-    allowed = ", ".join(f"@{name}" for name in PLAY_MODES)
     if mode not in PLAY_MODES:
-        raise AgentSpecError(f"agent {spec!r}: unknown play mode {mode!r}; play modes are {allowed} (and no path {spec!r} exists)")
+        raise AgentSpecError(f"agent {spec!r}: unknown play mode {mode!r}; play modes are {_ALLOWED_MODES} (and no path {spec!r} exists)")
     if not base:
         raise AgentSpecError(f"agent {spec!r}: a play mode follows a trained policy's spec, e.g. miaui-ppo-v0{spec}")
     return base, mode
@@ -104,17 +105,38 @@ def load_agent(spec: str, seed: int | None = None) -> Agent:
     if spec.startswith(SEARCH_PREFIX):
         return _load_policy_search(spec, seed)
     base, mode = split_play_mode(spec)
+    refuse_play_mode_on_builtin(spec, base, mode, builtin_agents())  # before anything is loaded
+    return with_play_mode(_load(base, seed), spec, base, mode)
+
+
+def refuse_play_mode_on_builtin(spec: str, base: str, mode: str | None, builtins: Collection[str]) -> None:
+    """AgentSpecError if `spec` puts a play mode on `base`, one of the built-in agents `builtins`."""
+    if mode is not None and base in builtins:
+        raise AgentSpecError(f"agent {spec!r}: play modes ({_ALLOWED_MODES}) are for trained policies; {base!r} is a built-in agent")
+
+
+def with_play_mode(agent: _Loaded, spec: str, base: str, mode: str | None) -> _Loaded:
+    """`agent` (loaded from `base`), playing as `mode` says and named with it; unchanged without a
+    mode, AgentSpecError if it is not a trained policy (only those have a play mode)."""
     if mode is None:
-        return _load(spec, seed)
-    allowed = ", ".join(f"@{name}" for name in PLAY_MODES)
-    if base in builtin_agents():  # refused before anything is loaded
-        raise AgentSpecError(f"agent {spec!r}: play modes ({allowed}) are for trained policies; {base!r} is a built-in agent")
-    agent = _load(base, seed)
+        return agent
     if not isinstance(agent, PolicyAgent):
-        raise AgentSpecError(f"agent {spec!r}: play modes ({allowed}) are for trained policies; {base!r} is not one")
+        raise AgentSpecError(f"agent {spec!r}: play modes ({_ALLOWED_MODES}) are for trained policies; {base!r} is not one")
     agent.deterministic = PLAY_MODES[mode]
     agent.name = f"{agent.name}@{mode}"
     return agent
+
+
+def policy_path(spec: str) -> Path | None:
+    """The trained policy `spec` names: a model .zip, a run's folder (with model.zip) or a shipped
+    policy's name (in SHIPPED_POLICIES); None if it names none. AgentSpecError for a missing .zip."""
+    path = Path(spec)
+    if path.suffix == ".zip" or (path / "model.zip").is_file():
+        if not path.exists():
+            raise AgentSpecError(f"checkpoint {spec!r} does not exist")
+        return path
+    shipped = SHIPPED_POLICIES / spec
+    return shipped if (shipped / "model.zip").is_file() else None
 
 
 def _load_policy_search(spec: str, seed: int | None) -> Agent:
@@ -139,13 +161,9 @@ def _load(spec: str, seed: int | None) -> Agent:
     path = Path(spec)
     if (path / "policy" / "class_and_ctor_args.pkl").exists():  # an RLlib run (needs the [rllib] extra)
         return load_rllib_policy(path / "policy", seed=seed)
-    if path.suffix == ".zip" or (path.is_dir() and (path / "model.zip").exists()):
-        if not path.exists():
-            raise AgentSpecError(f"checkpoint {spec!r} does not exist")
-        return _checked_spaces(load_sb3_policy(path, seed=seed), path)
-    shipped = SHIPPED_POLICIES / spec
-    if (shipped / "model.zip").exists():
-        return _checked_spaces(load_sb3_policy(shipped, seed=seed), shipped)
+    policy = policy_path(spec)
+    if policy is not None:
+        return _checked_spaces(load_sb3_policy(policy, seed=seed), policy)
     module_name, sep, attribute = spec.partition(":")
     if not sep:
         raise AgentSpecError(

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from miaui_env.agents.checkpoint import CheckpointError, CheckpointSpaceError, read_metadata
+from miaui_env.agents.checkpoint import CheckpointError, read_metadata
 from miaui_env.game.seeding import seed_generator
 
 
@@ -87,11 +87,7 @@ def load_sb3_policy(
 
     model_file = path / "model.zip" if path.is_dir() else path
     if metadata is None:
-        metadata = read_metadata(model_file.parent / "metadata.json")
-        if metadata.get("game", "miaui") != "miaui":
-            raise CheckpointSpaceError(
-                f"{path} is a policy for the {metadata['game']!r} game, not Miaui; load it as that game's agent (e.g. --game octopus)"
-            )
+        metadata = read_metadata(model_file.parent / "metadata.json")  # Miaui's, checked before its layout version
     try:
         with zipfile.ZipFile(model_file) as archive:  # SB3 only asserts its `data` member (and -O drops that)
             if "data" not in archive.namelist():

@@ -200,7 +200,7 @@ def play(
 def run(
     names: list[str], mode: str, config: OctopusArenaConfig, out: Path | None, show_progress: bool = True
 ) -> ArenaResult[OctopusArenaConfig]:
-    """Load the built-in octopus agents by name, play, summarize, write the files; returns the result."""
+    """Load the octopus agents `names` (built-ins, shipped policies, runs), play, summarize, write the files; the result."""
     from tqdm import tqdm
 
     agents = load_octopus_agents(names, config.seed)

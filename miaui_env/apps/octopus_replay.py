@@ -24,10 +24,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from miaui_env.agents import Agent, Policy, agent_name, as_agent, checked_actions
+from miaui_env.agents import Agent, Policy, agent_name, as_agent
 from miaui_env.apps.replay import ReplayError, read_replay_file, write_replay_file
 from miaui_env.octopus import rules
-from miaui_env.octopus.observation import Painter, observe_canvas
+from miaui_env.octopus.env import play_decision
+from miaui_env.octopus.observation import Painter
 from miaui_env.octopus.rules import OctopusState
 
 REPLAY_VERSION = 1
@@ -98,10 +99,7 @@ def play_and_record(
     painter, actions = Painter(), []
     while not state.is_over:
         agent = seated[state.active]
-        seen = observe_canvas(painter.canvas(state), num_players, state.active, getattr(agent, "view", view))
-        action = int(checked_actions(agent, seen[None], rules.action_mask(state)[None])[0])
-        actions.append(action)
-        rules.step(state, rules.decision_of(state, action))
+        actions.append(play_decision(agent, state, getattr(agent, "view", view), painter))
     return record(state, actions, seed=seed, view=view, players=[agent_name(agent) for agent in seated])
 
 

@@ -399,7 +399,7 @@ class MultiTableVecEnv(_OneEnvVecEnv):
 
     def __init__(self, tables: Sequence[SelfPlayTable]):
         if isinstance(tables, str | bytes) or not isinstance(tables, Sequence) or not tables:
-            raise InvalidConfigError(f"MultiTableVecEnv needs a non-empty list of MiauiSelfPlayVecEnv tables, got {tables!r:.60}")
+            raise InvalidConfigError(f"MultiTableVecEnv needs a non-empty list of self-play tables (of either game), got {tables!r:.60}")
         for table in tables:  # a self-play VecEnv of either game (miaui_env.octopus.selfplay's shares this base)
             if not isinstance(table, _OneEnvVecEnv) or isinstance(table, MultiTableVecEnv):
                 raise InvalidConfigError(

@@ -68,7 +68,6 @@ Measured (the octopus arena, duplicate sets, seed 20261126, never tuned on; win 
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -78,8 +77,15 @@ import gymnasium
 import numpy as np
 
 from miaui_env.agents import Agent, AgentError, RandomAgent
-from miaui_env.agents.checkpoint import CheckpointError, CheckpointSpaceError, CheckpointVersionError
-from miaui_env.agents.loading import PLAY_MODES, SHIPPED_POLICIES, AgentSpecError, shipped_policy_names, split_play_mode
+from miaui_env.agents.checkpoint import CheckpointSpaceError, read_metadata
+from miaui_env.agents.loading import (
+    AgentSpecError,
+    policy_path,
+    refuse_play_mode_on_builtin,
+    shipped_policy_names,
+    split_play_mode,
+    with_play_mode,
+)
 from miaui_env.agents.policy import PolicyAgent, load_sb3_policy
 from miaui_env.game.seeding import Seed, check_seed, seed_children, seed_generator, seed_int
 from miaui_env.observe.observation import VECTOR_BOUND
@@ -306,49 +312,24 @@ def load_octopus_agent(spec: str, seed: int | None = None) -> Agent | PolicyAgen
         raise AgentSpecError(f"an octopus agent spec is a non-empty string (a built-in name or a checkpoint), got {spec!r:.60}")
     seed = check_seed(seed)
     base, mode = split_play_mode(spec)
+    refuse_play_mode_on_builtin(spec, base, mode, table)
     if base in table:
-        if mode is not None:
-            raise AgentSpecError(f"agent {spec!r}: play modes (@best, @sample) are for trained policies; {base!r} is a built-in agent")
         return table[base](seed)
-    path = Path(base)
-    if not (path.suffix == ".zip" and path.is_file()) and not (path / "model.zip").is_file():
-        path = SHIPPED_POLICIES / base
-        if not (path / "model.zip").is_file():
-            raise AgentSpecError(
-                f"unknown octopus agent {spec!r}; octopus agents are {', '.join(table)}, a shipped octopus policy "
-                f"({', '.join(shipped_octopus_policies()) or 'none installed'}) or an octopus run's folder (with model.zip)"
-            )
-    metadata = octopus_metadata(path)
-    agent = load_sb3_policy(path, seed=seed, metadata=metadata)
+    path = policy_path(base)
+    if path is None:
+        raise AgentSpecError(
+            f"unknown octopus agent {spec!r}; octopus agents are {', '.join(table)}, a shipped octopus policy "
+            f"({', '.join(shipped_octopus_policies()) or 'none installed'}) or an octopus run's folder (with model.zip)"
+        )
+    agent = load_sb3_policy(path, seed=seed, metadata=octopus_metadata(path))
     check_policy_shape(agent.policy, path)
-    if mode is not None:
-        agent.deterministic = PLAY_MODES[mode]
-        agent.name = f"{agent.name}@{mode}"
-    return agent
+    return with_play_mode(agent, spec, base, mode)
 
 
 def octopus_metadata(path: Path) -> dict[str, Any]:
     """The metadata of the octopus policy at `path` (a run's folder or its model .zip); CheckpointError
     if it is missing, damaged, another game's, or built for another observation layout."""
-    source = (path if path.is_dir() else path.parent) / "metadata.json"
-    try:
-        metadata = json.loads(source.read_text())
-    except FileNotFoundError:
-        raise CheckpointError(f"{source} is missing: an octopus policy names its game and observation layout there") from None
-    except (OSError, ValueError) as error:
-        raise CheckpointError(f"{source} is not readable JSON ({error}); the checkpoint is damaged") from None
-    if not isinstance(metadata, dict):
-        raise CheckpointError(f"{source} holds {type(metadata).__name__}, not a metadata object; the checkpoint is damaged")
-    if metadata.get("game") != "octopus":
-        game = metadata.get("game", "miaui")
-        raise CheckpointSpaceError(f"{path} is a policy for the {game!r} game, not the octopus game; load it as that game's agent")
-    version = metadata.get("observation_version")
-    if isinstance(version, bool) or version != OBSERVATION_VERSION:
-        raise CheckpointVersionError(
-            f"{path} was trained on octopus observation layout version {version!r}, but this library builds "
-            f"version {OBSERVATION_VERSION}; retrain it or use a matching miaui-rl"
-        )
-    return metadata
+    return read_metadata((path if path.is_dir() else path.parent) / "metadata.json", "octopus", OBSERVATION_VERSION)
 
 
 def check_policy_shape(model: Any, source: Path) -> None:
@@ -372,9 +353,11 @@ def load_octopus_agents(names: Sequence[str], seed: int | None = None) -> list[A
     """Octopus agents by spec (`load_octopus_agent`), each seeded from its own child of `seed` (Miaui's seed tree)."""
     if isinstance(names, str | bytes) or not isinstance(names, Sequence):
         raise InvalidConfigError(f"octopus agents are given as a list of names (e.g. ['random']); got {names!r:.60}")
-    unknown = [name for name in names if not isinstance(name, str)]
-    if unknown:
-        raise InvalidConfigError(f"unknown octopus agent(s) {unknown}; octopus agents are {', '.join(octopus_agents())}")
+    not_strings = [name for name in names if not isinstance(name, str)]
+    if not_strings:
+        raise InvalidConfigError(
+            f"octopus agent specs are strings (a built-in name, a shipped policy or a run's folder); got {not_strings!r:.60}"
+        )
     seeds = [None] * len(names) if seed is None else [seed_int(child) for child in seed_children(seed, len(names))]
     return [load_octopus_agent(name, agent_seed) for name, agent_seed in zip(names, seeds, strict=True)]
 

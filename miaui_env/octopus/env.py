@@ -153,6 +153,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from miaui_env.aec import AECTurns, RefusingTerminateIllegalWrapper, checked_options, order_enforced
+from miaui_env.agents import Agent, Policy, checked_actions
 from miaui_env.display.picture import require_pillow
 from miaui_env.display.text import RENDER_MODES, check_render_mode, seat_name
 from miaui_env.game.cards import DeckError
@@ -165,6 +166,7 @@ from miaui_env.octopus.observation import (
     OBSERVATION_VERSION,
     STATE_LAYOUT,
     Painter,
+    canvas,
     check_view,
     observe_canvas,
     state_vector,
@@ -181,6 +183,22 @@ _MOVES = (rules.STOP, rules.FLIP, rules.NO_THEFT)  # actions 0-2, as `rules.deci
 _FLIP_OR_STOP_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 _FLIP_OR_STOP_MASK[[rules.action_of(rules.new_game(MIN_PLAYERS, seed=0), d) for d in (rules.STOP, rules.FLIP)]] = 1
 _FLIP_OR_STOP_MASK.flags.writeable = False
+
+
+def decision_mask(state: OctopusState) -> np.ndarray:
+    """The legal actions of the seat to act (read-only): flip or stop is the common decision and
+    its mask is always the same (O3); a theft's depends on the collections, so the engine lists it (O5)."""
+    return _FLIP_OR_STOP_MASK if state.phase is _FLIP_OR_STOP else rules.action_mask(state)
+
+
+def play_decision(agent: Agent | Policy, state: OctopusState, view: str, painter: Painter | None = None) -> int:
+    """Play the decision `agent` takes for the seat to act, shown that seat's observation in `view`
+    (painted in place by `painter`, one per game, when given); the action, checked legal (O10)."""
+    painted = painter.canvas(state) if painter is not None else canvas(state)
+    seen = observe_canvas(painted, state.num_players, state.active, view)
+    action = int(checked_actions(agent, seen[None], rules.action_mask(state)[None])[0])
+    rules.step(state, rules.decision_of(state, action))
+    return action
 
 
 class DiceError(ValueError):
@@ -407,9 +425,7 @@ class raw_env(AECTurns, AECEnv):  # noqa: N801 (PettingZoo's naming)
         """Follow the engine: the deciding seat acts next (O10); its legal actions."""
         game = self._dealt()
         self._canvas = None
-        # Flip or stop is the common decision and its mask is always the same (O3); a theft's
-        # depends on the collections, so the engine lists it.
-        self._mask = _FLIP_OR_STOP_MASK if game.phase is _FLIP_OR_STOP else rules.action_mask(game)
+        self._mask = decision_mask(game)
         if not game.is_over:
             self.agent_selection = self.possible_agents[game.active]
 

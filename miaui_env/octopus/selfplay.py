@@ -70,14 +70,9 @@ from miaui_env.game.seeding import Seed, seed_generator, seed_tree
 from miaui_env.integrations.sb3 import _checked_seats, _OneEnvVecEnv, _opponent_seed, slot_seeds
 from miaui_env.observe.observation import VECTOR_BOUND
 from miaui_env.octopus import rules
-from miaui_env.octopus.env import DEFAULT_MAX_SESSIONS, _check_settings, check_action
+from miaui_env.octopus.env import DEFAULT_MAX_SESSIONS, _check_settings, check_action, decision_mask
 from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, Painter, check_view, observe_canvas
-from miaui_env.octopus.rules import NUM_ACTIONS, OctopusState, Phase
-
-_FLIP_OR_STOP = np.zeros(NUM_ACTIONS, dtype=np.int8)
-_FLIP_OR_STOP[[0, 1]] = 1  # O3: stop or flip, the same two actions at every such decision (rules.action_of)
-_FLIP_OR_STOP.flags.writeable = False
-
+from miaui_env.octopus.rules import NUM_ACTIONS, OctopusState
 
 DRAWS = ("game", "seat")  # a mix deals all of a game's opponent seats to one agent, or each seat its own
 
@@ -120,11 +115,6 @@ class OpponentSeating:
         return [None if seat == learner_seat else self.agents[picked[0 if draws == 1 else seat]] for seat in range(num_players)]
 
 
-def _mask(state: OctopusState) -> np.ndarray:
-    """The legal actions of the seat to act: the fixed flip-or-stop mask, or the engine's theft list (O5)."""
-    return _FLIP_OR_STOP if state.phase is Phase.FLIP_OR_STOP else rules.action_mask(state)
-
-
 class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
     """Learner seats of many octopus games as one SB3 VecEnv, one game per row; see the module docstring."""
 
@@ -152,7 +142,8 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
         self.observation_version = OBSERVATION_VERSION
         self.learner_seats = np.array(seats)
         rows = self.num_games * len(seats)
-        self.row_seats = np.tile(self.learner_seats, self.num_games)  # the learner seat of each row
+        # The learner seat of each row, as Python ints: the hot loops compare them with `game.active` per row.
+        self.row_seats: list[int] = [int(seat) for seat in seats] * self.num_games
         self._default_opponent = RandomAgent(None if seed is None else _opponent_seed(seed))
         self._seating = OpponentSeating([opponent if opponent is not None else self._default_opponent], [1.0], np.random.default_rng(0))
         self._next_seating: OpponentSeating | None = None
@@ -207,11 +198,14 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
         """New draw weights for the mix `set_opponents` gave (one per agent), from the next new game on."""
         (self._next_seating or self._seating).set_weights(weights)
 
-    def _take_next_seating(self) -> None:
-        if self._next_seating is not None:
-            self._seating, self._next_seating = self._next_seating, None
-            for agent in self._seating.agents:
-                reset_agent(agent)
+    def _take_next_seating(self) -> bool:
+        """Seat the mix `set_opponents` gave, its agents reset; whether there was one."""
+        if self._next_seating is None:
+            return False
+        self._seating, self._next_seating = self._next_seating, None
+        for agent in self._seating.agents:
+            reset_agent(agent)
+        return True
 
     # -- VecEnv ---------------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
@@ -220,9 +214,9 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
         seeds = self._next_seeds if self._next_seeds is not None else [None] * self.num_envs
         self._next_seeds = None
         self._rngs = [seed_generator(s) for s in seeds]
-        self._take_next_seating()
-        for agent in self._seating.agents:
-            reset_agent(agent)
+        if not self._take_next_seating():  # a new seating's agents are reset as it is taken
+            for agent in self._seating.agents:
+                reset_agent(agent)
         self._seated = [[] for _ in range(self.num_envs)]
         self._games = [self._new_game(row) for row in range(self.num_envs)]
         self._actions_pending = False
@@ -234,14 +228,14 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
     def _new_game(self, row: int) -> OctopusState:
         self._lengths[row] = 0
         self._starts[row] = time.time()
-        self._seated[row] = self._seating.deal(self.num_players, int(self.row_seats[row]))
+        self._seated[row] = self._seating.deal(self.num_players, self.row_seats[row])
         return rules.new_game(self.num_players, self._rngs[row], max_sessions=self.max_sessions)
 
     def _present(self, row: int) -> None:
         """Row `row`'s observation and mask at its seat's decision (O4: exactly `observe(state, seat, view)`)."""
         game = self._games[row]
-        self._obs[row] = observe_canvas(self._painters[row].canvas(game), self.num_players, int(self.row_seats[row]), self.view)
-        self._masks[row] = _mask(game)
+        self._obs[row] = observe_canvas(self._painters[row].canvas(game), self.num_players, self.row_seats[row], self.view)
+        self._masks[row] = decision_mask(game)
 
     def _play_opponents(self, rows: list[int]) -> None:
         """Play the opponents' decisions of the games of `rows`, batched across games, until each
@@ -249,19 +243,23 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
         waiting = [r for r in rows if not self._games[r].is_over and self._games[r].active != self.row_seats[r]]
         width = OBSERVATION_LAYOUT.size
         while waiting:
-            by_agent: dict[int, list[int]] = {}  # each agent's waiting rows, to act on as one batch
+            by_agent: dict[int, tuple[Agent | Policy, list[int]]] = {}  # by id: each agent and its waiting rows, one batch
             for r in waiting:
-                by_agent.setdefault(id(self._seated[r][self._games[r].active]), []).append(r)
-            for mine in by_agent.values():
-                agent = self._seated[mine[0]][self._games[mine[0]].active]
+                agent = self._seated[r][self._games[r].active]
                 assert agent is not None  # an opponent's seat: only the learner's seat holds None
+                group = by_agent.get(id(agent))
+                if group is None:
+                    by_agent[id(agent)] = (agent, [r])
+                else:
+                    group[1].append(r)
+            for agent, mine in by_agent.values():
                 view = getattr(agent, "view", self.view)  # an agent that says its view (a trained policy's) is shown it
                 seen = np.empty((len(mine), width), dtype=np.float32)
                 masks = np.empty((len(mine), NUM_ACTIONS), dtype=np.int8)
                 for i, r in enumerate(mine):
                     game = self._games[r]
                     seen[i] = observe_canvas(self._painters[r].canvas(game), self.num_players, game.active, view)
-                    masks[i] = _mask(game)
+                    masks[i] = decision_mask(game)
                 actions = checked_actions(agent, seen, masks)
                 for r, action in zip(mine, actions.tolist(), strict=True):
                     game = self._games[r]
@@ -318,7 +316,9 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
         infos: list[dict[str, Any]] = [{} for _ in rows]
         ended = [r for r in rows if self._games[r].is_over]
         if ended:
-            self._take_next_seating()  # the ended rows' next games meet the new opponents
+            # The ended rows' next games meet the new opponents; resetting agents that rows still
+            # playing share is safe because octopus agents are stateless (the recall view shows what they would remember).
+            self._take_next_seating()
         for r in ended:
             infos[r] = self._finish(r)
             rewards[r] = infos[r]["episode"]["r"]
@@ -331,7 +331,7 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
 
     def _finish(self, row: int) -> dict[str, Any]:
         """The info of a row whose game just ended: its reward, final observation and result."""
-        game, seat = self._games[row], int(self.row_seats[row])
+        game, seat = self._games[row], self.row_seats[row]
         reward = float(final_rewards(np.array(game.totals), self.reward_mode)[seat])
         final = observe_canvas(self._painters[row].canvas(game), self.num_players, seat, self.view)
         return {

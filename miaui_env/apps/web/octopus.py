@@ -20,12 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from miaui_env.agents import Agent, checked_actions
+from miaui_env.agents import Agent
 from miaui_env.apps.octopus_play import steal_odds
 from miaui_env.apps.octopus_replay import MAX_SEED, OctopusReplay, describe_event, record, save_replay
 from miaui_env.apps.web.games import HUMAN, MAX_INT_DIGITS, AgentChoice, WebError, training_extra_installed
 from miaui_env.octopus import rules
 from miaui_env.octopus.agents import load_octopus_agents, octopus_agents, shipped_octopus_policies
+from miaui_env.octopus.env import play_decision
 from miaui_env.octopus.observation import (
     DECISIONS,
     FACES,
@@ -227,11 +228,7 @@ class OctopusGame:
         """The agents' decisions, until the person must decide or the game ends."""
         state = self.state
         while not state.is_over and state.active != self.seat:
-            seat = state.active
-            seen = observe(state, seat, self.agent_views[seat])
-            action = int(checked_actions(self.agents[seat], seen[None], rules.action_mask(state)[None])[0])
-            self.actions.append(action)
-            rules.step(state, rules.decision_of(state, action))
+            self.actions.append(play_decision(self.agents[state.active], state, self.agent_views[state.active]))
 
     def play(self, action: Any, step: Any = None, replays: Path | None = None) -> None:
         """The person's decision (an action index, O10) and the agents' after it; WebError, nothing

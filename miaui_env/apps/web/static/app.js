@@ -264,7 +264,7 @@ function showGame(view) {
       h("button", { type: "button", id: "watch-this", onclick: () => watchFinishedGame() }, "Watch this game"),
       h("a", { href: `/api/games/${view.id}/replay`, download: `miaui-${view.id.slice(0, 6)}.json` },
         h("button", { type: "button", tabindex: "-1" }, "Download replay")),
-      h("button", { type: "button", id: "deal-again", class: "primary", onclick: () => startGame() }, "Deal again"));
+      h("button", { type: "button", id: "deal-again", class: "primary", onclick: () => dealGame() }, "Deal again"));
     $("final").replaceChildren(...finalElement(view.final, ctx, [saved, actions]));
   }
 }
@@ -289,24 +289,16 @@ function focusHand(near) {
   next.focus();
 }
 
-async function startGame() {
+async function dealGame() {
   const n = Number($("players").value);
   const body = {
     players: n, seat: Number($("seat").value), view: $("view").value,
     opponents: [...Array(n - 1).keys()].map((k) => $(`opponent-${k + 1}`).value),
     open_baskets: $("open_baskets").checked, no_fighting: $("no_fighting").checked,
   };
-  // Sent as the text typed: a JavaScript number would round a seed above 2^53 to another deal.
-  const seed = $("seed").value.trim();
-  if (seed !== "") body.seed = seed;
-  const previous = game;
-  $("start").disabled = true;
-  const view = await attempt(() => api("POST", "/api/games", body));
-  $("start").disabled = false;
+  const view = await startGame("/api/games", body, game);
   if (!view) return;
-  if (previous && !previous.over) api("DELETE", `/api/games/${previous.id}`).catch(() => {}); // the old game is left
   history.replaceState(null, "", `#game=${view.id}`);
-  $("setup-box").open = false;
   showGame(view);
 }
 
@@ -448,7 +440,7 @@ function wire() {
   $("tab-watch").onclick = () => showTab("watch");
   $("players").onchange = () => fillSeats(opponentMenu);
   $("seat").onchange = () => fillOpponents(opponentMenu);
-  $("setup").onsubmit = (event) => { event.preventDefault(); startGame(); };
+  $("setup").onsubmit = (event) => { event.preventDefault(); dealGame(); };
   $("watch-players").onchange = fillWatchAgents;
   $("open-saved").onclick = async () => {
     const name = $("shelf").value;

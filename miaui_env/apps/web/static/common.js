@@ -64,6 +64,22 @@ async function attempt(work) {
   }
 }
 
+// A new game dealt by POSTing `body` (plus #seed, if typed) to `path`, #start disabled meanwhile;
+// the person's `previous` game, if unfinished, is left (DELETE) and the setup form closed. The new
+// game's view, or undefined once the error banner says why there is none.
+async function startGame(path, body, previous) {
+  // Sent as the text typed: a JavaScript number would round a seed above 2^53 to another deal.
+  const seed = $("seed").value.trim();
+  const request = seed === "" ? body : { ...body, seed };
+  $("start").disabled = true;
+  const view = await attempt(() => api("POST", path, request));
+  $("start").disabled = false;
+  if (!view) return undefined;
+  if (previous && !previous.over) api("DELETE", `${path}/${previous.id}`).catch(() => {});
+  $("setup-box").open = false;
+  return view;
+}
+
 // -- the new-game form ------------------------------------------------------------------------------
 // Both pages' forms: #players the table size, #seat the person's seat, #opponents one menu per other
 // seat, clockwise from the person's left. `opponentMenu(id, chosen)` builds a menu: `chosen` is what

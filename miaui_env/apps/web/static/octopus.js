@@ -56,7 +56,7 @@ function finalElement(view) {
     h("div", { class: "actions" },
       h("a", { href: `/api/octopus/games/${view.id}/replay`, download: `octopus-${view.id.slice(0, 6)}.json` },
         h("button", { type: "button", tabindex: "-1" }, "Download replay")),
-      h("button", { type: "button", id: "deal-again", class: "primary", onclick: () => startGame() }, "Deal again")),
+      h("button", { type: "button", id: "deal-again", class: "primary", onclick: () => dealGame() }, "Deal again")),
   ];
 }
 
@@ -93,26 +93,18 @@ function opponentMenu(id, chosen) {
   return h("select", { id }, agents.map((agent) => option(agent.name, agent.name, agent.name === name, agent.about)));
 }
 
-async function startGame() {
+async function dealGame() {
   const n = Number($("players").value);
   const body = { num_players: n, seat: Number($("seat").value), view: $("view").value,
     opponents: [...Array(n - 1).keys()].map((k) => $(`opponent-${k + 1}`).value) };
-  const seed = $("seed").value.trim(); // sent as text: a JavaScript number would round a seed above 2^53
-  if (seed !== "") body.seed = seed;
-  const previous = game;
-  $("start").disabled = true;
-  const view = await attempt(() => api("POST", "/api/octopus/games", body));
-  $("start").disabled = false;
-  if (!view) return;
-  if (previous && !previous.over) api("DELETE", `/api/octopus/games/${previous.id}`).catch(() => {});
-  $("setup-box").open = false;
-  showGame(view);
+  const view = await startGame("/api/octopus/games", body, game);
+  if (view) showGame(view);
 }
 
 async function init() {
   $("players").onchange = () => fillSeats(opponentMenu);
   $("seat").onchange = () => fillOpponents(opponentMenu);
-  $("setup").onsubmit = (event) => { event.preventDefault(); startGame(); };
+  $("setup").onsubmit = (event) => { event.preventDefault(); dealGame(); };
   document.addEventListener("keydown", (event) => {
     if (!game || game.over || busy || event.ctrlKey || event.metaKey || event.altKey) return;
     if (["SELECT", "INPUT", "TEXTAREA"].includes(document.activeElement.tagName)) return;
