@@ -132,6 +132,20 @@ def test_same_seed_same_trajectories_and_seed_method():
     assert not all(np.array_equal(a, b) for a, b in zip(first, other, strict=True))
 
 
+def test_a_reset_without_a_new_seed_carries_the_seeded_generators_on():
+    # PPO resets the tables again after cloning has played on them: those games come from the seed too.
+    def second_reset() -> np.ndarray:
+        venv = OctopusSelfPlayVecEnv(4, num_players=3, seed=7)
+        venv.reset()
+        for _ in play(venv, 30, seed=1):
+            pass
+        return np.concatenate([venv.reset(), venv.action_masks()], axis=1)
+
+    np.testing.assert_array_equal(second_reset(), second_reset())
+    venv = OctopusSelfPlayVecEnv(4, num_players=3, seed=7)
+    assert not np.array_equal(venv.reset(), venv.reset())  # carried on: the next games, not the first ones again
+
+
 class SpyOpponent:
     """A random opponent that checks, at every call, that it is handed only opponents' decisions."""
 

@@ -48,7 +48,8 @@ Seats never mix: a row only ever sees and is paid for its own seat.
 A seed (int or `SeedSequence`) is the root of a seed tree, as for `MiauiSelfPlayVecEnv`: game `i`'s
 generator is seeded by `slot_seeds(seed, num_envs)[i]` (tree child 0) and carries on game after
 game; the default opponent is seeded from child 1. Same seed, same actions: the same games.
-`seed(s)` (which MaskablePPO calls) deals the next `reset` as the constructor's seed would. The draws
+`seed(s)` (which MaskablePPO calls) deals the next `reset` as the constructor's seed would; a
+`reset` without a new seed carries each row's generator on, as Miaui's VecEnv does. The draws
 of a mix come from the generator `set_opponents` is given (seeded by its `seed`).
 Algorithms: PPO (Schulman et al. 2017) with invalid action masking (Huang & Ontanon 2022), whose
 mask `action_masks()` gives: a learner row always has at least one legal action.
@@ -211,9 +212,12 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
     def reset(self) -> np.ndarray:
         """New games in every row (dealt from the seed given to `seed()` or the constructor, if any
         since), each played on to its learner seat's first decision."""
-        seeds = self._next_seeds if self._next_seeds is not None else [None] * self.num_envs
+        if self._next_seeds is not None or not self._rngs:  # seeded (or the first reset of an unseeded env)
+            seeds = self._next_seeds if self._next_seeds is not None else [None] * self.num_envs
+            self._rngs = [seed_generator(s) for s in seeds]
+        # Otherwise each row's generator carries on, as between games: a second reset (PPO's, after
+        # cloning played on the same tables) deals from the seed too, not from fresh entropy.
         self._next_seeds = None
-        self._rngs = [seed_generator(s) for s in seeds]
         if not self._take_next_seating():  # a new seating's agents are reset as it is taken
             for agent in self._seating.agents:
                 reset_agent(agent)
