@@ -142,6 +142,8 @@ def test_rllib_configs_refuse_unknown_keys_too(tmp_path):
         ("seed=true", "config key 'seed' is True; allowed: an integer"),  # a bool is not an int
         ("seed=1.5", "config key 'seed' is 1.5; allowed: an integer"),
         ("kickstart.learning_rate=true", "config key 'kickstart.learning_rate' is True; allowed: a number"),
+        ("kickstart.epochs=0", "config key 'kickstart.epochs' is 0; allowed: an integer >= 1"),
+        ("kickstart.epochs=1.5", "config key 'kickstart.epochs' is 1.5; allowed: an integer >= 1"),
         ("kickstart.teacher_share_end=2", "config key 'kickstart.teacher_share_end' is 2; allowed: a number from 0 to 1"),
         ("view=tabel", "config key 'view' is 'tabel'; allowed: one of 'table', 'recall'"),
         ("game=chess", "config key 'game' is 'chess'; allowed: one of 'miaui', 'octopus'"),

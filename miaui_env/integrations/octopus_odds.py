@@ -113,16 +113,15 @@ def _view(observations: torch.Tensor, name: str) -> torch.Tensor:
 
 def octopus_odds(observations: torch.Tensor, tables: OddsTables) -> torch.Tensor:
     """(B, ODDS_SIZE): the odds of the module docstring for a batch of octopus observations (B, 306)."""
-    view = _view
     zero = observations.new_zeros(())
-    row_values = torch.round(view(observations, "row") * max(FISH_VALUES)).clamp(0, max(FISH_VALUES))  # (B, 10)
-    row_order = torch.round(view(observations, "row_order") * NUM_SPECIES)
-    collections = torch.round(view(observations, "collection")).clamp(min=0)  # (B, 4, 10, 4), seat 0 its own
+    row_values = torch.round(_view(observations, "row") * max(FISH_VALUES)).clamp(0, max(FISH_VALUES))  # (B, 10)
+    row_order = torch.round(_view(observations, "row_order") * NUM_SPECIES)
+    collections = torch.round(_view(observations, "collection")).clamp(min=0)  # (B, 4, 10, 4), seat 0 its own
     in_row = row_values > 0.5
     row_cards = torch.nn.functional.one_hot((row_values - 1).clamp(min=0).long(), len(VALUES)) * in_row[..., None]
-    seen = torch.round(view(observations, "discard")) + collections.sum(dim=1) + row_cards
+    seen = torch.round(_view(observations, "discard")) + collections.sum(dim=1) + row_cards
     unseen = (tables.copies - seen).clamp(min=0)
-    unseen_octopuses = NUM_OCTOPUSES - torch.round(view(observations, "discard_octopuses")[:, 0] * NUM_OCTOPUSES)
+    unseen_octopuses = NUM_OCTOPUSES - torch.round(_view(observations, "discard_octopuses")[:, 0] * NUM_OCTOPUSES)
     deck = unseen.sum(dim=(-2, -1)) + unseen_octopuses
     safe_deck = deck.clamp(min=1.0)
 
@@ -146,8 +145,8 @@ def octopus_odds(observations: torch.Tensor, tables: OddsTables) -> torch.Tensor
     targets = collections[:, 1:]  # (B, 3, 10, 4) by clockwise offset
     target_best = tables.best(targets)
     backfire = torch.where(own.sum(dim=(-2, -1))[:, None] > 0.5, swing(tables, target_best, own[:, None], 1), zero)
-    sizes = torch.round(view(observations, "collection_size")[:, 1:, 0] * NUM_CARDS)  # in sight in both views (O4)
-    present = view(observations, "present")[:, 1:, 0] > 0.5
+    sizes = torch.round(_view(observations, "collection_size")[:, 1:, 0] * NUM_CARDS)  # in sight in both views (O4)
+    present = _view(observations, "present")[:, 1:, 0] > 0.5
     steals = range(1, MAX_STEAL + 1)
     evs = torch.stack([_SUCCESS[k - 1] * swing(tables, own_best[:, None], targets, k) - _BACKFIRE * backfire for k in steals], dim=-1)
     legal = torch.stack([present & (sizes >= k) for k in steals], dim=-1)  # (B, offset, k), as the action indices
