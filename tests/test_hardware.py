@@ -24,6 +24,7 @@ from miaui_env.observe.compact import COMPACT_SCALE, COMPACT_ZERO, CompactError,
 from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from training import selfplay
 from training.config import ConfigError, load_config
+from training.games import MiauiGame
 from training.hardware import available_cores, check_threads, torch_device, torch_threads
 from training.ppo import new_learner, ppo_kwargs
 
@@ -183,7 +184,7 @@ def test_a_run_on_compact_rows_trains_exactly_as_on_float_rows(tmp_path, monkeyp
     """Codes expand to the float rows bit for bit, so cloning, guidance, PPO and the magnet learn the same weights."""
     weights = {}
     for dtype in ("float32", "uint8"):
-        monkeypatch.setattr(selfplay, "COMPACT", dtype)
+        monkeypatch.setattr(MiauiGame, "row_dtype", dtype)
         config = load_config(ROOT / "configs" / "smoke.yaml", smoke_overrides(tmp_path / dtype))
         metadata = selfplay.train(config, tmp_path / dtype, show_progress=False)
         assert metadata["observation_dtype"] == dtype
@@ -194,14 +195,14 @@ def test_a_run_on_compact_rows_trains_exactly_as_on_float_rows(tmp_path, monkeyp
 
 
 def test_a_run_from_before_compact_rows_resumes_on_float_rows(tmp_path, monkeypatch):
-    monkeypatch.setattr(selfplay, "COMPACT", "float32")
+    monkeypatch.setattr(MiauiGame, "row_dtype", "float32")
     config = load_config(ROOT / "configs" / "smoke.yaml", smoke_overrides(tmp_path / "old"))
     selfplay.train(config, tmp_path / "old", show_progress=False)
     metadata_file = tmp_path / "old" / "metadata.json"
     metadata = json.loads(metadata_file.read_text())
     del metadata["observation_dtype"]  # as 0.2's runs wrote it
     metadata_file.write_text(json.dumps(metadata))
-    monkeypatch.setattr(selfplay, "COMPACT", "uint8")
+    monkeypatch.setattr(MiauiGame, "row_dtype", "uint8")
     resumed = selfplay.train(config.override("total_timesteps=2000"), tmp_path / "old", resume=True, show_progress=False)
     assert resumed["steps"] >= 2000 and "observation_dtype" not in resumed
 

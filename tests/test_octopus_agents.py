@@ -26,11 +26,13 @@ from miaui_env.apps.octopus_arena import (
 from miaui_env.octopus.agents import (
     CautiousAgent,
     RiskAwareAgent,
+    TheftAwareAgent,
     flip_odds,
     load_octopus_agents,
     octopus_agents,
     success_probability,
     theft_action,
+    theft_mask,
 )
 from miaui_env.octopus.observation import observe
 from miaui_env.octopus.rules import (
@@ -152,6 +154,33 @@ def test_the_risk_aware_player_makes_no_theft_when_every_one_loses_in_expectatio
     assert decide(agent, state) == 2  # no theft
 
 
+# ---- the theft-aware player: an octopus is worth the theft it allows (O3, O5) ------------------------
+
+
+def test_the_theft_aware_player_flips_where_the_octopus_theft_outweighs_the_expected_loss():
+    # player_0 busts (A1 A2, discarded); player_1 keeps G4 H4 I4 J4 (species 6-9); player_0 flips B1 C1 D1 E1.
+    # Deck 56: unseen A 1,2,3,4; B-E 1,2,2,3,4 each; F all six; G-J 1,1,2,2,3 each; 6 octopuses.
+    # Busts keep (0 + 1 + 2 + 3) * 5 = 30; a new species adds 4 + its value: A 16 + 10, F 24 + 13,
+    # G-J 4 * (20 + 9): E_flip = (30 + 179) / 56 = 209/56 < G_stop = 4, so risk-aware stops (edge -15/56).
+    # An octopus (6/56) allows stealing from {G4, H4, I4, J4} with nothing of ours at stake: k=1
+    # 5/6 * 8, k=2 1/2 * 16 = 8, k=3 1/3 * 24 = 8; best 8, so the edge is -15/56 + 6/56 * 8 = 33/56: flip.
+    state = stacked(2, [fish(0, 1), fish(0, 2), *(fish(s, 4) for s in range(6, 10)), *(fish(s, 1) for s in range(1, 5))])
+    for decision in [FLIP, FLIP, FLIP, FLIP, STOP, FLIP, FLIP, FLIP]:
+        step(state, decision)
+    assert state.active == 0 and len(state.row) == 4 and len(state.collections[1]) == 4 and not state.collections[0]
+    obs = observe(state, 0, "recall")
+    _, p_octopus, flip_value, stop_value = flip_odds(obs)
+    assert (p_octopus, flip_value, stop_value) == (pytest.approx(6 / 56), pytest.approx(209 / 56), 4)
+    assert TheftAwareAgent(0).flip_edge(obs) == pytest.approx(33 / 56)
+    assert decide(RiskAwareAgent(0), state) == 0 and decide(TheftAwareAgent(0), state) == 1
+
+
+def test_the_theft_aware_player_steals_as_the_risk_aware_player_does():
+    state = theft_state([fish("anchovy", 4), fish("bream", 4), fish("cod", 1), OCT], [STOP, STOP, STOP])
+    assert decide(TheftAwareAgent(0), state) == decide(RiskAwareAgent(0), state) == theft_action(1, 2)
+    assert TheftAwareAgent.view == "recall"
+
+
 def test_the_risk_aware_player_asks_for_the_recall_view():
     assert RiskAwareAgent.view == "recall" and not hasattr(CautiousAgent, "view")
 
@@ -196,9 +225,9 @@ def test_a_cautious_threshold_below_one_is_refused():
 @given(seed=st.integers(0, 2**31), num_players=st.integers(2, 4))
 def test_the_baselines_respect_the_masks_in_random_games(seed, num_players):
     rng = np.random.default_rng(seed)
-    agents = [RandomAgent(seed), CautiousAgent(seed, cards=int(rng.integers(1, 6))), RiskAwareAgent(seed)]
+    agents = [RandomAgent(seed), CautiousAgent(seed, cards=int(rng.integers(1, 6))), RiskAwareAgent(seed), TheftAwareAgent(seed)]
     state = new_game(num_players, seed=seed, max_sessions=2)
-    seat_agents = [agents[int(i)] for i in rng.integers(0, 3, num_players)]
+    seat_agents = [agents[int(i)] for i in rng.integers(0, len(agents), num_players)]
     while not state.is_over:
         agent = seat_agents[state.active]
         mask = action_mask(state)
@@ -207,8 +236,23 @@ def test_the_baselines_respect_the_masks_in_random_games(seed, num_players):
         step(state, decision_of(state, action))
 
 
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**31), num_players=st.integers(2, 4))
+def test_the_theft_an_octopus_would_allow_is_the_mask_it_gives(seed, num_players):
+    # The theft-aware player weighs, before each flip, the thefts an octopus would allow (O5):
+    # at every theft decision of random games its mask, read from the observation, is the engine's.
+    state, agent, thefts = new_game(num_players, seed=seed, max_sessions=1), RandomAgent(seed), 0
+    while not state.is_over:
+        mask = action_mask(state)
+        if state.phase is Phase.THEFT:
+            np.testing.assert_array_equal(theft_mask(observe(state, state.active, "table")), mask)
+            thefts += 1
+        step(state, decision_of(state, int(agent.act(observe(state, state.active)[None], mask[None])[0])))
+    assert thefts > 0
+
+
 def test_the_name_table_loads_every_baseline_seeded():
-    assert set(octopus_agents()) == {"random", "cautious", "risk-aware"}
+    assert set(octopus_agents()) == {"random", "cautious", "risk-aware", "theft-aware"}
     first, again = load_octopus_agents(["random", "risk-aware"], seed=3), load_octopus_agents(["random", "risk-aware"], seed=3)
     masks = np.ones((50, 12), dtype=np.int8)
     assert (first[0].act(np.zeros((50, 306)), masks) == again[0].act(np.zeros((50, 306)), masks)).all()

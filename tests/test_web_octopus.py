@@ -23,7 +23,7 @@ from miaui_env.apps.octopus_replay import load_replay, replay_from_json, replay_
 from miaui_env.apps.web import create_app
 from miaui_env.apps.web.app import STATIC
 from miaui_env.apps.web.games import GameStore
-from miaui_env.apps.web.octopus import OctopusGame
+from miaui_env.apps.web.octopus import OctopusHumanGame
 from miaui_env.apps.web.routes import GAMES, SESSION_COOKIE
 from miaui_env.octopus import rules
 from miaui_env.octopus.rules import fish, stacked_deck
@@ -53,7 +53,7 @@ def decide(client, view, action, status=200):
 def the_state(app, client, view) -> rules.OctopusState:
     """The whole game behind a page: what the test checks the page against, never what it shows."""
     session = client.get_cookie(SESSION_COOKIE).value
-    return app.extensions[GAMES].find(session, view["id"], OctopusGame).state
+    return app.extensions[GAMES].find(session, view["id"], OctopusHumanGame).state
 
 
 # -- a whole game ------------------------------------------------------------------------------------
@@ -138,7 +138,7 @@ def two_games_with_decks_differing_below(top):
     games = []
     for deck in ([*top, *rest], [*top, *reversed(rest)]):
         state = rules.new_game(2, deck=deck, seed=1)
-        games.append(OctopusGame(state, {1: RandomAgent(seed=0)}, "recall", seed=1))
+        games.append(OctopusHumanGame(state, {1: RandomAgent(seed=0)}, "recall", seed=1))
     return games
 
 

@@ -57,6 +57,16 @@ class TrainingGame(Protocol):
     """The observation layout version its checkpoints record."""
     baselines: tuple[str, ...]
     """Its built-in agents: the yardstick's default final gauntlets."""
+    row_dtype: str
+    """The rows a new run trains on: Miaui's compact uint8 codes (COMPACT), the octopus game's float32."""
+    rows_change_view: bool
+    """Whether a row can be shown to an agent as another view (Miaui's `as_seen`); if not, a teacher must read the run's view."""
+    has_variants: bool
+    """Whether the game has Miaui's variants (open_baskets, no_fighting)."""
+    probe_players: int
+    """The exploitability yardstick's table size when none is given."""
+    yardstick_clones: bool
+    """Whether a best response may start from a clone of `kickstart.teacher` (the yardstick's init kickstart)."""
 
     def load_agent(self, spec: str, seed: int | None = None) -> Agent:
         """The game's agent `spec` names (a built-in, a shipped policy, a checkpoint)."""
@@ -127,6 +137,11 @@ class MiauiGame:
     name = "miaui"
     observation_version = OBSERVATION_VERSION
     baselines: tuple[str, ...] = ("random", "greedy", "counter")
+    row_dtype = COMPACT
+    rows_change_view = True
+    has_variants = True
+    probe_players = 4
+    yardstick_clones = True  # from a clone of the counter (configs/default.yaml's kickstart.teacher)
 
     load_agent = staticmethod(load_agent)  # any Miaui agent spec (miaui_env.agents.loading)
     gauntlet = staticmethod(gauntlet)  # the Miaui arena's (training/gauntlet.py)
@@ -181,6 +196,11 @@ class OctopusGame:
     name = "octopus"
     observation_version = OCTOPUS_OBSERVATION_VERSION
     baselines: tuple[str, ...] = tuple(octopus_agents())
+    row_dtype = "float32"  # the octopus observation has no compact codes
+    rows_change_view = False  # a row is the view it was dealt in
+    has_variants = False
+    probe_players = 3
+    yardstick_clones = False  # kickstart.teacher's default is Miaui's counter: a best response starts from scratch or the target
 
     load_agent = staticmethod(load_octopus_agent)  # random, cautious, risk-aware, octopus-ppo-v1, a run's folder
     gauntlet = staticmethod(octopus_gauntlet)  # the octopus arena's (training/gauntlet.py)

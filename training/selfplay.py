@@ -81,7 +81,7 @@ from training import exploit
 from training.checkpoint import naming_a_full_disk, open_checkpoint, saved_game, write_checkpoint
 from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, variant_name
 from training.exploiters import Exploiters
-from training.games import COMPACT, SelfPlayTable, WeightSetter, training_game
+from training.games import SelfPlayTable, WeightSetter, training_game
 from training.gauntlet import Curve, check_arenas, plot_curves
 from training.hardware import check_threads, torch_device, torch_threads
 from training.kickstart import TeacherGuidance, clone_teacher
@@ -102,11 +102,10 @@ def check_run(config: SelfPlayConfig) -> None:
     game = training_game(config.game)
     for name in (*config.evaluation.baselines, *config.opponents.baseline_names):
         game.load_agent(name)
-    if config.game == "miaui" or config.kickstart.decisions > 0 or config.kickstart.guidance_steps > 0:
+    if config.kickstart.decisions > 0 or config.kickstart.guidance_steps > 0:
         teacher = game.load_agent(config.kickstart.teacher)
         teacher_view = getattr(teacher, "view", None)  # random and cautious read what both views show
-        if config.game == "octopus" and teacher_view not in (None, config.view):
-            # Miaui's rows can be shown as another view (`as_seen`); an octopus row is one view only.
+        if not game.rows_change_view and teacher_view not in (None, config.view):
             raise ConfigError(f"kickstart.teacher={config.kickstart.teacher!r} plays from the {teacher_view!r} view, but the run's "
                               f"rows are the {config.view!r} view: set view={teacher_view} or choose another teacher")  # fmt: skip
     check_arenas(config.evaluation, config.probe)
@@ -116,12 +115,8 @@ def self_play_tables(config: SelfPlayConfig, observation_dtype: str | None = Non
     """The config's tables as its game's self-play VecEnvs (training/games.py), table i dealt from
     child i of the `tables` stream; Miaui's rows uint8 codes (COMPACT) unless `observation_dtype`
     says float32 (runs started before compact rows), the octopus game's float32."""
-    return training_game(config.game).tables(config, observation_dtype or row_dtype(config.game))
-
-
-def row_dtype(game: str) -> str:
-    """The rows a new run of `game` trains on: Miaui's compact uint8 codes, the octopus game's float32."""
-    return COMPACT if game == "miaui" else "float32"
+    game = training_game(config.game)
+    return game.tables(config, observation_dtype or game.row_dtype)
 
 
 class Run:
@@ -177,7 +172,7 @@ class Run:
         metadata = {
             "game": config.game,
             "observation_version": self.game.observation_version,
-            "observation_dtype": row_dtype(config.game),
+            "observation_dtype": self.game.row_dtype,
             "tables": [table.to_dict() for table in config.tables],
             "player_counts": sorted({table.num_players for table in config.tables}),
             "variants": sorted({(table.open_baskets, table.no_fighting) for table in config.tables}),

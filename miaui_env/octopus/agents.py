@@ -14,6 +14,8 @@ observation). `octopus_agents()` is the name table an arena or a CLI loads them 
 - `risk-aware` (`RiskAwareAgent`): plays from the recall view (`view = "recall"`), where every card
   not in the deck has been seen (O4: the discard pile, the row and every collection are public to
   a perfect memory). The maths below.
+- `theft-aware` (`TheftAwareAgent`): risk-aware, except that an octopus on the next flip is worth
+  the theft it allows (below). The stronger baseline, and the teacher `configs/octopus.yaml` clones.
 
 ## The risk-aware player's maths
 Let `own_best[s]` be the highest value of species s in its own collection (0 if none) and `gain(C)`
@@ -50,6 +52,15 @@ target gains. It makes the theft with the highest EV, or no theft when no EV is 
 expectation over S is exact (every k-subset) up to `MAX_SUBSETS` subsets, else the mean over that
 many subsets drawn by its own generator. Opponents' collections are read card by card from the
 recall view; the table view would show it zeros, so it asks for the recall view.
+
+**The theft-aware flip.** An octopus discards the row and leaves every collection as it is (O3),
+so the thefts it would allow are the ones above, computed on the collections of now (`theft_mask`
+gives their legality: an opponent holding k cards or more). The theft-aware player flips while
+
+    E_flip - G_stop + P_oct * max(0, best theft EV)  >  0,
+
+and steals as the risk-aware player does. Risk-aware counts an octopus as 0, so the theft-aware
+player flips a little longer, most where an opponent holds high cards its own collection lacks.
 
 Measured (the octopus arena, duplicate sets, seed 20261126, never tuned on; win share with its
 95% CI over duplicate sets; 2 shared CPU cores, about 3-4 minutes a run):
@@ -89,7 +100,7 @@ from miaui_env.agents.loading import (
 from miaui_env.agents.policy import PolicyAgent, load_sb3_policy
 from miaui_env.game.seeding import Seed, check_seed, seed_children, seed_generator, seed_int
 from miaui_env.observe.observation import VECTOR_BOUND
-from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, VALUES
+from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, SIZE_SCALE, VALUES
 from miaui_env.octopus.rules import (
     DIE_FACES,
     FISH_VALUES,
@@ -297,9 +308,55 @@ class RiskAwareAgent:
         """Nothing is remembered: the recall view holds every card seen."""
 
 
+class TheftAwareAgent(RiskAwareAgent):
+    """Risk-aware, but a flip's octopus is worth the best theft it allows (module docstring)."""
+
+    name = "theft-aware"
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Flip while `flip_edge(...) > 0`; thefts as risk-aware's."""
+        observations, masks = checked_batch(observations, masks, self.name)
+        actions = np.zeros(len(masks), dtype=np.int64)
+        for i, mask in enumerate(masks):
+            if mask[STOP_ACTION] or mask[FLIP_ACTION]:
+                actions[i] = FLIP_ACTION if mask[FLIP_ACTION] and self.flip_edge(observations[i]) > 0 else STOP_ACTION
+            else:
+                actions[i] = self.choose_theft(observations[i], mask)[0]
+        return actions
+
+    def flip_edge(self, observation: np.ndarray) -> float:
+        """`E_flip - G_stop + P_oct * max(0, best theft EV)`: the theft weighed on the collections of now,
+        which an octopus leaves as they are (O3: it discards only the row)."""
+        _, p_octopus, flip_value, stop_value = flip_odds(observation)
+        edge = flip_value - stop_value
+        if edge > 0 or p_octopus == 0:  # the theft's value is never negative: it cannot change these
+            return edge
+        return edge + p_octopus * self.choose_theft(observation, theft_mask(observation))[1]
+
+    def reset(self) -> None:
+        """Nothing is remembered: the recall view holds every card seen."""
+
+
+def theft_mask(observation: np.ndarray) -> np.ndarray:
+    """The mask an octopus would give the seat now (O5): no theft, and k from each opponent holding k cards or more."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[NO_THEFT_ACTION] = 1
+    sizes = np.rint(OBSERVATION_LAYOUT.view(observation, "collection_size")[:, 0] * SIZE_SCALE)
+    present = OBSERVATION_LAYOUT.view(observation, "present")[:, 0] > 0.5
+    for offset in range(1, MAX_PLAYERS):
+        for k in range(1, MAX_STEAL + 1):
+            mask[theft_action(offset, k)] = int(present[offset] and sizes[offset] >= k)
+    return mask
+
+
 def octopus_agents() -> dict[str, Callable[[int | None], Agent]]:
-    """The octopus baselines by name: random, cautious (stops at 3 cards), risk-aware."""
-    return {RandomAgent.name: RandomAgent, CautiousAgent.name: CautiousAgent, RiskAwareAgent.name: RiskAwareAgent}
+    """The octopus baselines by name: random, cautious (stops at 3 cards), risk-aware, theft-aware."""
+    return {
+        RandomAgent.name: RandomAgent,
+        CautiousAgent.name: CautiousAgent,
+        RiskAwareAgent.name: RiskAwareAgent,
+        TheftAwareAgent.name: TheftAwareAgent,
+    }
 
 
 def load_octopus_agent(spec: str, seed: int | None = None) -> Agent | PolicyAgent:
@@ -365,6 +422,7 @@ def load_octopus_agents(names: Sequence[str], seed: int | None = None) -> list[A
 __all__ = [
     "CautiousAgent",
     "RiskAwareAgent",
+    "TheftAwareAgent",
     "flip_odds",
     "load_octopus_agent",
     "load_octopus_agents",

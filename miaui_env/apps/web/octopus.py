@@ -198,7 +198,7 @@ def legal_actions(state: OctopusState) -> list[dict[str, Any]]:
 
 
 # -- a person's game ----------------------------------------------------------------------------
-class OctopusGame:
+class OctopusHumanGame:
     """One person's octopus game against agents on the rules engine: the agents decide on their own
     observations (each in its own view), the engine plays forced moves (O10), and the game waits at
     each of the person's decisions."""
@@ -206,7 +206,7 @@ class OctopusGame:
     def __init__(self, state: OctopusState, agents: Mapping[int, Agent], view: str = "table", seed: int = 0):
         n = state.num_players
         if len(agents) != n - 1 or not all(0 <= s < n for s in agents):
-            raise ValueError(f"an OctopusGame has agents in all seats but one; got seats {sorted(agents)} at a table of {n}")
+            raise ValueError(f"an OctopusHumanGame has agents in all seats but one; got seats {sorted(agents)} at a table of {n}")
         self.id = secrets.token_urlsafe(12)
         self.state, self.agents, self.view, self.seed = state, dict(agents), check_view(view), seed
         self.seat = next(s for s in range(n) if s not in agents)
@@ -299,11 +299,11 @@ class OctopusGame:
             }
 
 
-def start_octopus_game(choice: OctopusChoice) -> OctopusGame:
+def start_octopus_game(choice: OctopusChoice) -> OctopusHumanGame:
     """The person's octopus game for a parsed choice, dealt (a fresh seed when none was chosen) and
     played on to the person's first decision."""
     seed = choice.seed if choice.seed is not None else secrets.randbelow(MAX_SEED + 1)
     seats = [s for s, name in enumerate(choice.agents) if name is not None]
     loaded = load_octopus_agents([name for name in choice.agents if name is not None], seed)
     state = rules.new_game(choice.num_players, seed=seed)
-    return OctopusGame(state, dict(zip(seats, loaded, strict=True)), choice.view, seed)
+    return OctopusHumanGame(state, dict(zip(seats, loaded, strict=True)), choice.view, seed)

@@ -38,7 +38,7 @@ from miaui_env.apps.web.games import (
     policy_choices,
     start_game,
 )
-from miaui_env.apps.web.octopus import ACTION_FIELDS, OctopusChoice, OctopusGame, octopus_menu, start_octopus_game
+from miaui_env.apps.web.octopus import ACTION_FIELDS, OctopusChoice, OctopusHumanGame, octopus_menu, start_octopus_game
 
 SESSION_COOKIE = "miaui_session"
 _SESSION_TOKEN = re.compile(r"[A-Za-z0-9_-]{22}")  # secrets.token_urlsafe(16)
@@ -315,13 +315,13 @@ def new_octopus_game() -> ResponseReturnValue:
 @routes.get("/api/octopus/games/<game_id>")
 def show_octopus_game(game_id: str) -> ResponseReturnValue:
     """The octopus game as the person's seat sees it."""
-    return jsonify(site().games.find(g.session, game_id, OctopusGame).page())
+    return jsonify(site().games.find(g.session, game_id, OctopusHumanGame).page())
 
 
 @routes.post("/api/octopus/games/<game_id>/actions")
 def octopus_action(game_id: str) -> ResponseReturnValue:
     """The person's decision, then the agents' until the person decides again."""
-    game = site().games.find(g.session, game_id, OctopusGame)
+    game = site().games.find(g.session, game_id, OctopusHumanGame)
     data = json_body()
     if not isinstance(data, dict) or "action" not in data or set(data) - set(ACTION_FIELDS):
         shape = "{'action': an action index 0-11, 'step': optional, the decisions made so far}"
@@ -334,14 +334,14 @@ def octopus_action(game_id: str) -> ResponseReturnValue:
 @routes.delete("/api/octopus/games/<game_id>")
 def leave_octopus_game(game_id: str) -> ResponseReturnValue:
     """Drop the octopus game at once."""
-    site().games.drop(g.session, game_id, OctopusGame)
+    site().games.drop(g.session, game_id, OctopusHumanGame)
     return "", 204
 
 
 @routes.get("/api/octopus/games/<game_id>/replay")
 def octopus_replay_file(game_id: str) -> ResponseReturnValue:
     """The finished octopus game's replay file (miaui_env.apps.octopus_replay)."""
-    game = site().games.find(g.session, game_id, OctopusGame)
+    game = site().games.find(g.session, game_id, OctopusHumanGame)
     if game.replay is None:
         raise WebError("the octopus game is not over yet: its replay is written when it ends", 409)
     response = current_app.response_class(octopus_replay.replay_to_json(game.replay), mimetype="application/json")
