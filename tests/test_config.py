@@ -156,6 +156,7 @@ def test_rllib_configs_refuse_unknown_keys_too(tmp_path):
         ("tables=[{num_players: 2, num_games: 2}]", r"config key 'tables\[0\].num_players' is 2; allowed: an integer from 3 to 6 \(miaui"),
         ("tables=[{num_players: 4, num_games: 2, open_baskets: 1}]", r"'tables\[0\].open_baskets' is 1; allowed: a bool"),
         ("tables=[{num_players: 4}]", r"config key 'tables\[0\].num_games' is missing"),
+        ("tables=[]", "config key 'tables' is empty; allowed: at least one table"),
         ("ppo=[1]", "config key 'ppo' is \\[1\\]; allowed: a mapping"),
         ("opponents=3", "config key 'opponents' is 3; allowed: a mapping with keys weights, snapshot_every, pool_size"),
     ],

@@ -70,7 +70,7 @@ def test_a_small_octopus_run_writes_a_whole_run(small_run):
     assert probed["players"] == 3 and probed["steps"] == 600 and probed["variant"] == "base"
     report = json.loads((directory / "exploit" / "exploit.json").read_text())
     assert report["arguments"]["game"] == "octopus" and report["tables"][0]["init"] == "target"
-    assert set(report["tables"][0]["final"]["vs_baselines"]) == {"random", "cautious", "risk-aware"}
+    assert set(report["tables"][0]["final"]["vs_baselines"]) == {"random", "cautious", "risk-aware", "theft-aware"}
 
 
 def test_the_league_counts_every_octopus_game_as_it_ends():
@@ -246,7 +246,7 @@ def test_an_octopus_run_resumes_where_it_stopped(tmp_path):
         (["tables=[{num_players: 3, num_games: 4, open_baskets: true}]"], r"'tables\[0\]' plays a Miaui variant"),
         (["evaluation.baselines=[counter]"], "unknown octopus agent 'counter'"),
         (["opponents.weights={pool: 0.5, greedy: 0.5}"], "unknown octopus agent 'greedy'"),
-        (["view=table", "kickstart.decisions=100"], "teacher='risk-aware' plays from the 'recall' view, but the run's rows"),
+        (["view=table", "kickstart.decisions=100", "kickstart.teacher=risk-aware"], "teacher='risk-aware' plays from the 'recall' view"),
     ],
 )
 def test_what_the_octopus_game_does_not_have_is_refused_before_training(tmp_path, overrides, match):
@@ -312,7 +312,7 @@ def test_the_octopus_yardstick_measures_three_players_unless_told_from_python_as
 def test_the_yardstick_s_default_baselines_are_the_game_s_own():
     from training.exploit import ExploitConfig
 
-    assert ExploitConfig(target="cautious", game="octopus").baselines == ("random", "cautious", "risk-aware")
+    assert ExploitConfig(target="cautious", game="octopus").baselines == ("random", "cautious", "risk-aware", "theft-aware")
     assert ExploitConfig(target="counter").baselines == ("random", "greedy", "counter")
     assert ExploitConfig(target="cautious", game="octopus", players=[2, 4]).players == (2, 4)
 

@@ -198,7 +198,7 @@ Text = Annotated[str, Strict()]
 Count = Annotated[int, Strict(), Field(ge=0)]
 Positive = Annotated[int, Strict(), Field(ge=1)]
 PlayerCount = Annotated[int, Strict(), Field(ge=min(low for low, _ in GAME_PLAYERS.values()), le=MAX_PLAYERS)]
-"""A table size some game has; each game's own range is checked with the whole config (`check_player_counts`)."""
+"""A table size some game has; each game's own range is checked with the whole config (`check_tables`)."""
 Rate = Annotated[float, Strict(), Field(ge=0)]
 Share = Annotated[float, Strict(), Field(ge=0, le=1)]
 DEVICE_PATTERN = r"auto|cpu|cuda(:[0-9]+)?"
@@ -474,9 +474,11 @@ class _PlaysTables:
     reward: str
     evaluation: EvaluationConfig
 
-    def check_player_counts(self, game: str) -> None:
-        """Refuse (ConfigError naming the key) a table size `game` does not have: the tables', the
-        evaluation's and the probe's (the schema allows any game's sizes, 2-6)."""
+    def check_tables(self, game: str) -> None:
+        """Refuse (ConfigError naming the key) no tables, or a table size `game` does not have: the
+        tables', the evaluation's and the probe's (the schema allows any game's sizes, 2-6)."""
+        if not self.tables:
+            raise ConfigError("config key 'tables' is empty; allowed: at least one table (e.g. [{num_players: 4, num_games: 64}])")
         low, high = GAME_PLAYERS[game]
         probe = getattr(self, "probe", None)
         sizes = [(f"tables[{i}].num_players", table.num_players) for i, table in enumerate(self.tables)]
@@ -555,9 +557,7 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
     def __post_init__(self) -> None:
         super().__post_init__()
         _check_net_arch(self.ppo)
-        if not self.tables:
-            raise ConfigError("config key 'tables' is empty; allowed: at least one table (e.g. [{num_players: 4, num_games: 64}])")
-        self.check_player_counts(self.game)
+        self.check_tables(self.game)
         if self.exploiters.num_players is not None:
             low, high = GAME_PLAYERS[self.game]
             for size in self.exploiters.num_players:
@@ -655,9 +655,7 @@ class RLlibConfig(RunConfig, _PlaysTables):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not self.tables:
-            raise ConfigError("config key 'tables' is empty; allowed: at least one table (e.g. [{num_players: 4, num_games: 64}])")
-        self.check_player_counts("miaui")  # the RLlib trainer plays Miaui
+        self.check_tables("miaui")  # the RLlib trainer plays Miaui
         for key in self.VECTOR_KEYS:
             if key in self.env_runners:
                 raise ConfigError(f"config key 'env_runners.{key}' is set to {self.env_runners[key]!r}; the trainer sets it "

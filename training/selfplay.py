@@ -22,8 +22,8 @@ one), from the engine's rows as uint8 codes copied there and expanded there; the
 share `threads` CPU threads (training/hardware.py).
 
 The config's `game` picks the game (training/games.py holds what differs: the tables, how
-opponents are seated, the agents, the arena); the octopus game has no variants, privileged critic,
-teacher or in-run exploiters, and its rows are float32 (each a game of its own).
+opponents are seated, the agents, the arena); the octopus game has no variants, privileged critic or
+in-run exploiters, and its rows are float32 (each a game of its own).
 
 `train` reads top to bottom: the run is set up (`Run`), the teacher cloned, then PPO collects
 rollouts and updates, and at the exact learner step each is due (`Cadence`, an SB3 callback) a
