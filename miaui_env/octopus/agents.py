@@ -337,9 +337,6 @@ class TheftAwareAgent(RiskAwareAgent):
             return edge
         return edge + p_octopus * self.choose_theft(observation, theft_mask(observation))[1]
 
-    def reset(self) -> None:
-        """Nothing is remembered: the recall view holds every card seen."""
-
 
 def theft_mask(observation: np.ndarray) -> np.ndarray:
     """The mask an octopus would give the seat now (O5): no theft, and k from each opponent holding k cards or more."""
