@@ -181,6 +181,16 @@ def test_the_theft_aware_player_steals_as_the_risk_aware_player_does():
     assert TheftAwareAgent.view == "recall"
 
 
+def test_the_risk_aware_player_shown_the_table_view_counts_no_swing_from_cards_it_cannot_see():
+    # The table view hides player_0's collection {A4, C1} from player_1: no known gain, only the -1
+    # face's cost (B4 lost, 4, and gained by a target holding no bream as far as it sees, 4): -8/6.
+    state = theft_state([fish("anchovy", 4), fish("bream", 4), fish("cod", 1), OCT], [STOP, STOP, STOP])
+    agent = RiskAwareAgent(0)
+    values = agent.theft_values(observe(state, 1, "table"), action_mask(state))
+    assert values == {theft_action(1, 1): pytest.approx(-8 / 6), theft_action(1, 2): pytest.approx(-8 / 6)}
+    assert decide(agent, state, "table") == 2  # no theft
+
+
 def test_the_risk_aware_player_asks_for_the_recall_view():
     assert RiskAwareAgent.view == "recall" and not hasattr(CautiousAgent, "view")
 

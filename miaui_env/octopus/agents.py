@@ -51,7 +51,8 @@ penalty if its collection is empty), `loss_own(c)` what it loses by it and `gain
 target gains. It makes the theft with the highest EV, or no theft when no EV is positive. The
 expectation over S is exact (every k-subset) up to `MAX_SUBSETS` subsets, else the mean over that
 many subsets drawn by its own generator. Opponents' collections are read card by card from the
-recall view; the table view would show it zeros, so it asks for the recall view.
+recall view; the table view would show it zeros, so it asks for the recall view (shown the
+table view anyway, it counts no swing from cards it cannot see, and so makes no theft).
 
 **The theft-aware flip.** An octopus discards the row and leaves every collection as it is (O3),
 so the thefts it would allow are the ones above, computed on the collections of now (`theft_mask`
@@ -290,7 +291,7 @@ class RiskAwareAgent:
                 moved = -_removed(np.zeros_like(target), taken)
                 gained = best_values(own[None] + moved).sum(axis=1) - own_best.sum()
                 lost_by_target = target_best.sum() - best_values(_removed(target, taken)).sum(axis=1)
-                swing = float((gained + lost_by_target).mean())
+                swing = float((gained + lost_by_target).mean()) if len(taken) else 0.0  # a target's cards the view hides: nothing known
                 values[theft_action(offset, k)] = success_probability(k) * swing - BACKFIRE_PROBABILITY * backfire
         return values
 
