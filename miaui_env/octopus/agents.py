@@ -256,16 +256,20 @@ class RiskAwareAgent:
         self.rng = seed_generator(seed)
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Stop or flip by `flip_odds`; the theft of highest expected value, or none (module docstring)."""
+        """Flip while `flip_edge` is positive; the theft of highest expected value, or none (module docstring)."""
         observations, masks = checked_batch(observations, masks, self.name)
         actions = np.zeros(len(masks), dtype=np.int64)
         for i, mask in enumerate(masks):
             if mask[STOP_ACTION] or mask[FLIP_ACTION]:
-                _, _, flip_value, stop_value = flip_odds(observations[i])
-                actions[i] = FLIP_ACTION if flip_value > stop_value and mask[FLIP_ACTION] else STOP_ACTION
+                actions[i] = FLIP_ACTION if mask[FLIP_ACTION] and self.flip_edge(observations[i]) > 0 else STOP_ACTION
             else:
                 actions[i] = self.choose_theft(observations[i], mask)[0]
         return actions
+
+    def flip_edge(self, observation: np.ndarray) -> float:
+        """`E_flip - G_stop` (`flip_odds`): what one more flip gains in expectation over stopping now."""
+        _, _, flip_value, stop_value = flip_odds(observation)
+        return flip_value - stop_value
 
     def theft_values(self, observation: np.ndarray, mask: np.ndarray) -> dict[int, float]:
         """EV of every legal theft action (module docstring), by action index."""
@@ -317,17 +321,6 @@ class TheftAwareAgent(RiskAwareAgent):
     """Risk-aware, but a flip's octopus is worth the best theft it allows (module docstring)."""
 
     name = "theft-aware"
-
-    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Flip while `flip_edge(...) > 0`; thefts as risk-aware's."""
-        observations, masks = checked_batch(observations, masks, self.name)
-        actions = np.zeros(len(masks), dtype=np.int64)
-        for i, mask in enumerate(masks):
-            if mask[STOP_ACTION] or mask[FLIP_ACTION]:
-                actions[i] = FLIP_ACTION if mask[FLIP_ACTION] and self.flip_edge(observations[i]) > 0 else STOP_ACTION
-            else:
-                actions[i] = self.choose_theft(observations[i], mask)[0]
-        return actions
 
     def flip_edge(self, observation: np.ndarray) -> float:
         """`E_flip - G_stop + P_oct * max(0, best theft EV)`: the theft weighed on the collections of now,
