@@ -26,8 +26,10 @@ from miaui_env.apps.octopus_arena import (
 from miaui_env.octopus.agents import (
     CautiousAgent,
     RiskAwareAgent,
+    RivalAwareAgent,
     TheftAwareAgent,
     flip_odds,
+    leading_opponents,
     load_octopus_agents,
     octopus_agents,
     success_probability,
@@ -122,7 +124,12 @@ def test_the_die_odds():
 
 
 def theft_state(top: list[int], decisions: list[object]) -> OctopusState:
-    state = stacked(2, top)
+    return theft_state_of(2, top, decisions)
+
+
+def theft_state_of(num_players: int, top: list[int], decisions: list[object]) -> OctopusState:
+    """The game of `num_players` with `top` stacked after `decisions`, at a theft decision (O5)."""
+    state = stacked(num_players, top)
     for decision in decisions:
         step(state, decision)  # type: ignore[arg-type]
     assert state.phase is Phase.THEFT
@@ -195,6 +202,66 @@ def test_the_risk_aware_player_asks_for_the_recall_view():
     assert RiskAwareAgent.view == "recall" and not hasattr(CautiousAgent, "view")
 
 
+# ---- the rival-aware player: only the leading opponent's points count fully (O7, O9) --------------
+
+
+def rival_theft_state() -> OctopusState:
+    """3 players: player_0 keeps A4, player_1 B3, player_2 A3; the next three flips are octopuses, the
+    first two thefts declined: player_2 decides a theft, against player_0 (4 points, the leader) or player_1 (3)."""
+    top = [fish("anchovy", 4), fish("bream", 3), fish("anchovy", 3), *OCTOPUS_IDS[:3]]
+    state = new_game(3, seed=0, deck=stacked_deck(top), max_sessions=1)
+    for decision in [STOP, STOP, STOP, NO_THEFT, NO_THEFT]:
+        step(state, decision)
+    assert state.active == 2 and state.phase is Phase.THEFT
+    return state
+
+
+def test_the_rival_aware_player_steals_from_the_leader_where_theft_aware_steals_elsewhere():
+    # Own {A3}; the -1 face gives a target A3: we lose 3, player_0 (holding A4) gains 0, player_1 gains 3.
+    # From player_0 (offset 1), k=1: we gain 4 - 3 = 1, it loses 4: 5/6 * 5 - 1/6 * 3 = 22/6.
+    # From player_1 (offset 2), k=1: we gain 3, it loses 3: 5/6 * 6 - 1/6 * (3 + 3) = 24/6 for theft-aware;
+    # rival-aware counts a trailing opponent's points 0 times: 5/6 * 3 - 1/6 * 3 = 12/6.
+    state = rival_theft_state()
+    obs, mask = observe(state, 2, "recall"), action_mask(state)
+    assert leading_opponents(obs).tolist() == [False, True, False, False]
+    from_leader, from_trailer = theft_action(1, 1), theft_action(2, 1)
+    assert TheftAwareAgent(0).theft_values(obs, mask) == {from_leader: pytest.approx(22 / 6), from_trailer: pytest.approx(24 / 6)}
+    assert RivalAwareAgent(0).theft_values(obs, mask) == {from_leader: pytest.approx(22 / 6), from_trailer: pytest.approx(12 / 6)}
+    assert decide(TheftAwareAgent(0), state) == from_trailer and decide(RivalAwareAgent(0), state) == from_leader
+    # Half weight: 5/6 * (3 + 1.5) - 1/6 * (3 + 1.5) = 18/6, still below the leader's 22/6.
+    assert RivalAwareAgent(0, rival_weight=0.5).theft_values(obs, mask)[from_trailer] == pytest.approx(18 / 6)
+
+
+def test_opponents_tied_for_the_lead_all_count_fully():
+    # player_0 and player_1 each keep a 4: both lead; player_2 (nothing yet) flips an octopus.
+    state = theft_state_of(3, [fish("anchovy", 4), fish("bream", 4), OCT], [STOP, STOP])
+    obs = observe(state, 2, "recall")
+    assert leading_opponents(obs).tolist() == [False, True, True, False]
+    values = RivalAwareAgent(0).theft_values(obs, action_mask(state))
+    assert values == TheftAwareAgent(0).theft_values(obs, action_mask(state))
+
+
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 2**31), num_players=st.integers(2, 4))
+def test_a_rival_weight_of_one_is_the_theft_aware_player(seed, num_players):
+    # Every opponent's points count fully at weight 1: the same actions as theft-aware at every decision.
+    state, rival, theft_aware, random = (
+        new_game(num_players, seed=seed, max_sessions=1),
+        RivalAwareAgent(seed, 1.0),
+        TheftAwareAgent(seed),
+        RandomAgent(seed),
+    )
+    while not state.is_over:
+        assert decide(rival, state) == decide(theft_aware, state)
+        step(state, decision_of(state, decide(random, state)))
+
+
+@pytest.mark.parametrize("weight", [-0.1, 1.5, float("nan"), True, "0.5", None])
+def test_a_rival_weight_outside_zero_to_one_is_refused(weight):
+    with pytest.raises(InvalidConfigError, match=f"rival_weight={weight!r}"):
+        RivalAwareAgent(0, rival_weight=weight)
+
+
 # ---- the cautious threshold player --------------------------------------------------------------
 
 
@@ -235,7 +302,13 @@ def test_a_cautious_threshold_below_one_is_refused():
 @given(seed=st.integers(0, 2**31), num_players=st.integers(2, 4))
 def test_the_baselines_respect_the_masks_in_random_games(seed, num_players):
     rng = np.random.default_rng(seed)
-    agents = [RandomAgent(seed), CautiousAgent(seed, cards=int(rng.integers(1, 6))), RiskAwareAgent(seed), TheftAwareAgent(seed)]
+    agents = [
+        RandomAgent(seed),
+        CautiousAgent(seed, cards=int(rng.integers(1, 6))),
+        RiskAwareAgent(seed),
+        TheftAwareAgent(seed),
+        RivalAwareAgent(seed),
+    ]
     state = new_game(num_players, seed=seed, max_sessions=2)
     seat_agents = [agents[int(i)] for i in rng.integers(0, len(agents), num_players)]
     while not state.is_over:
@@ -262,7 +335,7 @@ def test_the_theft_an_octopus_would_allow_is_the_mask_it_gives(seed, num_players
 
 
 def test_the_name_table_loads_every_baseline_seeded():
-    assert set(octopus_agents()) == {"random", "cautious", "risk-aware", "theft-aware"}
+    assert set(octopus_agents()) == {"random", "cautious", "risk-aware", "theft-aware", "rival-aware"}
     first, again = load_octopus_agents(["random", "risk-aware"], seed=3), load_octopus_agents(["random", "risk-aware"], seed=3)
     masks = np.ones((50, 12), dtype=np.int8)
     assert (first[0].act(np.zeros((50, 306)), masks) == again[0].act(np.zeros((50, 306)), masks)).all()

@@ -20,7 +20,7 @@ from miaui_env.envs.miaui import ResetOptionWarning
 from miaui_env.game.cards import DeckError
 from miaui_env.game.rules import IllegalActionError, InvalidConfigError
 from miaui_env.octopus import rules
-from miaui_env.octopus.agents import CautiousAgent, RiskAwareAgent, TheftAwareAgent, load_octopus_agents
+from miaui_env.octopus.agents import CautiousAgent, RiskAwareAgent, RivalAwareAgent, TheftAwareAgent, load_octopus_agents
 from miaui_env.octopus.env import DiceError, env, raw_env
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -162,7 +162,9 @@ AGENT_INPUT = [
 ]
 
 
-@pytest.mark.parametrize("agent", [CautiousAgent, RiskAwareAgent, TheftAwareAgent], ids=["cautious", "risk-aware", "theft-aware"])
+@pytest.mark.parametrize(
+    "agent", [CautiousAgent, RiskAwareAgent, TheftAwareAgent, RivalAwareAgent], ids=["cautious", "risk-aware", "theft-aware", "rival-aware"]
+)
 @pytest.mark.parametrize(("batch", "words"), [(b, w) for _, b, w in AGENT_INPUT], ids=[n for n, _, _ in AGENT_INPUT])
 def test_the_baselines_refuse_malformed_observations_and_masks(agent, batch, words):
     with pytest.raises(AgentError) as refused:
@@ -172,7 +174,7 @@ def test_the_baselines_refuse_malformed_observations_and_masks(agent, batch, wor
 
 def test_the_baselines_answer_legal_actions_on_odd_but_well_formed_observations():
     rng = np.random.default_rng(0)
-    for agent in (CautiousAgent(0), RiskAwareAgent(0), TheftAwareAgent(0)):
+    for agent in (CautiousAgent(0), RiskAwareAgent(0), TheftAwareAgent(0), RivalAwareAgent(0)):
         for _ in range(50):
             observations = rng.uniform(-64, 64, (4, OBS.shape[1])).astype(np.float32)
             masks = np.zeros((4, 12), dtype=np.int8)

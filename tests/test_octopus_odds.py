@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from miaui_env.agents import RandomAgent
 from miaui_env.integrations.octopus_odds import ODDS_NAMES, ODDS_SIZE, POINTS_SCALE, OctopusOddsFeatures, octopus_odds
-from miaui_env.octopus.agents import MAX_SUBSETS, CautiousAgent, RiskAwareAgent, flip_odds
+from miaui_env.octopus.agents import MAX_SUBSETS, CautiousAgent, RiskAwareAgent, RivalAwareAgent, flip_odds
 from miaui_env.octopus.observation import OBSERVATION_LAYOUT, observe
 from miaui_env.octopus.rules import OCTOPUS_IDS, Phase, action_mask, decision_of, fish, new_game, stacked_deck, step
 from miaui_env.octopus.rules import InvalidConfigError as OctopusConfigError
@@ -62,12 +62,21 @@ def test_the_flip_odds_are_the_risk_aware_players(seed, num_players):
         )
 
 
+# The risk-aware player weighs every target's points fully; the rival-aware one only the leader's.
+THEFT_COLUMNS = {
+    "risk-aware": (RiskAwareAgent, "theft_ev_", "best_theft"),
+    "rival-aware": (RivalAwareAgent, "rival_theft_ev_", "rival_best_theft"),
+}
+
+
+@pytest.mark.parametrize("player", THEFT_COLUMNS)
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**31), num_players=st.integers(2, 4))
-def test_the_theft_values_are_the_risk_aware_players_exact_enumeration(seed, num_players):
+def test_the_theft_values_are_the_reference_players_exact_enumeration(player, seed, num_players):
     rows, masks = played_decisions(seed, num_players)
     odds = odds_of(rows)
-    reference = RiskAwareAgent(0)
+    reference_class, ev_column, best_column = THEFT_COLUMNS[player]
+    reference = reference_class(0)
     checked = 0
     for row, mask, feature in zip(rows, masks, odds, strict=True):
         legal = np.flatnonzero(mask[3:]) + 3
@@ -79,13 +88,13 @@ def test_the_theft_values_are_the_risk_aware_players_exact_enumeration(seed, num
             offset, k = 1 + (action - 3) // 3, 1 + (action - 3) % 3
             if math.comb(sizes[offset], k) > MAX_SUBSETS:
                 continue  # the reference samples subsets there: no exact value to compare with
-            assert feature[COLUMN[f"theft_ev_{action}"]] * POINTS_SCALE == pytest.approx(values[action], abs=1e-4)
+            assert feature[COLUMN[f"{ev_column}{action}"]] * POINTS_SCALE == pytest.approx(values[action], abs=1e-4)
             checked += 1
         illegal = [a for a in range(3, 12) if a not in legal]
-        assert np.all(feature[[COLUMN[f"theft_ev_{a}"] for a in illegal]] == 0)
+        assert np.all(feature[[COLUMN[f"{ev_column}{a}"] for a in illegal]] == 0)
         best = max([values[a] for a in legal], default=0.0)
         if all(math.comb(sizes[1 + (a - 3) // 3], 1 + (a - 3) % 3) <= MAX_SUBSETS for a in legal):
-            assert feature[COLUMN["best_theft"]] * POINTS_SCALE == pytest.approx(max(best, 0.0), abs=1e-4)
+            assert feature[COLUMN[best_column]] * POINTS_SCALE == pytest.approx(max(best, 0.0), abs=1e-4)
     assume_some = checked > 0 or not (masks[:, 2] == 1).any()
     assert assume_some
 
@@ -111,13 +120,15 @@ def test_a_theft_ev_is_hand_computed_on_a_stacked_deck():
     assert odds[COLUMN["best_theft"]] * POINTS_SCALE == pytest.approx(7.0)
 
 
-def test_the_octopus_edge_adds_the_best_theft_at_the_octopus_odds():
+@pytest.mark.parametrize("prefix", ["", "rival_"])
+def test_the_octopus_edge_adds_the_best_theft_at_the_octopus_odds(prefix):
     rows, masks = played_decisions(5, 3)
     odds = odds_of(rows)
     flips = masks[:, 1] == 1
-    expected = odds[flips, COLUMN["flip_edge"]] + odds[flips, COLUMN["p_octopus"]] * odds[flips, COLUMN["best_theft"]]
-    np.testing.assert_allclose(odds[flips, COLUMN["octopus_edge"]], expected, atol=1e-6)
-    assert (odds[flips, COLUMN["best_theft"]] > 0).any()
+    best = odds[flips, COLUMN[f"{prefix}best_theft"]]
+    expected = odds[flips, COLUMN["flip_edge"]] + odds[flips, COLUMN["p_octopus"]] * best
+    np.testing.assert_allclose(odds[flips, COLUMN[f"{prefix}octopus_edge"]], expected, atol=1e-6)
+    assert (best > 0).any()
 
 
 def test_the_features_are_the_same_function_of_a_row_in_a_batch_or_alone():

@@ -70,7 +70,7 @@ def test_a_small_octopus_run_writes_a_whole_run(small_run):
     assert probed["players"] == 3 and probed["steps"] == 600 and probed["variant"] == "base"
     report = json.loads((directory / "exploit" / "exploit.json").read_text())
     assert report["arguments"]["game"] == "octopus" and report["tables"][0]["init"] == "target"
-    assert set(report["tables"][0]["final"]["vs_baselines"]) == {"random", "cautious", "risk-aware", "theft-aware"}
+    assert set(report["tables"][0]["final"]["vs_baselines"]) == {"random", "cautious", "risk-aware", "theft-aware", "rival-aware"}
 
 
 def test_the_league_counts_every_octopus_game_as_it_ends():
@@ -312,7 +312,7 @@ def test_the_octopus_yardstick_measures_three_players_unless_told_from_python_as
 def test_the_yardstick_s_default_baselines_are_the_game_s_own():
     from training.exploit import ExploitConfig
 
-    assert ExploitConfig(target="cautious", game="octopus").baselines == ("random", "cautious", "risk-aware", "theft-aware")
+    assert ExploitConfig(target="cautious", game="octopus").baselines == ("random", "cautious", "risk-aware", "theft-aware", "rival-aware")
     assert ExploitConfig(target="counter").baselines == ("random", "greedy", "counter")
     assert ExploitConfig(target="cautious", game="octopus", players=[2, 4]).players == (2, 4)
 

@@ -20,6 +20,8 @@ the recall view shows every card seen (O4), so the odds are the exact ones; from
 | `theft_ev` (9) | each theft's expected swing, by action index 3-11 (O5, 0 where not legal) |
 | `best_theft` | the best legal theft's EV, or 0 (no theft) |
 | `octopus_edge` | `flip_edge + p_octopus * best_theft`: the edge counting the theft an octopus allows |
+| `rival_theft_ev` (9) | each theft's EV as the rival-aware player weighs it: a trailing opponent's points count `RIVAL_WEIGHT` times |
+| `rival_best_theft`, `rival_octopus_edge` | `best_theft` and `octopus_edge` from those EVs |
 
 The theft EVs are exact: the thief's gain and the target's loss are sums over species, and each
 species' term depends only on whether the k cards drawn hold every (or any) card of that species
@@ -37,7 +39,8 @@ import gymnasium
 import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from miaui_env.octopus.observation import OBSERVATION_LAYOUT, VALUES
+from miaui_env.octopus.agents import RIVAL_WEIGHT
+from miaui_env.octopus.observation import OBSERVATION_LAYOUT, SCORE_SCALE, VALUES
 from miaui_env.octopus.rules import (
     DIE_FACES,
     FISH_VALUES,
@@ -46,12 +49,14 @@ from miaui_env.octopus.rules import (
     NUM_CARDS,
     NUM_OCTOPUSES,
     NUM_SPECIES,
+    TARGET,
     InvalidConfigError,
 )
 
 THEFTS = (MAX_PLAYERS - 1) * MAX_STEAL  # actions 3-11: offset 1-3, k 1-3
 ODDS_NAMES = ("p_bust", "p_octopus", "stop_gain", "flip_value", "flip_edge", *(f"theft_ev_{a}" for a in range(3, 3 + THEFTS)),
-              "best_theft", "octopus_edge")  # fmt: skip
+              "best_theft", "octopus_edge", *(f"rival_theft_ev_{a}" for a in range(3, 3 + THEFTS)), "rival_best_theft",
+              "rival_octopus_edge")  # fmt: skip
 ODDS_SIZE = len(ODDS_NAMES)
 POINTS_SCALE = 10.0  # odds in points are given / 10, near the observation's [0, 1]
 _SUCCESS = [sum(face >= k for face in DIE_FACES) / len(DIE_FACES) for k in range(1, MAX_STEAL + 1)]  # O5: 5/6, 1/2, 1/3
@@ -93,9 +98,9 @@ def _at_least(counts: torch.Tensor) -> torch.Tensor:
     return counts.flip(-1).cumsum(-1).flip(-1)
 
 
-def swing(tables: OddsTables, taker_best: torch.Tensor, source: torch.Tensor, k: int) -> torch.Tensor:
-    """E[gain of the taker + loss of the source] when k cards drawn uniformly from `source` (..., 10, 4)
-    move to a player whose best value per species is `taker_best` (..., 10); 0 if source holds < k."""
+def transfer(tables: OddsTables, taker_best: torch.Tensor, source: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(E[gain of the taker], E[loss of the source]) when k cards drawn uniformly from `source` (..., 10, 4)
+    move to a player whose best value per species is `taker_best` (..., 10); both 0 if source holds < k."""
     size = source.sum(dim=(-2, -1))  # (...,)
     above = _at_least(source)  # a_v
     total = tables.choose(size, k).clamp(min=1.0)[..., None, None]
@@ -103,7 +108,18 @@ def swing(tables: OddsTables, taker_best: torch.Tensor, source: torch.Tensor, k:
     gain = (some_drawn * (tables.values > taker_best[..., None])).sum(dim=(-2, -1))
     all_drawn = tables.choose(size[..., None, None] - above, k - above) / total  # P(every card of value >= v is drawn)
     loss = (all_drawn * (above > 0.5)).sum(dim=(-2, -1))
-    return torch.where(size >= k, gain + loss, torch.zeros_like(size))
+    enough = size >= k
+    return torch.where(enough, gain, torch.zeros_like(size)), torch.where(enough, loss, torch.zeros_like(size))
+
+
+def leading_opponents(observations: torch.Tensor) -> torch.Tensor:
+    """(B, 3) by clockwise offset 1-3: the opponents at the table with the highest total plus session
+    score (O7), as `miaui_env.octopus.agents.leading_opponents` finds them."""
+    present = _view(observations, "present")[:, 1:, 0] > 0.5
+    totals = torch.round(_view(observations, "total")[:, 1:, 0] * TARGET)
+    points = totals + torch.round(_view(observations, "session_score")[:, 1:, 0] * SCORE_SCALE)
+    points = torch.where(present, points, torch.full_like(points, -math.inf))
+    return present & (points == points.amax(dim=-1, keepdim=True))
 
 
 def _view(observations: torch.Tensor, name: str) -> torch.Tensor:
@@ -144,20 +160,33 @@ def octopus_odds(observations: torch.Tensor, tables: OddsTables) -> torch.Tensor
     # Thefts (O5): the -1 face hands one random card of the thief's to the target.
     targets = collections[:, 1:]  # (B, 3, 10, 4) by clockwise offset
     target_best = tables.best(targets)
-    backfire = torch.where(own.sum(dim=(-2, -1))[:, None] > 0.5, swing(tables, target_best, own[:, None], 1), zero)
+    given, lost = transfer(tables, target_best, own[:, None], 1)  # (B, 3) each; 0 when the thief holds nothing
     sizes = torch.round(_view(observations, "collection_size")[:, 1:, 0] * NUM_CARDS)  # in sight in both views (O4)
     present = _view(observations, "present")[:, 1:, 0] > 0.5
     steals = range(1, MAX_STEAL + 1)
-    evs = torch.stack([_SUCCESS[k - 1] * swing(tables, own_best[:, None], targets, k) - _BACKFIRE * backfire for k in steals], dim=-1)
     legal = torch.stack([present & (sizes >= k) for k in steals], dim=-1)  # (B, offset, k), as the action indices
-    theft_ev = torch.where(legal, evs, zero).reshape(len(observations), THEFTS)
-    best_theft = theft_ev.amax(dim=-1).clamp(min=0)  # illegal thefts are 0, as no theft is
+    moves = [transfer(tables, own_best[:, None], targets, k) for k in steals]  # (what it gains, what the target loses)
+
+    def theft_evs(weight: torch.Tensor | float) -> tuple[torch.Tensor, torch.Tensor]:
+        """(B, 9) each theft's EV with the target's points weighted by `weight`, and the best (0 if none positive)."""
+        backfire = lost + weight * given
+        evs = [_SUCCESS[k - 1] * (gain + weight * loss) - _BACKFIRE * backfire for k, (gain, loss) in zip(steals, moves, strict=True)]
+        ev = torch.where(legal, torch.stack(evs, dim=-1), zero).reshape(len(observations), THEFTS)
+        return ev, ev.amax(dim=-1).clamp(min=0)  # illegal thefts are 0, as no theft is
+
+    theft_ev, best_theft = theft_evs(1.0)
+    rival_weight = torch.where(leading_opponents(observations), 1.0, RIVAL_WEIGHT)
+    rival_theft_ev, rival_best_theft = theft_evs(rival_weight)
 
     flip_edge = flip_value - stop_gain
-    octopus_edge = flip_edge + p_octopus * best_theft
     points = torch.cat(
-        [stop_gain[:, None], flip_value[:, None], flip_edge[:, None], theft_ev, best_theft[:, None], octopus_edge[:, None]], dim=-1
-    )
+        [
+            stop_gain[:, None], flip_value[:, None], flip_edge[:, None], theft_ev, best_theft[:, None],
+            (flip_edge + p_octopus * best_theft)[:, None], rival_theft_ev, rival_best_theft[:, None],
+            (flip_edge + p_octopus * rival_best_theft)[:, None],
+        ],
+        dim=-1,
+    )  # fmt: skip
     return torch.cat([p_bust[:, None], p_octopus[:, None], points / POINTS_SCALE], dim=-1)
 
 

@@ -105,7 +105,7 @@ from miaui_env.agents.loading import (
 from miaui_env.agents.policy import PolicyAgent, load_sb3_policy
 from miaui_env.game.seeding import Seed, check_seed, seed_children, seed_generator, seed_int
 from miaui_env.observe.observation import VECTOR_BOUND
-from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, SIZE_SCALE, VALUES
+from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, SCORE_SCALE, SIZE_SCALE, VALUES
 from miaui_env.octopus.rules import (
     DIE_FACES,
     FISH_VALUES,
@@ -114,12 +114,14 @@ from miaui_env.octopus.rules import (
     NUM_ACTIONS,
     NUM_OCTOPUSES,
     NUM_SPECIES,
+    TARGET,
     InvalidConfigError,
 )
 
 STOP_ACTION, FLIP_ACTION, NO_THEFT_ACTION = 0, 1, 2
 VALUE_ARRAY = np.array(VALUES, dtype=np.float64)  # 1, 2, 3, 4: the columns of a per-species count block
 COPIES = np.array([FISH_VALUES.count(v) for v in VALUES], dtype=np.float64)  # O1: 2, 2, 1, 1 cards of each value
+RIVAL_WEIGHT = 0.0  # the rival-aware player: a trailing opponent's score counts this much against its own
 MAX_SUBSETS = 256  # a theft's expectation is exact up to this many k-subsets of the target's cards
 ROW_SCALE = float(NUM_SPECIES)  # row_length / row_order are stored / 10
 VALUE_SCALE = float(max(FISH_VALUES))  # the row's values are stored / 4
@@ -277,6 +279,7 @@ class RiskAwareAgent:
         own = collections[0]
         own_best = best_values(own)
         own_cards = _card_slots(own)
+        weights = self.target_weights(observation)
         values: dict[int, float] = {}
         for offset in range(1, MAX_PLAYERS):
             legal = [k for k in range(1, MAX_STEAL + 1) if mask[theft_action(offset, k)]]
@@ -288,16 +291,21 @@ class RiskAwareAgent:
             if own_cards.size:  # the -1 face: the target takes one random card of ours
                 lost = own_best.sum() - best_values(_removed(own, own_cards[:, None])).sum(axis=1)
                 given = np.maximum(VALUE_ARRAY[own_cards % len(VALUES)] - target_best[own_cards // len(VALUES)], 0.0)
-                backfire = float((lost + given).mean())
+                backfire = float((lost + weights[offset] * given).mean())
             target_cards = _card_slots(target)
             for k in legal:
                 taken = target_cards[self._subsets(len(target_cards), k)]  # (subsets, k) card slots
                 moved = -_removed(np.zeros_like(target), taken)
                 gained = best_values(own[None] + moved).sum(axis=1) - own_best.sum()
                 lost_by_target = target_best.sum() - best_values(_removed(target, taken)).sum(axis=1)
-                swing = float((gained + lost_by_target).mean()) if len(taken) else 0.0  # a target's cards the view hides: nothing known
+                # a target's cards the view hides: nothing known
+                swing = float((gained + weights[offset] * lost_by_target).mean()) if len(taken) else 0.0
                 values[theft_action(offset, k)] = success_probability(k) * swing - BACKFIRE_PROBABILITY * backfire
         return values
+
+    def target_weights(self, observation: np.ndarray) -> np.ndarray:
+        """(4,) by clockwise offset: how much an opponent's score counts against its own (every one fully)."""
+        return np.ones(MAX_PLAYERS)
 
     def _subsets(self, m: int, k: int) -> np.ndarray:
         """(count, k) indices: every k-subset of m cards, or MAX_SUBSETS drawn at random when there are more."""
@@ -332,6 +340,38 @@ class TheftAwareAgent(RiskAwareAgent):
         return edge + p_octopus * self.choose_theft(observation, theft_mask(observation))[1]
 
 
+class RivalAwareAgent(TheftAwareAgent):
+    """Theft-aware, but only the leading opponent's score counts fully against its own (module docstring)."""
+
+    name = "rival-aware"
+
+    def __init__(self, seed: Seed | None = None, rival_weight: float = RIVAL_WEIGHT):
+        number = isinstance(rival_weight, int | float | np.integer | np.floating) and not isinstance(rival_weight, bool)
+        if not number or not 0 <= rival_weight <= 1:
+            raise InvalidConfigError(
+                f"rival_weight={rival_weight!r:.60} is not allowed; it is a number from 0 (only the leader's score "
+                f"counts) to 1 (every opponent's counts fully: theft-aware)"
+            )
+        super().__init__(seed)
+        self.rival_weight = float(rival_weight)
+
+    def target_weights(self, observation: np.ndarray) -> np.ndarray:
+        """1 for the leading opponents (highest total plus session score, O7), `rival_weight` for the others."""
+        return np.where(leading_opponents(observation), 1.0, self.rival_weight)
+
+
+def leading_opponents(observation: np.ndarray) -> np.ndarray:
+    """(4,) by clockwise offset: True for the opponents at the table with the highest total plus session
+    score (O7; the session score is 0 where the view hides it); offset 0, the seat itself, is False."""
+    present = OBSERVATION_LAYOUT.view(observation, "present")[:, 0] > 0.5
+    points = np.rint(OBSERVATION_LAYOUT.view(observation, "total")[:, 0] * TARGET) + np.rint(
+        OBSERVATION_LAYOUT.view(observation, "session_score")[:, 0] * SCORE_SCALE
+    )
+    present[0] = False
+    best = points[present].max(initial=-np.inf)
+    return present & (points == best)
+
+
 def theft_mask(observation: np.ndarray) -> np.ndarray:
     """The mask an octopus would give the seat now (O5): no theft, and k from each opponent holding k cards or more."""
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
@@ -351,6 +391,7 @@ def octopus_agents() -> dict[str, Callable[[int | None], Agent]]:
         CautiousAgent.name: CautiousAgent,
         RiskAwareAgent.name: RiskAwareAgent,
         TheftAwareAgent.name: TheftAwareAgent,
+        RivalAwareAgent.name: RivalAwareAgent,
     }
 
 
@@ -417,8 +458,10 @@ def load_octopus_agents(names: Sequence[str], seed: int | None = None) -> list[A
 __all__ = [
     "CautiousAgent",
     "RiskAwareAgent",
+    "RivalAwareAgent",
     "TheftAwareAgent",
     "flip_odds",
+    "leading_opponents",
     "load_octopus_agent",
     "load_octopus_agents",
     "octopus_agents",
