@@ -241,6 +241,15 @@ def test_opponents_tied_for_the_lead_all_count_fully():
     assert values == TheftAwareAgent(0).theft_values(obs, action_mask(state))
 
 
+def test_the_best_placed_opponent_leads_even_behind_the_seat_itself():
+    # player_0 keeps A4 (4), player_1 B1 (1), player_2 C4 and D4 (8, ahead of both); after two declined
+    # thefts player_2 flips an octopus: player_0, offset 1, is the opponent to weigh fully.
+    top = [fish("anchovy", 4), fish("bream", 1), fish("cod", 4), fish("dory", 4), *OCTOPUS_IDS[:3]]
+    state = theft_state_of(3, top, [STOP, STOP, FLIP, STOP, NO_THEFT, NO_THEFT])
+    assert state.active == 2
+    assert leading_opponents(observe(state, 2, "recall")).tolist() == [False, True, False, False]
+
+
 @settings(max_examples=5, deadline=None)
 @given(seed=st.integers(0, 2**31), num_players=st.integers(2, 4))
 def test_a_rival_weight_of_one_is_the_theft_aware_player(seed, num_players):

@@ -33,7 +33,7 @@ SMALL = [
     "opponents.snapshot_every=800",
     "opponents.pool_size=2",
     "probe.steps=0",
-    "kickstart.decisions=0",  # configs/octopus.yaml clones risk-aware first: a test of its own below
+    "kickstart.decisions=0",  # configs/octopus.yaml clones rival-aware first: a test of its own below
     "device=cpu",
 ]
 

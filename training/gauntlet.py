@@ -163,7 +163,7 @@ def plot_curves(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(figsize=(7, 4))
+    figure, axes = plt.subplots(figsize=(9, 4))
     for curve in curves:
         (line,) = axes.plot(curve.steps, curve.values, marker="o", label=curve.label)
         axes.fill_between(curve.steps, curve.values - curve.band, curve.values + curve.band, alpha=0.2)
@@ -175,7 +175,7 @@ def plot_curves(
     axes.set_ylabel(ylabel)
     if ylim is not None:
         axes.set_ylim(*ylim)
-    axes.legend()
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)  # beside the axes: it never hides a curve
     axes.set_title(title)
     figure.tight_layout()
     with replacing(path) as temporary:

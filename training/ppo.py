@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 # Features extractors a config may name (YAML holds no class), and the module that defines each.
 FEATURES_EXTRACTORS = {
     "ExpandCompactObservations": "miaui_env.integrations.sb3",  # Miaui rows as uint8 codes
-    "OctopusOddsFeatures": "miaui_env.integrations.octopus_odds",  # the octopus risk-aware player's odds as inputs
+    "OctopusOddsFeatures": "miaui_env.integrations.octopus_odds",  # the octopus heuristics' odds as inputs
 }
 # The trainers set these MaskablePPO arguments themselves; the rest of its signature is the `ppo` section's.
 RUN_SETS = ("self", "policy", "env", "seed", "device", "verbose", "tensorboard_log", "_init_setup_model")

@@ -1,12 +1,12 @@
-"""The risk-aware player's odds as network inputs: an SB3 features extractor for the octopus game.
+"""The octopus heuristics' odds as network inputs: an SB3 features extractor for the octopus game.
 
     policy_kwargs={"features_extractor_class": OctopusOddsFeatures}      # in Python
     ppo: {policy_kwargs: {features_extractor_class: OctopusOddsFeatures}}  # in a run's config
 
 A policy network reads the octopus observation (`miaui_env.octopus.observation`) followed by
 `ODDS_SIZE` numbers computed from it, in torch, batched, on the policy's device: what the
-risk-aware baseline (`miaui_env.octopus.agents`, whose docstring holds the maths) weighs before
-each decision, so that a network starts from the quantities a strong player uses instead of
+risk-aware, theft-aware and rival-aware baselines (`miaui_env.octopus.agents`, whose docstring
+holds the maths) weigh before each decision, so that a network starts from the quantities a strong player uses instead of
 having to learn card counting from the raw counts. They are a function of the observation alone:
 the recall view shows every card seen (O4), so the odds are the exact ones; from the table view
 (opponents' collections and the discard pile hidden) they are computed from what is in sight.

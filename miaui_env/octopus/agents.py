@@ -15,7 +15,9 @@ observation). `octopus_agents()` is the name table an arena or a CLI loads them 
   not in the deck has been seen (O4: the discard pile, the row and every collection are public to
   a perfect memory). The maths below.
 - `theft-aware` (`TheftAwareAgent`): risk-aware, except that an octopus on the next flip is worth
-  the theft it allows (below). The stronger baseline, and the teacher `configs/octopus.yaml` clones.
+  the theft it allows (below).
+- `rival-aware` (`RivalAwareAgent`): theft-aware, except that a theft weighs only the leading
+  opponent's points fully (below). The strongest baseline, and the teacher `configs/octopus.yaml` clones.
 
 ## The risk-aware player's maths
 Let `own_best[s]` be the highest value of species s in its own collection (0 if none) and `gain(C)`
@@ -63,6 +65,17 @@ gives their legality: an opponent holding k cards or more). The theft-aware play
 and steals as the risk-aware player does. Risk-aware counts an octopus as 0, so the theft-aware
 player flips a little longer, most where an opponent holds high cards its own collection lacks.
 
+**The rival-aware theft.** Only one player wins (O9), so points taken from an opponent who trails
+matter less than points taken from the one ahead. The rival-aware player values a theft from
+target t as above with the target's terms weighted by `w_t`:
+
+    EV(t, k) = P(roll >= k) * E_S[ gain(S) + w_t * loss_t(S) ]  -  1/6 * E_c[ loss_own(c) + w_t * gain_t(c) ]
+
+where `w_t` is 1 for the leading opponents (the highest total plus session score, O7; every one
+tied for it) and `rival_weight` (default `RIVAL_WEIGHT` = 0) for the others. It flips as the
+theft-aware player does, with these EVs. At 2 players the one opponent always leads, so it plays
+as theft-aware; `rival_weight=1` is theft-aware at every size.
+
 Measured (the octopus arena, duplicate sets, seed 20261126, never tuned on; win share with its
 95% CI over duplicate sets; 2 shared CPU cores, about 3-4 minutes a run):
 
@@ -78,7 +91,10 @@ Measured (the octopus arena, duplicate sets, seed 20261126, never tuned on; win 
 
 The theft-aware player against n - 1 risk-aware players (`--candidate theft-aware --field
 risk-aware --players N --games 3000 --seed 20261126`; fair shares 1/2, 1/3, 1/4): 0.530 +- 0.018
-at 2 players (z = 3.2), 0.373 +- 0.018 at 3 (z = 4.5), 0.271 +- 0.017 at 4 (z = 2.4).
+at 2 players (z = 3.2), 0.373 +- 0.018 at 3 (z = 4.5), 0.271 +- 0.017 at 4 (z = 2.4). The
+rival-aware player, the same way: 0.378 +- 0.018 at 3 players (z = 4.9), 0.285 +- 0.017 at 4
+(z = 4.0); against n - 1 theft-aware players 0.352 +- 0.015 at 3 (z = 2.4), 0.258 +- 0.014 at 4
+(z = 1.1). At 2 players it plays the theft-aware player's games.
 """
 
 from __future__ import annotations
@@ -368,8 +384,8 @@ def leading_opponents(observation: np.ndarray) -> np.ndarray:
         OBSERVATION_LAYOUT.view(observation, "session_score")[:, 0] * SCORE_SCALE
     )
     present[0] = False
-    best = points[present].max(initial=-np.inf)
-    return present & (points == best)
+    leaders: np.ndarray = present & (points == points[present].max(initial=-np.inf))
+    return leaders
 
 
 def theft_mask(observation: np.ndarray) -> np.ndarray:

@@ -51,6 +51,7 @@ _OCTOPUS_ABOUT = {
     "cautious": "flips until its row holds 3 cards; after an octopus steals 1 from the largest collection",
     "risk-aware": "flips while one more flip's expected gain is positive; steals when it pays (plays from the recall view)",
     "theft-aware": "risk-aware, counting the theft an octopus would allow as part of a flip's gain (plays from the recall view)",
+    "rival-aware": "theft-aware, weighing a theft by what it takes from the leading opponent (plays from the recall view)",
 }
 
 
