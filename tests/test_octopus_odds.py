@@ -1,5 +1,6 @@
-"""The odds features (miaui_env/integrations/octopus_odds.py) against the risk-aware player's own
-maths (miaui_env/octopus/agents.py), which is the reference: both read the same observations."""
+"""The odds features (miaui_env/integrations/octopus_odds.py) against the risk-aware, theft-aware and
+rival-aware players' own maths (miaui_env/octopus/agents.py), which is the reference: both read the
+same observations."""
 
 from __future__ import annotations
 
@@ -13,10 +14,29 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from miaui_env.agents import RandomAgent
-from miaui_env.integrations.octopus_odds import ODDS_NAMES, ODDS_SIZE, POINTS_SCALE, OctopusOddsFeatures, octopus_odds
-from miaui_env.octopus.agents import MAX_SUBSETS, CautiousAgent, RiskAwareAgent, RivalAwareAgent, flip_odds
+from miaui_env.integrations.octopus_odds import (
+    ODDS_NAMES,
+    ODDS_SIZE,
+    POINTS_SCALE,
+    OctopusOddsFeatures,
+    leading_opponents,
+    octopus_odds,
+)
+from miaui_env.octopus.agents import MAX_SUBSETS, CautiousAgent, RiskAwareAgent, RivalAwareAgent, TheftAwareAgent, flip_odds
+from miaui_env.octopus.agents import leading_opponents as agents_leading_opponents
 from miaui_env.octopus.observation import OBSERVATION_LAYOUT, observe
-from miaui_env.octopus.rules import OCTOPUS_IDS, Phase, action_mask, decision_of, fish, new_game, stacked_deck, step
+from miaui_env.octopus.rules import (
+    NO_THEFT,
+    OCTOPUS_IDS,
+    STOP,
+    Phase,
+    action_mask,
+    decision_of,
+    fish,
+    new_game,
+    stacked_deck,
+    step,
+)
 from miaui_env.octopus.rules import InvalidConfigError as OctopusConfigError
 
 COLUMN = {name: i for i, name in enumerate(ODDS_NAMES)}
@@ -118,6 +138,56 @@ def test_a_theft_ev_is_hand_computed_on_a_stacked_deck():
     assert odds[COLUMN["theft_ev_4"]] * POINTS_SCALE == pytest.approx(1 / 2 * 14)
     assert odds[COLUMN["theft_ev_5"]] == 0  # k = 3 > 2 cards: not legal
     assert odds[COLUMN["best_theft"]] * POINTS_SCALE == pytest.approx(7.0)
+
+
+def test_the_rival_theft_evs_are_hand_computed_on_a_stacked_deck():
+    # 3 players: player_0 keeps A4 (4 points, the leader), player_1 B3, player_2 A3; two octopuses with
+    # their thefts declined, then player_2 flips the third. The -1 face gives a target A3: player_2 loses
+    # 3, player_0 (holding A4) gains 0, player_1 gains 3. From player_0 (offset 1), k=1: player_2 gains 1,
+    # player_0 loses 4: 5/6 * 5 - 3/6 = 22/6 either way. From player_1 (offset 2), k=1: 5/6 * 6 - 6/6 =
+    # 24/6 in full; a trailing target's points count 0 times: 5/6 * 3 - 3/6 = 12/6.
+    top = [fish("anchovy", 4), fish("bream", 3), fish("anchovy", 3), *OCTOPUS_IDS[:3]]
+    state = new_game(3, seed=0, deck=stacked_deck(top), max_sessions=1)
+    for decision in (STOP, STOP, STOP, NO_THEFT, NO_THEFT):
+        step(state, decision)
+    assert state.active == 2 and state.phase is Phase.THEFT
+    row = observe(state, 2, "recall")
+    odds = odds_of(row[None])[0] * POINTS_SCALE
+    assert leading_opponents(torch.as_tensor(row[None])).tolist() == [[True, False, False]]
+    assert odds[COLUMN["theft_ev_3"]] == pytest.approx(22 / 6, abs=1e-5) and odds[COLUMN["rival_theft_ev_3"]] == pytest.approx(
+        22 / 6, abs=1e-5
+    )
+    assert odds[COLUMN["theft_ev_6"]] == pytest.approx(24 / 6, abs=1e-5) and odds[COLUMN["rival_theft_ev_6"]] == pytest.approx(
+        12 / 6, abs=1e-5
+    )
+    assert odds[COLUMN["best_theft"]] == pytest.approx(24 / 6, abs=1e-5) and odds[COLUMN["rival_best_theft"]] == pytest.approx(
+        22 / 6, abs=1e-5
+    )
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**31), num_players=st.integers(2, 4), view=st.sampled_from(["recall", "table"]))
+def test_the_leaders_are_the_rival_aware_players(seed, num_players, view):
+    # Ties, absent seats (fewer than 4 players) and the table view (opponents' session scores hidden).
+    rows, _ = played_decisions(seed, num_players, view)
+    expected = np.array([agents_leading_opponents(row)[1:] for row in rows])
+    np.testing.assert_array_equal(leading_opponents(torch.as_tensor(rows)).numpy(), expected)
+
+
+@pytest.mark.parametrize(("player", "prefix"), [(TheftAwareAgent, ""), (RivalAwareAgent, "rival_")])
+def test_the_octopus_edge_is_the_players_flip_edge(player, prefix):
+    # The agents return early with the plain edge when it is positive; compare where the theft term counts,
+    # on rows whose every theft EV is exact (no sampled subsets).
+    rows, masks = played_decisions(5, 3)
+    odds = odds_of(rows)
+    reference, compared = player(0), 0
+    for row, mask, feature in zip(rows, masks, odds, strict=True):
+        sizes = np.rint(OBSERVATION_LAYOUT.view(row, "collection_size")[1:, 0] * 66).astype(int)
+        if not mask[1] or feature[COLUMN["flip_edge"]] > 0 or any(math.comb(n, 3) > MAX_SUBSETS for n in sizes):
+            continue
+        assert feature[COLUMN[f"{prefix}octopus_edge"]] * POINTS_SCALE == pytest.approx(reference.flip_edge(row), abs=1e-4)
+        compared += 1
+    assert compared > 0
 
 
 @pytest.mark.parametrize("prefix", ["", "rival_"])

@@ -202,7 +202,7 @@ class OctopusGame:
     probe_players = 3
     yardstick_clones = False  # kickstart.teacher's default is Miaui's counter: a best response starts from scratch or the target
 
-    load_agent = staticmethod(load_octopus_agent)  # random, cautious, risk-aware, theft-aware, octopus-ppo-v1, a run's folder
+    load_agent = staticmethod(load_octopus_agent)  # random, cautious, risk-aware, theft-aware, rival-aware, octopus-ppo-v1, a run's folder
     gauntlet = staticmethod(octopus_gauntlet)  # the octopus arena's (training/gauntlet.py)
     cloning_chunk = 64  # games end apart: each chunk's unfinished games teach the policy, not the value
 

@@ -114,7 +114,8 @@ def transfer(tables: OddsTables, taker_best: torch.Tensor, source: torch.Tensor,
 
 def leading_opponents(observations: torch.Tensor) -> torch.Tensor:
     """(B, 3) by clockwise offset 1-3: the opponents at the table with the highest total plus session
-    score (O7), as `miaui_env.octopus.agents.leading_opponents` finds them."""
+    score (O7; by total alone from the table view, which hides opponents' session scores), as
+    `miaui_env.octopus.agents.leading_opponents` finds them."""
     present = _view(observations, "present")[:, 1:, 0] > 0.5
     totals = torch.round(_view(observations, "total")[:, 1:, 0] * TARGET)
     points = totals + torch.round(_view(observations, "session_score")[:, 1:, 0] * SCORE_SCALE)
@@ -208,4 +209,4 @@ class OctopusOddsFeatures(BaseFeaturesExtractor):
         return torch.cat([observations, octopus_odds(observations, self.tables)], dim=-1)
 
 
-__all__ = ["ODDS_NAMES", "ODDS_SIZE", "OctopusOddsFeatures", "octopus_odds"]
+__all__ = ["ODDS_NAMES", "ODDS_SIZE", "OctopusOddsFeatures", "leading_opponents", "octopus_odds"]

@@ -17,7 +17,8 @@ observation). `octopus_agents()` is the name table an arena or a CLI loads them 
 - `theft-aware` (`TheftAwareAgent`): risk-aware, except that an octopus on the next flip is worth
   the theft it allows (below).
 - `rival-aware` (`RivalAwareAgent`): theft-aware, except that a theft weighs only the leading
-  opponent's points fully (below). The strongest baseline, and the teacher `configs/octopus.yaml` clones.
+  opponent's points fully (below). It beats theft-aware at 3 players, and is the teacher
+  `configs/octopus.yaml` clones.
 
 ## The risk-aware player's maths
 Let `own_best[s]` be the highest value of species s in its own collection (0 if none) and `gain(C)`
@@ -401,7 +402,7 @@ def theft_mask(observation: np.ndarray) -> np.ndarray:
 
 
 def octopus_agents() -> dict[str, Callable[[int | None], Agent]]:
-    """The octopus baselines by name: random, cautious (stops at 3 cards), risk-aware, theft-aware."""
+    """The octopus baselines by name: random, cautious (stops at 3 cards), risk-aware, theft-aware, rival-aware."""
     return {
         RandomAgent.name: RandomAgent,
         CautiousAgent.name: CautiousAgent,
