@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import torch
 
 from miaui_env.agents import AgentError
 from miaui_env.apps import octopus_play, octopus_replay
@@ -19,8 +21,19 @@ from miaui_env.apps.octopus_arena import OctopusArenaConfig
 from miaui_env.envs.miaui import ResetOptionWarning
 from miaui_env.game.cards import DeckError
 from miaui_env.game.rules import IllegalActionError, InvalidConfigError
+from miaui_env.integrations.octopus_odds import OddsTables, octopus_odds
+from miaui_env.integrations.octopus_odds import leading_opponents as odds_leading_opponents
 from miaui_env.octopus import rules
-from miaui_env.octopus.agents import CautiousAgent, RiskAwareAgent, RivalAwareAgent, TheftAwareAgent, load_octopus_agents
+from miaui_env.octopus.agents import (
+    CautiousAgent,
+    RiskAwareAgent,
+    RivalAwareAgent,
+    TheftAwareAgent,
+    flip_odds,
+    leading_opponents,
+    load_octopus_agents,
+    theft_mask,
+)
 from miaui_env.octopus.env import DiceError, env, raw_env
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -170,6 +183,34 @@ def test_the_baselines_refuse_malformed_observations_and_masks(agent, batch, wor
     with pytest.raises(AgentError) as refused:
         agent(0).act(*batch())
     assert words in str(refused.value) and agent.name in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("helper", "words"),
+    [
+        (flip_odds, "flip_odds"),
+        (theft_mask, "theft_mask"),
+        (leading_opponents, "leading_opponents"),
+        (lambda row: RivalAwareAgent(0).theft_values(row, MASK[0]), "rival-aware theft_values"),
+    ],
+    ids=["flip_odds", "theft_mask", "leading_opponents", "theft_values"],
+)
+@pytest.mark.parametrize(("row", "got"), [(OBS[0, :5], "shape (5,)"), (OBS, f"shape {OBS.shape}"), (list(OBS[0]), "got list")])
+def test_the_one_row_helpers_refuse_anything_but_one_octopus_row(helper, words, row, got):
+    with pytest.raises(AgentError, match=rf"{words}: an observation is one octopus row.*{re.escape(got)}"):
+        helper(row)
+
+
+def test_theft_values_refuses_a_mask_of_another_shape():
+    with pytest.raises(AgentError, match=r"risk-aware theft_values: a mask is one row of 12 actions; got shape \(2, 12\)"):
+        RiskAwareAgent(0).theft_values(OBS[0], np.ones((2, 12)))
+
+
+@pytest.mark.parametrize("rows", [torch.zeros(306), torch.zeros(2, 5), np.zeros((2, 306))], ids=["one row", "short rows", "an array"])
+def test_the_odds_refuse_anything_but_a_batch_of_octopus_rows(rows):
+    for odds in (lambda o: octopus_odds(o, OddsTables()), odds_leading_opponents):
+        with pytest.raises(InvalidConfigError, match=r"the octopus odds read a \(batch, 306\) tensor of observations; got "):
+            odds(rows)
 
 
 def test_the_baselines_answer_legal_actions_on_odd_but_well_formed_observations():

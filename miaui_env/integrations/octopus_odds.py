@@ -6,8 +6,8 @@
 A policy network reads the octopus observation (`miaui_env.octopus.observation`) followed by
 `ODDS_SIZE` numbers computed from it, in torch, batched, on the policy's device: what the
 risk-aware, theft-aware and rival-aware baselines (`miaui_env.octopus.agents`, whose docstring
-holds the maths) weigh before each decision, so that a network starts from the quantities a strong player uses instead of
-having to learn card counting from the raw counts. They are a function of the observation alone:
+holds the maths) weigh before each decision, so that a network starts from the quantities a
+strong player uses instead of having to learn card counting from the raw counts. They are a function of the observation alone:
 the recall view shows every card seen (O4), so the odds are the exact ones; from the table view
 (opponents' collections and the discard pile hidden) they are computed from what is in sight.
 
@@ -116,11 +116,22 @@ def leading_opponents(observations: torch.Tensor) -> torch.Tensor:
     """(B, 3) by clockwise offset 1-3: the opponents at the table with the highest total plus session
     score (O7; by total alone from the table view, which hides opponents' session scores), as
     `miaui_env.octopus.agents.leading_opponents` finds them."""
+    _check_rows(observations)
     present = _view(observations, "present")[:, 1:, 0] > 0.5
     totals = torch.round(_view(observations, "total")[:, 1:, 0] * TARGET)
     points = totals + torch.round(_view(observations, "session_score")[:, 1:, 0] * SCORE_SCALE)
     points = torch.where(present, points, torch.full_like(points, -math.inf))
     return present & (points == points.amax(dim=-1, keepdim=True))
+
+
+def _check_rows(observations: object) -> None:
+    """InvalidConfigError unless `observations` is a (batch, 306) tensor of octopus rows."""
+    shape = tuple(getattr(observations, "shape", ()))
+    if not isinstance(observations, torch.Tensor) or len(shape) != 2 or shape[1] != OBSERVATION_LAYOUT.size:
+        raise InvalidConfigError(
+            f"the octopus odds read a (batch, {OBSERVATION_LAYOUT.size}) tensor of observations; "
+            f"got {type(observations).__name__} of shape {shape}"
+        )
 
 
 def _view(observations: torch.Tensor, name: str) -> torch.Tensor:
@@ -130,6 +141,7 @@ def _view(observations: torch.Tensor, name: str) -> torch.Tensor:
 
 def octopus_odds(observations: torch.Tensor, tables: OddsTables) -> torch.Tensor:
     """(B, ODDS_SIZE): the odds of the module docstring for a batch of octopus observations (B, 306)."""
+    _check_rows(observations)
     zero = observations.new_zeros(())
     row_values = torch.round(_view(observations, "row") * max(FISH_VALUES)).clamp(0, max(FISH_VALUES))  # (B, 10)
     row_order = torch.round(_view(observations, "row_order") * NUM_SPECIES)

@@ -197,6 +197,16 @@ def checked_batch(observations: object, masks: object, who: str) -> tuple[np.nda
     return obs, mask
 
 
+def checked_row(observation: object, who: str) -> np.ndarray:
+    """`observation` if it is one octopus row (an array of shape (306,) of numbers); AgentError naming `who` otherwise.
+    Cheap (no pass over the values): the helpers below run it on every decision."""
+    size = OBSERVATION_LAYOUT.size
+    if not isinstance(observation, np.ndarray) or observation.shape != (size,) or observation.dtype.kind not in "fiu":
+        got = f"shape {observation.shape}, dtype {observation.dtype}" if isinstance(observation, np.ndarray) else type(observation).__name__
+        raise AgentError(f"{who}: an observation is one octopus row, an array of shape ({size},) of numbers; got {got}")
+    return observation
+
+
 class CautiousAgent:
     """Flips until the row holds `cards` cards, then stops; steals 1 card from the largest collection."""
 
@@ -239,6 +249,7 @@ def best_values(counts: np.ndarray) -> np.ndarray:
 
 def flip_odds(observation: np.ndarray) -> tuple[float, float, float, float]:
     """For one recall-view observation: (P_bust, P_octopus, E_flip, G_stop) of the next flip (module docstring)."""
+    checked_row(observation, "flip_odds")
     row_values = np.clip(np.rint(OBSERVATION_LAYOUT.view(observation, "row") * VALUE_SCALE), 0, VALUE_SCALE)  # (10,), 0 where none
     row_order = np.rint(OBSERVATION_LAYOUT.view(observation, "row_order") * ROW_SCALE)
     collections = OBSERVATION_LAYOUT.view(observation, "collection")  # (4, 10, 4), row 0 its own
@@ -292,6 +303,9 @@ class RiskAwareAgent:
 
     def theft_values(self, observation: np.ndarray, mask: np.ndarray) -> dict[int, float]:
         """EV of every legal theft action (module docstring), by action index."""
+        checked_row(observation, f"{self.name} theft_values")
+        if np.shape(mask) != (NUM_ACTIONS,):
+            raise AgentError(f"{self.name} theft_values: a mask is one row of {NUM_ACTIONS} actions; got shape {np.shape(mask)}")
         collections = np.rint(OBSERVATION_LAYOUT.view(observation, "collection"))  # (4, 10, 4) counts
         own = collections[0]
         own_best = best_values(own)
@@ -380,6 +394,7 @@ class RivalAwareAgent(TheftAwareAgent):
 def leading_opponents(observation: np.ndarray) -> np.ndarray:
     """(4,) by clockwise offset: True for the opponents at the table with the highest total plus session
     score (O7; the session score is 0 where the view hides it); offset 0, the seat itself, is False."""
+    checked_row(observation, "leading_opponents")
     present = OBSERVATION_LAYOUT.view(observation, "present")[:, 0] > 0.5
     points = np.rint(OBSERVATION_LAYOUT.view(observation, "total")[:, 0] * TARGET) + np.rint(
         OBSERVATION_LAYOUT.view(observation, "session_score")[:, 0] * SCORE_SCALE
@@ -391,6 +406,7 @@ def leading_opponents(observation: np.ndarray) -> np.ndarray:
 
 def theft_mask(observation: np.ndarray) -> np.ndarray:
     """The mask an octopus would give the seat now (O5): no theft, and k from each opponent holding k cards or more."""
+    checked_row(observation, "theft_mask")
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     mask[NO_THEFT_ACTION] = 1
     sizes = np.rint(OBSERVATION_LAYOUT.view(observation, "collection_size")[:, 0] * SIZE_SCALE)
