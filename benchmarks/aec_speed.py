@@ -40,7 +40,7 @@ def agent_steps_per_second(make_env, seconds: float, seed: int = 0) -> float:
 
 def main() -> None:
     """Measure and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=5.0, help="wall time per measurement")
     parser.add_argument("--players", type=int, nargs="+", default=[3, 4, 5, 6])
     args = parser.parse_args()

@@ -20,7 +20,7 @@ from miaui_env.octopus.env import env
 
 def main() -> None:
     """Measure and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0, help="wall time per measurement")
     parser.add_argument("--repeats", type=int, default=3, help="paired measurements per table size (medians are printed)")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])

@@ -89,7 +89,7 @@ def ppo_steps_per_second(venv: Any, steps: int) -> float:
 
 def main() -> None:
     """Measure and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0, help="wall time per random-play measurement")
     parser.add_argument("--games", type=int, nargs="+", default=[64, 256])
     parser.add_argument("--ppo-steps", type=int, default=30_000, help="learner steps timed per MaskablePPO measurement")

@@ -92,7 +92,7 @@ def rllib_steps_per_second(runners: int, iterations: int, directory: Path) -> fl
 
 def main() -> None:
     """Measure and print the figures and ratios."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--iterations", type=int, default=6, help="timed PPO iterations of each path (8,448 steps each)")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--runners", type=int, nargs="+", default=[1, 2], help="env runner counts of the RLlib path")

@@ -66,7 +66,7 @@ def mcts_cost(simulations: int, decisions: int, seed: int) -> float:
 
 def main() -> None:
     """Measure both and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=512)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()

@@ -138,7 +138,7 @@ def miaui_steps_per_second(steps: int, config_spec: str, device: str) -> tuple[f
 
 def main() -> None:
     """Measure and print."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=300_000)
     parser.add_argument("--cartpole-steps", type=int, default=50_000)
     parser.add_argument("--repeats", type=int, default=3)

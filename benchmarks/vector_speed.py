@@ -120,7 +120,7 @@ def paired_engines(options: dict[str, Any], seconds: float, repeats: int) -> tup
 
 def main() -> None:
     """Measure and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=2.0, help="wall time per measurement")
     parser.add_argument("--repeats", type=int, default=3, help="measurements per row, each paired with its peer's")
     parser.add_argument("--batches", type=int, nargs="+", default=[256, 4096, 16384])

@@ -48,7 +48,7 @@ class Agent(nn.Module):
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
     """Train; returns the steps taken, the games finished, their mean return and the last minibatch's loss."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--total-timesteps", type=int, default=50_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--num-envs", type=int, default=8)

@@ -36,7 +36,7 @@ def parallel_env(config: dict) -> object:
 def main(argv: list[str] | None = None) -> dict[str, float]:
     """Train for --iterations; returns the env steps sampled and the last iteration's mean episode
     return, summed over the seats (the win reward shares 1 among the winners, so it is 1)."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--api", choices=["aec", "parallel"], default="parallel")
     parser.add_argument("--iterations", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)

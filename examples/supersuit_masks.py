@@ -22,7 +22,7 @@ from miaui_env.integrations.sb3 import ActionMasksFromObservation
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
     """Train the shared policy for --steps; returns the steps, the last update's loss and whether every card it then plays is legal."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)

@@ -34,7 +34,7 @@ def make_env() -> PettingZooEnv:
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
     """Collect --steps env steps, updating the DQN seat as we go; returns the steps, the games and the seat's last loss."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)

@@ -13,10 +13,12 @@ The package is a house of rooms, each importing only from the rooms listed befor
     apps/          arena, replays, human play, demo, the browser app, run files, CLI conventions
 
 Importing the package loads no RL library: the names below that need PettingZoo, Gymnasium,
-numba or torch are imported on first use (PEP 562). `import miaui_env.envs` registers
-`miaui_env/Miaui-v0` with Gymnasium and `miaui_env/miaui-v0` with PettingZoo (1.27 and later), so
-`gymnasium.make("miaui_env.envs:miaui_env/Miaui-v0")` works in a fresh interpreter; it also registers
-the octopus game's AEC env as `miaui_env/octopus-v0` (also `miaui_env.octopus_env`, from `miaui_env.octopus.env`).
+numba or torch are imported on first use (PEP 562). It registers `miaui_env/Miaui-v0` with
+Gymnasium and `miaui_env/miaui-v0` (AEC and Parallel) and the octopus game's `miaui_env/octopus-v0`
+(AEC) with PettingZoo 1.27 and later, as Gymnasium's convention asks (`import miaui_env;
+gymnasium.make("miaui_env/Miaui-v0")`), yet without importing either: the ids join a library's
+registry when it is imported (miaui_env/registration.py). `gymnasium.make("miaui_env.envs:miaui_env/Miaui-v0")`
+works in a fresh interpreter too.
 """
 
 from __future__ import annotations
@@ -26,10 +28,12 @@ import sys
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from miaui_env import _interrupts  # noqa: F401  # first: Ctrl-C while one of our commands starts ends it in one line
 from miaui_env._moved import OLD_PATHS
 from miaui_env.game.cards import DEFAULT_DECK, DeckError, FishCard, FishKind
 from miaui_env.game.rules import GameConfig, IllegalActionError, InvalidConfigError, RoundRecord
 from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT
+from miaui_env.registration import GYMNASIUM_ID, PETTINGZOO_ID, register_envs
 from miaui_env.spec import TableKwargs, TableSpec
 
 if TYPE_CHECKING:
@@ -42,8 +46,7 @@ if TYPE_CHECKING:
 __version__ = "0.2.0"
 if OLD_PATHS not in sys.meta_path:  # 0.1's module paths (miaui_env._moved), before a file finder loads one twice
     sys.meta_path.insert(0, OLD_PATHS)
-GYMNASIUM_ID = "miaui_env/Miaui-v0"
-PETTINGZOO_ID = "miaui_env/miaui-v0"
+register_envs()
 
 _LAZY = {
     "env": "miaui_env.envs.miaui",

@@ -209,12 +209,15 @@ class _CheckedOrderEnforcingWrapper(OrderEnforcingWrapper):  # type: ignore[misc
         return last
 
     def step(self, action: Any) -> None:
-        """Pass the action on (upstream's checks and warnings where the env is not reset or is over)."""
+        """Pass the action on; ResetNeeded before the first reset, and for an action once every agent
+        has left the finished game (a `None` then gets upstream's warning, as PettingZoo's loops expect)."""
         if not self._has_reset:
             raise ResetNeeded("call reset() before step(): no game has been dealt yet")
         if self.env.agents:
             self._has_updated = True
             self.env.step(action)
+        elif action is not None:
+            raise ResetNeeded(f"action {action!r:.40} after the game ended and every agent left it: call reset() to deal a new game")
         else:
             super().step(action)
 
@@ -237,9 +240,9 @@ class RefusingTerminateIllegalWrapper(TerminateIllegalWrapper):  # type: ignore[
         """End the game with the illegal reward for an illegal action; refuse a non-action."""
         agent = self.agent_selection
         action = self.as_action(action)
-        acting = action is not None and not (self.terminations.get(agent) or self.truncations.get(agent))
+        acting = not (self.terminations.get(agent) or self.truncations.get(agent))
         is_index = isinstance(action, int | np.integer) and not isinstance(action, bool | np.timedelta64)
-        if acting and (not is_index or not 0 <= action < self.num_actions):
+        if acting and (not is_index or not 0 <= action < self.num_actions):  # None too: only an agent that is out steps None
             raise IllegalActionError(
                 f"{agent}: action {action!r} is not {self.what_an_action_is}; actions are the ints 0-{self.num_actions - 1}"
             )

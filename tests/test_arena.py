@@ -24,7 +24,7 @@ from miaui_env.agents.checkpoint import CheckpointVersionError
 from miaui_env.agents.heuristics import GreedyAgent
 from miaui_env.agents.loading import AgentSpecError, load_agent
 from miaui_env.agents.policy import load_sb3_policy
-from miaui_env.apps.arena import ArenaConfig, gauntlet_significance, lineups, main, play, summarize
+from miaui_env.apps.arena import ArenaConfig, gauntlet_significance, lineups, main, play, run, summarize, table
 from miaui_env.game.rules import InvalidConfigError
 from miaui_env.spec import TableSpec
 from miaui_env.vector import VectorMiaui
@@ -407,3 +407,13 @@ def test_one_arena_result_serves_both_games_and_names_the_octopus_game_first():
     assert not hasattr(octopus_arena, "OctopusArenaResult")
     miaui = ArenaResult(ArenaConfig(num_players=3), "pool", [])
     assert miaui.game == "miaui" and "game" not in miaui.as_dict()  # Miaui's arena.json keeps its keys
+
+
+def test_a_table_with_no_interval_says_n_a_not_nan():
+    # One duplicate set: no spread over sets to make an interval from.
+    result = run(["counter", "greedy"], "gauntlet", ArenaConfig(num_players=4, games=4, seed=1), None, False)
+    assert np.isnan(result.agents[0].win_share_ci)
+    printed = table(result)
+    assert "nan" not in printed and printed.splitlines()[1].split()[3:5] == ["+-", "n/a"]
+    wider = table(run(["counter", "greedy"], "gauntlet", ArenaConfig(num_players=4, games=40, seed=1), None, False))
+    assert "n/a" not in wider.splitlines()[1]

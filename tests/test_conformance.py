@@ -186,3 +186,79 @@ def test_a_copied_env_observes_what_a_new_one_does(copy_env):
             actions = {agent: int(rng.choice(np.flatnonzero(seen["action_mask"]))) for agent, seen in theirs.items()}
             mine, *_ = copied.step(actions)
             theirs, *_ = fresh.step(actions)
+
+
+AEC_ENVS = {
+    "miaui": lambda: miaui_env.env(num_players=4, view="recall"),
+    "miaui-table": lambda: miaui_env.env(num_players=3),
+    "octopus": lambda: miaui_env.octopus_env(num_players=3),
+    "octopus-recall": lambda: miaui_env.octopus_env(num_players=2, view="recall"),
+}
+
+
+def play_aec(env, rng, decisions=None):
+    """Random legal play from where `env` is, for `decisions` steps (None: to the end); what each step showed."""
+    seen = []
+    for agent in env.agent_iter(max_iter=decisions if decisions is not None else 2**31):
+        observation, reward, terminated, truncated, _ = env.last()
+        action = None if terminated or truncated else int(rng.choice(np.flatnonzero(observation["action_mask"])))
+        seen.append((agent, observation["observation"].tobytes(), float(reward), terminated, action))
+        env.step(action)
+    return seen
+
+
+@pytest.mark.parametrize("copy_env", ["deepcopy", "pickle"])
+@pytest.mark.parametrize("moment", ["before reset", "mid-game", "after the end"])
+@pytest.mark.parametrize("name", AEC_ENVS)
+def test_every_aec_env_copies_and_plays_on_as_the_original(name, moment, copy_env):
+    # Search, MCTS and multiprocessing vector envs copy an env at any moment: the copy must play on identically.
+    import copy
+    import pickle
+
+    original = AEC_ENVS[name]()
+    if moment != "before reset":
+        original.reset(seed=5)
+        play_aec(original, np.random.default_rng(1), decisions=None if moment == "after the end" else 9)
+    copied = copy.deepcopy(original) if copy_env == "deepcopy" else pickle.loads(pickle.dumps(original))
+    if moment == "mid-game":
+        assert play_aec(copied, np.random.default_rng(2)) == play_aec(original, np.random.default_rng(2))
+    for env in (original, copied):
+        env.reset(seed=11)
+    assert play_aec(copied, np.random.default_rng(3)) == play_aec(original, np.random.default_rng(3))
+
+
+BOTH_GAMES = {"miaui": lambda **kw: miaui_env.env(num_players=3, **kw), "octopus": lambda **kw: miaui_env.octopus_env(num_players=2, **kw)}
+
+
+@pytest.mark.parametrize("game", BOTH_GAMES)
+def test_none_from_an_agent_still_in_the_game_is_refused_when_illegal_actions_end_it(game):
+    env = BOTH_GAMES[game](illegal_action="terminate")
+    env.reset(seed=1)
+    before = (env.agent_selection, dict(env.terminations), env.last()[0]["observation"].tobytes())
+    with pytest.raises(IllegalActionError, match=r"action None is not"):
+        env.step(None)
+    assert (env.agent_selection, dict(env.terminations), env.last()[0]["observation"].tobytes()) == before
+
+
+@pytest.mark.parametrize("illegal_action", ["raise", "terminate"])
+@pytest.mark.parametrize("game", BOTH_GAMES)
+def test_an_action_after_every_agent_left_the_game_asks_for_a_reset(game, illegal_action):
+    from gymnasium.error import ResetNeeded
+
+    env = BOTH_GAMES[game](illegal_action=illegal_action)
+    env.reset(seed=2)
+    play_aec(env, np.random.default_rng(0))
+    assert env.agents == []
+    with pytest.raises(ResetNeeded, match="after the game ended and every agent left it: call reset"):
+        env.step(0)
+    env.reset(seed=2)
+    assert env.agents and not any(env.terminations.values())
+
+
+@pytest.mark.parametrize("game", BOTH_GAMES)
+def test_a_time_span_is_no_action_and_the_message_says_so_plainly(game):
+    env = BOTH_GAMES[game]()
+    env.reset(seed=1)
+    with pytest.raises(IllegalActionError) as refused:
+        env.step(np.timedelta64(3))
+    assert "time units" not in str(refused.value) and "(actions are 0-" in str(refused.value)

@@ -93,3 +93,17 @@ def test_the_contributors_layout_names_every_module():
                 continue
             name = path.name + "/" if path.is_dir() else path.name
             assert name in layout, f"docs/contributing.md's Layout section does not name {path.relative_to(ROOT)}"
+
+
+def test_every_user_facing_torch_install_names_the_cpu_index():
+    # One documented choice: a plain `pip install torch` on Linux pulls the CUDA build's gigabytes; only CI's own script
+    # (whose machine caches the CPU wheel) and the GPU lines may name torch without the CPU index.
+    import re
+
+    lines = [(page, line) for page in PAGES for line in page.read_text().splitlines() if re.search(r"pip install (-U )?torch\b", line)]
+    plain = [
+        f"{page.relative_to(ROOT)}: {line.strip()}"
+        for page, line in lines
+        if "download.pytorch.org/whl/cpu" not in line and "GPU" not in line and "CUDA" not in line and "cached" not in line
+    ]
+    assert len(lines) >= 5 and plain == []

@@ -79,6 +79,18 @@ def test_the_envs_room_registers_its_gymnasium_env_for_a_fresh_interpreter():
         assert done.stdout.strip() == "True", (order, done.stderr)
 
 
+@pytest.mark.parametrize("order", ["import miaui_env, gymnasium, pettingzoo", "import gymnasium, pettingzoo, miaui_env"])
+def test_importing_the_package_registers_every_id_whichever_comes_first(order):
+    # Gymnasium's convention (`import ale_py`): the package's import registers its ids, here without loading either library.
+    makes = ("type(gymnasium.make('miaui_env/Miaui-v0', num_players=4).unwrapped).__name__",
+             "type(pettingzoo.make('aec', 'miaui_env/octopus-v0', num_players=3)).__name__",
+             "type(pettingzoo.make('parallel', 'miaui_env/miaui-v0', num_players=5)).__name__")  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", f"{order}; print([{', '.join(makes)}])"], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.stdout.strip() == "['MiauiSingleAgentEnv', '_CheckedOrderEnforcingWrapper', 'MiauiParallelEnv']", done.stderr
+
+
 def test_the_envs_room_registers_its_pettingzoo_envs():
     make = "[type(pettingzoo.make(kind, 'miaui_env/miaui-v0', num_players=5)).__name__ for kind in ('aec', 'parallel')]"
     orders = ("import miaui_env.envs, pettingzoo", "import pettingzoo, miaui_env.envs")

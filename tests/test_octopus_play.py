@@ -242,13 +242,22 @@ def test_ctrl_c_ends_with_status_130_in_one_line():
     assert "Stop (s) or flip (f)" in done.stdout
 
 
+def test_any_octopus_agent_spec_sits_at_the_table_the_shipped_policy_too():
+    # The model card's command: the arena and the browser load the shipped policy, and so does the terminal.
+    done = run_play(["q"], "--game", "octopus", "--seed", "1", "--opponents", "octopus-ppo-v1@sample", "rival-aware", "--no-replay")
+    assert done.returncode == 0, done.stderr
+    assert "player_1: octopus-ppo-v1@sample" in done.stdout and "player_2: rival-aware" in done.stdout
+    refused = run_play([], "--game", "octopus", "--seed", "1", "--opponents", "random", "counter", "--no-replay")
+    assert refused.returncode == 2 and "unknown octopus agent 'counter'" in refused.stderr and "You are player_" not in refused.stdout
+
+
 def test_miaui_only_options_and_bad_tables_are_refused_before_the_game(tmp_path):
     for args, words in [
         (["--no-fighting"], "--open-baskets and --no-fighting are Miaui variants; the octopus game has none"),
         (["--open-baskets"], "the octopus game has none"),
         (["--players", "5"], "invalid choice: 5"),
         (["--seat", "3"], "--seat 3 is not a seat at a 3-player table"),
-        (["--opponents", "nobody"], "unknown octopus opponent nobody"),
+        (["--opponents", "nobody"], "unknown octopus agent 'nobody'"),
         (["--replay", str(tmp_path)], "it is a folder"),
     ]:
         done = run_play(["s"] * 10, "--game", "octopus", "--seed", "1", *args)

@@ -864,7 +864,9 @@ def _dotted(location: Sequence[str | int]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Print a run config's JSON schema."""
-    parser = argparse.ArgumentParser(description="The run configs' JSON schema (each field's docstring its description).")
+    parser = argparse.ArgumentParser(
+        allow_abbrev=False, description="The run configs' JSON schema (each field's docstring its description)."
+    )
     parser.add_argument("--schema", choices=("selfplay", "rllib"), default="selfplay", help="which run's config (default: selfplay)")
     args = parser.parse_args(argv)
     print(json.dumps(json_schema(SelfPlayConfig if args.schema == "selfplay" else RLlibConfig), indent=2))

@@ -48,7 +48,7 @@ from typing import Any
 from miaui_env.agents.checkpoint import CheckpointError
 from miaui_env.agents.loading import load_agent
 from miaui_env.agents.policy import RLLIB_EXTRA, load_rllib_policy
-from miaui_env.apps.cli import check_writable, fail, run_command
+from miaui_env.apps.cli import check_writable, fail, half_width, run_command
 from miaui_env.apps.files import atomic_write, write_rows
 from miaui_env.observe.observation import OBSERVATION_VERSION
 from training.checkpoint import open_checkpoint, write_checkpoint
@@ -278,7 +278,7 @@ def probe_final_policy(config: RLlibConfig, directory: Path, metadata: dict[str,
 
 def main(argv: list[str] | None = None) -> None:
     """Parse the command line and train."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", type=Path, default=None, help="a YAML config (default: configs/rllib.yaml)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--address", default=None, help="a Ray cluster to join (e.g. auto, or 10.0.0.1:6379)")
@@ -314,10 +314,10 @@ def main(argv: list[str] | None = None) -> None:
         rate = last.get("env_steps_per_second")
         print(f"{metadata['iterations']} iterations, {metadata['env_steps']:,} env steps; last iteration {rate} env steps/s")
         for row in metadata["evaluations"][-len(config.evaluation.baselines) * len(config.variants) :]:
-            print(f"  vs {row['baseline']:<8} win share {row['win_share']:.3f} +- {row['win_share_ci']:.3f} ({row['variant']})")
+            print(f"  vs {row['baseline']:<8} win share {row['win_share']:.3f} +- {half_width(row['win_share_ci'])} ({row['variant']})")
         probed = metadata.get("exploitability")
         if probed:
-            print(f"exploitability probe: a best response wins {probed['win_share']:.3f} +- {probed['win_share_ci']:.3f} "
+            print(f"exploitability probe: a best response wins {probed['win_share']:.3f} +- {half_width(probed['win_share_ci'])} "
                   f"at {probed['players']} players, gain over the fair share {probed['gain']:+.3f}")  # fmt: skip
         print(f"run written to {directory}/ (algorithm/, policy/, metadata.json, evaluations.csv)")
 

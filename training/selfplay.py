@@ -74,7 +74,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from miaui_env.agents import Agent, Policy, agent_name
 from miaui_env.agents.checkpoint import CheckpointError
 from miaui_env.agents.policy import PolicyAgent
-from miaui_env.apps.cli import check_writable, run_command
+from miaui_env.apps.cli import check_writable, half_width, run_command
 from miaui_env.apps.files import atomic_write, write_rows
 from miaui_env.integrations.sb3 import MultiTableVecEnv
 from training import exploit
@@ -86,7 +86,7 @@ from training.gauntlet import Curve, check_arenas, plot_curves
 from training.hardware import check_threads, torch_device, torch_threads
 from training.kickstart import TeacherGuidance, clone_teacher
 from training.magnet import Magnet, MagnetPPO
-from training.opponents import Opponents, SnapshotPool, finished_games
+from training.opponents import LEAGUE_PREFIXES, Opponents, SnapshotPool, finished_games
 from training.ppo import initial_weights, new_learner, ppo_kwargs
 
 
@@ -242,7 +242,7 @@ class Run:
         self.model.logger.dump(step)
         if bar is not None:
             bar.write(f"step {step:,}: an exploiter trained {row['exploiter_steps']:,} steps gains {row['gain']:+.3f} "
-                      f"+- {row['gain_ci']:.3f} at {row['players']} players; it joins the pool")  # fmt: skip
+                      f"+- {half_width(row['gain_ci'])} at {row['players']} players; it joins the pool")  # fmt: skip
         self.refresh_opponents()
 
     def refresh_opponents(self) -> None:
@@ -262,6 +262,18 @@ class Run:
         for table, baselines, seed in spawned:
             agents = [*self.members, *(baselines[name] for name in opponents.baseline_weights)]
             self.weight_setters.append(self.game.seat(table, agents, shares, seed, self.config.opponents.draw))
+
+    def opponent_kind_shares(self) -> dict[str, float]:
+        """The draw weight of each kind of opponent now: the learner's side (the learner itself, its
+        snapshots, its exploiters: a league shifts weight between them) and each baseline by name."""
+        shares = self.opponents.shares()
+        kinds: dict[str, float] = {}
+        for member, share in zip(self.members, shares, strict=False):
+            kind = next((prefix.rstrip("@") for prefix in LEAGUE_PREFIXES if agent_name(member).startswith(prefix)), "learner")
+            kinds[kind] = kinds.get(kind, 0.0) + float(share)
+        return kinds | {
+            name: float(share) for name, share in zip(self.opponents.baseline_weights, shares[len(self.members) :], strict=True)
+        }
 
     def record_games(self, infos: list[dict[str, Any]]) -> None:
         """A league's statistics from the games that just ended; the new draw weights from the next episode."""
@@ -414,6 +426,30 @@ class Cadence(BaseCallback):
             self.run.evaluate_and_checkpoint(step, self.bar)
         return True
 
+    def _on_rollout_end(self) -> None:
+        """What SB3's aggregate curves hide, per table (training/diagnose.py draws them): how much of
+        the return's variance the critic explains, the advantages' scale before PPO normalises them,
+        and the mean return; and the share of opponent seats each kind of opponent was dealt."""
+        buffer, logger = self.run.model.rollout_buffer, self.run.model.logger
+        bounds = self.run.venv.bounds
+        for label, start, stop in zip(table_labels(self.run.config), bounds[:-1], bounds[1:], strict=True):
+            returns, values = buffer.returns[:, start:stop], buffer.values[:, start:stop]
+            spread = float(np.var(returns))
+            logger.record(f"tables/explained_variance_{label}", 1 - float(np.var(returns - values)) / spread if spread > 0 else np.nan)
+            logger.record(f"tables/advantage_std_{label}", float(np.std(buffer.advantages[:, start:stop])))
+            logger.record(f"tables/return_mean_{label}", float(np.mean(returns)))
+        for kind, share in self.run.opponent_kind_shares().items():
+            logger.record(f"opponents/share_{kind}", share)
+
+
+def table_labels(config: SelfPlayConfig) -> list[str]:
+    """A name per table of the config for its curves: its index, table size and learner seats (`t1_4p_3seats`)."""
+    labels = []
+    for i, table in enumerate(config.tables):
+        seats = len(table.learner_seats) if table.learner_seats is not None else table.num_players
+        labels.append(f"t{i}_{table.num_players}p_{seats}seat{'s' if seats > 1 else ''}")
+    return labels
+
 
 def train(config: SelfPlayConfig, directory: Path, resume: bool = False, show_progress: bool = True) -> dict[str, Any]:
     """Train (or continue) a run; returns its metadata. A Ctrl-C checkpoints what was learned, then
@@ -523,12 +559,14 @@ def summary(metadata: dict[str, Any], directory: Path) -> str:
         latest[row["baseline"] + variant_suffix(row.get("variant", "base"), ", ")] = row
     lines = [f"trained {metadata['steps']:,} steps; last arena evaluation:"]
     for name, row in latest.items():
-        lines.append(f"  vs {name:<8} win share {row['win_share']:.3f} +- {row['win_share_ci']:.3f}, mean score {row['mean_score']:.1f}")
+        lines.append(
+            f"  vs {name:<8} win share {row['win_share']:.3f} +- {half_width(row['win_share_ci'])}, mean score {row['mean_score']:.1f}"
+        )
     probed = metadata.get("exploitability")
     if probed:
         lines.append(
             f"exploitability probe: a best response trained {probed['steps']:,} steps wins {probed['win_share']:.3f} "
-            f"+- {probed['win_share_ci']:.3f} at {probed['players']} players{variant_suffix(probed.get('variant', 'base'), ', ')}, "
+            f"+- {half_width(probed['win_share_ci'])} at {probed['players']} players{variant_suffix(probed.get('variant', 'base'), ', ')}, "
             f"gain over the fair share {probed['gain']:+.3f}"
         )
     probe_files = ", exploit/" if probed else ""
@@ -538,7 +576,7 @@ def summary(metadata: dict[str, Any], directory: Path) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Parse the command line and train."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", type=Path, default=None, help="a YAML config (default: configs/default.yaml)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
     parser.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR", help="continue the run in RUN_DIR")

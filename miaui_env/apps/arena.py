@@ -60,7 +60,7 @@ import numpy as np
 
 from miaui_env.agents import Agent, AgentError, Policy, as_agent, as_seen, checked_actions, views_at_table
 from miaui_env.agents.loading import load_agents
-from miaui_env.apps.cli import check_writable, non_negative_int, positive_int, run_command
+from miaui_env.apps.cli import check_writable, half_width, non_negative_int, positive_int, run_command
 from miaui_env.apps.files import atomic_write, replacing
 from miaui_env.apps.replay import record_replay, save_replay
 from miaui_env.game.rules import NUM_ROUNDS, InvalidConfigError
@@ -432,10 +432,10 @@ def table(result: ArenaResult[Any]) -> str:
         f"{'agent':<22}{'games':>7}{'win share':>18}{'mean score':>18}{'mean rank':>15}{'rating (mu +- sigma)':>24}",
     ]
     for r in sorted(result.agents, key=lambda r: -r.win_share):
-        lines.append(
-            f"{r.name:<22}{r.games:>7}{r.win_share:>10.3f} +- {r.win_share_ci:.3f}{r.mean_score:>10.2f} +- {r.mean_score_ci:5.2f}"
-            f"{r.mean_rank:>8.2f} +- {r.mean_rank_ci:.2f}{r.rating_mu:>14.2f} +- {r.rating_sigma:.2f}"
-        )
+        win_share = f"{r.win_share:>10.3f} +- {half_width(r.win_share_ci):>5}"
+        score = f"{r.mean_score:>10.2f} +- {half_width(r.mean_score_ci, 2):>5}"
+        rank = f"{r.mean_rank:>8.2f} +- {half_width(r.mean_rank_ci, 2):>4}"
+        lines.append(f"{r.name:<22}{r.games:>7}{win_share}{score}{rank}{r.rating_mu:>14.2f} +- {r.rating_sigma:.2f}")
     if result.significance:
         lines.append(result.significance)
     return "\n".join(lines)
@@ -483,7 +483,7 @@ def write_results(
 
 def main(argv: list[str] | None = None) -> None:
     """Parse the command line and run the arena (`--game octopus`: the octopus game's arena, `miaui_env.apps.octopus_arena`)."""
-    chooser = argparse.ArgumentParser(add_help=False)
+    chooser = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
     chooser.add_argument("--game", choices=GAMES, default="miaui")
     chosen, rest = chooser.parse_known_args(argv)
     if chosen.game == "octopus":
@@ -491,7 +491,7 @@ def main(argv: list[str] | None = None) -> None:
 
         octopus_main(rest)
         return
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", choices=GAMES, default="miaui", help="the game: miaui (this help) or octopus (see --game octopus --help)")
     who = parser.add_mutually_exclusive_group(required=True)
     who.add_argument("--candidate", help="gauntlet: the agent under test")

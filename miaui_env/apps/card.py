@@ -2,12 +2,15 @@
 
     python -m miaui_env.apps.card --candidate miaui-ppo-v2 --field random greedy counter miaui-ppo-v1 --players 3 4 6 --seed 2027
     python -m miaui_env.apps.card --candidate my_pkg.bots:make_bot --field counter search --games 4000 600
+    python -m miaui_env.apps.card --game octopus --candidate octopus-ppo-v1 --field risk-aware rival-aware --players 2 3 4
 
 One cell is one gauntlet of the arena (miaui_env/apps/arena.py): the candidate against n-1 copies
 of one opponent, duplicate-dealt (every deal played n times, the seats rotated), its win share with
 a 95% interval over duplicate sets and a one-sided test against the fair share 1/n. Every cell
 deals from the same seed, so the columns of one row meet the same deals. `--games` gives the games
 of every cell, or one number per opponent (a slow opponent, such as the search, gets fewer).
+`--game octopus` makes the card of an octopus agent, from the octopus game's arena
+(miaui_env/apps/octopus_arena.py), at 2-4 players.
 
 Written to `--out` (default results/card/<candidate>/): card.md (the table as Markdown, the way
 the README's policy cards show it), card.json (every cell's figures and the arguments) and card.csv.
@@ -19,18 +22,51 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from miaui_env.apps.arena import ArenaConfig, run
-from miaui_env.apps.cli import check_writable, non_negative_int, positive_int, run_command
+from miaui_env.apps.arena import ArenaConfig, ArenaResult, run
+from miaui_env.apps.cli import check_writable, distinct, half_width, non_negative_int, positive_int, run_command
 from miaui_env.apps.files import atomic_write, write_rows
 from miaui_env.game.rules import MAX_PLAYERS, MIN_PLAYERS
 
 
 class CardError(ValueError):
     """A card that cannot be played: games not given once or once per opponent."""
+
+
+Gauntlet = Callable[[list[str], int, int, int, bool], ArenaResult[Any]]
+
+
+def miaui_gauntlet(names: list[str], num_players: int, games: int, seed: int, show_progress: bool) -> ArenaResult[Any]:
+    """One Miaui gauntlet of the arena: names[0] against copies of names[1]."""
+    return run(names, "gauntlet", ArenaConfig(num_players=num_players, games=games, seed=seed), None, show_progress)
+
+
+def octopus_gauntlet(names: list[str], num_players: int, games: int, seed: int, show_progress: bool) -> ArenaResult[Any]:
+    """One gauntlet of the octopus game's arena."""
+    from miaui_env.apps.octopus_arena import OctopusArenaConfig
+    from miaui_env.apps.octopus_arena import run as run_octopus
+
+    return run_octopus(names, "gauntlet", OctopusArenaConfig(num_players=num_players, games=games, seed=seed), None, show_progress)
+
+
+@dataclass(frozen=True)
+class CardGame:
+    """What a card needs of a game: its table sizes, the default rows and columns, and its arena's gauntlet."""
+
+    sizes: range
+    default_players: tuple[int, ...]
+    default_field: tuple[str, ...]
+    gauntlet: Gauntlet
+
+
+CARD_GAMES = {
+    "miaui": CardGame(range(MIN_PLAYERS, MAX_PLAYERS + 1), (3, 4, 6), ("random", "greedy", "counter"), miaui_gauntlet),
+    "octopus": CardGame(range(2, 5), (2, 3, 4), ("random", "risk-aware", "rival-aware"), octopus_gauntlet),
+}
 
 
 @dataclass(frozen=True)
@@ -58,15 +94,18 @@ def games_per_opponent(field: list[str], games: list[int]) -> dict[str, int]:
     return dict(zip(field, games * len(field) if len(games) == 1 else games, strict=True))
 
 
-def play_card(candidate: str, field: list[str], players: list[int], games: list[int], seed: int, show_progress: bool = True) -> list[Cell]:
-    """Every gauntlet of the card, table size by table size."""
+def play_card(
+    candidate: str, field: list[str], players: list[int], games: list[int], seed: int, show_progress: bool = True, game: str = "miaui"
+) -> list[Cell]:
+    """Every gauntlet of the card, table size by table size, in `game`'s arena."""
     counts = games_per_opponent(field, games)
+    gauntlet = CARD_GAMES[game].gauntlet
     cells = []
     for n in players:
         for opponent, count in counts.items():
             if show_progress:
                 print(f"{candidate} against {n - 1} x {opponent}, {count:,} games")
-            result = run([candidate, opponent], "gauntlet", ArenaConfig(num_players=n, games=count, seed=seed), None, show_progress)
+            result = gauntlet([candidate, opponent], n, count, seed, show_progress)
             mine = result.agents[0]
             cells.append(Cell(n, opponent, mine.games, round(mine.win_share, 4), round(mine.win_share_ci, 4), result.significance or ""))
     return cells
@@ -77,7 +116,7 @@ def markdown(cells: list[Cell], field: list[str]) -> str:
     lines = ["| players (fair) | " + " | ".join(f"vs {name}" for name in field) + " |", "|---" * (len(field) + 1) + "|"]
     for n in dict.fromkeys(cell.num_players for cell in cells):
         row = {cell.opponent: cell for cell in cells if cell.num_players == n}
-        figures = [f"{row[name].win_share:.3f} ± {row[name].win_share_ci:.3f}" for name in field]
+        figures = [f"{row[name].win_share:.3f} ± {half_width(row[name].win_share_ci)}" for name in field]
         lines.append(f"| {n} ({1 / n:.3f}) | " + " | ".join(figures) + " |")
     return "\n".join(lines) + "\n"
 
@@ -93,22 +132,29 @@ def write(cells: list[Cell], field: list[str], arguments: dict[str, Any], out: P
 
 def main(argv: list[str] | None = None) -> None:
     """Parse the command line, play the card and write it."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--candidate", required=True, help="the agent under test (any agent spec)")
-    parser.add_argument("--field", nargs="+", default=["random", "greedy", "counter"], help="the opponents, one column each")
-    parser.add_argument("--players", "--num-players", dest="players", type=int, nargs="+", default=[3, 4, 6],
-                        choices=range(MIN_PLAYERS, MAX_PLAYERS + 1), help="table sizes, one row each")  # fmt: skip
+    chooser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    chooser.add_argument("--game", choices=CARD_GAMES, default="miaui")
+    game = CARD_GAMES[chooser.parse_known_args(argv)[0].game]
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", choices=CARD_GAMES, default="miaui", help="miaui (default) or octopus: whose arena plays the card")
+    parser.add_argument("--candidate", required=True, help="the agent under test (any agent spec of the game)")
+    parser.add_argument("--field", nargs="+", default=list(game.default_field), help="the opponents, one column each")
+    parser.add_argument("--players", "--num-players", dest="players", type=int, nargs="+", default=list(game.default_players),
+                        choices=game.sizes, help="table sizes, one row each")  # fmt: skip
     parser.add_argument("--games", type=positive_int, nargs="+", default=[4000], help="games per cell: one number, or one per opponent")
     parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--out", type=Path, default=None, help="default: results/card/<candidate>/")
     args = parser.parse_args(argv)
+    distinct(parser, "--field", args.field)
+    distinct(parser, "--players", args.players)
 
     def card() -> None:
         out = args.out or Path("results/card") / re.sub(r"[^\w.@+-]", "_", args.candidate)
         games_per_opponent(args.field, args.games)  # refused before any game is played
         check_writable(out)
-        cells = play_card(args.candidate, args.field, args.players, args.games, args.seed)
-        arguments = {"candidate": args.candidate, "field": args.field, "players": args.players, "games": args.games, "seed": args.seed}
+        cells = play_card(args.candidate, args.field, args.players, args.games, args.seed, game=args.game)
+        arguments = {"game": args.game, "candidate": args.candidate, "field": args.field, "players": args.players, "games": args.games,
+                     "seed": args.seed}  # fmt: skip
         write(cells, args.field, arguments, out)
         print(markdown(cells, args.field))
         print(f"written to {out}/card.md, card.json, card.csv")

@@ -4,13 +4,14 @@ before the work starts, and one way to end on a user error or Ctrl-C (one line, 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
-INTERRUPTED = 130  # the shell's exit status for a command ended by Ctrl-C
+from miaui_env._interrupts import exit_interrupted, hand_interrupts_back
 
 
 def check_writable(directory: Path) -> None:
@@ -50,19 +51,33 @@ def _bounded_int(text: str, least: int) -> int:
     return value
 
 
+def half_width(ci: float, digits: int = 3) -> str:
+    """An interval's half-width as a table prints it: "n/a" where there is none (one duplicate set, or none varied)."""
+    return f"{ci:.{digits}f}" if math.isfinite(ci) else "n/a"
+
+
 def fail(prog: str, error: BaseException | str) -> NoReturn:
     """End the command on a user error: one line on stderr, exit status 2 (as argparse does)."""
     print(f"{prog}: error: {error}", file=sys.stderr)
     raise SystemExit(2)
 
 
+def distinct(parser: argparse.ArgumentParser, option: str, values: Sequence[object] | None) -> None:
+    """Refuse a list option that names one value twice (usage error, status 2): `--players 3 3` is a slip, not a wish."""
+    given = list(values or ())
+    repeated = sorted({str(value) for value in given if given.count(value) > 1})
+    if repeated:
+        parser.error(f"{option} names {', '.join(repeated)} more than once; give each once")
+
+
 def run_command(prog: str, command: Callable[[], int | None], interrupted: str = "interrupted") -> NoReturn:
     """Run a command's work: a user error (ValueError, OSError) or Ctrl-C ends it with one line, not a traceback."""
+    hand_interrupts_back()  # the start-up's one-line exit (miaui_env/_interrupts.py) gives way to the command's own
     try:
         status = command()
     except KeyboardInterrupt:
         print(f"\n{prog}: {interrupted}", file=sys.stderr)
-        raise SystemExit(INTERRUPTED) from None
+        exit_interrupted()
     except (ValueError, OSError) as error:
         fail(prog, error)
     raise SystemExit(status or 0)

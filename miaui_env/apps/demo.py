@@ -65,7 +65,7 @@ def play_games(games: int, players: int, open_baskets: bool, no_fighting: bool, 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the demo from the command line."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=positive_int, default=2000)
     parser.add_argument("--players", type=int, default=4, choices=range(3, 7))
     parser.add_argument("--open-baskets", action="store_true")

@@ -233,7 +233,7 @@ def write(result: ArenaResult[OctopusArenaConfig], out: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Parse the octopus arena's command line (what follows `--game octopus`) and run it."""
     parser = argparse.ArgumentParser(
-        prog="miaui-arena --game octopus", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        allow_abbrev=False, prog="miaui-arena --game octopus", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     who = parser.add_mutually_exclusive_group(required=True)
     who.add_argument("--candidate", help="gauntlet: the agent under test")

@@ -1,6 +1,6 @@
 """Play the octopus fishing game in the terminal: you take one seat, baseline agents the others.
 
-    python -m miaui_env.apps.play --game octopus [--players 3] [--opponents random ...] [--seat 0]
+    python -m miaui_env.apps.play --game octopus [--players 3] [--opponents rival-aware octopus-ppo-v1 ...] [--seat 0]
                                   [--seed 1] [--view table] [--replay PATH | --no-replay]
 
 The engine (`miaui_env.octopus.rules`, rulings O1-O12 of docs/rules/octopus.md) plays every forced
@@ -24,7 +24,6 @@ from miaui_env.octopus import rules
 from miaui_env.octopus.rules import OctopusState
 
 _LONGEST_ANSWER_SHOWN = 20
-AgentFactory = Callable[[int], Any]
 
 
 def steal_odds(k: int) -> Fraction:
@@ -35,18 +34,6 @@ def steal_odds(k: int) -> Fraction:
 def _odds(k: int) -> str:
     chance = steal_odds(k)
     return f"P(roll >= {k}) = {chance.numerator}/{chance.denominator}"
-
-
-def octopus_agent_factories() -> dict[str, AgentFactory]:
-    """Opponents by name: the octopus baselines where they are installed, else "random" (Miaui's
-    RandomAgent, which plays a uniformly random legal action of the mask and reads nothing else)."""
-    try:
-        from miaui_env.octopus.agents import octopus_agents  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # the baselines are not merged yet: random play is all there is
-        from miaui_env.agents import RandomAgent
-
-        return {"random": RandomAgent}
-    return dict(octopus_agents())
 
 
 def introduction(seat: int, num_players: int) -> list[str]:
@@ -168,14 +155,15 @@ def _agent_action(agent: Any, state: OctopusState, seat: int) -> int:
 
 
 def build_opponents(specs: Sequence[str], players: int, seat: int, seed: int) -> dict[int, Any]:
-    """One agent per other seat, the specs cycled clockwise from `seat`; ValueError naming an unknown spec."""
-    factories: Mapping[str, AgentFactory] = octopus_agent_factories()
-    unknown = sorted(set(specs) - set(factories))
-    if unknown:
-        raise ValueError(f"unknown octopus opponent {', '.join(unknown)}; the octopus game's agents are: {', '.join(sorted(factories))}")
+    """One agent per other seat, the specs cycled clockwise from `seat`: any octopus agent spec (a
+    built-in, a shipped policy such as octopus-ppo-v1, a run's folder); AgentSpecError naming an unknown one."""
+    from miaui_env.octopus.agents import load_octopus_agent
+
+    for spec in dict.fromkeys(specs):  # every spec checked before any seat is filled
+        load_octopus_agent(spec, seed=0)
     others = [(seat + offset) % players for offset in range(1, players)]
     # each opponent its own stream: the seed says the whole game, opponents' choices included
-    return {other: factories[specs[i % len(specs)]](seed * 10 + other + 1) for i, other in enumerate(others)}
+    return {other: load_octopus_agent(specs[i % len(specs)], seed=seed * 10 + other + 1) for i, other in enumerate(others)}
 
 
 def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:

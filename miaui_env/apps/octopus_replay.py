@@ -335,7 +335,10 @@ def main(argv: list[str] | None = None) -> None:
     from miaui_env.apps.cli import run_command
 
     parser = argparse.ArgumentParser(
-        prog="python -m miaui_env.apps.octopus_replay", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        allow_abbrev=False,
+        prog="python -m miaui_env.apps.octopus_replay",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("replay", type=Path, help="an octopus replay file (JSON)")
     args = parser.parse_args(argv)

@@ -119,7 +119,7 @@ GAMES = ("miaui", "octopus")
 
 def _game_of(argv: list[str] | None) -> str:
     """The --game the command line names (checked by the full parser later), so the other options can take its defaults."""
-    chooser = argparse.ArgumentParser(add_help=False)
+    chooser = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
     chooser.add_argument("--game", default="miaui")
     known, _ = chooser.parse_known_args(argv)
     return str(known.game)
@@ -128,7 +128,7 @@ def _game_of(argv: list[str] | None) -> str:
 def main(argv: list[str] | None = None) -> None:
     """Parse the command line and play."""
     octopus = _game_of(argv) == "octopus"
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="miaui", choices=GAMES, help="miaui (default), or the octopus fishing game")
     # The octopus game seats 2-4 (O1); Miaui's options and defaults stay exactly as they were.
     parser.add_argument("--players", type=int, default=3 if octopus else 4, choices=range(2, 5) if octopus else range(3, 7))

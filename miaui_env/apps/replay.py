@@ -346,7 +346,10 @@ def main(argv: list[str] | None = None) -> None:
     from miaui_env.apps.cli import run_command
 
     parser = argparse.ArgumentParser(
-        prog="python -m miaui_env.apps.replay", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        allow_abbrev=False,
+        prog="python -m miaui_env.apps.replay",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("replay", type=Path, help="a replay file (JSON)")
     parser.add_argument("--gif", type=Path, default=None, help="also draw the game as an animated GIF here")

@@ -32,9 +32,10 @@ from miaui_env.display.text import RENDER_MODES
 from miaui_env.envs.miaui import MiauiParallelEnv, observation_box
 from miaui_env.game.rules import NUM_DIVER_CARDS, InvalidConfigError
 from miaui_env.observe.compact import compact_observations
+from miaui_env.registration import GYMNASIUM_ID
 from miaui_env.spec import TableKwargs, TableSpec
 
-ENV_ID = "miaui_env/Miaui-v0"
+ENV_ID = GYMNASIUM_ID
 
 
 class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):

@@ -299,7 +299,7 @@ def _restock(state: GameState, lantern_peekers: dict[Depth, int]) -> None:
 def illegal_action(who: str, action: object, hand: np.ndarray) -> IllegalActionError:
     """The error for an action (a card index 0-11) that `who` may not play from `hand`: one message
     format for every API, naming the legal actions and their diver cards."""
-    in_range = not isinstance(action, bool) and isinstance(action, int | np.integer) and 0 <= action < NUM_DIVER_CARDS
+    in_range = not isinstance(action, bool | np.timedelta64) and isinstance(action, int | np.integer) and 0 <= action < NUM_DIVER_CARDS
     reason = f"(diver card {action + 1}) is not in hand" if in_range else f"is not a card in hand (actions are 0-{NUM_DIVER_CARDS - 1})"  # type: ignore[operator]
     legal = [int(a) for a in np.flatnonzero(hand)]
     return IllegalActionError(f"{who}: action {action!r} {reason}; legal actions: {legal} (diver cards {[a + 1 for a in legal]})")

@@ -434,6 +434,15 @@ class Painter:
         self._octopuses = 0  # in the discard pile
         self._target = _CANVAS_PLACES.target.tolist()
 
+    def __getstate__(self) -> dict[str, object]:
+        """Everything but the memoryview, which pickle cannot hold (deepcopy and pickle go through here)."""
+        return {name: value for name, value in self.__dict__.items() if name != "_cells"}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """The copied painter, its memoryview cast again over its own buffer."""
+        self.__dict__.update(state)
+        self._cells = self._vector.data.cast("B").cast("f")
+
     def canvas(self, state: OctopusState) -> np.ndarray:
         """The same vector as `canvas(state)`; the painter's own buffer, valid until its next call
         (observations are cut from it with `observe_canvas`, which copies)."""

@@ -83,7 +83,9 @@ def main(argv: list[str] | None = None) -> None:
     import miaui_env.apps.web
     from miaui_env.apps.cli import non_negative_int, positive_int, run_command
 
-    parser = argparse.ArgumentParser(description=miaui_env.apps.web.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        allow_abbrev=False, description=miaui_env.apps.web.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on; 0.0.0.0 opens it to your network (on purpose only)")
     parser.add_argument("--port", type=non_negative_int, default=8000, help="0 picks a free port")
     parser.add_argument("--max-games", type=positive_int, default=64, help="games live at once; a new game beyond is refused")

@@ -115,7 +115,7 @@ class AgentChoice:
 
 
 # The README's install line for the trained policies: torch first, pinned, then the extras.
-TRAINING_INSTALL = 'pip install torch==2.13.0 && pip install -e ".[web,train]"'
+TRAINING_INSTALL = 'pip install torch --index-url https://download.pytorch.org/whl/cpu && pip install -e ".[web,train]"'
 
 _BUILTIN_ABOUT = {
     "random": "plays a random card",

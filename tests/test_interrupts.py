@@ -1,0 +1,43 @@
+"""Ctrl-C at any moment of a command, its start-up and imports included: one line naming the
+command, exit status 130, no traceback (miaui_env/_interrupts.py, then apps/cli.py's run_command)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+
+COMMANDS = {
+    "selfplay.py": ["-m", "training.selfplay", "--config", "configs/smoke.yaml"],
+    "exploit.py": ["-m", "training.exploit", "--target", "counter"],
+    "arena.py": ["-m", "miaui_env.apps.arena", "--candidate", "counter"],
+    "card.py": ["-m", "miaui_env.apps.card", "--candidate", "counter"],
+    "demo.py": ["-m", "miaui_env.apps.demo"],
+    "play.py": ["-m", "miaui_env.apps.play", "--no-replay"],
+}
+
+
+@pytest.mark.parametrize("delay", [0.3, 1.0])
+@pytest.mark.parametrize("prog", COMMANDS)
+def test_ctrl_c_ends_every_command_with_one_line_and_status_130(prog, delay, tmp_path):
+    out = [] if prog in ("demo.py", "play.py") else ["--out", str(tmp_path / "out")]
+    started = subprocess.Popen([sys.executable, *COMMANDS[prog], *out], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)  # fmt: skip
+    time.sleep(delay)
+    started.send_signal(signal.SIGINT)
+    _, err = started.communicate(timeout=120)
+    last = err.strip().splitlines()[-1] if err.strip() else ""
+    assert started.returncode == 130 and "Traceback" not in err, (started.returncode, err[-1500:])
+    assert last.startswith(f"{prog}: ") and ("interrupted" in last or "abandoned" in last), err[-500:]
+
+
+def test_importing_the_library_from_any_other_program_leaves_ctrl_c_alone():
+    code = "import signal, miaui_env, training.config; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "True", done.stderr
