@@ -60,6 +60,12 @@ ENGINE = [
     ("action_of a non-decision", lambda: rules.action_of(rules.new_game(3, seed=1), "x"), "names no action"),
     ("action_of a theft from oneself", lambda: rules.action_of(rules.new_game(3, seed=1), rules.Theft(1, 1)), "names no action"),
     ("decision_of a time span", lambda: rules.decision_of(rules.new_game(3, seed=1), np.timedelta64(1)), "is not an action"),
+    ("a seed that is a time span", lambda: rules.new_game(2, seed=np.timedelta64(3)), "a seed (an integer >= 0), got np.timedelta64(3)"),
+    ("an rng that is a time span", lambda: rules.new_game(2, rng=np.timedelta64(3)), "got np.timedelta64(3)"),
+    ("a deck of time spans", lambda: rules.new_game(2, seed=0, deck=[np.timedelta64(c) for c in FULL]), "not an integer"),
+    ("session_score of -1", lambda: rules.session_score([-1]), "session_score: -1 is no card; card ids are the integers 0-65"),
+    ("session_score of 66", lambda: rules.session_score([3, 66]), "session_score: 66 is no card"),
+    ("session_score of a string", lambda: rules.session_score("abc"), "takes a list of card ids 0-65; got 'abc'"),
 ]
 
 
@@ -68,6 +74,66 @@ def test_the_engine_refuses_bad_input_by_name(call, words):
     with pytest.raises(rules.OctopusError, match=None) as refused:
         call()
     assert words in str(refused.value)
+
+
+# ---- what the env and the agents are built on ---------------------------------------------------
+
+
+def _canvas() -> np.ndarray:
+    from miaui_env.octopus.observation import canvas
+
+    return canvas(rules.new_game(3, seed=1))
+
+
+def _helpers() -> list[tuple[str, Any, str]]:
+    from miaui_env.agents import RandomAgent
+    from miaui_env.octopus.agents import success_probability, theft_action
+    from miaui_env.octopus.env import check_action, render_text, table_picture
+    from miaui_env.octopus.observation import counts, observe_canvas
+
+    mask = np.ones(rules.NUM_ACTIONS, dtype=np.int8)
+    rows = np.zeros((2, 306), dtype=np.float32)
+    return [
+        ("render_text(None)", lambda: render_text(None), "render_text draws an OctopusState"),
+        ("table_picture(None)", lambda: table_picture(None), "table_picture draws an OctopusState"),
+        ("check_action on a short mask", lambda: check_action(mask[:3], 7, "player_0"), "a mask of shape (12,); got (3,)"),
+        ("observe_canvas at 5 players", lambda: observe_canvas(_canvas(), 5, 0, "table"), "num_players=5 is not allowed"),
+        ("observe_canvas at 1 player", lambda: observe_canvas(_canvas(), 1, 0, "table"), "num_players=1 is not allowed"),
+        ("observe_canvas for seat -1", lambda: observe_canvas(_canvas(), 3, -1, "table"), "seat=-1 is not at a 3-player table"),
+        ("observe_canvas for seat 3 of 3", lambda: observe_canvas(_canvas(), 3, 3, "table"), "seats are 0-2"),
+        ("counts of card 66", lambda: counts([66]), "counts: 66 is no card"),
+        ("counts of 1.5", lambda: counts([1.5]), "counts: 1.5 is no card"),
+        ("counts of a nested list", lambda: counts([[1, 2]]), "counts: [1, 2] is no card"),
+        ("success_probability(0)", lambda: success_probability(0), "k (cards asked for, O5) is 0; it is an integer from 1 to 3"),
+        ("success_probability(4)", lambda: success_probability(4), "is 4; it is an integer from 1 to 3"),
+        ("success_probability(1.5)", lambda: success_probability(1.5), "is 1.5"),
+        ("theft_action(0, 1)", lambda: theft_action(0, 1), "offset (seats clockwise to the target) is 0"),
+        ("theft_action(4, 1)", lambda: theft_action(4, 1), "offset (seats clockwise to the target) is 4"),
+        ("theft_action(1, 4)", lambda: theft_action(1, 4), "k (cards asked for, O5) is 4"),
+        ("the random agent, masks of 5", lambda: RandomAgent(0).act(rows, np.ones((2, 5), np.int8)), "masks of shape (rows, 12)"),
+        ("the random agent, one mask row", lambda: RandomAgent(0).act(rows, np.ones((1, 12), np.int8)), "got (1, 12) for 2 rows"),
+        ("the random agent, nothing legal", lambda: RandomAgent(0).act(rows, np.zeros((2, 12), np.int8)), "where nothing is legal"),
+    ]
+
+
+HELPERS = _helpers()
+
+
+@pytest.mark.parametrize(("call", "words"), [(c, w) for _, c, w in HELPERS], ids=[n for n, _, _ in HELPERS])
+def test_the_helpers_refuse_what_they_cannot_read_by_name(call, words):
+    with pytest.raises(ValueError) as refused:
+        call()
+    assert words in str(refused.value)
+
+
+def test_the_checked_helpers_still_take_numpy_integers():
+    from miaui_env.octopus.agents import success_probability, theft_action
+    from miaui_env.octopus.observation import counts, observe_canvas
+
+    assert observe_canvas(_canvas(), np.int64(3), np.int64(2), "table").shape == observe_canvas(_canvas(), 3, 2, "table").shape
+    assert counts(np.array([0, 1, 65])).sum() == 2  # the octopus (65) is left out
+    assert rules.session_score(np.array([0, 5])) == rules.session_score([0, 5])
+    assert success_probability(np.int8(2)) == 0.5 and theft_action(np.int64(2), 3) == theft_action(2, 3)
 
 
 # ---- the env ------------------------------------------------------------------------------------
@@ -318,3 +384,47 @@ def test_play_refuses_a_seed_no_replay_can_keep_before_the_game(tmp_path):
     with pytest.raises(octopus_replay.OctopusReplayError, match="cannot be saved in a replay"):
         octopus_play.play(args, read=lambda prompt: asked.append(prompt) or "s")
     assert not asked and not (tmp_path / "r.json").exists()
+
+
+def _finished() -> tuple[Any, Any]:
+    from miaui_env.agents import RandomAgent
+
+    replay = octopus_replay.play_and_record([RandomAgent(0)], 3, seed=0)
+    return replay, octopus_replay.replay_states(replay)[-1]
+
+
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        (
+            lambda r, s: octopus_replay.record(s, [float(a) for a in r.actions], seed=0),
+            "actions[0]: an action index 0-11 (an integer); got 0.0",
+        ),
+        (lambda r, s: octopus_replay.record(s, [str(a) for a in r.actions], seed=0), "got '0'"),
+        (lambda r, s: octopus_replay.record(s, "0101", seed=0), "actions: the game's decisions as a list"),
+        (lambda r, s: octopus_replay.record(s, list(r.actions), seed=0, players="abc"), "as a list; got the string 'abc'"),
+        (lambda r, s: octopus_replay.save_replay(r, "/proc/no/such/folder.json"), "cannot save a replay to /proc/no/such/folder.json"),
+        (lambda r, s: octopus_replay.save_replay(r, ROOT), "it is a folder, and a file name is needed"),
+        (lambda r, s: octopus_replay.play_and_record([], 3, seed=0), "seats at least one agent"),
+    ],
+    ids=["float actions", "string actions", "a string of actions", "players as a string", "an unwritable path", "a folder", "no agents"],
+)
+def test_replays_refuse_what_they_cannot_record_or_write(call, words):
+    replay, state = _finished()
+    with pytest.raises(octopus_replay.OctopusReplayError) as refused:
+        call(replay, state)
+    assert words in str(refused.value) and not list(ROOT.glob(".*.tmp"))
+
+
+def test_a_policy_whose_metadata_names_no_play_mode_is_refused(tmp_path):
+    import shutil
+
+    from miaui_env.agents.checkpoint import CheckpointError
+    from miaui_env.octopus.agents import load_octopus_agent
+
+    run = tmp_path / "run"
+    shutil.copytree(ROOT / "checkpoints" / "octopus-ppo-v1", run, ignore=shutil.ignore_patterns("exploit", "*.png"))
+    metadata = json.loads((run / "metadata.json").read_text())
+    (run / "metadata.json").write_text(json.dumps(metadata | {"play": "random"}))
+    with pytest.raises(CheckpointError, match="says play='random'; a policy plays 'best' or 'sample'"):
+        load_octopus_agent(str(run))

@@ -20,6 +20,7 @@ from typing import Any
 
 from miaui_env.agents.checkpoint import CheckpointError, CheckpointGameError, read_metadata
 from miaui_env.apps.files import finish_staged, write_together
+from miaui_env.game.saved_state import MAX_FILE_BYTES, read_bounded
 from miaui_env.observe.observation import OBSERVATION_VERSION
 from training.config import ConfigError
 
@@ -90,8 +91,8 @@ def saved_game(directory: Path) -> str:
     then says why), so a run can be opened for its own game before its config is read."""
     finish_staged(directory)
     try:
-        metadata = json.loads((directory / METADATA).read_text())
-    except (OSError, ValueError):
+        metadata = json.loads(read_bounded(directory / METADATA, MAX_FILE_BYTES, CheckpointError, "a run's metadata"))
+    except (ValueError, RecursionError):
         return "miaui"
     game = metadata.get("game", "miaui") if isinstance(metadata, dict) else "miaui"
     return game if isinstance(game, str) else "miaui"

@@ -65,6 +65,7 @@ from ruamel.yaml.resolver import VersionedResolver
 
 from miaui_env.agents.loading import PLAY_MODES
 from miaui_env.game.rules import MAX_PLAYERS, MIN_PLAYERS, REWARDS
+from miaui_env.game.saved_state import read_bounded
 from miaui_env.game.seeding import seed_child, seed_int
 from miaui_env.observe.observation import VIEWS
 from miaui_env.octopus import rules as octopus_rules
@@ -128,15 +129,42 @@ def _yaml() -> YAML:
     return yaml
 
 
+MAX_CONFIG_BYTES = 1 << 20  # a config is a few kilobytes
+MAX_CONFIG_DEPTH = 16  # the deepest a config nests: ppo.policy_kwargs.net_arch.pi is 4 levels
+
+
+def read_config_text(path: Path) -> str:
+    """The text of the config file at `path`, at most MAX_CONFIG_BYTES of UTF-8 (ConfigError otherwise)."""
+    data = read_bounded(path, MAX_CONFIG_BYTES, ConfigError, "a config")
+    try:
+        return data.decode()
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not a YAML text file (not UTF-8: {error.reason} at byte {error.start})") from None
+
+
 def read_yaml(text: str, source: str = "") -> Any:
     """YAML 1.2 text as plain data; ConfigError (naming `source` and the line) for text that is not
-    YAML, a key given twice in one mapping, or a tag a safe loader does not build."""
+    YAML, a key given twice in one mapping, a tag a safe loader does not build, or nesting deeper
+    than MAX_CONFIG_DEPTH."""
     try:
-        return _yaml().load(text)
+        data = _yaml().load(text)
     except YAMLError as error:
         where = getattr(error, "problem_mark", None)
         line = f" (line {where.line + 1})" if where is not None else ""
         raise ConfigError(f"{source}not valid YAML{line}: {getattr(error, 'problem', None) or error}") from None
+    except RecursionError:
+        raise ConfigError(f"{source}nests deeper than a config can (at most {MAX_CONFIG_DEPTH} levels)") from None
+    if _depth(data) > MAX_CONFIG_DEPTH:
+        raise ConfigError(f"{source}nests deeper than a config can (at most {MAX_CONFIG_DEPTH} levels)")
+    return data
+
+
+def _depth(data: Any, limit: int = MAX_CONFIG_DEPTH + 1) -> int:
+    """How deep `data` nests (a scalar: 0), counted no further than `limit`."""
+    if limit == 0 or not isinstance(data, dict | list):
+        return 0
+    items = data.values() if isinstance(data, dict) else data
+    return 1 + max((_depth(item, limit - 1) for item in items), default=0)
 
 
 def write_yaml(data: Any) -> str:
@@ -441,7 +469,7 @@ class RunConfig(_Section):
         schema.validated(data, f"{cls.DEFAULTS}: ")
         if path is not None:
             path = config_file(path)
-            given = read_yaml(path.read_text(), f"{path}: ")
+            given = read_yaml(read_config_text(path), f"{path}: ")
             if given is not None and not isinstance(given, dict):
                 raise ConfigError(f"{path}: a config file is a mapping of keys to values, not {given!r}")
             data = schema.merged(data, given or {})
@@ -677,6 +705,10 @@ def config_file(path: Path | str) -> Path:
     given = Path(path)
     if given.is_file():
         return given
+    if given.is_dir():
+        raise ConfigError(f"config file {str(path)!r} is a folder; a config is a YAML file")
+    if given.exists():  # /dev/null, a pipe, a device
+        raise ConfigError(f"config file {str(path)!r} is not a regular file (a device, a pipe or a socket); a config is a YAML file")
     shipped = CONFIG_DIR / (given.name if given.suffix == ".yaml" else f"{given.name}.yaml")
     if given.parent == Path() and shipped.is_file():
         return shipped

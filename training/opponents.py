@@ -29,6 +29,7 @@ from miaui_env.agents import Agent, Policy, agent_name, as_policy, reset_agent
 from miaui_env.agents.checkpoint import CheckpointError
 from miaui_env.agents.policy import PolicyAgent
 from miaui_env.apps.files import replacing
+from miaui_env.game.saved_state import MAX_FILE_BYTES, read_bounded
 
 if TYPE_CHECKING:
     from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
@@ -309,8 +310,8 @@ class Opponents:
         league_file = directory / "league.json"
         if self.league is not None and league_file.exists():
             try:
-                self.league.load_state_dict(json.loads(league_file.read_text()))
-            except ValueError as error:  # json's errors are ValueErrors too
+                self.league.load_state_dict(json.loads(read_bounded(league_file, MAX_FILE_BYTES, CheckpointError, "a league's statistics")))
+            except (ValueError, RecursionError) as error:  # json's errors are ValueErrors too
                 raise CheckpointError(f"{league_file} is damaged ({error}); delete it to start the league's statistics anew") from None
 
 

@@ -17,6 +17,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from miaui_env.game.rules import NUM_DIVER_CARDS
 from miaui_env.game.seeding import Seed, seed_generator
 from miaui_env.observe.observation import table_view
 
@@ -47,7 +48,14 @@ class RandomAgent:
         self.rng = seed_generator(seed)
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """A random legal card for every row."""
+        """A random legal action for every row (both games have 12 actions); AgentError for masks of
+        another shape than (rows, 12), or a row that allows nothing."""
+        masks = np.asarray(masks)
+        if masks.ndim != 2 or masks.shape[1] != NUM_DIVER_CARDS or len(masks) != len(observations):
+            raise AgentError(f"the random agent takes masks of shape (rows, {NUM_DIVER_CARDS}), one per observation row; "
+                             f"got {masks.shape} for {len(observations)} rows")  # fmt: skip
+        if not masks.any(axis=1).all():
+            raise AgentError(f"the random agent was asked to act where nothing is legal (mask row {int(np.argmin(masks.any(axis=1)))})")
         return np.asarray(np.argmax(self.rng.random(masks.shape) * masks, axis=-1))
 
     def reset(self) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 import gymnasium
 
 from miaui_env.game.rules import NUM_DIVER_CARDS
+from miaui_env.game.saved_state import MAX_FILE_BYTES, read_bounded
 from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, VIEWS
 
 
@@ -90,12 +91,11 @@ def read_metadata(path: Path, game: str = "miaui", version: int = OBSERVATION_VE
         if game != "miaui":  # only Miaui's first runs were saved without metadata
             raise CheckpointError(f"{path} is missing: every {game} policy names its game and observation layout there")
         return {}
+    text = read_bounded(path, MAX_FILE_BYTES, CheckpointError, "a run's metadata")
     try:
-        metadata = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        metadata = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
         raise CheckpointError(f"{path} is not readable JSON: it is not valid JSON ({error}); the checkpoint is damaged") from None
-    except OSError as error:
-        raise CheckpointError(f"{path} is not readable JSON ({error}); the checkpoint is damaged") from None
     if not isinstance(metadata, dict):
         raise CheckpointError(f"{path} holds {type(metadata).__name__}, not a metadata object; the checkpoint is damaged")
     saved_game = metadata.get("game", "miaui")

@@ -43,6 +43,7 @@ from typing import Any, TypeVar, cast
 from miaui_env.agents import Agent, as_agent, builtin_agents
 from miaui_env.agents.checkpoint import check_policy_spaces
 from miaui_env.agents.policy import PolicyAgent, load_rllib_policy, load_sb3_policy
+from miaui_env.game.saved_state import MAX_FILE_BYTES, read_bounded
 from miaui_env.game.seeding import check_seed, seed_children, seed_int
 
 
@@ -62,8 +63,8 @@ def shipped_policy_names(game: str = "miaui", policies: Path | None = None) -> l
     names = []
     for model in sorted(Path(policies or SHIPPED_POLICIES).glob("*/model.zip")):
         try:
-            metadata = json.loads((model.parent / "metadata.json").read_text())
-        except (OSError, ValueError):
+            metadata = json.loads(read_bounded(model.parent / "metadata.json", MAX_FILE_BYTES, ValueError, "a run's metadata"))
+        except (ValueError, RecursionError):
             continue
         if isinstance(metadata, dict) and metadata.get("game", "miaui") == game:
             names.append(model.parent.name)

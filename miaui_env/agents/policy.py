@@ -96,8 +96,11 @@ def load_sb3_policy(
     except (ValueError, KeyError, OSError, RuntimeError, zipfile.BadZipFile) as error:
         raise CheckpointError(f"{model_file} is not a loadable MaskablePPO model ({error})") from None
     name = name or (path.name if path.is_dir() else path.stem)
+    play = metadata.get("play", "best")
+    if play not in ("best", "sample"):
+        raise CheckpointError(f"{model_file.parent / 'metadata.json'} says play={play!r:.40}; a policy plays 'best' or 'sample'")
     if deterministic is None:
-        deterministic = metadata.get("play", "best") != "sample"
+        deterministic = play != "sample"
     return PolicyAgent(model, name, metadata.get("view", "table"), deterministic, seed)
 
 

@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from miaui_env.agents import Agent, Policy, agent_name, as_agent
 from miaui_env.apps.replay import ReplayError, read_replay_file, write_replay_file
 from miaui_env.octopus import rules
@@ -70,6 +72,13 @@ def record(
     if not state.is_over:
         raise OctopusReplayError("a replay records a finished game; this one is still being played")
     n = state.num_players
+    if isinstance(players, str | bytes):
+        raise OctopusReplayError(f"players: {n} names, one per seat, as a list; got the string {players!r:.60}")
+    if isinstance(actions, str | bytes) or not isinstance(actions, Sequence | np.ndarray):
+        raise OctopusReplayError(f"actions: the game's decisions as a list of action indices; got {actions!r:.60}")
+    for i, action in enumerate(actions):
+        if isinstance(action, bool | np.bool_ | np.timedelta64) or not isinstance(action, int | np.integer):
+            raise OctopusReplayError(f"actions[{i}]: an action index 0-{rules.NUM_ACTIONS - 1} (an integer); got {action!r:.40}")
     replay = OctopusReplay(
         num_players=n,
         seed=seed,
@@ -91,6 +100,8 @@ def play_and_record(
 ) -> OctopusReplay:
     """One game of `agents` (seat i plays `agents[i % len(agents)]`, each shown its own view, else
     `view`) dealt by `seed`, as a replay."""
+    if isinstance(agents, str | bytes) or not isinstance(agents, Sequence) or not agents:
+        raise OctopusReplayError(f"play_and_record seats at least one agent (a list, cycled over the seats); got {agents!r:.60}")
     entrants = [as_agent(agent) for agent in agents]
     seated = [entrants[seat % len(entrants)] for seat in range(num_players)]
     for agent in entrants:

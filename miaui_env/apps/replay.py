@@ -42,7 +42,7 @@ from miaui_env.game.rules import (
     scores,
     winners,
 )
-from miaui_env.game.saved_state import file_path, record_to_dict
+from miaui_env.game.saved_state import MAX_FILE_BYTES, file_path, read_bounded, record_to_dict
 from miaui_env.game.seeding import SeedError, check_seed, seed_generator
 from miaui_env.observe.observation import Encoder
 from miaui_env.spec import TableSpec
@@ -266,18 +266,24 @@ def write_replay_file(text: str, path: str | os.PathLike[str], error: type[Repla
     from miaui_env.apps.files import atomic_write
 
     target = file_path(path, error, "a replay path")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(target, text)
+    if target.is_dir():
+        raise error(f"cannot save a replay to {target}: it is a folder, and a file name is needed")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(target, text)
+    except OSError as failed:
+        raise error(f"cannot save a replay to {target}: {failed.strerror or failed}") from None
     return target
 
 
 def read_replay_file(path: str | os.PathLike[str], error: type[ReplayError], parse: Callable[[str], _Replay]) -> _Replay:
     """`parse` of the replay file at `path`; `error` naming the file if it cannot be read or `parse`
     refuses it with `error`. Both games' `load_replay` read with it."""
+    data = read_bounded(file_path(path, error, "a replay path"), MAX_FILE_BYTES, error, "a replay")
     try:
-        text = file_path(path, error, "a replay path").read_text()
-    except (OSError, UnicodeDecodeError) as bad:
-        raise error(f"{path}: cannot be read as a replay ({bad})") from bad
+        text = data.decode()
+    except UnicodeDecodeError as bad:
+        raise error(f"{path}: cannot be read as a replay (it is not UTF-8 text: {bad.reason} at byte {bad.start})") from None
     try:
         return parse(text)
     except error as bad:

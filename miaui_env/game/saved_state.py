@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -164,12 +165,37 @@ def file_path(path: Any, error: type[ValueError], what: str) -> Path:
     return Path(path)
 
 
+MAX_STATE_BYTES = 1 << 20  # a saved state is a few kilobytes: a file past 1 MiB is no saved state
+MAX_FILE_BYTES = 64 << 20  # the most any file the library reads may hold (replays, configs, metadata)
+
+
+def read_bounded(path: Path, limit: int, error: type[ValueError], what: str) -> bytes:
+    """The bytes of the regular file at `path`, at most `limit` of them; `error` naming the file for
+    a folder, a device or pipe (/dev/zero, /dev/null), a missing file, or a file past the limit,
+    which is refused after reading `limit` + 1 bytes, never read to the end."""
+    try:
+        with path.open("rb") as opened:
+            if not stat.S_ISREG(os.fstat(opened.fileno()).st_mode):
+                raise error(f"{path} is not a regular file (a device, a pipe or a socket); {what} is a file")
+            data = opened.read(limit + 1)
+    except IsADirectoryError:
+        raise error(f"{path} is a folder; {what} is a file") from None
+    except FileNotFoundError:
+        raise error(f"{path} does not exist") from None
+    except OSError as failed:
+        raise error(f"{path} cannot be read: {failed.strerror or failed}") from None
+    if len(data) > limit:
+        raise error(f"{path} holds more than {limit:,} bytes, the most {what} may hold; is it the right file?")
+    return data
+
+
 # -- reading -------------------------------------------------------------------------------------
 def load_state(path: str | os.PathLike[str]) -> GameState:
     """Read a state that `save_state` wrote; StateFormatError, naming the file, if it is not one."""
     path = file_path(path, StateFormatError, "path")
+    text = read_bounded(path, MAX_STATE_BYTES, StateFormatError, "a saved state")
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(text)
     except RecursionError:
         raise StateFormatError(f"{path} nests JSON too deeply to read; a saved state is one JSON object a few levels deep") from None
     except ValueError as error:  # JSONDecodeError, UnicodeDecodeError, and integers past Python's digit limit

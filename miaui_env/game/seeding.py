@@ -47,7 +47,8 @@ def check_seed(seed: object, name: str = "seed") -> int | None:
     """`seed` as a Python int (numpy integers accepted), or None; SeedError for anything else."""
     if seed is None:
         return None
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+    # numpy's timedelta64 is an integer to isinstance: a time span is no seed all the same.
+    if isinstance(seed, bool | np.timedelta64) or not isinstance(seed, int | np.integer) or seed < 0:
         raise SeedError(f"{name}={seed!r} is not allowed; a seed is an integer >= 0 (or None for a fresh one)")
     return int(seed)
 

@@ -146,12 +146,20 @@ VALUE_SCALE = float(max(FISH_VALUES))  # the row's values are stored / 4
 
 def theft_action(offset: int, k: int) -> int:
     """The action index of stealing `k` cards from the seat `offset` places clockwise (rules' table)."""
+    _check_whole(offset, 1, MAX_PLAYERS - 1, "theft_action's offset (seats clockwise to the target)")
+    _check_whole(k, 1, MAX_STEAL, "theft_action's k (cards asked for, O5)")
     return 3 + MAX_STEAL * (offset - 1) + (k - 1)
 
 
 def success_probability(k: int) -> float:
     """O5: P(roll >= k) with the die -1, 1, 1, 2, 3, 3 (5/6, 1/2, 1/3 for k = 1, 2, 3)."""
+    _check_whole(k, 1, MAX_STEAL, "success_probability's k (cards asked for, O5)")
     return sum(face >= k for face in DIE_FACES) / len(DIE_FACES)
+
+
+def _check_whole(value: object, low: int, high: int, what: str) -> None:
+    if isinstance(value, bool | np.timedelta64) or not isinstance(value, int | np.integer) or not low <= value <= high:
+        raise InvalidConfigError(f"{what} is {value!r:.40}; it is an integer from {low} to {high}")
 
 
 BACKFIRE_PROBABILITY = DIE_FACES.count(-1) / len(DIE_FACES)  # O5: the -1 face, 1/6

@@ -234,8 +234,10 @@ def _action_list(mask: np.ndarray) -> str:
 
 def check_action(mask: np.ndarray, action: object, who: str) -> int:
     """The action index `action` names if `mask` allows it; else IllegalActionError naming the legal actions."""
-    if type(action) is int and 0 <= action < NUM_ACTIONS and mask[action]:
+    if type(action) is int and 0 <= action < NUM_ACTIONS and len(mask) == NUM_ACTIONS and mask[action]:
         return action  # the common case, first: the checks below are slow for what is plainly an int
+    if not isinstance(mask, np.ndarray) or mask.shape != (NUM_ACTIONS,):
+        raise InvalidConfigError(f"check_action takes a mask of shape ({NUM_ACTIONS},); got {getattr(mask, 'shape', type(mask).__name__)}")
     if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
         action = action.item()  # (a 0-d time span array stays an array: no action)
     index = -1  # no action: anything but an integer (a bool or a numpy time span is no integer here)
@@ -266,8 +268,14 @@ def _describe_theft(state: OctopusState) -> str:
     return "last theft: none this session"
 
 
+def _check_state(state: object, where: str) -> None:
+    if not isinstance(state, OctopusState):
+        raise InvalidConfigError(f"{where} draws an OctopusState (from rules.new_game or the env); got {type(state).__name__}")
+
+
 def render_text(state: OctopusState) -> str:
     """The table as text: session, deck, row, discard pile, each seat's total and collection."""
+    _check_state(state, "render_text")
     if state.is_over:
         doing = (
             "game over"
@@ -299,6 +307,7 @@ OCTOPUS_COLOUR = (120, 40, 110)
 
 def table_picture(state: OctopusState) -> np.ndarray:
     """The table as a picture, (H, W, 3) uint8, drawn with Pillow (one size for every table of a game)."""
+    _check_state(state, "table_picture")
     from PIL import Image, ImageDraw, ImageFont
 
     width, card_w, card_h, seat_h = 1000, 30, 40, 56

@@ -66,7 +66,8 @@ from miaui_env.octopus.rules import (
     Rolled,
     SessionStart,
     TheftSkipped,
-    session_score,
+    checked_cards,
+    scored_cards,
 )
 
 OBSERVATION_VERSION = 1  # bump whenever a layout below changes; checkpoints record it
@@ -226,7 +227,9 @@ def shown_entries(num_players: int, view: str) -> np.ndarray:
 
 def counts(cards: Sequence[int]) -> np.ndarray:
     """(NUM_SPECIES, 4) float32: how many of `cards` there are of each species and value 1-4 (octopuses left out)."""
-    per_id = np.bincount(np.asarray(cards, dtype=np.intp), minlength=NUM_CARDS)[:NUM_FISH].reshape(NUM_SPECIES, len(FISH_VALUES))
+    per_id = np.bincount(np.asarray(checked_cards(cards, "counts"), dtype=np.intp), minlength=NUM_CARDS)[:NUM_FISH].reshape(
+        NUM_SPECIES, len(FISH_VALUES)
+    )
     grouped: np.ndarray = np.add.reduceat(per_id, _VALUE_GROUPS, axis=1).astype(np.float32)
     return grouped
 
@@ -296,7 +299,7 @@ def _write_piles(places: _Places, state: OctopusState) -> np.ndarray:
             pile_ids.append(_MOVED)
     for s, cards in enumerate(state.collections):
         where += [seat["present"][s], seat["total"][s], seat["collection_size"][s], seat["session_score"][s]]
-        what += [1.0, state.totals[s] / TARGET, len(cards) / SIZE_SCALE, session_score(cards) / SCORE_SCALE]  # O7
+        what += [1.0, state.totals[s] / TARGET, len(cards) / SIZE_SCALE, scored_cards(cards) / SCORE_SCALE]  # O7
     sizes = [len(p) for p in piles]
     cards_flat = np.fromiter((c for p in piles for c in p), dtype=np.intp, count=sum(sizes))
     pile_flat = np.repeat(np.array(pile_ids, dtype=np.intp), sizes)
@@ -550,8 +553,23 @@ class Painter:
 
 def observe_canvas(painted: np.ndarray, num_players: int, seat: int, view: str) -> np.ndarray:
     """`seat`'s observation (a new array) cut from a `canvas`: what the declared tables let it see."""
+    if (
+        type(num_players) is not int
+        or not MIN_PLAYERS <= num_players <= MAX_PLAYERS
+        or type(seat) is not int
+        or not 0 <= seat < num_players
+    ):
+        _refuse_table(num_players, seat)
     cut: np.ndarray = painted[_index(num_players, seat, view)]  # (indexing is faster than `take` here)
     return cut
+
+
+def _refuse_table(num_players: object, seat: object) -> None:
+    """InvalidConfigError for a table size or seat `observe_canvas` cannot cut (a numpy integer is read as an int)."""
+    if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        raise InvalidConfigError(f"num_players={num_players!r:.40} is not allowed; the octopus game is played by 2, 3 or 4 players (O1)")
+    if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < num_players:
+        raise InvalidConfigError(f"seat={seat!r:.40} is not at a {num_players}-player table; seats are 0-{num_players - 1}")
 
 
 def observe(state: OctopusState, seat: int, view: str = "table") -> np.ndarray:

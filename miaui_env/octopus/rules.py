@@ -124,6 +124,16 @@ def _is_int(value: object) -> TypeGuard[int | np.integer]:
     return type(value) is int or (isinstance(value, int | np.integer) and not isinstance(value, bool | np.timedelta64))
 
 
+def checked_cards(cards: object, where: str) -> list[int]:
+    """`cards` as card ids 0-65 (InvalidConfigError naming `where` and the first value that is no card)."""
+    if isinstance(cards, str | bytes) or not isinstance(cards, Sequence | np.ndarray) or _is_scalar_array(cards):
+        raise InvalidConfigError(f"{where} takes a list of card ids 0-{NUM_CARDS - 1}; got {cards!r:.60}")
+    for card in cards:
+        if not _is_int(card) or not 0 <= card < NUM_CARDS:
+            raise InvalidConfigError(f"{where}: {card!r:.40} is no card; card ids are the integers 0-{NUM_CARDS - 1}")
+    return [int(card) for card in cards]
+
+
 def _is_scalar_array(value: object) -> bool:
     """A 0-d numpy array: no sequence, though numpy lets it pass for one."""
     return isinstance(value, np.ndarray) and value.ndim == 0
@@ -140,6 +150,11 @@ def card_name(card: int) -> str:
 
 def session_score(cards: Sequence[int]) -> int:
     """O7: the sum, over species, of the highest value among `cards` of that species (at most 40)."""
+    return scored_cards(checked_cards(cards, "session_score"))
+
+
+def scored_cards(cards: Sequence[int]) -> int:
+    """`session_score` of cards known to be card ids (the engine's own collections): no check, as it runs every session."""
     best = [0] * NUM_SPECIES
     for c in cards:
         s = CARD_SPECIES[c]
@@ -346,7 +361,7 @@ def _check_deck(order: object) -> tuple[int, ...]:
     allowed = f"a stacked deck is a permutation of the card ids 0..{NUM_CARDS - 1}, top first"
     if isinstance(order, str | bytes) or not isinstance(order, Sequence | np.ndarray) or _is_scalar_array(order):
         raise InvalidConfigError(f"{allowed}; got {order!r:.60}")
-    if any(isinstance(c, bool) or not isinstance(c, int | np.integer) for c in order):
+    if not all(_is_int(c) for c in order):
         raise InvalidConfigError(f"{allowed}; got a value that is not an integer in {list(order)!r:.80}")
     cards = tuple(int(c) for c in order)
     if sorted(cards) != list(range(NUM_CARDS)):
@@ -377,7 +392,7 @@ def new_game(
             raise InvalidConfigError("give rng or seed, not both")
         rng = seed
     if not isinstance(rng, np.random.Generator):
-        if rng is not None and (isinstance(rng, bool) or not isinstance(rng, int | np.integer) or rng < 0):
+        if rng is not None and (not _is_int(rng) or rng < 0):
             raise InvalidConfigError(f"rng must be a numpy.random.Generator or a seed (an integer >= 0), got {rng!r:.60}")
         rng = np.random.default_rng(rng)
     if max_sessions is not None and (isinstance(max_sessions, bool) or not isinstance(max_sessions, int | np.integer) or max_sessions < 1):
@@ -504,7 +519,7 @@ def _end_turn(state: OctopusState) -> None:
     if state.deck:
         _start_turn(state, nxt)
         return
-    scores = tuple(session_score(c) for c in state.collections)  # O7
+    scores = tuple(scored_cards(c) for c in state.collections)  # O7
     for seat, s in enumerate(scores):
         state.totals[seat] += s
     state.session_scores.append(scores)
