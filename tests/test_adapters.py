@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import Any
 
@@ -13,7 +14,7 @@ from gymnasium.utils.env_checker import check_env
 from sb3_contrib import MaskablePPO
 
 import miaui_env
-from miaui_env import OBSERVATION_LAYOUT, IllegalActionError
+from miaui_env import OBSERVATION_LAYOUT, IllegalActionError, InvalidConfigError
 from miaui_env.agents import RandomAgent
 from miaui_env.game.rules import NUM_ROUNDS
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
@@ -344,3 +345,59 @@ def test_a_second_step_wait_is_refused_before_the_opponents_choose():
     with pytest.raises(IllegalActionError, match="step_async"):
         tables.step_wait()
     assert tables.tables[0].engine.round == tables.tables[1].engine.round == 1  # neither table played
+
+
+def test_wrappers_refuse_what_they_cannot_wrap_by_name():
+    from miaui_env.integrations.adapters import MaskedObservationError, MaskInObservation
+    from miaui_env.integrations.sb3 import ActionMasksFromObservation
+
+    for not_parallel, words in [(None, "got NoneType"), (miaui_env.raw_env(), "got raw_env (an AEC env: wrap miaui_env.parallel_env")]:
+        with pytest.raises(InvalidConfigError, match=re.escape(words)):
+            MaskInObservation(not_parallel)
+    with pytest.raises(MaskedObservationError, match=r"reads the action mask from the last 12 entries"):
+        ActionMasksFromObservation(MiauiSelfPlayVecEnv(num_games=2, num_players=4, seed=0))  # its rows hold no mask
+
+
+def test_a_ragged_multi_table_step_is_refused_by_name_and_changes_nothing():
+    from miaui_env.integrations.sb3 import MultiTableVecEnv
+
+    tables = [MiauiSelfPlayVecEnv(num_games=2, num_players=4, seed=0), MiauiSelfPlayVecEnv(num_games=2, num_players=3, seed=1)]
+    venv = MultiTableVecEnv(tables)
+    venv.reset()
+    masks = venv.action_masks()
+    with pytest.raises(IllegalActionError, match=r"one action index per env index, got \[\[0, 1\], \[2\]\]"):
+        venv.step([[0, 1], [2]])
+    np.testing.assert_array_equal(venv.action_masks(), masks)
+    with pytest.raises(IllegalActionError, match="needs step_async"):
+        venv.step_wait()  # nothing was stored for any table
+
+
+def test_an_octopus_vec_env_whose_opponent_failed_mid_step_asks_for_a_reset():
+    from miaui_env.agents import AgentError, RandomAgent
+    from miaui_env.octopus.selfplay import OctopusSelfPlayVecEnv
+
+    class FailsOnCue:
+        name = "fails-on-cue"
+
+        def __init__(self):
+            self.fail, self.random = False, RandomAgent(0)
+
+        def act(self, observations, masks):
+            return np.full(len(masks), 99) if self.fail else self.random.act(observations, masks)
+
+        def reset(self):
+            pass
+
+    opponent = FailsOnCue()
+    venv = OctopusSelfPlayVecEnv(num_games=2, num_players=3, opponent=opponent, seed=0)
+    venv.reset()
+    first = np.array([int(np.flatnonzero(mask)[0]) for mask in venv.action_masks()])
+    opponent.fail = True
+    with pytest.raises(AgentError, match="played card index 99"):
+        venv.step(first)
+    opponent.fail = False
+    again = np.array([int(np.flatnonzero(mask)[0]) for mask in venv.action_masks()])
+    with pytest.raises(IllegalActionError, match=r"an opponent failed during the last step or reset \(AgentError: .*call reset\(\)"):
+        venv.step(again)
+    venv.reset()
+    venv.step(np.array([int(np.flatnonzero(mask)[0]) for mask in venv.action_masks()]))  # a new deal plays on

@@ -17,7 +17,7 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from pettingzoo import ParallelEnv
+from pettingzoo import AECEnv, ParallelEnv
 
 from miaui_env.game.rules import NUM_DIVER_CARDS, InvalidConfigError
 from miaui_env.observe.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
@@ -59,6 +59,9 @@ class MaskInObservation(ParallelEnv):
     """A Parallel env whose observations are one Box: the observation, then the action mask."""
 
     def __init__(self, env: ParallelEnv):
+        if not isinstance(env, ParallelEnv):
+            hint = " (an AEC env: wrap miaui_env.parallel_env(...) instead)" if isinstance(env, AECEnv) else ""
+            raise InvalidConfigError(f"MaskInObservation wraps a PettingZoo Parallel env; got {type(env).__name__}{hint}")
         self.env = env
         self.metadata = env.metadata
         self.possible_agents = env.possible_agents

@@ -46,7 +46,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvS
 from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent, checked_actions, reset_agent
 from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, IllegalActionError, InvalidConfigError, illegal_action
 from miaui_env.game.seeding import Seed, seed_child, seed_children, seed_int, seed_ints, seed_tree
-from miaui_env.integrations.adapters import split_mask
+from miaui_env.integrations.adapters import MASKED_SIZE, MaskedObservationError, split_mask
 from miaui_env.integrations.compact_torch import ExpandsCodes, expand_observations_torch
 from miaui_env.integrations.privileged import PRIVILEGED_SIZE, empty_privileged_codes, privileged_codes, privileged_features
 from miaui_env.observe.compact import COMPACT_SCALE, COMPACT_ZERO, expand_observations
@@ -93,6 +93,12 @@ class ActionMasksFromObservation(VecEnvWrapper):
     (`miaui_env.integrations.adapters.MaskInObservation`, vectorised by SuperSuit, say): what MaskablePPO reads."""
 
     def __init__(self, venv: VecEnv):
+        shape = getattr(venv.observation_space, "shape", None)
+        if shape != (MASKED_SIZE,):
+            raise MaskedObservationError(
+                f"ActionMasksFromObservation reads the action mask from the last {NUM_DIVER_CARDS} entries of each observation "
+                f"(MaskInObservation's rows, {MASKED_SIZE} wide); this VecEnv's observations are {venv.observation_space}"
+            )
         super().__init__(venv)
         self._last: np.ndarray | None = None
         self._next_seed: int | None = None
@@ -430,7 +436,10 @@ class MultiTableVecEnv(_OneEnvVecEnv):
 
     def step_async(self, actions: np.ndarray) -> None:
         """Hand each table its share of the actions, all of them checked before any table keeps its share."""
-        given = np.asarray(actions)
+        try:
+            given = np.asarray(actions)
+        except ValueError:  # a ragged nesting of lists
+            raise IllegalActionError(f"actions must hold one action index per env index, got {actions!r:.60}") from None
         if given.shape[:1] != (self.num_envs,):
             raise IllegalActionError(f"actions must hold one card index per env index, shape ({self.num_envs},), got shape {given.shape}")
         spans = zip(self.tables, self._bounds[:-1], self._bounds[1:], strict=True)

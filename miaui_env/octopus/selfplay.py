@@ -160,6 +160,7 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
         self._masks = np.zeros((rows, NUM_ACTIONS), dtype=np.int8)
         self._actions = np.zeros(rows, dtype=np.int64)
         self._actions_pending = False
+        self._stopped: str | None = None  # why the games stopped between two moves (an opponent failed): reset() goes on
         self._lengths = np.zeros(rows, dtype=np.int64)  # learner decisions so far in each row's game
         self._starts = np.zeros(rows)
         self.opponent_decisions = 0  # opponents' decisions played so far (for the benchmark)
@@ -223,7 +224,7 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
                 reset_agent(agent)
         self._seated = [[] for _ in range(self.num_envs)]
         self._games = [self._new_game(row) for row in range(self.num_envs)]
-        self._actions_pending = False
+        self._actions_pending, self._stopped = False, None
         self._play_opponents(list(range(self.num_envs)))
         for row in range(self.num_envs):
             self._present(row)
@@ -264,7 +265,11 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
                     game = self._games[r]
                     seen[i] = observe_canvas(self._painters[r].canvas(game), self.num_players, game.active, view)
                     masks[i] = decision_mask(game)
-                actions = checked_actions(agent, seen, masks)
+                try:
+                    actions = checked_actions(agent, seen, masks)
+                except BaseException as failed:  # the games stopped mid-move: only a new deal can go on from here
+                    self._stopped = f"{type(failed).__name__}: {failed}"
+                    raise
                 for r, action in zip(mine, actions.tolist(), strict=True):
                     game = self._games[r]
                     rules.step(game, rules.decision_of(game, action))
@@ -287,6 +292,9 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
         first one its mask does not allow (the same message as the AEC env's)."""
         if not self._games:
             raise IllegalActionError("call reset() before step(): no game has been dealt yet")
+        if self._stopped is not None:
+            raise IllegalActionError(f"an opponent failed during the last step or reset ({self._stopped:.200}), leaving games "
+                                     "between two moves: call reset() to deal new ones")  # fmt: skip
         try:
             given = np.asarray(actions)
         except ValueError:  # a ragged nesting of lists
