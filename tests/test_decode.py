@@ -112,6 +112,18 @@ def test_a_lantern_catch_names_the_peeker_until_the_game_ends():
     assert decode_observation(encoder.observe(0), 3).lantern_peekers() == {}
 
 
+def test_the_words_say_who_peeked_a_face_down_card_and_that_only_the_peeker_sees_it():
+    # R5: player_0 catches the Lantern at the bottom; the emperor tuna restocks it face-down, seen by player_0 only.
+    game = stacked_game([["lantern:7", "tigerfish:6", "kittenfish:2"], ["emperor_tuna:15", "tigerfish:9", "kittenfish:4"]], num_players=3)
+    play_round(game, [12, 5, 1])
+    encoder = Encoder(game.config, "table")
+    encoder.refresh(game)
+    bottoms = [next(line for line in text.describe_observation(encoder.observe(seat), seat, 3).splitlines() if "lagoon bottom" in line)
+               for seat in range(3)]  # fmt: skip
+    assert bottoms[0] == "  lagoon bottom: emperor_tuna:15 (face-down: only you see it, from your Lantern)"
+    assert bottoms[1] == bottoms[2] == "  lagoon bottom: a face-down card (player_0 peeked it)"
+
+
 def test_a_stacks_further_cards_are_counted_face_down_ones_too():
     # The rules never leave a face-down card below a space's first (a Lantern's space is empty when
     # it restocks), but the layout can hold one: its flag is counted, its face is not.

@@ -64,6 +64,19 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-4000:]
     assert (tmp_path / "site" / "envs" / "miaui" / "index.html").exists()
+    # What users look up first shows its docstring, not a bare signature: env(), parallel_env() and the env's calls.
+    import html
+    import re
+
+    page = (tmp_path / "site" / "reference" / "envs" / "index.html").read_text()
+    words = " ".join(re.findall(r"\w+", html.unescape(re.sub(r"<[^>]+>", " ", page))))
+    from miaui_env.envs import miaui
+    from miaui_env.octopus import env as octopus
+
+    for documented in (miaui.env, miaui.parallel_env, miaui.raw_env.reset, miaui.raw_env.observe, miaui.raw_env.step,
+                       miaui.MiauiParallelEnv.step, octopus.env, octopus.raw_env.step):  # fmt: skip
+        first_words = " ".join(re.findall(r"\w+", (documented.__doc__ or "").strip().splitlines()[0])[:6])
+        assert first_words and first_words in words, documented.__qualname__
 
 
 def test_a_generated_part_is_the_code_s_own_text():

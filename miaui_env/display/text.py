@@ -116,8 +116,15 @@ def describe_observation(observation: np.ndarray, seat: int, num_players: int) -
         lines.append(f"Kiti sits between {name[k]} and {name[(k + 1) % n]}")
         lines.append(f"  ties at the bottom and middle go to: {', '.join(name[r] for r in table.kiti.deep_order)}")
         lines.append(f"  ties at the top go to: {', '.join(name[r] for r in table.kiti.shallow_order)}")
-    for where, space in zip(DEPTH_NAMES, table.lagoon, strict=True):
+    peekers = table.lantern_peekers()  # R5: who peeked each space's face-down card
+    for depth, (where, space) in enumerate(zip(DEPTH_NAMES, table.lagoon, strict=True)):
         shown = [fish_in_words(card) for card in space.cards]
+        if depth in peekers and shown:
+            shown[0] = (
+                f"{shown[0]} (face-down: only you see it, from your Lantern)"
+                if peekers[depth] == 0
+                else f"a face-down card ({name[peekers[depth]]} peeked it)"
+            )
         if space.more.cards:
             shown.append(f"then {fish_in_words(space.more)}")
         lines.append(f"  lagoon {where:<6}: {', '.join(shown) or '-'}")
