@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -66,3 +67,11 @@ def test_supersuit_vector_env_with_masks_through_the_observation():
 def test_rllib_pettingzoo_wrappers(api):
     summary = example("rllib_ppo").main(["--api", api, "--iterations", "2", "--seed", "0"])
     assert summary["steps"] >= 2 * 352 and summary["episode_return"] == pytest.approx(1.0)
+
+
+def test_your_own_agent_plays_the_arena_from_the_example():
+    module = example("my_agent")
+    masks = np.array([[1] * 12, [1, 0, 0, 1] + [0] * 8, [0] * 6 + [1] + [0] * 5], dtype=np.int8)
+    assert module.SecondHighest().act(np.zeros((3, 620), np.float32), masks).tolist() == [10, 0, 6]  # cards 11, 1 and 7
+    summary = module.main(["--games", "200", "--seed", "1"])
+    assert summary["games"] == 200 and 0.0 <= summary["win_share"] < 0.25  # it throws its cards away against counters
