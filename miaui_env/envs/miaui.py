@@ -344,7 +344,7 @@ class _MiauiEnv(SeatedEnv):
         seed, deck_order = self.check_reset(seed, options)  # every argument checked before anything changes
         self._reseed(seed)
         game = new_game(self.config, self.np_random, deck_order)
-        observations, masks = self.engine.load_states([game])
+        observations, masks = self.engine.start_dealt([game])  # the rules just dealt it: no checks to run again
         self._seat_observations, self._masks = observations[0], masks[0]
         self._played, self._is_over = PlayedGame(game), False
 

@@ -310,6 +310,18 @@ class VectorMiaui:
         self._encode()
         return self._obs, self.action_masks()
 
+    def start_dealt(self, states: Sequence[GameState]) -> tuple[np.ndarray, np.ndarray]:
+        """`load_states` for games `rules.new_game` has just dealt with this engine's config (the
+        envs' reset), unchecked: the rules made them, so the placement (lagoon, then deck) is read
+        straight off them. Anything else must go through `load_states`."""
+        placement = self._game.placement
+        for slot, state in enumerate(states):
+            placement[slot, :NUM_SPACES] = [space[0].card for space in state.lagoon]
+            placement[slot, NUM_SPACES:] = state.deck
+        self._start_games()
+        self._encode()
+        return self._obs, self.action_masks()
+
     def snapshot(self) -> EngineSnapshot:
         """A copy of every game's state as it is now, to `restore` later (a search's playouts start
         from one position again and again)."""
