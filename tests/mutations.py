@@ -87,6 +87,8 @@ FIRST_TESTS = {
     "miaui_env/apps/arena.py": ("tests/test_arena.py",),
     "miaui_env/apps/replay.py": ("tests/test_replay.py",),
     "miaui_env/octopus/rules.py": ("tests/test_octopus_rules.py",),
+    "miaui_env/octopus/observation.py": ("tests/test_octopus_env.py", "tests/test_octopus_observation_painter.py"),
+    "miaui_env/octopus/env.py": ("tests/test_octopus_env.py",),
 }
 
 # A pytest plugin loaded into every run in the scratch (-p mutants_guard): stop before any test if
@@ -462,6 +464,27 @@ CATALOGUE: tuple[Mutation, ...] = (
              "    reached = max(state.totals) >= TARGET",
              "    reached = max(state.totals) > TARGET",
              "O9: a total of exactly 77 does not end the game"),
+    # -- miaui_env/octopus/observation.py and env.py: what a seat sees (O4), the env's rewards ------------
+    Mutation("octopus-table-view-shows-every-collection", "miaui_env/octopus/observation.py",
+             '    "collection": _RECALLED,',
+             '    "collection": _OPEN,',
+             "O4: the table view shows every opponent's face-down collection card by card"),
+    Mutation("octopus-table-view-shows-session-scores", "miaui_env/octopus/observation.py",
+             '    "session_score": _RECALLED,  # computable from the collection, so no more visible than it',
+             '    "session_score": _OPEN,',
+             "O4: the table view shows what an opponent's face-down collection scores"),
+    Mutation("octopus-table-view-remembers-the-discard", "miaui_env/octopus/observation.py",
+             '    "discard": Sight.RECALL,  # every card went there face-up, but only perfect memory still knows them all (O4)',
+             '    "discard": Sight.PUBLIC,',
+             "O4: the table view holds the discard pile card by card, which only perfect memory knows"),
+    Mutation("octopus-painter-miscounts-the-deck", "miaui_env/octopus/observation.py",
+             "        cells[_DECK_SIZE_AT] = len(state.deck) / SIZE_SCALE",
+             "        cells[_DECK_SIZE_AT] = (len(state.deck) + 1) / SIZE_SCALE",
+             "the env's in-place canvas shows one card more in the deck than the reference encoder"),
+    Mutation("octopus-env-pays-the-score-whatever-the-mode", "miaui_env/octopus/env.py",
+             "            self.rewards = dict(zip(self.agents, final_rewards(np.array(totals), self.reward_mode).tolist(), strict=True))",
+             '            self.rewards = dict(zip(self.agents, final_rewards(np.array(totals), "score").tolist(), strict=True))',
+             "rewards: the octopus env pays the final total in every reward mode"),
 )
 # fmt: on
 

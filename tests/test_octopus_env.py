@@ -40,6 +40,8 @@ from miaui_env.octopus.observation import (
 )
 from miaui_env.octopus.rules import fish, stacked_deck
 
+pytestmark = pytest.mark.oracle  # the octopus env's proof: API conformance, what each seat may see (O4), rewards
+
 state_test_module = importlib.import_module("pettingzoo.test.state_test")  # the package re-exports the function under the module's name
 OCTOPUSES = rules.OCTOPUS_IDS
 STOP, FLIP, NO_THEFT = 0, 1, 2

@@ -14,6 +14,8 @@ from miaui_env.octopus.env import raw_env
 from miaui_env.octopus.observation import VIEWS, Painter, canvas, observe
 from miaui_env.octopus.rules import stacked_deck
 
+pytestmark = pytest.mark.oracle  # the env's fast canvas checked against the reference encoder
+
 STOP, FLIP, NO_THEFT = 0, 1, 2
 STEAL_1, STEAL_2 = 3, 4  # k = 1 or 2 from the next seat clockwise
 
