@@ -866,6 +866,16 @@ def test_the_replay_shelf_names_players_and_winners(tmp_path):
     assert listed["broken.json"]["players"] == [] and listed["broken.json"]["winners"] == []
 
 
+def test_the_miaui_shelf_leaves_the_octopus_game_s_replays_out(tmp_path):
+    from miaui_env.agents import RandomAgent
+    from miaui_env.apps import octopus_replay
+
+    octopus_replay.save_replay(octopus_replay.play_and_record([RandomAgent(0)], 2, seed=1), tmp_path / "replays" / "octopus.json")
+    replay = record_replay(GameConfig(num_players=3), [[r, r, (r + 5) % 12 + 1] for r in range(1, 12)], seed=9, players=["ann", "bo", "cy"])
+    save_replay(replay, tmp_path / "replays" / "miaui.json")
+    assert [Path(item["name"]).name for item in ReplayShelf((tmp_path,)).list()] == ["miaui.json"]
+
+
 def test_the_agent_list_names_what_the_training_extra_brings_and_how(tmp_path, monkeypatch):
     readme = (Path(__file__).parents[1] / "README.md").read_text()
     installed = create_app(GameStore(max_games=8), replays=tmp_path / "replays", library=[tmp_path]).test_client()

@@ -251,7 +251,7 @@ def test_at_game_over_every_panel_shows_its_final_score_and_fits(browser, server
     for seat, total in enumerate(view["final"]["scores"]):
         panel = browser.find_element(By.CSS_SELECTOR, f"#play-table .seat[data-seat='{seat}'] .seat-score")
         assert panel.text == str(total)
-    assert "score ?" not in text(browser, "play-table")
+    assert "score hidden" not in text(browser, "play-table")
     final = browser.find_element(By.ID, "final")
     for element in final.find_elements(By.CSS_SELECTOR, "table, button"):
         assert inside(browser, element, final), element.text
@@ -398,3 +398,51 @@ def test_the_page_names_the_missing_trained_policies_and_their_install_command(b
         missing,
     )
     assert "The trained policies (miaui-ppo-v0) need the training extra" in note and "pip install X" in note
+
+
+def test_on_a_phone_the_round_table_is_a_ring_and_the_watch_board_fits(phone, server):
+    start_game(phone, server, "6", ["counter", "greedy", "random", "counter", "greedy"])
+    seats = phone.execute_script(
+        "return [...document.querySelectorAll('#play-table .rt-seat')].map((e) => e.getBoundingClientRect().toJSON())"
+    )
+    assert len(seats) == 6
+    for i, a in enumerate(seats):  # no two seats' boxes overlap: they sit around the table, not on one line
+        for b in seats[i + 1 :]:
+            assert a["right"] <= b["left"] or b["right"] <= a["left"] or a["bottom"] <= b["top"] or b["bottom"] <= a["top"], (a, b)
+    assert "▼ is a seat's place in the first order and ▲ in the second" in text(phone, "play-table")
+    phone.find_element(By.ID, "tab-watch").click()
+    phone.find_element(By.ID, "watch-fresh").click()
+    wait_for(phone, lambda: "Round 1 of 12" in text(phone, "watch-table"))
+    assert phone.execute_script("return document.documentElement.scrollWidth") <= 390
+    assert box(phone, "#watch-table .round-table")["width"] >= 150
+
+
+def test_on_a_phone_the_octopus_page_fits_a_long_collection_and_shows_the_odds(phone, server):
+    phone.get(server + "octopus")
+    wait_for(phone, lambda: phone.find_elements(By.CSS_SELECTOR, "#opponent-1 option"))
+    phone.find_element(By.ID, "start").click()
+    wait_for(phone, lambda: phone.find_elements(By.ID, "action-1"))
+    # The page as it draws a late position: a 17-card collection, an opponent's hidden score, a theft offered.
+    phone.execute_script("""
+        const view = structuredClone(game);
+        view.table.seats[0].collection = Array.from({length: 17}, (_, i) => `fish:${i % 4 + 1}`);
+        view.table.seats[0].collection_size = 17;
+        view.table.seats[1].session_score = null;
+        view.legal = [{action: 0, label: "no theft", key: "n"}, {action: 3, label: "steal 1 from player_1", key: "1", odds: "5/6"}];
+        view.log = Array.from({length: 120}, (_, i) => `step ${i + 1}`);
+        showGame(view);""")
+    assert phone.execute_script("return document.documentElement.scrollWidth") <= 390  # nothing wider than the phone
+    assert phone.execute_script("return document.documentElement.scrollHeight") <= 2 * 844  # under two screens
+    assert "succeeds with chance 5/6" in phone.find_element(By.ID, "action-3").text  # no tooltip needed on a touch screen
+    assert "hidden" in phone.find_element(By.ID, "seat-1").text and "?" not in phone.find_element(By.ID, "seat-1").text
+    gutter = phone.execute_script("""const log = document.getElementById('log');
+        return parseFloat(getComputedStyle(log).paddingLeft) / parseFloat(getComputedStyle(log).fontSize);""")
+    assert gutter >= 3  # room for "120." in the list's gutter
+
+
+def test_the_default_opponents_are_the_terminals(browser, server):
+    browser.get(server)
+    wait_for(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#opponent-1 option"))
+    Select(browser.find_element(By.ID, "players")).select_by_visible_text("6")
+    chosen = [Select(browser.find_element(By.ID, f"opponent-{k}")).first_selected_option.get_attribute("value") for k in range(1, 6)]
+    assert chosen == ["counter", "greedy", "random", "counter", "greedy"]  # play.py's --opponents default, cycled

@@ -96,6 +96,14 @@ def test_the_octopus_page_is_served_and_linked_both_ways(client):
     assert "aria-label" in (STATIC / "octopus.html").read_text()
 
 
+def test_both_pages_have_an_icon_and_the_browsers_guess_finds_it_too(client):
+    for page in ("/", "/octopus"):
+        assert '<link rel="icon" href="/static/favicon.svg"' in client.get(page).get_data(as_text=True)
+    for path in ("/static/favicon.svg", "/favicon.ico"):  # no 404 on any load
+        icon = client.get(path)
+        assert icon.status_code == 200 and icon.mimetype == "image/svg+xml" and b"<svg" in icon.get_data()
+
+
 def test_the_default_table_is_two_players_against_risk_aware(client):
     response = client.post("/api/octopus/games", json={})
     assert response.status_code == 201

@@ -564,6 +564,8 @@ def _shelf_summary(path: Path) -> dict[str, Any]:
         data = parse_json(path.read_text(), "a saved replay")
     except (OSError, ValueError):  # removed while we looked, not text, not JSON
         return {"players": [], "winners": []}
+    if isinstance(data, dict) and data.get("game", "miaui") != "miaui":
+        return {"players": [], "winners": [], "game": str(data.get("game"))[:20]}  # another game's replay: not on Miaui's shelf
     players = data.get("players") if isinstance(data, dict) else None
     winners = data.get("winners") if isinstance(data, dict) else None
     if not (isinstance(players, list) and all(isinstance(name, str) for name in players)):
@@ -576,9 +578,9 @@ def _shelf_summary(path: Path) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class ReplayShelf:
-    """The replays saved under the folders `roots`: every `*.json` in a folder named `replays`
+    """The Miaui replays saved under the folders `roots`: every `*.json` in a folder named `replays`
     (human play's and this app's `results/replays/`, the arena's `<out>/replays/`, a self-play
-    run's `checkpoints/<run>/replays/`), newest first, at most `limit`. A replay is named by its
+    run's `checkpoints/<run>/replays/`) that is not another game's, newest first, at most `limit`. A replay is named by its
     path as the root spells it (`results/replays/web-....json`); only listed names can be opened."""
 
     roots: tuple[Path, ...]
@@ -594,8 +596,15 @@ class ReplayShelf:
                 except OSError:  # removed while we looked
                     continue
         found.sort(reverse=True)
-        return [{"name": path.as_posix(), "modified": time.strftime("%Y-%m-%d %H:%M", time.localtime(mtime)), **_shelf_summary(path)}
-                for mtime, path in found[: self.limit]]  # fmt: skip
+        listed = []
+        for mtime, path in found:
+            summary = _shelf_summary(path)
+            if "game" in summary:  # the octopus game's replays play back in its terminal command, not on this page
+                continue
+            listed.append({"name": path.as_posix(), "modified": time.strftime("%Y-%m-%d %H:%M", time.localtime(mtime)), **summary})
+            if len(listed) == self.limit:
+                break
+        return listed
 
     def read(self, name: Any) -> str:
         """The text of the listed replay `name`; WebError (404) for a name the shelf does not list."""

@@ -195,6 +195,12 @@ def octopus_page() -> ResponseReturnValue:
     return send_from_directory(cast(str, current_app.static_folder), "octopus.html")
 
 
+@routes.get("/favicon.ico")
+def favicon() -> ResponseReturnValue:
+    """The icon, for browsers that ask for it before reading the page's link (the pages link /static/favicon.svg)."""
+    return send_from_directory(cast(str, current_app.static_folder), "favicon.svg", mimetype="image/svg+xml")
+
+
 @routes.get("/api/agents")
 def agent_list() -> ResponseReturnValue:
     """The opponents offered, and the server's limits."""

@@ -97,7 +97,8 @@ function tiesLine(table, ctx) {
   return h("div", { class: "ties" },
     "Kiti sits between ", h("b", { text: label(ctx, table.kiti[0]) }), " and ", h("b", { text: label(ctx, table.kiti[1]) }),
     ". Ties at the bottom and middle go to ", h("b", { text: table.deep_order.map((s) => label(ctx, s)).join(" › ") }),
-    "; at the top to ", h("b", { text: table.shallow_order.map((s) => label(ctx, s)).join(" › ") }), ".");
+    "; at the top to ", h("b", { text: table.shallow_order.map((s) => label(ctx, s)).join(" › ") }), ".",
+    h("span", { class: "rt-legend", text: " On the round table, ▼ is a seat's place in the first order and ▲ in the second." }));
 }
 
 function lagoonElement(table, ctx) {
@@ -122,7 +123,7 @@ function seatElement(row, table, ctx, final) {
   const kiti = table.kiti && table.kiti.includes(row.seat) && table.round <= ROUNDS
     ? h("span", { class: "kiti", title: "Kiti sits between this seat and its neighbour on the round table", text: "next to Kiti" }) : null;
   const score = known === null
-    ? h("span", { class: "seat-score unknown", title: "the table view shows an opponent's pile height and top fish only", text: "score ?" })
+    ? h("span", { class: "seat-score unknown", title: "the table view shows an opponent's pile height and top fish only", text: "score hidden (top fish only)" })
     : h("span", { class: "seat-score", text: known });
   const below = row.height - row.pile.length;
   const pile = row.pile.map((card) => cardElement(card, ctx, true));
@@ -234,7 +235,12 @@ function trainingNote(training) {
     h("code", { text: training.install }), ", then restart the server."];
 }
 
-function opponentMenu(id, chosen) { return agentSelect(id, chosen || "counter"); }
+// The terminal's default opponents (python -m miaui_env.apps.play), cycled over the seats.
+const DEFAULT_OPPONENTS = ["counter", "greedy", "random"];
+function opponentMenu(id, chosen) {
+  const k = Number(id.split("-").pop()) - 1; // opponent-1 sits on the person's left
+  return agentSelect(id, chosen || DEFAULT_OPPONENTS[k % DEFAULT_OPPONENTS.length]);
+}
 
 function playContext(view) { return { players: view.players, you: view.seat }; }
 

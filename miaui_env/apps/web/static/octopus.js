@@ -26,14 +26,19 @@ function tableElement(view) {
   const active = table.seats.find((row) => row.to_act);
   const rowOwner = active ? `${who(view, active.seat)}` : "nobody";
   const row = h("div", { class: "space", id: "row" }, h("div", { class: "name", text: `The row (${rowOwner} flipping)` }), cardList(table.row));
-  const head = h("tr", {}, ["Player", "Plays", "Total", "Cards", "Session score", "Collection"].map((text) => h("th", { scope: "col", text })));
-  const rows = table.seats.map((seat) => h("tr", { class: seat.seat === view.seat ? "you" : null, id: `seat-${seat.seat}` },
-    h("th", { scope: "row", text: `${who(view, seat.seat)}${seat.to_act ? " (to act)" : ""}` }),
-    h("td", { text: view.players[seat.seat] }),
-    h("td", { text: seat.total }),
-    h("td", { text: seat.collection_size }),
-    h("td", { text: seat.session_score === null ? "?" : seat.session_score }),
-    h("td", {}, cardList(seat.collection))));
+  const head = h("tr", {}, ["Player", "Plays", "Total", "Cards", "Session score"].map((text) => h("th", { scope: "col", text })));
+  // Each seat's collection on a row of its own under its figures, across the table: the chips wrap
+  // there, so a long collection stays a few lines high on a phone.
+  const rows = table.seats.map((seat) => [
+    h("tr", { class: seat.seat === view.seat ? "you" : null, id: `seat-${seat.seat}` },
+      h("th", { scope: "row", text: `${who(view, seat.seat)}${seat.to_act ? " (to act)" : ""}` }),
+      h("td", { text: view.players[seat.seat] }),
+      h("td", { text: seat.total }),
+      h("td", { text: seat.collection_size }),
+      h("td", { title: seat.session_score === null ? "its collection lies face down: the table view hides what it scores" : null,
+        text: seat.session_score === null ? "hidden" : seat.session_score })),
+    h("tr", { class: `collection-row${seat.seat === view.seat ? " you" : ""}`, id: `collection-${seat.seat}` },
+      h("td", { colspan: 5 }, h("span", { class: "hint", text: "collection: " }), cardList(seat.collection)))]);
   const seats = h("table", { class: "octopus-seats", "aria-label": "players" }, h("thead", {}, head), h("tbody", {}, rows));
   const parts = [status, row, seats];
   if (table.last_theft) {
@@ -51,7 +56,9 @@ function finalElement(view) {
   return [
     h("h2", { text: final.winners.includes(view.seat) ? "You win!" : "Game over" }),
     h("div", { id: "winners", text: `Winner${winners.length > 1 ? "s" : ""}: ${winners.join(", ")}` + (final.truncated ? " (the session cap ended the game)" : "") }),
-    h("ul", {}, final.totals.map((total, seat) => h("li", { text: `${who(view, seat)} (${view.players[seat]}): ${total}` }))),
+    h("ul", {}, final.totals.map((total, seat) => h("li", {
+      text: `${who(view, seat)} (${view.players[seat]}): ${total}` +
+        ` (sessions: ${final.session_scores.map((scores) => scores[seat]).join(" + ")})` }))),
     view.replay ? h("div", { class: "saved", text: `saved as a replay: ${view.replay}` }) : h("div", { class: "saved", text: view.replay_error || "" }),
     h("div", { class: "actions" },
       h("a", { href: `/api/octopus/games/${view.id}/replay`, download: `octopus-${view.id.slice(0, 6)}.json` },
@@ -66,8 +73,10 @@ function showGame(view) {
   $("table").replaceChildren(tableElement(view));
   $("actions").replaceChildren(...view.legal.map((choice) => h("button", {
     type: "button", id: `action-${choice.action}`, class: "held", disabled: busy, "aria-keyshortcuts": choice.key,
-    title: choice.odds ? `succeeds on a roll of ${choice.odds} (key ${choice.key})` : `key ${choice.key}`,
-    onclick: () => act(choice.action), text: `${choice.label} [${choice.key}]` })));
+    title: `key ${choice.key}`, onclick: () => act(choice.action) },
+    `${choice.label} [${choice.key}]`,
+    // the odds on the button itself: a touch screen shows no tooltip
+    choice.odds ? h("span", { class: "odds", text: `succeeds with chance ${choice.odds}` }) : null)));
   $("decision-hint").textContent = view.over ? "the game is over" : (view.table.asked === "theft" ? "an octopus: try a theft?" : "stop or flip?");
   $("log").replaceChildren(...view.log.map((line) => h("li", { text: line })));
   $("log").lastElementChild?.scrollIntoView({ block: "nearest" });
