@@ -41,3 +41,23 @@ def test_whole_games_count_their_resets_and_steps_only_do_not():
     # 40 agent-steps a 3-player game: a 20 ms reset caps whole games near 2,000 steps/s, and steps alone never see it
     assert found["whole"] < 2_000 < found["steps"]
     assert found["ratio_whole"] < 0.5 * found["ratio_steps"] and found["peer_whole"] > 2_000
+
+
+def test_the_soak_checks_every_round_and_catches_a_lost_card(monkeypatch):
+    import pytest
+
+    from miaui_env.vector import VectorMiaui
+
+    soak = benchmark("soak")
+    assert soak.soak_miaui(300, 64, seed=0) == 300 * 11  # every game's every round (the twelfth is forced)
+    assert soak.soak_octopus(12, seed=0) > 12 * 20  # every decision of every game
+    step = VectorMiaui.step
+
+    def losing_a_card(self, actions, **kwargs):  # a pile that forgets its top fish: the cards no longer add up (R3)
+        result = step(self, actions, **kwargs)
+        self._game.pile_len[0, 0] = max(0, self._game.pile_len[0, 0] - 1)
+        return result
+
+    monkeypatch.setattr(VectorMiaui, "step", losing_a_card)
+    with pytest.raises(soak.InvariantError, match="cards lost after round"):
+        soak.soak_miaui(64, 64, seed=0)
