@@ -23,12 +23,19 @@ COMMANDS = {
 }
 
 
+def restore_ctrl_c() -> None:
+    """In the child before it starts: SIGINT handled as by default, whatever the test run inherited."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("delay", [0.3, 1.0])
 @pytest.mark.parametrize("prog", COMMANDS)
 def test_ctrl_c_ends_every_command_with_one_line_and_status_130(prog, delay, tmp_path):
     out = [] if prog in ("demo.py", "play.py") else ["--out", str(tmp_path / "out")]
+    # Ctrl-C as a terminal sends it: SIGINT, to a process that does not ignore it (a job started in the background of a
+    # script inherits SIGINT ignored, and Python keeps it ignored: the command is then started with it restored).
     started = subprocess.Popen([sys.executable, *COMMANDS[prog], *out], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)  # fmt: skip
+                               stderr=subprocess.PIPE, text=True, preexec_fn=restore_ctrl_c)  # fmt: skip
     time.sleep(delay)
     started.send_signal(signal.SIGINT)
     _, err = started.communicate(timeout=120)
@@ -39,5 +46,5 @@ def test_ctrl_c_ends_every_command_with_one_line_and_status_130(prog, delay, tmp
 
 def test_importing_the_library_from_any_other_program_leaves_ctrl_c_alone():
     code = "import signal, miaui_env, training.config; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, preexec_fn=restore_ctrl_c)
     assert done.stdout.strip() == "True", done.stderr
