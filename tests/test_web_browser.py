@@ -446,3 +446,17 @@ def test_the_default_opponents_are_the_terminals(browser, server):
     Select(browser.find_element(By.ID, "players")).select_by_visible_text("6")
     chosen = [Select(browser.find_element(By.ID, f"opponent-{k}")).first_selected_option.get_attribute("value") for k in range(1, 6)]
     assert chosen == ["counter", "greedy", "random", "counter", "greedy"]  # play.py's --opponents default, cycled
+
+
+def test_the_octopus_final_panel_gives_each_total_with_its_sessions(browser, server):
+    browser.get(server + "octopus")
+    wait_for(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#opponent-1 option"))
+    browser.find_element(By.ID, "start").click()
+    wait_for(browser, lambda: browser.find_elements(By.ID, "action-1"))
+    browser.execute_script("""
+        const view = structuredClone(game);
+        Object.assign(view, {over: true, legal: [], final: {totals: [79, 64], winners: [0], truncated: false,
+                                                            session_scores: [[30, 28], [25, 20], [24, 16]]}});
+        showGame(view);""")
+    lines = text(browser, "final").splitlines()
+    assert "you (human): 79 (sessions: 30 + 25 + 24)" in lines and "player_1 (risk-aware): 64 (sessions: 28 + 20 + 16)" in lines
