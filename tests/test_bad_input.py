@@ -683,7 +683,7 @@ def test_a_checkpoint_s_game_is_checked_before_that_game_s_layout_version(tmp_pa
     with pytest.raises(ConfigError, match="is a run of the 'octopus' game, but its config says game='miaui'"):
         open_checkpoint(tmp_path, ["model.zip"], "checkpoint")
     assert (saved_game(tmp_path), saved_game(tmp_path / "no-run")) == ("octopus", "miaui")
-    with pytest.raises(CheckpointVersionError, match="octopus observation layout version 7, but this library builds version 8"):
+    with pytest.raises(CheckpointVersionError, match="the octopus game's observation layout version 7, but this library builds version 8"):
         read_metadata(metadata, "octopus", 8)
     unmarked = tmp_path / "unmarked.json"
     unmarked.write_text(json.dumps({"observation_version": 7}))

@@ -211,6 +211,34 @@ def test_the_ppo_section_passes_any_key_through(tmp_path):
     assert type(kwargs["policy_kwargs"]) is dict
 
 
+def test_a_rate_may_be_a_straight_line_over_the_run():
+    from training.ppo import ppo_kwargs
+
+    config = load_config(None, ["ppo.learning_rate={start: 0.001, end: 0.0001}", "ppo.clip_range={start: 0.3, end: 0.1}"])
+    kwargs = ppo_kwargs(config.ppo)
+    rate, clip = kwargs["learning_rate"], kwargs["clip_range"]
+    # SB3's progress_remaining: 1 at the run's first step, 0 at its last
+    assert [round(rate(progress), 10) for progress in (1.0, 0.5, 0.0)] == [0.001, 0.00055, 0.0001]
+    assert [round(clip(progress), 10) for progress in (1.0, 0.0)] == [0.3, 0.1]
+    assert ppo_kwargs(load_config().ppo)["learning_rate"] == 0.001  # one number stays a number
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("{start: 0.001}", "a schedule is {start: A, end: B}"),
+        ("{start: 0.001, end: 0.0001, shape: cosine}", "a schedule is {start: A, end: B}"),
+        ("{start: 0.001, end: -1}", "ppo.learning_rate=-1 is not allowed; it must be a number > 0"),
+        ("{start: true, end: 0.1}", "ppo.learning_rate=True is not allowed"),
+    ],
+)
+def test_a_schedule_that_is_not_a_straight_line_of_allowed_rates_is_refused(value, message):
+    from training.ppo import ppo_kwargs
+
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        ppo_kwargs(load_config(None, [f"ppo.learning_rate={value}"]).ppo)
+
+
 def test_rllib_sections_pass_any_key_through():
     config = RLlibConfig.load(None, ["training={lr: 1e-4, anything: {deep: [1]}}", "model.vf_share_layers=true"])
     assert config.training["lr"] == 1e-4 and config.training["anything"]["deep"] == (1,)

@@ -65,7 +65,7 @@ def test_policy_change_is_the_mean_kl_of_the_masked_policies_and_zero_between_eq
     (change,) = found["policy_change"]
     # torch's KL(newer || older) of the two masked categorical distributions, on the same states
     model = MaskablePPO.load(run / "model.zip", device="cpu")
-    observations, masks = fixed_states(model, "recall", 300, 4)
+    observations, masks = fixed_states(model, "miaui", "recall", 300, 4)
     assert observations.shape[0] == 300 and masks.any(axis=1).all()
     distributions = []
     for path in snapshots:

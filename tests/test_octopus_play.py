@@ -253,8 +253,8 @@ def test_any_octopus_agent_spec_sits_at_the_table_the_shipped_policy_too():
 
 def test_miaui_only_options_and_bad_tables_are_refused_before_the_game(tmp_path):
     for args, words in [
-        (["--no-fighting"], "--open-baskets and --no-fighting are Miaui variants; the octopus game has none"),
-        (["--open-baskets"], "the octopus game has none"),
+        (["--no-fighting"], "--no-fighting: not a variant of the octopus game, which has none"),
+        (["--open-baskets"], "--open-baskets: not a variant of the octopus game, which has none"),
         (["--players", "5"], "invalid choice: 5"),
         (["--seat", "3"], "--seat 3 is not a seat at a 3-player table"),
         (["--opponents", "nobody"], "unknown octopus agent 'nobody'"),

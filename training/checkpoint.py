@@ -21,6 +21,7 @@ from typing import Any
 from miaui_env.agents.checkpoint import CheckpointError, CheckpointGameError, read_metadata
 from miaui_env.apps.files import finish_staged, write_together
 from miaui_env.game.saved_state import MAX_FILE_BYTES, read_bounded
+from miaui_env.games import LEGACY_GAME, game_of
 from miaui_env.observe.observation import OBSERVATION_VERSION
 from training.config import ConfigError
 
@@ -69,7 +70,7 @@ def write_checkpoint(directory: Path, parts: Mapping[str, Writer], metadata: Map
 
 
 def open_checkpoint(
-    directory: Path, parts: Sequence[str], kind: str, game: str = "miaui", version: int = OBSERVATION_VERSION
+    directory: Path, parts: Sequence[str], kind: str, game: str = LEGACY_GAME, version: int = OBSERVATION_VERSION
 ) -> dict[str, Any]:
     """The metadata of the checkpoint in `directory`, once a set a killed writer left half in place is
     completed (or dropped); CheckpointError if `parts` or the metadata are missing, or the metadata
@@ -87,12 +88,11 @@ def open_checkpoint(
 
 def saved_game(directory: Path) -> str:
     """The game the checkpoint in `directory` names, once a set a killed writer left half in place is
-    completed (or dropped): "miaui" if it names none or its metadata cannot be read (`open_checkpoint`
-    then says why), so a run can be opened for its own game before its config is read."""
+    completed (or dropped): Miaui (LEGACY_GAME) if it names none or its metadata cannot be read
+    (`open_checkpoint` then says why), so a run can be opened for its own game before its config is read."""
     finish_staged(directory)
     try:
         metadata = json.loads(read_bounded(directory / METADATA, MAX_FILE_BYTES, CheckpointError, "a run's metadata"))
     except (ValueError, RecursionError):
-        return "miaui"
-    game = metadata.get("game", "miaui") if isinstance(metadata, dict) else "miaui"
-    return game if isinstance(game, str) else "miaui"
+        return LEGACY_GAME
+    return game_of(metadata)

@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, TypeAlias
 
 import numpy as np
-from pydantic import AfterValidator, ConfigDict, Field, Strict, TypeAdapter, ValidationError
+from pydantic import AfterValidator, ConfigDict, Field, Strict, TypeAdapter, ValidationError, WithJsonSchema
 from pydantic.dataclasses import dataclass
 from pydantic_core import ErrorDetails
 from ruamel.yaml import YAML
@@ -64,17 +64,13 @@ from ruamel.yaml.representer import SafeRepresenter
 from ruamel.yaml.resolver import VersionedResolver
 
 from miaui_env.agents.loading import PLAY_MODES
-from miaui_env.game.rules import MAX_PLAYERS, MIN_PLAYERS, REWARDS
+from miaui_env.game.rules import REWARDS
 from miaui_env.game.saved_state import read_bounded
 from miaui_env.game.seeding import seed_child, seed_int
+from miaui_env.games import LEGACY_GAME, game_names, get_game
 from miaui_env.observe.observation import VIEWS
-from miaui_env.octopus import rules as octopus_rules
 from miaui_env.spec import TableSpec
 
-GAMES = ("miaui", "octopus")
-"""The games a run trains on: Miaui, and the octopus fishing game (miaui_env.octopus)."""
-GAME_PLAYERS = {"miaui": (MIN_PLAYERS, MAX_PLAYERS), "octopus": (octopus_rules.MIN_PLAYERS, octopus_rules.MAX_PLAYERS)}
-"""Each game's table sizes, lowest and highest (Miaui: 3-6, the octopus game: 2-4, O1)."""
 CHECKOUT = Path(__file__).resolve().parent.parent  # the repository, or site-packages when installed
 ROOT = CHECKOUT if (CHECKOUT / "pyproject.toml").is_file() else Path.cwd()  # its checkpoints/ holds new runs
 
@@ -225,8 +221,10 @@ Flag = Annotated[bool, Strict()]
 Text = Annotated[str, Strict()]
 Count = Annotated[int, Strict(), Field(ge=0)]
 Positive = Annotated[int, Strict(), Field(ge=1)]
-PlayerCount = Annotated[int, Strict(), Field(ge=min(low for low, _ in GAME_PLAYERS.values()), le=MAX_PLAYERS)]
-"""A table size some game has; each game's own range is checked with the whole config (`check_tables`)."""
+_FEWEST = min(get_game(name).min_players for name in game_names())
+_MOST = max(get_game(name).max_players for name in game_names())
+PlayerCount = Annotated[int, Strict(), Field(ge=_FEWEST, le=_MOST)]
+"""A table size some game of the registry has; each game's own range is checked with the whole config (`check_tables`)."""
 Rate = Annotated[float, Strict(), Field(ge=0)]
 Share = Annotated[float, Strict(), Field(ge=0, le=1)]
 DEVICE_PATTERN = r"auto|cpu|cuda(:[0-9]+)?"
@@ -240,7 +238,16 @@ if TYPE_CHECKING:
     PlayMode: TypeAlias = str
 else:  # the names the library allows, as Literals: pydantic refuses any other, the JSON schema lists them
     View, Reward, PlayMode = Literal[VIEWS], Literal[REWARDS], Literal[tuple(PLAY_MODES)]
-GameName = Literal["miaui", "octopus"]
+
+
+def _registered(name: Any) -> str:
+    if not isinstance(name, str) or name not in game_names():
+        raise ConfigError(f"config key 'game' is {name!r}; allowed: one of {', '.join(map(repr, game_names()))}")
+    return name
+
+
+GameName = Annotated[Any, AfterValidator(_registered), WithJsonSchema({"type": "string", "enum": list(game_names())})]
+"""A game of the registry (miaui_env.games), checked when the config is read (a game registered later, too)."""
 
 
 def _inherited_descriptions(schema: dict[str, Any], kind: type[Any]) -> None:
@@ -507,14 +514,15 @@ class _PlaysTables:
         tables', the evaluation's and the probe's (the schema allows any game's sizes, 2-6)."""
         if not self.tables:
             raise ConfigError("config key 'tables' is empty; allowed: at least one table (e.g. [{num_players: 4, num_games: 64}])")
-        low, high = GAME_PLAYERS[game]
+        low, high = get_game(game).min_players, get_game(game).max_players
         probe = getattr(self, "probe", None)
         sizes = [(f"tables[{i}].num_players", table.num_players) for i, table in enumerate(self.tables)]
         sizes += [("evaluation.num_players", self.evaluation.num_players)]
         sizes += [("probe.num_players", probe.num_players)] if probe is not None else []
         for key, size in sizes:
             if not low <= size <= high:
-                others = "; the octopus game has 2 to 4 (game: octopus)" if game == "miaui" else ""
+                others = "".join(f"; {get_game(name).title} has {get_game(name).min_players} to {get_game(name).max_players} (game: {name})"
+                                 for name in game_names() if name != game)  # fmt: skip
                 raise ConfigError(f"config key '{key}' is {size}; allowed: an integer from {low} to {high} ({game}{others})")
 
     @property
@@ -549,7 +557,7 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
 
     DEFAULTS = DEFAULT_CONFIG
 
-    game: GameName = dataclasses.field(default="miaui", kw_only=True)
+    game: GameName = dataclasses.field(default=LEGACY_GAME, kw_only=True)
     """The game the run trains on: miaui, or octopus (the octopus fishing game; configs/octopus.yaml)."""
     total_timesteps: Count
     """PPO learner decisions (one per learner seat per round)."""
@@ -587,7 +595,7 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
         _check_net_arch(self.ppo)
         self.check_tables(self.game)
         if self.exploiters.num_players is not None:
-            low, high = GAME_PLAYERS[self.game]
+            low, high = get_game(self.game).min_players, get_game(self.game).max_players
             for size in self.exploiters.num_players:
                 if not low <= size <= high:
                     raise ConfigError(
@@ -595,23 +603,15 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
                     )
 
     def check_game(self) -> None:
-        """Refuse (ConfigError) what the run's game does not have. The octopus game has no variants,
-        no privileged critic and no exploiters in the run (its probe and the yardstick measure it).
+        """Refuse (ConfigError) a table variant the run's game does not have (the octopus game has none).
         Checked when the run starts, not per --set: `game` and these keys are often set one after the other."""
-        if self.game != "octopus":
-            return
-        miaui_only = {
-            "privileged_critic": (self.privileged_critic, "false"),
-            "exploiters.every": (self.exploiters.every, "0"),
-        }
-        for key, (value, off) in miaui_only.items():
-            if value:
-                raise ConfigError(f"config key '{key}' is {thaw(value)!r}, which the octopus game (game: octopus) does not have: "
-                                  f"set {key}={off} (configs/octopus.yaml does)")  # fmt: skip
+        game = get_game(self.game)
         for i, table in enumerate(self.tables):
-            if table.open_baskets or table.no_fighting:
-                raise ConfigError(f"config key 'tables[{i}]' plays a Miaui variant (open_baskets or no_fighting), which the "
-                                  "octopus game does not have: leave both false")  # fmt: skip
+            played = [name for name, on in (("open_baskets", table.open_baskets), ("no_fighting", table.no_fighting)) if on]
+            foreign = [name for name in played if name not in game.variants]
+            if foreign:
+                raise ConfigError(f"config key 'tables[{i}]' plays {' and '.join(foreign)}, which {game.title} (game: {self.game}) "
+                                  f"does not have: leave {'it' if len(foreign) == 1 else 'both'} false")  # fmt: skip
 
     def check_exploiters(self) -> None:
         """Refuse exploiters the run cannot seat (ConfigError): a table view, or a pool with no share.
@@ -683,7 +683,7 @@ class RLlibConfig(RunConfig, _PlaysTables):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self.check_tables("miaui")  # the RLlib trainer plays Miaui
+        self.check_tables(LEGACY_GAME)  # the RLlib trainer plays Miaui only: its config names no game
         for key in self.VECTOR_KEYS:
             if key in self.env_runners:
                 raise ConfigError(f"config key 'env_runners.{key}' is set to {self.env_runners[key]!r}; the trainer sets it "

@@ -14,8 +14,9 @@ a resumed run) and its opponent pool, and draws them on one page (`diagnosis.png
 - **exploration**: the policy's entropy, and the magnet's KL where the run has a magnet;
 - **policy change**: the mean KL between consecutive pool snapshots (one every
   `opponents.snapshot_every` steps) on one fixed set of states, and the share of those states where
-  the most likely card changed. States come from `--states` seats' decisions of 4-player games
-  (the evaluation's table size) played by the run's final policy, sampling, dealt from `--seed`;
+  the most likely card changed. States come from `--states` seats' decisions of games at the
+  game's default table (Miaui: 4 players; the octopus game: 3) in its env, every seat the run's final
+  policy, sampling, dealt from `--seed`;
 - **where the games come from**: the draw weight of each kind of opponent (`opponents/share_*`);
 - **strength**: the run's own evaluations against each baseline.
 
@@ -27,6 +28,7 @@ policy-change panel needs Miaui's engine (an octopus run gets every other panel)
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 from collections import defaultdict
@@ -37,6 +39,7 @@ import numpy as np
 
 from miaui_env.apps.cli import check_writable, positive_int, run_command
 from miaui_env.apps.files import replacing, write_rows
+from miaui_env.games import game_of, get_game
 
 # The panels of diagnosis.png: a title, the y axis, and the curves (TensorBoard tags; a tag ending
 # in "*" takes every tag with that prefix, one line each).
@@ -75,25 +78,31 @@ def read_curves(run: Path) -> dict[str, list[tuple[int, float]]]:
     return {tag: sorted(points.items()) for tag, points in curves.items()}
 
 
-def fixed_states(model: Any, view: str, states: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """About `states` seats' decisions (observation rows and masks) of 4-player games played by `model`, sampling; the same for one seed."""
-    from miaui_env.agents.policy import PolicyAgent
-    from miaui_env.game.rules import NUM_ROUNDS
-    from miaui_env.vector import VectorMiaui
+def fixed_states(model: Any, game_name: str, view: str, states: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """`states` decisions (observation rows and masks) of the game's default table, every seat played
+    by `model` sampling from its policy, in the game's own env; the same for one seed."""
+    from miaui_env.agents.policy import action_probabilities
 
-    players = 4
-    games = max(1, math.ceil(states / (players * (NUM_ROUNDS - 1))))
-    engine = VectorMiaui(games, seed=seed, num_players=players, view=view, autoreset=False)
-    observations, masks = engine.reset(seed=seed)
-    player = PolicyAgent(model, "final", view, deterministic=False, seed=seed)
-    seen, legal = [], []
-    for _ in range(NUM_ROUNDS - 1):  # R6: the twelfth card is forced
-        rows, row_masks = observations.reshape(games * players, -1).copy(), masks.reshape(games * players, -1).copy()
-        seen.append(rows)
-        legal.append(row_masks)
-        actions = player.act(rows, row_masks).reshape(games, players)
-        observations, masks, *_ = engine.step(actions)
-    return np.concatenate(seen)[:states], np.concatenate(legal)[:states].astype(bool)
+    game = get_game(game_name)
+    env = game.env(num_players=game.default_players, view=view)
+    rng = np.random.default_rng(seed)
+    seen: list[np.ndarray] = []
+    legal: list[np.ndarray] = []
+    for episode in itertools.count():
+        if len(seen) >= states:
+            break
+        env.reset(seed=seed + episode)
+        for _ in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            row, mask = np.asarray(observation["observation"]), np.asarray(observation["action_mask"], dtype=bool)
+            seen.append(row)
+            legal.append(mask)
+            chances = action_probabilities(model, row[None], mask[None])[0] * mask
+            env.step(int(rng.choice(len(chances), p=chances / chances.sum())))
+    return np.stack(seen)[:states], np.stack(legal)[:states]
 
 
 def policy_change(run: Path, states: int, seed: int) -> list[dict[str, float]]:
@@ -109,7 +118,7 @@ def policy_change(run: Path, states: int, seed: int) -> list[dict[str, float]]:
         return []
     model = MaskablePPO.load(run / "model.zip", device="cpu")
     view = str(_metadata(run).get("view", "table"))
-    observations, masks = fixed_states(model, view, states, seed)
+    observations, masks = fixed_states(model, game_of(_metadata(run)), view, states, seed)
     chances = []
     for path in snapshots:
         model.policy.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
@@ -178,7 +187,7 @@ def diagnose(run: Path, out: Path, states: int = 4096, seed: int = 0) -> dict[st
     if not (run / "model.zip").exists():
         raise FileNotFoundError(f"{run} has no model.zip: name a self-play run's folder (checkpoints/<run_name>)")
     curves = read_curves(run)
-    changes = policy_change(run, states, seed) if _metadata(run).get("game", "miaui") == "miaui" else []
+    changes = policy_change(run, states, seed)
     curves["policy/kl_to_previous_snapshot"] = [(int(row["to_step"]), row["kl"]) for row in changes]
     curves["policy/best_card_changed"] = [(int(row["to_step"]), row["best_card_changed"]) for row in changes]
     curves = {tag: points for tag, points in curves.items() if points}

@@ -15,6 +15,7 @@ gauntlet plays them.
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -22,13 +23,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from miaui_env.agents import Agent, Policy, as_seen, reset_agent
-from miaui_env.agents.loading import load_agent
 from miaui_env.apps.octopus_arena import OctopusArenaConfig
 from miaui_env.game.rules import NUM_ROUNDS
+from miaui_env.games import Game, UnknownGameError, get_game
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
-from miaui_env.observe.observation import OBSERVATION_VERSION
-from miaui_env.octopus.agents import load_octopus_agent, octopus_agents
-from miaui_env.octopus.observation import OBSERVATION_VERSION as OCTOPUS_OBSERVATION_VERSION
 from miaui_env.octopus.selfplay import OctopusSelfPlayVecEnv
 from miaui_env.spec import TableSpec
 from training.config import ConfigError, RunSeeds, SelfPlayConfig, variant_name
@@ -53,20 +51,42 @@ class TrainingGame(Protocol):
 
     name: str
     """The config's `game`."""
-    observation_version: int
-    """The observation layout version its checkpoints record."""
-    baselines: tuple[str, ...]
-    """Its built-in agents: the yardstick's default final gauntlets."""
+
+    @property
+    def game(self) -> Game:
+        """Its entry in the library's registry (miaui_env.games)."""
+        ...
+
+    @property
+    def observation_version(self) -> int:
+        """The observation layout version its checkpoints record."""
+        ...
+
+    @property
+    def baselines(self) -> tuple[str, ...]:
+        """Its built-in agents: the yardstick's default final gauntlets."""
+        ...
+
+    @property
+    def has_variants(self) -> bool:
+        """Whether the game has variants (Miaui's open_baskets, no_fighting)."""
+        ...
+
+    @property
+    def probe_players(self) -> int:
+        """The exploitability yardstick's table size when none is given."""
+        ...
+
     row_dtype: str
     """The rows a new run trains on: Miaui's compact uint8 codes (COMPACT), the octopus game's float32."""
     rows_change_view: bool
     """Whether a row can be shown to an agent as another view (Miaui's `as_seen`); if not, a teacher must read the run's view."""
-    has_variants: bool
-    """Whether the game has Miaui's variants (open_baskets, no_fighting)."""
-    probe_players: int
-    """The exploitability yardstick's table size when none is given."""
     yardstick_clones: bool
     """Whether a best response may start from a clone of `kickstart.teacher` (the yardstick's init kickstart)."""
+    privileged_critic: bool
+    """Whether its self-play VecEnv can give the critic the global state (`privileged_critic: true`)."""
+    in_run_exploiters: bool
+    """Whether a self-play run can train exploiters as it goes (`exploiters.every` > 0)."""
 
     def load_agent(self, spec: str, seed: int | None = None) -> Agent:
         """The game's agent `spec` names (a built-in, a shipped policy, a checkpoint)."""
@@ -131,19 +151,52 @@ class SeenAs:
         reset_agent(self.agent)
 
 
-class MiauiGame:
+class RegisteredGame:
+    """What the library's registry (miaui_env.games) says of the game `name`: its agents, its
+    observation layout, its variants and its default table, as the trainers read them."""
+
+    name: str
+
+    @property
+    def game(self) -> Game:
+        """The game's registry entry."""
+        return get_game(self.name)
+
+    @property
+    def observation_version(self) -> int:
+        """The observation layout version its checkpoints record."""
+        return self.game.observation_version
+
+    @property
+    def baselines(self) -> tuple[str, ...]:
+        """Its built-in agents: the yardstick's default final gauntlets."""
+        return self.game.baselines
+
+    @property
+    def has_variants(self) -> bool:
+        """Whether the game has variants (Miaui's open_baskets, no_fighting)."""
+        return bool(self.game.variants)
+
+    @property
+    def probe_players(self) -> int:
+        """The yardstick's table size when none is given: the game's default table."""
+        return self.game.default_players
+
+    def load_agent(self, spec: str, seed: int | None = None) -> Agent:
+        """The game's agent `spec` names (a built-in, a shipped policy, a checkpoint)."""
+        return typing.cast(Agent, self.game.load_agent(spec, seed=seed))
+
+
+class MiauiGame(RegisteredGame):
     """Miaui: the batched engine's self-play VecEnv, opponent mixtures, the Miaui arena."""
 
     name = "miaui"
-    observation_version = OBSERVATION_VERSION
-    baselines: tuple[str, ...] = ("random", "greedy", "counter")
     row_dtype = COMPACT
     rows_change_view = True
-    has_variants = True
-    probe_players = 4
     yardstick_clones = True  # from a clone of the counter (configs/default.yaml's kickstart.teacher)
+    privileged_critic = True
+    in_run_exploiters = True
 
-    load_agent = staticmethod(load_agent)  # any Miaui agent spec (miaui_env.agents.loading)
     gauntlet = staticmethod(gauntlet)  # the Miaui arena's (training/gauntlet.py)
     teacher_rows = staticmethod(own_part)  # a privileged critic's state and compact codes are not the teacher's
     cloning_chunk = NUM_ROUNDS - 1  # one whole episode: every return is known
@@ -190,19 +243,21 @@ class MiauiGame:
         return [(variant_name(spec.open_baskets, spec.no_fighting), spec) for spec in config.evaluation_specs]
 
 
-class OctopusGame:
+class OctopusGame(RegisteredGame):
     """The octopus fishing game: a game of its own per row, per-game seating, the octopus arena."""
 
     name = "octopus"
-    observation_version = OCTOPUS_OBSERVATION_VERSION
-    baselines: tuple[str, ...] = tuple(octopus_agents())
     row_dtype = "float32"  # the octopus observation has no compact codes
     rows_change_view = False  # a row is the view it was dealt in
-    has_variants = False
-    probe_players = 3
     yardstick_clones = False  # kickstart.teacher's default is Miaui's counter: a best response starts from scratch or the target
+    privileged_critic = False  # its env has no global-state rows for a critic
+    in_run_exploiters = False  # its probe and the yardstick measure it
 
-    load_agent = staticmethod(load_octopus_agent)  # random, cautious, risk-aware, theft-aware, rival-aware, octopus-ppo-v1, a run's folder
+    @property
+    def baselines(self) -> tuple[str, ...]:
+        """Every built-in octopus agent: five cheap heuristics, all in the yardstick's final gauntlets."""
+        return tuple(self.game.agent_names())
+
     gauntlet = staticmethod(octopus_gauntlet)  # the octopus arena's (training/gauntlet.py)
     cloning_chunk = 64  # games end apart: each chunk's unfinished games teach the policy, not the value
 
@@ -248,14 +303,54 @@ class OctopusGame:
         return [("base", OctopusArenaConfig(num_players=config.evaluation.num_players, view=config.view))]
 
 
-GAMES: dict[str, TrainingGame] = {"miaui": MiauiGame(), "octopus": OctopusGame()}
+_TRAINING_GAMES: dict[str, TrainingGame] = {}
+
+
+def register_training_game(game: TrainingGame) -> TrainingGame:
+    """Give the registered game `game.name` its trainer hooks (self-play and the yardstick then train it); returns `game`."""
+    get_game(game.name)  # UnknownGameError: the game itself is registered first (miaui_env.games.register)
+    _TRAINING_GAMES[game.name] = game
+    return game
+
+
+register_training_game(MiauiGame())
+register_training_game(OctopusGame())
 
 
 def training_game(name: str) -> TrainingGame:
-    """The game a config's `game` names; ConfigError for any other."""
-    if name not in GAMES:
-        raise ConfigError(f"game={name!r} is not allowed; allowed: {', '.join(GAMES)}")
-    return GAMES[name]
+    """The trainer hooks of the game a config's `game` names; ConfigError for a game that has none."""
+    try:
+        title = get_game(name).title
+    except UnknownGameError as error:
+        raise ConfigError(f"game={name!r:.60} is not allowed: {error}") from None
+    if name not in _TRAINING_GAMES:
+        trained = ", ".join(_TRAINING_GAMES)
+        raise ConfigError(f"game={name!r}: {title} has no trainer hooks (training.games.register_training_game); trained: {trained}")
+    return _TRAINING_GAMES[name]
 
 
-__all__ = ["GAMES", "MiauiGame", "OctopusGame", "SeenAs", "TrainingGame", "training_game"]
+def check_config(config: SelfPlayConfig) -> None:
+    """Refuse (ConfigError) what the run's game cannot train: a variant it lacks, a privileged critic,
+    in-run exploiters. Checked when the run starts, not per --set: `game` and these keys are often set one after the other."""
+    config.check_game()
+    game = training_game(config.game)
+    unsupported = {
+        "privileged_critic": (config.privileged_critic, game.privileged_critic, "false"),
+        "exploiters.every": (config.exploiters.every, game.in_run_exploiters, "0"),
+    }
+    for key, (value, supported, off) in unsupported.items():
+        if value and not supported:
+            raise ConfigError(f"config key '{key}' is {value!r}, which {game.game.title} (game: {config.game}) does not have: "
+                              f"set {key}={off}")  # fmt: skip
+
+
+__all__ = [
+    "MiauiGame",
+    "OctopusGame",
+    "RegisteredGame",
+    "SeenAs",
+    "TrainingGame",
+    "check_config",
+    "register_training_game",
+    "training_game",
+]

@@ -51,6 +51,19 @@ PPO_BOUNDS: dict[str, tuple[type, Callable[[float], bool], str]] = {
 }
 
 
+# Arguments MaskablePPO takes as a schedule: a config may give `{start: A, end: B}` for a straight line
+# from A at the run's first step to B at its last (SB3's LinearSchedule over the run's progress).
+SCHEDULED = ("learning_rate", "clip_range")
+SCHEDULE_KEYS = ("start", "end")
+
+
+def _check_value(key: str, value: Any) -> None:
+    kind, within, allowed = PPO_BOUNDS[key]
+    numeric = not isinstance(value, bool) and isinstance(value, int if kind is int else int | float)
+    if not numeric or not math.isfinite(value) or not within(value):
+        raise ConfigError(f"ppo.{key}={value!r} is not allowed; it must be {allowed}")
+
+
 def check_ppo_section(section: Mapping[str, Any]) -> None:
     """Refuse a `ppo` key MaskablePPO does not take, or a numeric value out of its bounds (ConfigError)."""
     from sb3_contrib import MaskablePPO
@@ -59,12 +72,14 @@ def check_ppo_section(section: Mapping[str, Any]) -> None:
     for key, value in section.items():
         if key not in taken:
             raise ConfigError(f"ppo.{key} is not a MaskablePPO argument (or is set by the run); arguments: {', '.join(taken)}")
-        if key not in PPO_BOUNDS:
-            continue
-        kind, within, allowed = PPO_BOUNDS[key]
-        numeric = not isinstance(value, bool) and isinstance(value, int if kind is int else int | float)
-        if not numeric or not math.isfinite(value) or not within(value):
-            raise ConfigError(f"ppo.{key}={value!r} is not allowed; it must be {allowed}")
+        if key in SCHEDULED and isinstance(value, Mapping):
+            if sorted(value) != sorted(SCHEDULE_KEYS):
+                raise ConfigError(f"ppo.{key}={dict(value)!r} is not allowed; a schedule is {{start: A, end: B}} "
+                                  f"(a straight line over the run), or give one number")  # fmt: skip
+            for end in SCHEDULE_KEYS:
+                _check_value(key, value[end])
+        elif key in PPO_BOUNDS:
+            _check_value(key, value)
 
 
 def ppo_kwargs(section: Mapping[str, Any]) -> dict[str, Any]:
@@ -72,9 +87,13 @@ def ppo_kwargs(section: Mapping[str, Any]) -> dict[str, Any]:
     hold a class, so `policy_kwargs.activation_fn` is written as a torch.nn class name (`ReLU`, `Tanh`)
     and `policy_kwargs.features_extractor_class` as one of `FEATURES_EXTRACTORS`."""
     import torch
+    from stable_baselines3.common.utils import LinearSchedule
 
     check_ppo_section(section)
     kwargs: dict[str, Any] = thaw(section)
+    for key in SCHEDULED:
+        if isinstance(kwargs.get(key), dict):  # SB3's progress runs from 1 at the first step to 0 at the last
+            kwargs[key] = LinearSchedule(float(kwargs[key]["start"]), float(kwargs[key]["end"]), end_fraction=1.0)
     policy_kwargs = kwargs.get("policy_kwargs") or {}
     if not isinstance(policy_kwargs, dict):
         raise ConfigError(f"ppo.policy_kwargs={policy_kwargs!r} is not allowed; it is a mapping of the policy's keyword arguments")

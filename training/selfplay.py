@@ -81,7 +81,7 @@ from training import exploit
 from training.checkpoint import naming_a_full_disk, open_checkpoint, saved_game, write_checkpoint
 from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, variant_name
 from training.exploiters import Exploiters
-from training.games import SelfPlayTable, WeightSetter, training_game
+from training.games import SelfPlayTable, WeightSetter, check_config, training_game
 from training.gauntlet import Curve, check_arenas, plot_curves
 from training.hardware import check_threads, torch_device, torch_threads
 from training.kickstart import TeacherGuidance, clone_teacher
@@ -97,7 +97,7 @@ def check_run(config: SelfPlayConfig) -> None:
     exploiters it cannot seat."""
     check_threads(config.threads)
     torch_device(config.device)
-    config.check_game()
+    check_config(config)
     config.check_exploiters()
     game = training_game(config.game)
     for name in (*config.evaluation.baselines, *config.opponents.baseline_names):

@@ -16,6 +16,7 @@ import gymnasium
 
 from miaui_env.game.rules import NUM_DIVER_CARDS
 from miaui_env.game.saved_state import MAX_FILE_BYTES, read_bounded
+from miaui_env.games import LEGACY_GAME, UnknownGameError, game_of, get_game
 from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, VIEWS
 
 
@@ -67,28 +68,32 @@ def _space_name(space: Any) -> str:
     return repr(space)
 
 
-_GAME_TITLES = {"miaui": "Miaui", "octopus": "the octopus game"}  # how a message names each game
+def _title(game: str) -> str:
+    """How a message names `game`: its registered title, or the name as given."""
+    try:
+        return get_game(game).title
+    except UnknownGameError:
+        return repr(game)
 
 
 def check_observation_version(
-    metadata: Mapping[str, Any], source: Path | str, game: str = "miaui", version: int = OBSERVATION_VERSION
+    metadata: Mapping[str, Any], source: Path | str, game: str = LEGACY_GAME, version: int = OBSERVATION_VERSION
 ) -> None:
     """Refuse a checkpoint whose metadata names another observation layout than this library builds for `game`."""
     saved = metadata.get("observation_version")
     # True == 1 and 1.0 == 1 in Python, so equality alone would let a bool or a float through.
     if isinstance(saved, bool) or not isinstance(saved, int) or saved != version:
-        layout = "observation layout" if game == "miaui" else f"{game} observation layout"
         raise CheckpointVersionError(
-            f"{source} was trained on {layout} version {saved!r}, but this library builds "
+            f"{source} was trained on {_title(game)}'s observation layout version {saved!r}, but this library builds "
             f"version {version}; retrain it or use a matching miaui-rl"
         )
 
 
-def read_metadata(path: Path, game: str = "miaui", version: int = OBSERVATION_VERSION) -> dict[str, Any]:
+def read_metadata(path: Path, game: str = LEGACY_GAME, version: int = OBSERVATION_VERSION) -> dict[str, Any]:
     """A run's metadata.json, checked to be `game`'s (a checkpoint naming no game is Miaui's), then
     built for that game's observation layout `version`; {} for a Miaui run without one."""
     if not path.exists():
-        if game != "miaui":  # only Miaui's first runs were saved without metadata
+        if game != LEGACY_GAME:  # only Miaui's first runs were saved without metadata
             raise CheckpointError(f"{path} is missing: every {game} policy names its game and observation layout there")
         return {}
     text = read_bounded(path, MAX_FILE_BYTES, CheckpointError, "a run's metadata")
@@ -98,10 +103,10 @@ def read_metadata(path: Path, game: str = "miaui", version: int = OBSERVATION_VE
         raise CheckpointError(f"{path} is not readable JSON: it is not valid JSON ({error}); the checkpoint is damaged") from None
     if not isinstance(metadata, dict):
         raise CheckpointError(f"{path} holds {type(metadata).__name__}, not a metadata object; the checkpoint is damaged")
-    saved_game = metadata.get("game", "miaui")
+    saved_game = game_of(metadata)
     if saved_game != game:
         raise CheckpointGameError(
-            f"{path.parent} is a policy for the {saved_game!r} game, not {_GAME_TITLES.get(game, repr(game))}; "
+            f"{path.parent} is a policy for the {saved_game!r} game, not {_title(game)}; "
             f"load it as that game's agent (e.g. --game {saved_game})",
             saved_game,
         )

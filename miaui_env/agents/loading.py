@@ -45,6 +45,7 @@ from miaui_env.agents.checkpoint import check_policy_spaces
 from miaui_env.agents.policy import PolicyAgent, load_rllib_policy, load_sb3_policy
 from miaui_env.game.saved_state import MAX_FILE_BYTES, read_bounded
 from miaui_env.game.seeding import check_seed, seed_children, seed_int
+from miaui_env.games import LEGACY_GAME, game_of
 
 
 def _shipped_policies() -> Path:
@@ -57,7 +58,7 @@ SHIPPED_POLICIES = _shipped_policies()
 _Loaded = TypeVar("_Loaded")  # an agent of any type, returned as given
 
 
-def shipped_policy_names(game: str = "miaui", policies: Path | None = None) -> list[str]:
+def shipped_policy_names(game: str = LEGACY_GAME, policies: Path | None = None) -> list[str]:
     """The names of the policies in `policies` (default SHIPPED_POLICIES) trained on `game`: each
     folder with a model.zip whose metadata.json names that game (a checkpoint that names none is Miaui's)."""
     names = []
@@ -66,7 +67,7 @@ def shipped_policy_names(game: str = "miaui", policies: Path | None = None) -> l
             metadata = json.loads(read_bounded(model.parent / "metadata.json", MAX_FILE_BYTES, ValueError, "a run's metadata"))
         except (ValueError, RecursionError):
             continue
-        if isinstance(metadata, dict) and metadata.get("game", "miaui") == game:
+        if isinstance(metadata, dict) and game_of(metadata) == game:
             names.append(model.parent.name)
     return names
 

@@ -60,16 +60,16 @@ import numpy as np
 
 from miaui_env.agents import Agent, AgentError, Policy, as_agent, as_seen, checked_actions, views_at_table
 from miaui_env.agents.loading import load_agents
-from miaui_env.apps.cli import check_writable, half_width, non_negative_int, positive_int, run_command
+from miaui_env.apps.cli import add_game_argument, check_writable, game_chooser, half_width, non_negative_int, positive_int, run_command
 from miaui_env.apps.files import atomic_write, replacing
 from miaui_env.apps.replay import record_replay, save_replay
 from miaui_env.game.rules import NUM_ROUNDS, InvalidConfigError
 from miaui_env.game.seeding import check_seed, seed_ints
+from miaui_env.games import LEGACY_GAME, get_game
 from miaui_env.spec import TableSpec
 from miaui_env.vector import VectorMiaui
 
 MODES = ("gauntlet", "pool")
-GAMES = ("miaui", "octopus")  # --game: the Miaui arena (below) or the octopus game's (apps.octopus_arena)
 RESULT_BYTES_PER_SEAT = 8 + 8 + 1 + 8  # per game and seat: agent index, score, winner flag, schedule
 MAX_RESULT_BYTES = 4 * 2**30  # what one run may keep of its games' results
 
@@ -188,13 +188,13 @@ class ArenaResult(Generic[_GameConfig]):
     duplicate_sets: int = 0
     seconds: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
-    game: str = "miaui"
+    game: str = LEGACY_GAME
 
     def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready dictionary; another game's names the game first (Miaui's arena.json stays as it was)."""
+        """A JSON-ready dictionary; another game's names the game first (Miaui's arena.json stays as it was before games had names)."""
         fields = asdict(self)
         game = fields.pop("game")
-        return fields if game == "miaui" else {"game": game, **fields}
+        return fields if game == LEGACY_GAME else {"game": game, **fields}
 
 
 @_players_renamed
@@ -481,18 +481,21 @@ def write_results(
     plt.close(figure)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Parse the command line and run the arena (`--game octopus`: the octopus game's arena, `miaui_env.apps.octopus_arena`)."""
-    chooser = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
-    chooser.add_argument("--game", choices=GAMES, default="miaui")
-    chosen, rest = chooser.parse_known_args(argv)
-    if chosen.game == "octopus":
-        from miaui_env.apps.octopus_arena import main as octopus_main
+def gauntlet(names: list[str], num_players: int, games: int, seed: int, show_progress: bool) -> ArenaResult[ArenaConfig]:
+    """One Miaui gauntlet: names[0] against copies of names[1] (the card's and the registry's `gauntlet` part)."""
+    return run(names, "gauntlet", ArenaConfig(num_players=num_players, games=games, seed=seed), None, show_progress)
 
-        octopus_main(rest)
-        return
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the arena of the game `--game` names (default Miaui): that game's `arena` part (miaui_env.games)."""
+    chosen, rest = game_chooser().parse_known_args(argv)
+    get_game(chosen.game).part("arena")(rest)
+
+
+def miaui_main(argv: list[str] | None = None) -> None:
+    """Parse the command line and run the Miaui arena."""
     parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--game", choices=GAMES, default="miaui", help="the game: miaui (this help) or octopus (see --game octopus --help)")
+    add_game_argument(parser, "the arena")
     who = parser.add_mutually_exclusive_group(required=True)
     who.add_argument("--candidate", help="gauntlet: the agent under test")
     who.add_argument("--pool", nargs="+", help="mixed tables over these agents")

@@ -9,8 +9,8 @@ of one opponent, duplicate-dealt (every deal played n times, the seats rotated),
 a 95% interval over duplicate sets and a one-sided test against the fair share 1/n. Every cell
 deals from the same seed, so the columns of one row meet the same deals. `--games` gives the games
 of every cell, or one number per opponent (a slow opponent, such as the search, gets fewer).
-`--game octopus` makes the card of an octopus agent, from the octopus game's arena
-(miaui_env/apps/octopus_arena.py), at 2-4 players.
+`--game octopus` makes the card of an octopus agent, from the octopus game's arena, at 2-4
+players: each game of the registry (miaui_env.games) plays its card in its own arena (its `gauntlet` part).
 
 Written to `--out` (default results/card/<candidate>/): card.md (the table as Markdown, the way
 the README's policy cards show it), card.json (every cell's figures and the arguments) and card.csv.
@@ -22,51 +22,26 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from miaui_env.apps.arena import ArenaConfig, ArenaResult, run
-from miaui_env.apps.cli import check_writable, distinct, half_width, non_negative_int, positive_int, run_command
+from miaui_env.apps.cli import (
+    add_game_argument,
+    check_writable,
+    distinct,
+    game_chooser,
+    half_width,
+    non_negative_int,
+    positive_int,
+    run_command,
+)
 from miaui_env.apps.files import atomic_write, write_rows
-from miaui_env.game.rules import MAX_PLAYERS, MIN_PLAYERS
+from miaui_env.games import LEGACY_GAME, get_game
 
 
 class CardError(ValueError):
     """A card that cannot be played: games not given once or once per opponent."""
-
-
-Gauntlet = Callable[[list[str], int, int, int, bool], ArenaResult[Any]]
-
-
-def miaui_gauntlet(names: list[str], num_players: int, games: int, seed: int, show_progress: bool) -> ArenaResult[Any]:
-    """One Miaui gauntlet of the arena: names[0] against copies of names[1]."""
-    return run(names, "gauntlet", ArenaConfig(num_players=num_players, games=games, seed=seed), None, show_progress)
-
-
-def octopus_gauntlet(names: list[str], num_players: int, games: int, seed: int, show_progress: bool) -> ArenaResult[Any]:
-    """One gauntlet of the octopus game's arena."""
-    from miaui_env.apps.octopus_arena import OctopusArenaConfig
-    from miaui_env.apps.octopus_arena import run as run_octopus
-
-    return run_octopus(names, "gauntlet", OctopusArenaConfig(num_players=num_players, games=games, seed=seed), None, show_progress)
-
-
-@dataclass(frozen=True)
-class CardGame:
-    """What a card needs of a game: its table sizes, the default rows and columns, and its arena's gauntlet."""
-
-    sizes: range
-    default_players: tuple[int, ...]
-    default_field: tuple[str, ...]
-    gauntlet: Gauntlet
-
-
-CARD_GAMES = {
-    "miaui": CardGame(range(MIN_PLAYERS, MAX_PLAYERS + 1), (3, 4, 6), ("random", "greedy", "counter"), miaui_gauntlet),
-    "octopus": CardGame(range(2, 5), (2, 3, 4), ("random", "risk-aware", "rival-aware"), octopus_gauntlet),
-}
 
 
 @dataclass(frozen=True)
@@ -95,11 +70,11 @@ def games_per_opponent(field: list[str], games: list[int]) -> dict[str, int]:
 
 
 def play_card(
-    candidate: str, field: list[str], players: list[int], games: list[int], seed: int, show_progress: bool = True, game: str = "miaui"
+    candidate: str, field: list[str], players: list[int], games: list[int], seed: int, show_progress: bool = True, game: str = LEGACY_GAME
 ) -> list[Cell]:
     """Every gauntlet of the card, table size by table size, in `game`'s arena."""
     counts = games_per_opponent(field, games)
-    gauntlet = CARD_GAMES[game].gauntlet
+    gauntlet = get_game(game).part("gauntlet")
     cells = []
     for n in players:
         for opponent, count in counts.items():
@@ -132,15 +107,13 @@ def write(cells: list[Cell], field: list[str], arguments: dict[str, Any], out: P
 
 def main(argv: list[str] | None = None) -> None:
     """Parse the command line, play the card and write it."""
-    chooser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
-    chooser.add_argument("--game", choices=CARD_GAMES, default="miaui")
-    game = CARD_GAMES[chooser.parse_known_args(argv)[0].game]
+    game = get_game(game_chooser().parse_known_args(argv)[0].game)
     parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--game", choices=CARD_GAMES, default="miaui", help="miaui (default) or octopus: whose arena plays the card")
+    add_game_argument(parser, "arena plays the card")
     parser.add_argument("--candidate", required=True, help="the agent under test (any agent spec of the game)")
-    parser.add_argument("--field", nargs="+", default=list(game.default_field), help="the opponents, one column each")
-    parser.add_argument("--players", "--num-players", dest="players", type=int, nargs="+", default=list(game.default_players),
-                        choices=game.sizes, help="table sizes, one row each")  # fmt: skip
+    parser.add_argument("--field", nargs="+", default=list(game.baselines), help="the opponents, one column each")
+    parser.add_argument("--players", "--num-players", dest="players", type=int, nargs="+", default=list(game.card_players),
+                        choices=game.players, help="table sizes, one row each")  # fmt: skip
     parser.add_argument("--games", type=positive_int, nargs="+", default=[4000], help="games per cell: one number, or one per opponent")
     parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--out", type=Path, default=None, help="default: results/card/<candidate>/")

@@ -12,6 +12,20 @@ from pathlib import Path
 from typing import NoReturn
 
 from miaui_env._interrupts import exit_interrupted, hand_interrupts_back
+from miaui_env.games import LEGACY_GAME, game_names, get_game
+
+
+def game_chooser() -> argparse.ArgumentParser:
+    """A parser of `--game` alone (default Miaui), for a command that hands the rest of its line to that game's part."""
+    chooser = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
+    chooser.add_argument("--game", choices=game_names(), default=LEGACY_GAME)
+    return chooser
+
+
+def add_game_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    """`--game`, as a game's own parser lists it in its help: every registered game, each with its `--help`."""
+    games = ", ".join(f"{name} ({get_game(name).title})" for name in game_names())
+    parser.add_argument("--game", choices=game_names(), default=LEGACY_GAME, help=f"whose {what}: {games}; each has its own --help")
 
 
 def check_writable(directory: Path) -> None:

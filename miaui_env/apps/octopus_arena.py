@@ -218,6 +218,11 @@ def run(
     return result
 
 
+def gauntlet(names: list[str], num_players: int, games: int, seed: int, show_progress: bool) -> ArenaResult[OctopusArenaConfig]:
+    """One octopus gauntlet: names[0] against copies of names[1] (the card's and the registry's `gauntlet` part)."""
+    return run(names, "gauntlet", OctopusArenaConfig(num_players=num_players, games=games, seed=seed), None, show_progress)
+
+
 def result_table(result: ArenaResult[OctopusArenaConfig]) -> str:
     """The results as Miaui's arena prints them."""
     return table(result)
@@ -269,6 +274,7 @@ def main(argv: list[str] | None = None) -> None:
 __all__ = [
     "OctopusArenaConfig",
     "deal",
+    "gauntlet",
     "main",
     "play",
     "result_table",

@@ -347,7 +347,7 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(
         allow_abbrev=False,
-        prog="python -m miaui_env.apps.octopus_replay",
+        prog="python -m miaui_env.apps.replay",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -8,9 +8,10 @@ Each round shows exactly what your seat may know (your observation, read back in
 builds it, so nothing hidden can show), asks for a diver card, then shows the reveal and who
 caught what. Opponents are any arena agents: built-in names, checkpoints or module:callable,
 cycled over the other seats. Type `q` to leave; bad input is simply asked again. A finished game
-is saved as a replay (`--replay PATH`; default results/replays/play-<time>.json; `--no-replay`):
+is saved as a replay (`--replay PATH`; default results/replays/miaui-<time>.json; `--no-replay`):
 `python -m miaui_env.apps.replay PATH` prints it back, with `--gif` as pictures. `--game octopus`
-plays the octopus fishing game instead (`miaui_env.apps.octopus_play`; Miaui's variants are refused).
+plays the octopus fishing game instead (each game of the registry, miaui_env.games, plays its own
+loop, its `play` part; a variant of another game is refused).
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ import numpy as np
 
 # The engine, the agents and the replays are imported inside `play` (seconds of start-up, numba
 # among them), under `run_command`, so Ctrl-C during start-up ends in one line, as during the game.
-from miaui_env.apps.cli import non_negative_int, run_command
+from miaui_env.apps.cli import add_game_argument, game_chooser, non_negative_int, run_command
 from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS
+from miaui_env.games import game_names, get_game
 
 _NO_REPLAY = Path("-")  # --no-replay
 _LONGEST_ANSWER_SHOWN = 20
@@ -114,55 +116,45 @@ def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     return 0
 
 
-GAMES = ("miaui", "octopus")
-
-
-def _game_of(argv: list[str] | None) -> str:
-    """The --game the command line names (checked by the full parser later), so the other options can take its defaults."""
-    chooser = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
-    chooser.add_argument("--game", default="miaui")
-    known, _ = chooser.parse_known_args(argv)
-    return str(known.game)
-
-
 def main(argv: list[str] | None = None) -> None:
-    """Parse the command line and play."""
-    octopus = _game_of(argv) == "octopus"
+    """Parse the command line and play the game `--game` names (its registry `play` part)."""
+    game = get_game(game_chooser().parse_known_args(argv)[0].game)
     parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--game", default="miaui", choices=GAMES, help="miaui (default), or the octopus fishing game")
-    # The octopus game seats 2-4 (O1); Miaui's options and defaults stay exactly as they were.
-    parser.add_argument("--players", type=int, default=3 if octopus else 4, choices=range(2, 5) if octopus else range(3, 7))
-    parser.add_argument("--opponents", nargs="+", default=["random"] if octopus else ["counter", "greedy", "random"])
+    add_game_argument(parser, "game to play")
+    parser.add_argument("--players", type=int, default=game.default_players, choices=game.players)
+    parser.add_argument("--opponents", nargs="+", default=list(game.play_opponents))
     parser.add_argument("--seat", type=non_negative_int, default=0)
     parser.add_argument("--seed", type=non_negative_int, default=None)
-    parser.add_argument("--open-baskets", action="store_true")
-    parser.add_argument("--no-fighting", action="store_true")
-    parser.add_argument("--view", default="table", choices=["table", "recall"])
+    variants = list(dict.fromkeys(variant for name in game_names() for variant in get_game(name).variants))
+    for variant in variants:  # every game's, so that another game's is refused by name, not as unknown
+        parser.add_argument(f"--{variant.replace('_', '-')}", action="store_true", help=f"a variant of {_games_with(variant)}")
+    parser.add_argument("--view", default=game.views[0], choices=game.views)
     parser.add_argument(
-        "--replay", type=Path, default=None, help="where the finished game is saved (default: results/replays/play-<time>.json)"
+        "--replay", type=Path, default=None, help="where the finished game is saved (default: results/replays/GAME-<time>.json)"
     )
     parser.add_argument("--no-replay", dest="replay", action="store_const", const=_NO_REPLAY, help="do not save the game")
     args = parser.parse_args(argv)
-    if octopus and (args.open_baskets or args.no_fighting):
-        parser.error("--open-baskets and --no-fighting are Miaui variants; the octopus game has none")
+    foreign = [f"--{variant.replace('_', '-')}" for variant in variants if getattr(args, variant) and variant not in game.variants]
+    if foreign:
+        parser.error(f"{', '.join(foreign)}: not a variant of {game.title}, which has {_listed(game.variants)}")
     if args.replay is _NO_REPLAY:
         args.replay = None
     elif args.replay is None:
-        args.replay = Path("results/replays") / f"{'octopus' if octopus else 'play'}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+        args.replay = Path("results/replays") / f"{game.name}-{time.strftime('%Y%m%d-%H%M%S')}.json"
     if args.seat >= args.players:
         parser.error(f"--seat {args.seat} is not a seat at a {args.players}-player table; seats are 0-{args.players - 1}")
     if args.seed is None:
         args.seed = int(np.random.default_rng().integers(2**31))
-    if octopus:
-        run_command(parser.prog, lambda: _play_octopus(args), interrupted="game abandoned")
-    run_command(parser.prog, lambda: play(args), interrupted="game abandoned")
+    # The game's loop is imported here, under `run_command` (a Ctrl-C in start-up ends in one line).
+    run_command(parser.prog, lambda: game.part("play")(args), interrupted="game abandoned")
 
 
-def _play_octopus(args: argparse.Namespace) -> int:
-    """The octopus game's loop, imported here, under `run_command`, as Miaui's engine is (a Ctrl-C in start-up ends in one line)."""
-    from miaui_env.apps.octopus_play import play as play_octopus
+def _games_with(variant: str) -> str:
+    return " and ".join(get_game(name).title for name in game_names() if variant in get_game(name).variants)
 
-    return play_octopus(args)
+
+def _listed(variants: tuple[str, ...]) -> str:
+    return ", ".join(f"--{variant.replace('_', '-')}" for variant in variants) if variants else "none"
 
 
 if __name__ == "__main__":

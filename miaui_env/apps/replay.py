@@ -14,6 +14,8 @@ saves sample games (`--replays N`), human play saves its game, and
 
 prints the hand history and draws the game as an animated GIF, frame by frame (the spectator's
 picture, or with `--seat K` seat K's view from its observations; `--seat` without `--gif` is refused; Pillow, the `render` extra).
+The same command shows another game's replay in that game's words (the file's `game` field picks its
+registry `replay` part: an octopus replay's hand history).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from miaui_env.game.rules import (
 )
 from miaui_env.game.saved_state import MAX_FILE_BYTES, file_path, read_bounded, record_to_dict
 from miaui_env.game.seeding import SeedError, check_seed, seed_generator
+from miaui_env.games import LEGACY_GAME, UnknownGameError, game_of, get_game
 from miaui_env.observe.observation import Encoder
 from miaui_env.spec import TableSpec
 
@@ -347,8 +350,31 @@ def write_gif(replay: Replay, path: str | os.PathLike[str], seat: int | None = N
     return path
 
 
+def replay_game(path: Path) -> str:
+    """The game a replay file names (a file from before games had names is Miaui's; so is one that
+    cannot be read, for Miaui's command to refuse in its own words)."""
+    try:
+        data = json.loads(read_bounded(path, MAX_FILE_BYTES, ReplayError, "a replay"))
+    except (ReplayError, OSError, ValueError, RecursionError):
+        return LEGACY_GAME
+    return game_of(data)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Print a replay's hand history; draw it as a GIF with --gif."""
+    """Show a replay of any game: the replay command of the game the file names (its registry `replay` part)."""
+    chooser = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
+    chooser.add_argument("replay", type=Path, nargs="?")
+    path = chooser.parse_known_args(argv)[0].replay
+    game = LEGACY_GAME if path is None else replay_game(path)
+    try:
+        show = get_game(game).part("replay")
+    except UnknownGameError as error:  # a file of a game this install does not have
+        chooser.exit(2, f"python -m miaui_env.apps.replay: error: {path}: a replay of another game: {error}\n")
+    show(argv)
+
+
+def miaui_main(argv: list[str] | None = None) -> None:
+    """Print a Miaui replay's hand history; draw it as a GIF with --gif."""
     from miaui_env.apps.cli import run_command
 
     parser = argparse.ArgumentParser(

@@ -40,8 +40,11 @@ from miaui_env.game.rules import (
     winners,
 )
 from miaui_env.game.seeding import seed_generator
+from miaui_env.games import game_of
 from miaui_env.observe.observation import VIEWS, Encoder
 from miaui_env.spec import TableSpec
+
+GAME = "miaui"  # the game this page plays (the octopus page is web/octopus.py)
 
 MAX_BODY = 1 << 20  # bytes: a replay is about 20 kB, every other request far less
 MAX_SEED = 2**64  # fresh seeds are 64 random bits: too many to find one from the cards it dealt
@@ -145,7 +148,7 @@ def policy_choices(policies: Path = SHIPPED_POLICIES) -> list[AgentChoice]:
     """Every shipped policy's three opponents (most likely card, mixed strategy, search's prior),
     installed or not: the page names those the training extra would bring."""
     choices = []
-    for policy in shipped_policy_names("miaui", policies):  # an octopus policy plays the octopus page's games
+    for policy in shipped_policy_names(GAME, policies):  # an octopus policy plays the octopus page's games
         choices += [
             AgentChoice(policy, f"the shipped policy {policy}: its most likely card", True),
             AgentChoice(f"{policy}@sample", f"the shipped policy {policy}: a card drawn from its mixed strategy", True),
@@ -564,7 +567,7 @@ def _shelf_summary(path: Path) -> dict[str, Any]:
         data = parse_json(path.read_text(), "a saved replay")
     except (OSError, ValueError):  # removed while we looked, not text, not JSON
         return {"players": [], "winners": []}
-    if isinstance(data, dict) and data.get("game", "miaui") != "miaui":
+    if isinstance(data, dict) and game_of(data) != GAME:
         return {"players": [], "winners": [], "game": str(data.get("game"))[:20]}  # another game's replay: not on Miaui's shelf
     players = data.get("players") if isinstance(data, dict) else None
     winners = data.get("winners") if isinstance(data, dict) else None

@@ -1,0 +1,237 @@
+"""The games the library plays, by name: one `Game` description each, and the registry that finds it.
+
+Every app and trainer that serves more than one game (the arena, the card, terminal play, replays,
+self-play, the exploitability yardstick, checkpoints) finds the game a command line, a config or a
+file names with `get_game(name)` and asks it for what it needs; none of them compares a game's name.
+
+A `Game` is data: the game's name and title, its table sizes and variants, its default opponents,
+and its **parts**, each written `"module:attribute"` as Gymnasium's `entry_point` is. A part is
+imported the first time it is asked for (`Game.part`), so the registry loads no game, no RL library
+and no compiler, and sits below every other room of the library. The parts every game gives are
+`PARTS`; the built-in games are Miaui (`miaui_env.games.miaui`) and the octopus fishing game
+(`miaui_env.games.octopus`).
+
+A game of your own joins with `register(Game(...))`, or, from an installed package, through the
+`miaui_rl.games` entry-point group (each entry point a `Game`), which the registry reads once, at
+its first lookup:
+
+    # pyproject.toml of your package
+    [project.entry-points."miaui_rl.games"]
+    bids = "my_package.bids:GAME"
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+PARTS: Mapping[str, str] = MappingProxyType(
+    {
+        "env": "the PettingZoo AEC env constructor (keyword arguments only), wrapped as the game's users get it",
+        "load_agent": "load_agent(spec, seed=None): the agent an agent spec names (a built-in, a shipped policy, a run folder)",
+        "agent_names": "agent_names(): the built-in agents' names",
+        "shipped_policies": "shipped_policies(): the names of the trained policies shipped for the game",
+        "observation_version": "the int version of the observation layout its checkpoints record",
+        "gauntlet": "gauntlet(names, num_players, games, seed, show_progress): one arena gauntlet, an ArenaResult",
+        "arena": "main(argv): the game's arena command, `python -m miaui_env.apps.arena --game NAME`",
+        "play": "play(args): a person's game in the terminal, from `python -m miaui_env.apps.play`'s parsed arguments",
+        "replay": "main(argv): the game's replay command, `python -m miaui_env.apps.replay` on its replays",
+    }
+)
+"""Every part a game gives, and what it is."""
+
+OPTIONAL_PARTS: Mapping[str, str] = MappingProxyType(
+    {"parallel_env": "the PettingZoo Parallel env constructor, for a game of simultaneous moves"}
+)
+"""Parts only some games give."""
+
+LEGACY_GAME = "miaui"
+"""The game of a file that names none: run folders, arena results and replays written before the
+library had a second game are Miaui's."""
+
+ENTRY_POINT_GROUP = "miaui_rl.games"
+"""Installed packages add games here; each entry point names a `Game`."""
+
+_BUILT_IN = ("miaui_env.games.miaui:GAME", "miaui_env.games.octopus:GAME")
+
+
+class UnknownGameError(ValueError):
+    """A game name that no registered game has."""
+
+
+class GamePartError(ImportError):
+    """A game's part that cannot be imported (its module or attribute is missing, or an extra is not installed)."""
+
+
+@dataclass(frozen=True)
+class Game:
+    """What the library knows of a game: its name, its tables, its default opponents, and where each of its parts lives."""
+
+    name: str
+    """The registry's key: `--game NAME`, a config's `game`, and the `game` field of the files it writes."""
+    title: str
+    """How a sentence names it ("Miaui", "the octopus game")."""
+    min_players: int
+    max_players: int
+    default_players: int
+    """The arena's and terminal play's table size when none is given."""
+    variants: tuple[str, ...]
+    """The rulebook's variants, each a boolean table option (`--open-baskets` for "open_baskets"); () for none."""
+    views: tuple[str, ...]
+    """What a seat may observe: "table" (what the rules show) first, then richer views."""
+    baselines: tuple[str, ...]
+    """Its built-in agents, weakest first: the card's default field and the yardstick's final gauntlets."""
+    card_players: tuple[int, ...]
+    """The table sizes a policy's card measures by default."""
+    play_opponents: tuple[str, ...]
+    """Terminal play's opponents when none are named."""
+    parts: Mapping[str, str] = field(repr=False)
+    """Each of `PARTS` as "module:attribute"."""
+
+    def __post_init__(self) -> None:
+        if not self.name.isidentifier() or self.name != self.name.lower():
+            raise ValueError(f"game name {self.name!r}: a lower-case identifier (it is a command-line value and a file field)")
+        if not 2 <= self.min_players <= self.default_players <= self.max_players:
+            players = f"{self.min_players} <= {self.default_players} <= {self.max_players}"
+            raise ValueError(f"game {self.name!r}: players {players} must hold, from 2 up")
+        if not set(self.card_players) <= set(self.players):
+            sizes = f"{self.min_players}-{self.max_players}"
+            raise ValueError(f"game {self.name!r}: card_players {self.card_players} are not all table sizes {sizes}")
+        missing = [part for part in PARTS if part not in self.parts]
+        unknown = [part for part in self.parts if part not in PARTS and part not in OPTIONAL_PARTS]
+        if missing or unknown:
+            raise ValueError(f"game {self.name!r}: parts missing {missing}, unknown {unknown}; every game gives {', '.join(PARTS)}")
+        for part, target in self.parts.items():
+            module, _, attribute = target.partition(":")
+            if not module or not attribute:
+                raise ValueError(f"game {self.name!r}: part {part!r} is {target!r}, not 'module:attribute'")
+        object.__setattr__(self, "parts", MappingProxyType(dict(self.parts)))
+
+    @property
+    def players(self) -> range:
+        """Its table sizes."""
+        return range(self.min_players, self.max_players + 1)
+
+    def part(self, name: str) -> Any:
+        """The part `name` (one of `PARTS` or `OPTIONAL_PARTS`), imported on first use; GamePartError if it cannot be."""
+        if name not in PARTS and name not in OPTIONAL_PARTS:
+            raise KeyError(f"{name!r} is not a game part; parts: {', '.join([*PARTS, *OPTIONAL_PARTS])}")
+        if name not in self.parts:
+            raise GamePartError(f"{self.title} has no {name}: {OPTIONAL_PARTS[name]}")
+        module, _, attribute = self.parts[name].partition(":")
+        try:
+            return getattr(importlib.import_module(module), attribute)
+        except ImportError as error:
+            raise GamePartError(f"{self.title}'s {name} ({self.parts[name]}) cannot be imported: {error}") from error
+        except AttributeError:
+            raise GamePartError(f"{self.title}'s {name}: module {module} has no {attribute!r}") from None
+
+    def env(self, **kwargs: Any) -> Any:
+        """The game's AEC env."""
+        return self.part("env")(**kwargs)
+
+    def parallel_env(self, **kwargs: Any) -> Any:
+        """The game's Parallel env (GamePartError for a game of turns, which has none)."""
+        return self.part("parallel_env")(**kwargs)
+
+    def load_agent(self, spec: str, seed: int | None = None) -> Any:
+        """The agent `spec` names in this game."""
+        return self.part("load_agent")(spec, seed=seed)
+
+    def agent_names(self) -> list[str]:
+        """Its built-in agents' names."""
+        return list(self.part("agent_names")())
+
+    def shipped_policies(self) -> list[str]:
+        """The trained policies shipped for it."""
+        return list(self.part("shipped_policies")())
+
+    @property
+    def observation_version(self) -> int:
+        """The observation layout version its checkpoints record."""
+        return int(self.part("observation_version"))
+
+
+_registry: dict[str, Game] = {}
+_discovered = False
+
+
+def register(game: Game, *, replace: bool = False) -> Game:
+    """Add `game` to the registry (ValueError if its name is taken, unless `replace`); returns it."""
+    if not isinstance(game, Game):
+        raise TypeError(f"register takes a Game, not {type(game).__name__}")
+    _discover()
+    if game.name in _registry and not replace and _registry[game.name] is not game:
+        raise ValueError(f"a game named {game.name!r} is registered already; pass replace=True to replace it")
+    _registry[game.name] = game
+    return game
+
+
+def unregister(name: str) -> None:
+    """Remove the game `name` (a test's own game, for example); UnknownGameError if there is none."""
+    get_game(name)
+    del _registry[name]
+
+
+def get_game(name: str) -> Game:
+    """The game registered as `name`; UnknownGameError naming the registered ones otherwise."""
+    _discover()
+    if not isinstance(name, str) or name not in _registry:
+        raise UnknownGameError(f"unknown game {name!r:.60}; the games are {', '.join(_registry)}")
+    return _registry[name]
+
+
+def game_names() -> tuple[str, ...]:
+    """Every registered game's name, the built-in ones first."""
+    _discover()
+    return tuple(_registry)
+
+
+def game_of(data: Mapping[str, Any] | Any) -> str:
+    """The game a file's JSON object names in its `game` field (LEGACY_GAME where it names none)."""
+    named = data.get("game", LEGACY_GAME) if isinstance(data, Mapping) else LEGACY_GAME
+    return named if isinstance(named, str) else LEGACY_GAME
+
+
+def _load(target: str) -> Game:
+    module, _, attribute = target.partition(":")
+    game = getattr(importlib.import_module(module), attribute)
+    if not isinstance(game, Game):
+        raise TypeError(f"{target} is {type(game).__name__}, not a miaui_env.games.Game")
+    return game
+
+
+def _discover() -> None:
+    """Register the built-in games, then those of installed packages' entry points (once)."""
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    for target in _BUILT_IN:
+        game = _load(target)
+        _registry[game.name] = game
+    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        game = entry.load()
+        if not isinstance(game, Game):
+            raise TypeError(f"entry point {entry.name} = {entry.value} in {ENTRY_POINT_GROUP!r} is {type(game).__name__}, not a Game")
+        _registry.setdefault(game.name, game)
+
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "LEGACY_GAME",
+    "OPTIONAL_PARTS",
+    "PARTS",
+    "Game",
+    "GamePartError",
+    "UnknownGameError",
+    "game_names",
+    "game_of",
+    "get_game",
+    "register",
+    "unregister",
+]

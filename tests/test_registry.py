@@ -1,0 +1,194 @@
+"""The game registry (miaui_env.games): every game found by name, its parts importable, a new game
+joining without code elsewhere changing, and no app or trainer comparing a game's name."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from miaui_env.apps.arena import main as arena_main
+from miaui_env.apps.card import play_card
+from miaui_env.games import (
+    LEGACY_GAME,
+    OPTIONAL_PARTS,
+    PARTS,
+    Game,
+    GamePartError,
+    UnknownGameError,
+    game_names,
+    game_of,
+    get_game,
+    register,
+    unregister,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILT_IN = ("miaui", "octopus")
+
+
+def test_the_built_in_games_are_registered_miaui_first():
+    assert game_names()[: len(BUILT_IN)] == BUILT_IN
+    assert get_game("miaui").title == "Miaui" and get_game("octopus").players == range(2, 5)
+
+
+@pytest.mark.parametrize("name", ["chess", "", "Miaui", None, 3])
+def test_an_unknown_game_is_refused_naming_the_games(name):
+    with pytest.raises(UnknownGameError, match="the games are miaui, octopus") as caught:
+        get_game(name)
+    assert isinstance(caught.value, ValueError)
+
+
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_every_part_of_a_built_in_game_imports_and_works(name):
+    game = get_game(name)
+    for part in game.parts:
+        assert game.part(part) is not None
+    assert isinstance(game.observation_version, int)
+    assert set(game.baselines) <= set(game.agent_names()) and set(game.play_opponents) <= set(game.agent_names())
+    assert set(game.card_players) <= set(game.players) and game.default_players in game.players
+    env = game.env(num_players=game.default_players, view=game.views[-1])
+    env.reset(seed=1)
+    observation, *_ = env.last()
+    agent = game.load_agent(game.baselines[0], seed=0)
+    action = np.asarray(agent.act(observation["observation"][None], observation["action_mask"][None].astype(bool)))
+    assert observation["action_mask"][int(action[0])] == 1  # the game's own agent plays a legal action in its own env
+
+
+def test_a_game_of_turns_has_no_parallel_env_and_says_so():
+    with pytest.raises(GamePartError, match="the octopus game has no parallel_env"):
+        get_game("octopus").parallel_env()
+    assert "parallel_env" in OPTIONAL_PARTS and len(get_game("miaui").parallel_env(num_players=3).possible_agents) == 3
+
+
+def _parts(**changed: str) -> dict[str, str]:
+    return {**get_game("octopus").parts, **changed}
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"name": "Bids"}, "lower-case identifier"),
+        ({"min_players": 1}, "must hold, from 2 up"),
+        ({"default_players": 9}, "must hold"),
+        ({"card_players": (2, 7)}, "not all table sizes"),
+        ({"parts": {key: value for key, value in _parts().items() if key != "play"}}, r"parts missing \['play'\]"),
+        ({"parts": _parts(gif="x:y")}, r"unknown \['gif'\]"),
+        ({"parts": _parts(env="miaui_env.octopus.env.env")}, "not 'module:attribute'"),
+    ],
+)
+def test_a_game_description_is_checked_when_made(fields, message):
+    with pytest.raises(ValueError, match=message):
+        dataclasses.replace(get_game("octopus"), **{"name": "bids", **fields})
+
+
+def test_a_part_that_cannot_be_imported_is_named():
+    broken = dataclasses.replace(get_game("octopus"), name="broken", parts=_parts(env="miaui_env.no_such_module:env"))
+    with pytest.raises(GamePartError, match=r"env \(miaui_env.no_such_module:env\) cannot be imported"):
+        broken.env()
+    missing = dataclasses.replace(broken, parts=_parts(env="miaui_env.octopus.env:no_such_env"))
+    with pytest.raises(GamePartError, match="has no 'no_such_env'"):
+        missing.env()
+
+
+@pytest.fixture
+def copy_of_the_octopus_game():
+    """The octopus game registered a second time, under its own name: a game the apps were never told of."""
+    game = register(dataclasses.replace(get_game("octopus"), name="octopus_copy", title="the copied game"))
+    yield game
+    unregister(game.name)
+
+
+def test_a_registered_game_joins_every_app_by_name(copy_of_the_octopus_game, tmp_path):
+    assert "octopus_copy" in game_names()
+    cells = play_card("risk-aware", ["random"], [2], [20], seed=0, show_progress=False, game="octopus_copy")
+    assert [(cell.num_players, cell.opponent, cell.games) for cell in cells] == [(2, "random", 20)]
+    with pytest.raises(SystemExit) as done:  # a command's end
+        arena_main(["--game", "octopus_copy", "--candidate", "risk-aware", "--field", "random", "--games", "6", "--out", str(tmp_path)])
+    assert done.value.code == 0
+    assert json.loads((tmp_path / "arena.json").read_text())["config"]["games"] == 6
+    with pytest.raises(ValueError, match="is registered already"):
+        register(dataclasses.replace(copy_of_the_octopus_game, title="another"))
+
+
+def test_the_registry_refuses_what_is_not_a_game():
+    with pytest.raises(TypeError, match="register takes a Game, not dict"):
+        register({"name": "bids"})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("data", "game"),
+    [({"game": "octopus"}, "octopus"), ({}, LEGACY_GAME), ({"game": 3}, LEGACY_GAME), ([1, 2], LEGACY_GAME), ({"game": "chess"}, "chess")],
+)
+def test_a_file_names_its_game_or_is_miauis(data, game):
+    assert game_of(data) == game
+
+
+def test_the_replay_command_shows_each_games_replay_in_its_own_words(tmp_path):
+    from miaui_env.apps.octopus_replay import play_and_record, save_replay
+    from miaui_env.octopus.agents import load_octopus_agent
+
+    path = save_replay(play_and_record([load_octopus_agent("random", seed=1)], 3, seed=5), tmp_path / "octopus.json")
+    command = [sys.executable, "-m", "miaui_env.apps.replay"]
+    shown = subprocess.run([*command, str(path)], capture_output=True, text=True, check=True)
+    assert shown.stdout.startswith("The octopus game, 3 players, seed 5")
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**json.loads(path.read_text()), "game": "chess"}))
+    refused = subprocess.run([*command, str(other)], capture_output=True, text=True)
+    assert refused.returncode == 2 and "a replay of another game: unknown game 'chess'" in refused.stderr
+
+
+# -- no name switches: apps and trainers ask the registry --------------------------------------------
+# The games' own modules may name their game; everything else looks it up.
+OWN_MODULES = (
+    "miaui_env/games/",
+    "miaui_env/octopus/",
+    "miaui_env/apps/octopus_",
+    "miaui_env/apps/web/octopus.py",
+    "miaui_env/apps/web/games.py",  # the Miaui page's games
+    "miaui_env/integrations/octopus_odds.py",
+    "training/games.py",  # each game's trainer hooks, registered by name
+)
+
+
+def name_comparisons(source: str) -> list[int]:
+    """Lines where a game's name is compared with something (==, !=, in, not in), or is a key of a dict literal."""
+    names = set(BUILT_IN)
+
+    def is_name(node: ast.AST) -> bool:
+        if isinstance(node, ast.Constant):
+            return node.value in names
+        return isinstance(node, ast.Tuple | ast.List | ast.Set) and any(is_name(element) for element in node.elts)
+
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and any(map(is_name, [node.left, *node.comparators])):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Dict) and any(key is not None and is_name(key) for key in node.keys):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_no_app_or_trainer_compares_a_games_name():
+    found = {}
+    for path in sorted([*ROOT.glob("miaui_env/**/*.py"), *ROOT.glob("training/*.py")]):
+        relative = path.relative_to(ROOT).as_posix()
+        if not relative.startswith(OWN_MODULES):
+            lines = name_comparisons(path.read_text())
+            if lines:
+                found[relative] = lines
+    assert found == {}, f"compare names through miaui_env.games instead: {found}"
+
+
+@pytest.mark.parametrize(
+    "switch",
+    ['if game == "octopus":\n    pass', 'x = game != "miaui"', 'ok = name in ("miaui", "octopus")', 'SIZES = {"octopus": (2, 4)}'],
+)
+def test_the_name_switch_check_sees_each_kind_of_switch(switch):
+    assert name_comparisons(switch) == [1]
