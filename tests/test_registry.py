@@ -18,8 +18,6 @@ from miaui_env.apps.card import play_card
 from miaui_env.games import (
     LEGACY_GAME,
     OPTIONAL_PARTS,
-    PARTS,
-    Game,
     GamePartError,
     UnknownGameError,
     game_names,
@@ -166,13 +164,12 @@ def name_comparisons(source: str) -> list[int]:
             return node.value in names
         return isinstance(node, ast.Tuple | ast.List | ast.Set) and any(is_name(element) for element in node.elts)
 
-    lines = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Compare) and any(map(is_name, [node.left, *node.comparators])):
-            lines.append(node.lineno)
-        elif isinstance(node, ast.Dict) and any(key is not None and is_name(key) for key in node.keys):
-            lines.append(node.lineno)
-    return lines
+    def is_switch(node: ast.AST) -> bool:
+        if isinstance(node, ast.Compare):
+            return any(map(is_name, [node.left, *node.comparators]))
+        return isinstance(node, ast.Dict) and any(key is not None and is_name(key) for key in node.keys)
+
+    return [node.lineno for node in ast.walk(ast.parse(source)) if is_switch(node)]
 
 
 def test_no_app_or_trainer_compares_a_games_name():

@@ -1,0 +1,103 @@
+"""Every game of the registry (miaui_env.games), through its registry entry alone: PettingZoo's
+conformance tests at every table size, every built-in agent playing whole games legally, a fair
+arena, terminal play. A game registered before collection gets all of it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
+
+from miaui_env.games import game_names, get_game
+
+TABLES = [(name, n) for name in game_names() for n in get_game(name).players]
+
+
+@pytest.fixture(autouse=True)
+def _no_warnings_but_pettingzoos_own():
+    # PettingZoo's tests warn about Dict observations and all-zero masks of waiting and finished
+    # agents by design; anything else that warns is a failure.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", message="Observation space for each agent probably should be")
+        warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
+        warnings.filterwarnings("ignore", message="Action mask numpy array is all zeros")
+        warnings.filterwarnings("ignore", message="reset option.s. options ignored")  # api_test's own made-up option
+        yield
+
+
+@pytest.mark.parametrize(("name", "n"), TABLES, ids=[f"{name}-{n}p" for name, n in TABLES])
+def test_pettingzoo_conformance_at_every_table_size(name, n, capsys):
+    game = get_game(name)
+    view = game.views[n % len(game.views)]  # the views take turns over the table sizes
+
+    def make(**kwargs):
+        return game.env(num_players=n, view=view, **kwargs)
+
+    api_test(make(), num_cycles=60)
+    seed_test(make, num_cycles=60)
+    render_test(make)
+    if "parallel_env" in game.parts:
+
+        def make_parallel(**kwargs):
+            return game.parallel_env(num_players=n, view=view, **kwargs)
+
+        parallel_api_test(make_parallel(), num_cycles=60)
+        parallel_seed_test(make_parallel)
+    capsys.readouterr()  # render_test's human mode prints
+
+
+def play_whole_game(game, agent_name: str, n: int, seed: int) -> int:
+    """One game at `n` seats, each seat its own `agent_name` agent, through the game's AEC env; the decisions taken."""
+    agents = [game.load_agent(agent_name, seed=seed * 10 + seat) for seat in range(n)]
+    env = game.env(num_players=n, view=getattr(agents[0], "view", game.views[0]))
+    env.reset(seed=seed)
+    decisions = 0
+    for name in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        mask = np.asarray(observation["action_mask"], dtype=bool)
+        agent = agents[env.possible_agents.index(name)]
+        action = int(np.asarray(agent.act(observation["observation"][None], mask[None]))[0])
+        assert mask[action], f"{agent_name} chose {action}, not one of {np.flatnonzero(mask)}"
+        env.step(action)
+        decisions += 1
+    return decisions
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_every_built_in_agent_plays_whole_games_legally(name):
+    game = get_game(name)
+    for agent_name in game.agent_names():
+        for seed, n in enumerate((game.min_players, game.max_players)):
+            assert play_whole_game(game, agent_name, n, seed) > 0
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_a_deterministic_agent_against_copies_of_itself_wins_exactly_the_fair_share(name):
+    # Duplicate dealing plays each deal once with the candidate in every seat; with every seat the
+    # same deterministic player, each rotation is the same game, so the candidate wins each deal's
+    # one share exactly once.
+    game = get_game(name)
+    n = game.default_players
+    strongest = game.baselines[-1]
+    result = game.part("gauntlet")([strongest, strongest], n, 6 * n, 11, False)
+    candidate = result.agents[0]
+    assert result.duplicate_sets == 6 and candidate.games == 6 * n
+    assert candidate.win_share == pytest.approx(1 / n)
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_terminal_play_starts_and_quits_cleanly(name, tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "miaui_env.apps.play", "--game", name, "--seed", "1", "--no-replay"],
+        input="q\n", capture_output=True, text=True, cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0 and "You are player_0" in done.stdout and "abandoned" in done.stdout, done.stderr
+    assert "Traceback" not in done.stderr
