@@ -374,7 +374,7 @@ def test_a_ragged_multi_table_step_is_refused_by_name_and_changes_nothing():
 
 def test_an_octopus_vec_env_whose_opponent_failed_mid_step_asks_for_a_reset():
     from miaui_env.agents import AgentError, RandomAgent
-    from miaui_env.octopus.selfplay import OctopusSelfPlayVecEnv
+    from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
 
     class FailsOnCue:
         name = "fails-on-cue"

@@ -8,11 +8,11 @@ import pytest
 
 from miaui_env.agents import AgentError
 from miaui_env.game.rules import IllegalActionError, InvalidConfigError, final_rewards
+from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
 from miaui_env.integrations.sb3 import slot_seeds
 from miaui_env.octopus import rules
 from miaui_env.octopus.env import raw_env
 from miaui_env.octopus.observation import OBSERVATION_LAYOUT, observe
-from miaui_env.octopus.selfplay import OctopusSelfPlayVecEnv
 
 SEEN = OBSERVATION_LAYOUT.size
 

@@ -7,8 +7,8 @@ import pytest
 
 from miaui_env.agents import RandomAgent
 from miaui_env.game.rules import InvalidConfigError
+from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
 from miaui_env.integrations.sb3 import MultiTableVecEnv
-from miaui_env.octopus.selfplay import OctopusSelfPlayVecEnv
 
 
 class CountedRandomAgent(RandomAgent):

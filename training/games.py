@@ -26,8 +26,8 @@ from miaui_env.agents import Agent, Policy, as_seen, reset_agent
 from miaui_env.apps.octopus_arena import OctopusArenaConfig
 from miaui_env.game.rules import NUM_ROUNDS
 from miaui_env.games import Game, UnknownGameError, get_game
+from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
-from miaui_env.octopus.selfplay import OctopusSelfPlayVecEnv
 from miaui_env.spec import TableSpec
 from training.config import ConfigError, RunSeeds, SelfPlayConfig, variant_name
 from training.gauntlet import GauntletResult, gauntlet, octopus_gauntlet

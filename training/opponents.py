@@ -32,8 +32,8 @@ from miaui_env.apps.files import replacing
 from miaui_env.game.saved_state import MAX_FILE_BYTES, read_bounded
 
 if TYPE_CHECKING:
+    from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
     from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
-    from miaui_env.octopus.selfplay import OctopusSelfPlayVecEnv
     from training.config import OpponentsConfig
 
 GameResult = tuple[list[str], float, int]

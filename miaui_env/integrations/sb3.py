@@ -150,12 +150,12 @@ def slot_seeds(seed: Seed, num_games: int) -> list[int]:
     return [int(word) for word in seed_ints(seed_child(seed, TABLE_DEALS), num_games, bits=64)]
 
 
-def _opponent_seed(seed: Seed) -> int:
+def opponent_seed(seed: Seed) -> int:
     """The seed of a table's default (random) opponent."""
     return seed_int(seed_child(seed, TABLE_OPPONENT))
 
 
-class _OneEnvVecEnv(VecEnv):
+class OneEnvVecEnv(VecEnv):
     """A VecEnv whose indices are slots of one engine: attributes and methods are shared."""
 
     def action_masks(self) -> np.ndarray:
@@ -186,7 +186,7 @@ class _OneEnvVecEnv(VecEnv):
         """Nothing to release."""
 
 
-class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
+class MiauiSelfPlayVecEnv(OneEnvVecEnv):
     """Learner seats of many games as one SB3 VecEnv; see the module docstring."""
 
     def __init__(
@@ -210,7 +210,7 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
         if self._next_seeds is not None:
             self.engine.reset(seeds=self._next_seeds)
         num_players = self.engine.num_players
-        seats = _checked_seats(learner_seats, num_players)
+        seats = checked_seats(learner_seats, num_players)
         if opponent is not None:
             check_agent(opponent, "opponent")
         self.num_games, self.num_players = num_games, num_players
@@ -219,7 +219,7 @@ class MiauiSelfPlayVecEnv(_OneEnvVecEnv):
             raise InvalidConfigError(f"rotate_seats must be True or False, got {rotate_seats!r}")
         self.rotate_seats = rotate_seats
         self._shift = 0
-        default = RandomAgent(None if seed is None else _opponent_seed(seed))
+        default = RandomAgent(None if seed is None else opponent_seed(seed))
         self.opponent: Agent | Policy = opponent if opponent is not None else default
         self._next_opponent: Agent | Policy | None = None
         self.render_mode = None
@@ -398,7 +398,7 @@ class SelfPlayTable(Protocol):
     def action_masks(self) -> np.ndarray: ...
 
 
-class MultiTableVecEnv(_OneEnvVecEnv):
+class MultiTableVecEnv(OneEnvVecEnv):
     """Several self-play VecEnvs (say 3-, 4- and 6-player tables, or variants; or octopus tables of
     2, 3 and 4 players) as one, so one network learns them all. Indices run through the tables in
     order; all tables share the observation layout."""
@@ -406,8 +406,8 @@ class MultiTableVecEnv(_OneEnvVecEnv):
     def __init__(self, tables: Sequence[SelfPlayTable]):
         if isinstance(tables, str | bytes) or not isinstance(tables, Sequence) or not tables:
             raise InvalidConfigError(f"MultiTableVecEnv needs a non-empty list of self-play tables (of either game), got {tables!r:.60}")
-        for table in tables:  # a self-play VecEnv of either game (miaui_env.octopus.selfplay's shares this base)
-            if not isinstance(table, _OneEnvVecEnv) or isinstance(table, MultiTableVecEnv):
+        for table in tables:  # a self-play VecEnv of either game (miaui_env.integrations.octopus_selfplay's shares this base)
+            if not isinstance(table, OneEnvVecEnv) or isinstance(table, MultiTableVecEnv):
                 raise InvalidConfigError(
                     f"MultiTableVecEnv table {table!r:.60} is not a self-play VecEnv (MiauiSelfPlayVecEnv, OctopusSelfPlayVecEnv)"
                 )
@@ -473,7 +473,7 @@ def _check_same_observation_space(tables: Sequence[SelfPlayTable]) -> None:
             )
 
 
-def _checked_seats(learner_seats: object, num_players: int) -> list[int]:
+def checked_seats(learner_seats: object, num_players: int) -> list[int]:
     """The learner seats, sorted; InvalidConfigError unless a non-empty collection of distinct ints 0 to n-1."""
     if learner_seats is None:
         return list(range(num_players))

@@ -1,7 +1,7 @@
 """Self-play for Stable-Baselines3 on the octopus game: learner seats of many games as one SB3 `VecEnv`.
 
     from sb3_contrib import MaskablePPO
-    from miaui_env.octopus.selfplay import OctopusSelfPlayVecEnv
+    from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
 
     venv = OctopusSelfPlayVecEnv(64, num_players=3, seed=0)
     MaskablePPO("MlpPolicy", venv).learn(100_000)
@@ -68,7 +68,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent, checked_actions, reset_agent
 from miaui_env.game.rules import IllegalActionError, InvalidConfigError, final_rewards
 from miaui_env.game.seeding import Seed, seed_generator, seed_tree
-from miaui_env.integrations.sb3 import _checked_seats, _OneEnvVecEnv, _opponent_seed, slot_seeds
+from miaui_env.integrations.sb3 import OneEnvVecEnv, checked_seats, opponent_seed, slot_seeds
 from miaui_env.observe.observation import VECTOR_BOUND
 from miaui_env.octopus import rules
 from miaui_env.octopus.env import DEFAULT_MAX_SESSIONS, _check_settings, check_action, decision_mask
@@ -116,7 +116,7 @@ class OpponentSeating:
         return [None if seat == learner_seat else self.agents[picked[0 if draws == 1 else seat]] for seat in range(num_players)]
 
 
-class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
+class OctopusSelfPlayVecEnv(OneEnvVecEnv):
     """Learner seats of many octopus games as one SB3 VecEnv, one game per row; see the module docstring."""
 
     def __init__(
@@ -134,7 +134,7 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
         if isinstance(num_games, bool) or not isinstance(num_games, int | np.integer) or num_games < 1:
             raise InvalidConfigError(f"num_games={num_games!r} is not allowed; it must be an integer >= 1")
         _check_settings(num_players, view, reward, max_sessions)
-        seats = _checked_seats(learner_seats, int(num_players))
+        seats = checked_seats(learner_seats, int(num_players))
         if opponent is not None:
             check_agent(opponent, "opponent")
         self.num_games, self.num_players = int(num_games), int(num_players)
@@ -145,7 +145,7 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
         rows = self.num_games * len(seats)
         # The learner seat of each row, as Python ints: the hot loops compare them with `game.active` per row.
         self.row_seats: list[int] = [int(seat) for seat in seats] * self.num_games
-        self._default_opponent = RandomAgent(None if seed is None else _opponent_seed(seed))
+        self._default_opponent = RandomAgent(None if seed is None else opponent_seed(seed))
         self._seating = OpponentSeating([opponent if opponent is not None else self._default_opponent], [1.0], np.random.default_rng(0))
         self._next_seating: OpponentSeating | None = None
         self.render_mode = None
@@ -171,7 +171,7 @@ class OctopusSelfPlayVecEnv(_OneEnvVecEnv):
         would (the default random opponent too); returns each row's game seed."""
         tree = seed_tree(seed)
         self._next_seeds = slot_seeds(tree, self.num_envs)
-        self._default_opponent.rng = seed_generator(_opponent_seed(tree))
+        self._default_opponent.rng = seed_generator(opponent_seed(tree))
         return list(self._next_seeds)
 
     @property
