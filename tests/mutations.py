@@ -38,6 +38,10 @@ Run it with the project's interpreter, from anywhere:
     python tests/mutations.py --timeout 300 --keep  # seconds per mutant; keep the scratch copy
     python tests/mutations.py --only rules-seagull-steals-nothing --tests tests/test_rules.py  # these files' oracle tests only
 
+CI runs a rotating sample, `python tests/mutations.py --sample 8`: every k-th mutant of the
+catalogue from offset turn % k (k = ceil(len / 8), the turn today's date unless `--turn` says), so
+k consecutive days run every mutant once; the run prints its turn, and `--turn T` repeats it.
+
 How long: the copy and the baseline take about as long as `pytest -m oracle` itself (with a cold
 kernel cache); a killed mutant takes 3-10 seconds, or 15-60 when it is a kernel's mutant (or one of a
 file a kernel imports) and the kernels are compiled for it; a survivor runs the whole subset. On a
@@ -53,6 +57,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import math
 import os
 import re
 import shutil
@@ -63,6 +68,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,6 +95,7 @@ FIRST_TESTS = {
     "miaui_env/octopus/rules.py": ("tests/test_octopus_rules.py",),
     "miaui_env/octopus/observation.py": ("tests/test_octopus_env.py", "tests/test_octopus_observation_painter.py"),
     "miaui_env/octopus/env.py": ("tests/test_octopus_env.py",),
+    "miaui_env/apps/octopus_arena.py": ("tests/test_octopus_agents.py",),
 }
 
 # A pytest plugin loaded into every run in the scratch (-p mutants_guard): stop before any test if
@@ -464,6 +471,35 @@ CATALOGUE: tuple[Mutation, ...] = (
              "    reached = max(state.totals) >= TARGET",
              "    reached = max(state.totals) > TARGET",
              "O9: a total of exactly 77 does not end the game"),
+    Mutation("octopus-a-session-scores-its-best-species-only", "miaui_env/octopus/rules.py",
+             "    return sum(best)",
+             "    return max(best)",
+             "O7: a session scores the best species' highest value, not the sum over species"),
+    Mutation("octopus-an-octopus-loses-the-row", "miaui_env/octopus/rules.py",
+             "        discarded = (*state.row, card)",
+             "        discarded = (card,)",
+             "O3: the row an octopus ends never reaches the discard pile"),
+    Mutation("octopus-every-session-starts-at-player-0", "miaui_env/octopus/rules.py",
+             "    _start_session(state, first=nxt)  # O8: the seat order simply continues",
+             "    _start_session(state, first=0)",
+             "O8: a new session starts with player_0 instead of the next seat in order"),
+    Mutation("octopus-a-theft-from-oneself-is-offered", "miaui_env/octopus/rules.py",
+             "        if any(state.collections[t] for t in range(state.num_players) if t != seat):",
+             "        if any(state.collections[t] for t in range(state.num_players)):",
+             "O10: a thief whose only cards are her own is asked for a theft she cannot make"),
+    Mutation("octopus-the-largest-theft-is-not-offered", "miaui_env/octopus/rules.py",
+             "            thefts.extend(Theft(target, k) for k in range(1, min(MAX_STEAL, size) + 1))",
+             "            thefts.extend(Theft(target, k) for k in range(1, min(MAX_STEAL, size)))",
+             "O5/O10: a theft of as many cards as allowed is never offered"),
+    # -- miaui_env/apps/octopus_arena.py: the octopus arena's duplicate sets ------------------------------
+    Mutation("octopus-arena-seats-not-rotated", "miaui_env/apps/octopus_arena.py",
+             "    seats = np.concatenate([np.roll(base, r, axis=1)[:, None] for r in range(n)], axis=1).reshape(sets * n, n)",
+             "    seats = np.concatenate([np.roll(base, 0, axis=1)[:, None] for r in range(n)], axis=1).reshape(sets * n, n)",
+             "a duplicate set plays one lineup n times instead of rotating it over the seats"),
+    Mutation("octopus-arena-games-of-a-set-dealt-apart", "miaui_env/apps/octopus_arena.py",
+             "    return seats, np.repeat(seed_ints(config.seed, sets), n)",
+             "    return seats, seed_ints(config.seed, sets * n)",
+             "every game of a duplicate set gets a deal of its own: the seats' luck no longer cancels"),
     # -- miaui_env/octopus/observation.py and env.py: what a seat sees (O4), the env's rewards ------------
     Mutation("octopus-table-view-shows-every-collection", "miaui_env/octopus/observation.py",
              '    "collection": _RECALLED,',
@@ -767,6 +803,12 @@ def run_catalogue(mutations: Sequence[Mutation], timeout: float | None, keep: bo
             shutil.rmtree(scratch, ignore_errors=True)
 
 
+def rotating_sample(catalogue: Sequence[Mutation], size: int, turn: int) -> list[Mutation]:
+    """Every k-th mutant from offset turn % k, k = ceil(len / size): k consecutive turns run the whole catalogue once."""
+    stride = max(1, math.ceil(len(catalogue) / size))
+    return list(catalogue[turn % stride :: stride])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the command line; list the catalogue or run (some of) it."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -777,8 +819,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--tests", nargs="+", metavar="FILE", help="run the oracle tests of these files only (e.g. tests/test_rules.py), baseline included"
     )
+    parser.add_argument("--sample", type=int, metavar="N", help="about N mutants: one slice of the catalogue (CI's rotating sample)")
+    parser.add_argument("--turn", type=int, default=None, help="with --sample: which slice (default: today's, so it rotates daily)")
     args = parser.parse_args(argv)
     chosen = list(CATALOGUE)
+    if args.sample is not None:
+        if args.only or args.sample < 1:
+            parser.error("--sample takes a number >= 1, and not with --only")
+        turn = date.today().toordinal() if args.turn is None else args.turn
+        chosen = rotating_sample(chosen, args.sample, turn)
+        print(f"sample: turn {turn}, {len(chosen)} of {len(CATALOGUE)} mutants (--turn {turn} runs the same ones)")
     if args.only:
         by_name = {mutation.name: mutation for mutation in CATALOGUE}
         unknown = [name for name in args.only if name not in by_name]

@@ -79,6 +79,7 @@ def test_every_built_in_agent_plays_whole_games_legally(name):
             assert play_whole_game(game, agent_name, n, seed) > 0
 
 
+@pytest.mark.oracle  # the arena's duplicate dealing, for every game
 @pytest.mark.parametrize("name", game_names())
 def test_a_deterministic_agent_against_copies_of_itself_wins_exactly_the_fair_share(name):
     # Duplicate dealing plays each deal once with the candidate in every seat; with every seat the

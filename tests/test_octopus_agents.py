@@ -355,6 +355,7 @@ def test_the_name_table_loads_every_baseline_seeded():
 # ---- the arena ------------------------------------------------------------------------------------
 
 
+@pytest.mark.oracle  # the octopus arena's schedule, deals and statistics
 def test_a_duplicate_set_shares_its_decks_and_dice_with_the_seats_rotated():
     config = OctopusArenaConfig(num_players=3, games=9, seed=5, max_sessions=4)
     seats, set_seeds = schedule("pool", 3, config)
@@ -372,6 +373,7 @@ def test_a_duplicate_set_shares_its_decks_and_dice_with_the_seats_rotated():
     assert len(luck.decks) == 4 and len(luck.dice) == 24 and all(sorted(d) == list(range(66)) for d in luck.decks)
 
 
+@pytest.mark.oracle  # the octopus arena's schedule, deals and statistics
 def test_the_die_tape_is_rolled_by_every_game_of_a_set():
     config = OctopusArenaConfig(num_players=2, games=2, seed=11, max_sessions=2)
     seats, _, _ = play([RandomAgent(0), RiskAwareAgent(0)], "pool", config)
@@ -386,6 +388,7 @@ def test_the_die_tape_is_rolled_by_every_game_of_a_set():
         assert rolls == list(luck.dice[: len(rolls)])
 
 
+@pytest.mark.oracle  # the octopus arena's schedule, deals and statistics
 def test_the_statistics_match_a_hand_count_on_a_tiny_schedule():
     config = OctopusArenaConfig(num_players=2, games=6, seed=7, max_sessions=3)
     seats, scores, winners = play([CautiousAgent(0), RiskAwareAgent(0)], "pool", config)
@@ -409,6 +412,7 @@ def test_the_statistics_match_a_hand_count_on_a_tiny_schedule():
     assert sum(r.win_share for r in results) == pytest.approx(1.0)
 
 
+@pytest.mark.oracle  # the octopus arena's schedule, deals and statistics
 def test_the_same_config_plays_the_same_games():
     config = OctopusArenaConfig(num_players=3, games=6, seed=2, max_sessions=3, batch_games=4)
     first = play(load_octopus_agents(["random", "cautious", "risk-aware"], 2), "pool", config)

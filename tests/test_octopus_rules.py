@@ -176,6 +176,15 @@ def test_o3_an_octopus_as_the_first_card_with_nobody_to_rob_passes_the_turn():
     assert state.discard == [octo] and state.active == 1 and state.phase is Phase.FLIP_OR_STOP
 
 
+def test_o3_o10_an_octopus_with_only_the_thiefs_own_cards_out_passes_the_turn():
+    state = game("cod:4 eel:1 eel:2 octopus bream:1")
+    events = play(state, STOP, FLIP)  # player_0 keeps cod:4; player_1 busts on eel:2 and keeps nothing
+    octo = OCTOPUS_IDS[0]
+    assert state.collections == [ids("cod:4"), []]
+    assert events[-4:] == [Flipped(0, octo, True), Octopus(0, (octo,)), TheftSkipped(0), Flipped(1, fish("bream", 1), True)]
+    assert state.active == 1 and state.phase is Phase.FLIP_OR_STOP  # nobody else holds a card: no theft is asked
+
+
 def test_o3_an_octopus_as_the_first_card_may_rob_an_opponent():
     state = game("cod:4 octopus")
     play(state, STOP)  # player_0 keeps cod:4; player_1's first card is the octopus
