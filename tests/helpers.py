@@ -1,9 +1,11 @@
-"""Stacked decks and scripted games for rules scenarios."""
+"""Stacked decks and scripted games for rules scenarios, and the warnings PettingZoo's own tests give."""
 
 from __future__ import annotations
 
+import contextlib
+import warnings
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -92,3 +94,20 @@ def highest_card(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
 def lowest_card(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """A batched policy: every row plays the lowest diver card in hand."""
     return np.asarray(np.argmax(masks, axis=1))
+
+
+@contextlib.contextmanager
+def pettingzoos_own_warnings_only(*more: str) -> Iterator[None]:
+    """Every warning an error but those PettingZoo's tests give by design (Dict observations, all-zero
+    masks of waiting and finished agents, api_test's made-up reset option) and the `more` given."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for message in (
+            "Observation space for each agent probably should be",
+            "Observation is not a NumPy array",
+            "Action mask numpy array is all zeros",
+            "reset option.s. options ignored",
+            *more,
+        ):
+            warnings.filterwarnings("ignore", message=message)
+        yield

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import itertools
-import warnings
 from functools import partial
 
 import numpy as np
 import pytest
-from helpers import stacked_deck
+from helpers import pettingzoos_own_warnings_only, stacked_deck
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
 
 import miaui_env
@@ -26,14 +25,7 @@ def config_id(config: dict) -> str:
 
 @pytest.fixture(autouse=True)
 def _no_warnings_but_pettingzoos_own():
-    # PettingZoo's api_test warns about Dict observations and all-zero masks of finished agents by
-    # design; anything else that warns is a failure.
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        warnings.filterwarnings("ignore", message="Observation space for each agent probably should be")
-        warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
-        warnings.filterwarnings("ignore", message="Action mask numpy array is all zeros")
-        warnings.filterwarnings("ignore", message="reset option.s. options ignored")  # api_test's own made-up option
+    with pettingzoos_own_warnings_only():
         yield
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
+from helpers import pettingzoos_own_warnings_only
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
 
 from miaui_env.games import game_names, get_game
@@ -19,17 +19,11 @@ TABLES = [(name, n) for name in game_names() for n in get_game(name).players]
 
 @pytest.fixture(autouse=True)
 def _no_warnings_but_pettingzoos_own():
-    # PettingZoo's tests warn about Dict observations and all-zero masks of waiting and finished
-    # agents by design; anything else that warns is a failure.
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        warnings.filterwarnings("ignore", message="Observation space for each agent probably should be")
-        warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
-        warnings.filterwarnings("ignore", message="Action mask numpy array is all zeros")
-        warnings.filterwarnings("ignore", message="reset option.s. options ignored")  # api_test's own made-up option
+    with pettingzoos_own_warnings_only():
         yield
 
 
+@pytest.mark.oracle  # every game's API conformance
 @pytest.mark.parametrize(("name", "n"), TABLES, ids=[f"{name}-{n}p" for name, n in TABLES])
 def test_pettingzoo_conformance_at_every_table_size(name, n, capsys):
     game = get_game(name)
@@ -38,15 +32,15 @@ def test_pettingzoo_conformance_at_every_table_size(name, n, capsys):
     def make(**kwargs):
         return game.env(num_players=n, view=view, **kwargs)
 
-    api_test(make(), num_cycles=60)
-    seed_test(make, num_cycles=60)
+    api_test(make(), num_cycles=200)
+    seed_test(make, num_cycles=200)
     render_test(make)
     if "parallel_env" in game.parts:
 
         def make_parallel(**kwargs):
             return game.parallel_env(num_players=n, view=view, **kwargs)
 
-        parallel_api_test(make_parallel(), num_cycles=60)
+        parallel_api_test(make_parallel(), num_cycles=200)
         parallel_seed_test(make_parallel)
     capsys.readouterr()  # render_test's human mode prints
 
