@@ -88,8 +88,11 @@ def main() -> None:
     for n in args.players:
         found = compare(lambda n=n: miaui_env.env(num_players=n), rps_v2.env, args.seconds, args.rounds)
         print(f"{'rps_v2 (PettingZoo)':<20}{found['peer_whole']:>14,.0f}{1.0:>10.2f}{found['peer_steps']:>14,.0f}{1.0:>10.2f}")
-        print(f"{f'miaui, {n} players':<20}{found['whole']:>14,.0f}{found['ratio_whole']:>10.2f}"
-              f"{found['steps']:>14,.0f}{found['ratio_steps']:>10.2f}", flush=True)  # fmt: skip
+        print(
+            f"{f'miaui, {n} players':<20}{found['whole']:>14,.0f}{found['ratio_whole']:>10.2f}"
+            f"{found['steps']:>14,.0f}{found['ratio_steps']:>10.2f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

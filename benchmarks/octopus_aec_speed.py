@@ -31,8 +31,11 @@ def main() -> None:
     for n in args.players:
         found = compare(lambda n=n: env(num_players=n, view=args.view), rps_v2.env, args.seconds, args.rounds)
         print(f"{'rps_v2 (PettingZoo)':<26}{found['peer_whole']:>14,.0f}{1.0:>10.2f}{found['peer_steps']:>14,.0f}{1.0:>10.2f}")
-        print(f"{f'octopus_v0 {n}p ({args.view})':<26}{found['whole']:>14,.0f}{found['ratio_whole']:>10.2f}"
-              f"{found['steps']:>14,.0f}{found['ratio_steps']:>10.2f}", flush=True)  # fmt: skip
+        print(
+            f"{f'octopus_v0 {n}p ({args.view})':<26}{found['whole']:>14,.0f}{found['ratio_whole']:>10.2f}"
+            f"{found['steps']:>14,.0f}{found['ratio_steps']:>10.2f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -30,9 +30,14 @@ BATCH, MINIBATCH, EPOCHS = 8448, 2112, 2
 
 def rllib_config(runners: int) -> RLlibConfig:
     """configs/rllib.yaml with `runners` env runners, no evaluation, no snapshot during the measurement."""
-    overrides = [f"env_runners.num_env_runners={runners}", "evaluation.every=1000000", "opponents.snapshot_every=1000000000",
-                 f"training.train_batch_size_per_learner={BATCH}", f"training.minibatch_size={MINIBATCH}",
-                 f"training.num_epochs={EPOCHS}"]  # fmt: skip
+    overrides = [
+        f"env_runners.num_env_runners={runners}",
+        "evaluation.every=1000000",
+        "opponents.snapshot_every=1000000000",
+        f"training.train_batch_size_per_learner={BATCH}",
+        f"training.minibatch_size={MINIBATCH}",
+        f"training.num_epochs={EPOCHS}",
+    ]
     return RLlibConfig.load(None, overrides)
 
 
@@ -44,12 +49,24 @@ def sb3_steps_per_second(iterations: int) -> float:
     rllib = rllib_config(1)
     (table,) = rllib.tables
     games = table.num_games
-    overrides = [f"tables=[{{num_players: {table.num_players}, num_games: {games}, learner_seats: [0]}}]", f"view={rllib.view}",
-                 f"opponents.weights={dict(rllib.opponents.weights)}", "opponents.snapshot_every=1000000000", "evaluation.every=1000000000",
-                 f"ppo.n_steps={BATCH // games}", f"ppo.batch_size={MINIBATCH}", f"ppo.n_epochs={EPOCHS}",
-                 "ppo.policy_kwargs={net_arch: {pi: [256, 256], vf: [256, 256]}, activation_fn: ReLU}", "privileged_critic=false",
-                 "magnet.coef=0", "exploiters.every=0", "kickstart.decisions=0", "kickstart.guidance_steps=0", "probe.steps=0",
-                 "device=cpu"]  # fmt: skip
+    overrides = [
+        f"tables=[{{num_players: {table.num_players}, num_games: {games}, learner_seats: [0]}}]",
+        f"view={rllib.view}",
+        f"opponents.weights={dict(rllib.opponents.weights)}",
+        "opponents.snapshot_every=1000000000",
+        "evaluation.every=1000000000",
+        f"ppo.n_steps={BATCH // games}",
+        f"ppo.batch_size={MINIBATCH}",
+        f"ppo.n_epochs={EPOCHS}",
+        "ppo.policy_kwargs={net_arch: {pi: [256, 256], vf: [256, 256]}, activation_fn: ReLU}",
+        "privileged_critic=false",
+        "magnet.coef=0",
+        "exploiters.every=0",
+        "kickstart.decisions=0",
+        "kickstart.guidance_steps=0",
+        "probe.steps=0",
+        "device=cpu",
+    ]
     config = load_config(None, overrides)
     with tempfile.TemporaryDirectory() as directory, torch_threads(rllib.threads):  # the threads the RLlib path runs on
         run = Run(config, Path(directory), resume=False)

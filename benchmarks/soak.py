@@ -140,8 +140,10 @@ def main() -> None:
     started = time.perf_counter()
     miaui_checks = soak_miaui(args.miaui_games, args.batch, args.seed)
     octopus_checks = soak_octopus(args.octopus_games, args.seed)
-    print(f"{args.miaui_games:,} Miaui games ({miaui_checks:,} game-rounds checked) and {args.octopus_games:,} octopus games "
-          f"({octopus_checks:,} decisions checked): 0 invariant failures, {time.perf_counter() - started:,.0f} s")  # fmt: skip
+    print(
+        f"{args.miaui_games:,} Miaui games ({miaui_checks:,} game-rounds checked) and {args.octopus_games:,} octopus games "
+        f"({octopus_checks:,} decisions checked): 0 invariant failures, {time.perf_counter() - started:,.0f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -69,8 +69,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     finally:
         ray.shutdown()
     runners = result["env_runners"]
-    summary = {"steps": float(result.get("num_env_steps_sampled_lifetime", runners.get("num_env_steps_sampled_lifetime", 0))),
-               "episode_return": float(runners.get("episode_return_mean", float("nan")))}  # fmt: skip
+    summary = {
+        "steps": float(result.get("num_env_steps_sampled_lifetime", runners.get("num_env_steps_sampled_lifetime", 0))),
+        "episode_return": float(runners.get("episode_return_mean", float("nan"))),
+    }
     print(f"RLlib PPO on {'PettingZooEnv' if args.api == 'aec' else 'ParallelPettingZooEnv'}: {summary}")
     return summary
 

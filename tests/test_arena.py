@@ -126,10 +126,28 @@ def test_a_checkpoint_for_another_observation_layout_is_refused(tmp_path):
 def test_command_line_writes_table_json_csv_and_png(tmp_path, command):
     out = tmp_path / "arena"
     done = subprocess.run(
-        [sys.executable, "-m", command, "--pool", "greedy", "random", "counter", "--players", "3", "--games", "300",
-         "--seed", "4", "--out", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            command,
+            "--pool",
+            "greedy",
+            "random",
+            "counter",
+            "--players",
+            "3",
+            "--games",
+            "300",
+            "--seed",
+            "4",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert "win share" in done.stdout and "counter" in done.stdout
     assert "arena" in done.stderr and "300/300" in done.stderr  # the progress bar

@@ -75,8 +75,16 @@ def check_against_the_game(state: GameState, encoder: Encoder, view: str, seat: 
         assert row.last == expected_last_reveal(state, s)
 
 
-@pytest.mark.parametrize(("n", "open_baskets", "no_fighting", "view"), [(3, False, False, "table"), (4, True, False, "table"),
-                         (5, False, True, "recall"), (6, True, True, "table"), (4, False, True, "table")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("n", "open_baskets", "no_fighting", "view"),
+    [
+        (3, False, False, "table"),
+        (4, True, False, "table"),
+        (5, False, True, "recall"),
+        (6, True, True, "table"),
+        (4, False, True, "table"),
+    ],
+)
 def test_the_decoded_table_is_the_game_as_the_seat_may_see_it(n, open_baskets, no_fighting, view):
     rng = np.random.default_rng(10 * n + open_baskets + 2 * no_fighting)
     peeks = 0
@@ -118,8 +126,10 @@ def test_the_words_say_who_peeked_a_face_down_card_and_that_only_the_peeker_sees
     play_round(game, [12, 5, 1])
     encoder = Encoder(game.config, "table")
     encoder.refresh(game)
-    bottoms = [next(line for line in text.describe_observation(encoder.observe(seat), seat, 3).splitlines() if "lagoon bottom" in line)
-               for seat in range(3)]  # fmt: skip
+    bottoms = [
+        next(line for line in text.describe_observation(encoder.observe(seat), seat, 3).splitlines() if "lagoon bottom" in line)
+        for seat in range(3)
+    ]
     assert bottoms[0] == "  lagoon bottom: emperor_tuna:15 (face-down: only you see it, from your Lantern)"
     assert bottoms[1] == bottoms[2] == "  lagoon bottom: a face-down card (player_0 peeked it)"
 

@@ -84,8 +84,13 @@ def test_policy_change_is_the_mean_kl_of_the_masked_policies_and_zero_between_eq
 
 def test_the_command_writes_the_page_and_its_tables(smoke_run, tmp_path):
     out = tmp_path / "diagnosis"
-    done = subprocess.run([sys.executable, "-m", "training.diagnose", str(smoke_run), "--states", "200", "--out", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "training.diagnose", str(smoke_run), "--states", "200", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "best card changed on" in done.stdout and f"written to {out}/diagnosis.png" in done.stdout
     assert (out / "diagnosis.png").read_bytes()[:4] == b"\x89PNG"

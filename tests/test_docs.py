@@ -52,16 +52,23 @@ def test_marked_shell_snippet_runs(code):
     bin_dir = str(Path(sys.executable).parent)  # the commands of this environment (python, mkdocs, ...)
     done = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", f'export PATH="{bin_dir}:$PATH"\n{code}'],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, f"{code}\n--- stdout\n{done.stdout[-2000:]}\n--- stderr\n{done.stderr[-2000:]}"
 
 
 def test_the_site_builds_with_warnings_as_errors(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-        cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
     assert done.returncode == 0, done.stderr[-4000:]
     assert (tmp_path / "site" / "envs" / "miaui" / "index.html").exists()
     # What users look up first shows its docstring, not a bare signature: env(), parallel_env() and the env's calls.
@@ -73,8 +80,16 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
     from miaui_env.envs import miaui
     from miaui_env.octopus import env as octopus
 
-    for documented in (miaui.env, miaui.parallel_env, miaui.raw_env.reset, miaui.raw_env.observe, miaui.raw_env.step,
-                       miaui.MiauiParallelEnv.step, octopus.env, octopus.raw_env.step):  # fmt: skip
+    for documented in (
+        miaui.env,
+        miaui.parallel_env,
+        miaui.raw_env.reset,
+        miaui.raw_env.observe,
+        miaui.raw_env.step,
+        miaui.MiauiParallelEnv.step,
+        octopus.env,
+        octopus.raw_env.step,
+    ):
         first_words = " ".join(re.findall(r"\w+", (documented.__doc__ or "").strip().splitlines()[0])[:6])
         assert first_words and first_words in words, documented.__qualname__
 

@@ -92,7 +92,11 @@ def test_a_deterministic_agent_against_copies_of_itself_wins_exactly_the_fair_sh
 def test_terminal_play_starts_and_quits_cleanly(name, tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "miaui_env.apps.play", "--game", name, "--seed", "1", "--no-replay"],
-        input="q\n", capture_output=True, text=True, cwd=tmp_path, timeout=120,
-    )  # fmt: skip
+        input="q\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert done.returncode == 0 and "You are player_0" in done.stdout and "abandoned" in done.stdout, done.stderr
     assert "Traceback" not in done.stderr

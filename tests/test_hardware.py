@@ -176,8 +176,16 @@ def test_an_sb3_that_stores_rows_as_float32_is_refused(monkeypatch):
 
 
 def smoke_overrides(out: Path) -> list[str]:
-    return ["total_timesteps=1500", "kickstart.decisions=400", "evaluation.every=100000", "probe.steps=0", "privileged_critic=true",
-            "magnet.coef=0.05", "kickstart.guidance_steps=1", f"run_name={out.name}"]  # fmt: skip
+    return [
+        "total_timesteps=1500",
+        "kickstart.decisions=400",
+        "evaluation.every=100000",
+        "probe.steps=0",
+        "privileged_critic=true",
+        "magnet.coef=0.05",
+        "kickstart.guidance_steps=1",
+        f"run_name={out.name}",
+    ]
 
 
 def test_a_run_on_compact_rows_trains_exactly_as_on_float_rows(tmp_path, monkeypatch):

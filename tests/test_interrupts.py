@@ -34,8 +34,15 @@ def test_ctrl_c_ends_every_command_with_one_line_and_status_130(prog, delay, tmp
     out = [] if prog in ("demo.py", "play.py") else ["--out", str(tmp_path / "out")]
     # Ctrl-C as a terminal sends it: SIGINT, to a process that does not ignore it (a job started in the background of a
     # script inherits SIGINT ignored, and Python keeps it ignored: the command is then started with it restored).
-    started = subprocess.Popen([sys.executable, *COMMANDS[prog], *out], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, preexec_fn=restore_ctrl_c)  # fmt: skip
+    started = subprocess.Popen(
+        [sys.executable, *COMMANDS[prog], *out],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=restore_ctrl_c,
+    )
     time.sleep(delay)
     started.send_signal(signal.SIGINT)
     _, err = started.communicate(timeout=120)

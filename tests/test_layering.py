@@ -82,9 +82,11 @@ def test_the_envs_room_registers_its_gymnasium_env_for_a_fresh_interpreter():
 @pytest.mark.parametrize("order", ["import miaui_env, gymnasium, pettingzoo", "import gymnasium, pettingzoo, miaui_env"])
 def test_importing_the_package_registers_every_id_whichever_comes_first(order):
     # Gymnasium's convention (`import ale_py`): the package's import registers its ids, here without loading either library.
-    makes = ("type(gymnasium.make('miaui_env/Miaui-v0', num_players=4).unwrapped).__name__",
-             "type(pettingzoo.make('aec', 'miaui_env/octopus-v0', num_players=3)).__name__",
-             "type(pettingzoo.make('parallel', 'miaui_env/miaui-v0', num_players=5)).__name__")  # fmt: skip
+    makes = (
+        "type(gymnasium.make('miaui_env/Miaui-v0', num_players=4).unwrapped).__name__",
+        "type(pettingzoo.make('aec', 'miaui_env/octopus-v0', num_players=3)).__name__",
+        "type(pettingzoo.make('parallel', 'miaui_env/miaui-v0', num_players=5)).__name__",
+    )
     done = subprocess.run(
         [sys.executable, "-c", f"{order}; print([{', '.join(makes)}])"], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
@@ -108,9 +110,31 @@ def test_the_package_attribute_env_is_the_constructor():
 
 def old_paths():
     """Every module 0.1 had at the package's top level (read from the tree of 0.1's layout, not from MOVED)."""
-    return ["adapters", "arena", "belief", "cards", "cli", "compact", "compact_torch", "demo", "env", "files", "observation",
-            "picture", "play", "privileged", "render", "replay", "rules", "saved_state", "sb3", "seeding", "settings",
-            "single_agent", "web"]  # fmt: skip
+    return [
+        "adapters",
+        "arena",
+        "belief",
+        "cards",
+        "cli",
+        "compact",
+        "compact_torch",
+        "demo",
+        "env",
+        "files",
+        "observation",
+        "picture",
+        "play",
+        "privileged",
+        "render",
+        "replay",
+        "rules",
+        "saved_state",
+        "sb3",
+        "seeding",
+        "settings",
+        "single_agent",
+        "web",
+    ]
 
 
 OLD_PATHS = old_paths()

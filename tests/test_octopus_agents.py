@@ -422,8 +422,25 @@ def test_the_same_config_plays_the_same_games():
 
 def test_the_command_line_runs_the_octopus_arena(tmp_path, capsys):
     with pytest.raises(SystemExit) as ended:
-        arena_main(["--game", "octopus", "--pool", "random", "cautious", "--players", "2", "--games", "4", "--seed", "1",
-                    "--max-sessions", "2", "--out", str(tmp_path)])  # fmt: skip
+        arena_main(
+            [
+                "--game",
+                "octopus",
+                "--pool",
+                "random",
+                "cautious",
+                "--players",
+                "2",
+                "--games",
+                "4",
+                "--seed",
+                "1",
+                "--max-sessions",
+                "2",
+                "--out",
+                str(tmp_path),
+            ]
+        )
     assert ended.value.code == 0
     report = json.loads((tmp_path / "arena.json").read_text())
     assert report["game"] == "octopus" and report["config"]["num_players"] == 2 and report["duplicate_sets"] == 2

@@ -13,8 +13,12 @@ ROOT = Path(__file__).parent.parent
 def run_play(lines: list[str], *args: str, command: str = "miaui_env.apps.play") -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", command, *args],
-        cwd=ROOT, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=ROOT,
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_a_whole_game_with_bad_input_asked_again():

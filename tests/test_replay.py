@@ -292,16 +292,23 @@ def test_human_play_saves_a_replay_that_prints_back(tmp_path):
     path = tmp_path / "mine.json"
     done = subprocess.run(
         [sys.executable, "-m", "miaui_env.apps.play", "--players", "3", "--seed", "4", "--opponents", "greedy", "--replay", str(path)],
-        cwd=ROOT, input="\n".join(map(str, range(1, 12))) + "\n", capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=ROOT,
+        input="\n".join(map(str, range(1, 12))) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     replay = load_replay(path)
     assert replay.players == ("you", "greedy", "greedy") and replay.seed == 4
     assert [cards[0] for cards in replay.plays] == list(range(1, 12))
     shown = subprocess.run(
         [sys.executable, "-m", "miaui_env.apps.replay", str(path), "--gif", str(tmp_path / "game.gif"), "--seat", "0"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert shown.returncode == 0, shown.stderr
     assert "round 11 reveal" in shown.stdout and "winners:" in shown.stdout
     from PIL import Image

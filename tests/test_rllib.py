@@ -22,9 +22,18 @@ from miaui_env.agents.loading import load_agent
 from miaui_env.apps.arena import ArenaConfig, play
 
 ROOT = Path(__file__).parent.parent
-SMALL = ["--set", "evaluation.games_per_baseline=24", "--set", "evaluation.every=1",
-         "--set", "tables=[{num_players: 4, num_games: 16, learner_seats: [0]}]", "--set", "opponents.snapshot_every=300",
-         "--set", "training={lr: 0.0003, train_batch_size_per_learner: 352, minibatch_size: 176, num_epochs: 1, gamma: 1.0}"]  # fmt: skip
+SMALL = [
+    "--set",
+    "evaluation.games_per_baseline=24",
+    "--set",
+    "evaluation.every=1",
+    "--set",
+    "tables=[{num_players: 4, num_games: 16, learner_seats: [0]}]",
+    "--set",
+    "opponents.snapshot_every=300",
+    "--set",
+    "training={lr: 0.0003, train_batch_size_per_learner: 352, minibatch_size: 176, num_epochs: 1, gamma: 1.0}",
+]
 # Loopback only, and no token file in the home directory: this machine is its own test cluster.
 LOOPBACK = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "disabled"}
 
@@ -82,8 +91,17 @@ def test_the_cluster_path_on_one_machine(short_dir):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    start = [str(ray_cli), "start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}", "--num-cpus=2",
-             f"--temp-dir={short_dir / 'head'}", "--include-dashboard=false", "--disable-usage-stats"]  # fmt: skip
+    start = [
+        str(ray_cli),
+        "start",
+        "--head",
+        "--node-ip-address=127.0.0.1",
+        f"--port={port}",
+        "--num-cpus=2",
+        f"--temp-dir={short_dir / 'head'}",
+        "--include-dashboard=false",
+        "--disable-usage-stats",
+    ]
     started = subprocess.run(start, env=LOOPBACK, capture_output=True, text=True, timeout=180)
     assert started.returncode == 0, started.stderr[-2000:]
     try:

@@ -70,8 +70,10 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path):
     overrides = ["--set", "total_timesteps=200000", "--set", "evaluation.every=3000", "--set", "evaluation.games_per_baseline=8"]
     process = subprocess.Popen(
         [sys.executable, "-m", "training.selfplay", "--config", "configs/smoke.yaml", "--out", str(run), *overrides],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.time() + 120
     while time.time() < deadline and steps_checkpointed(run) == 0:  # past the clone's checkpoint at step 0
         time.sleep(0.2)
@@ -338,14 +340,19 @@ def test_a_run_mixing_variants_is_evaluated_on_each_on_the_same_deals(tmp_path, 
     played = evaluated_arenas(run, monkeypatch)
     rows = run.evaluate(0)
     assert [(row["baseline"], row["variant"]) for row in rows] == [
-        ("random", "base"), ("random", "open_baskets+no_fighting"), ("greedy", "base"), ("greedy", "open_baskets+no_fighting"),
-    ]  # fmt: skip
+        ("random", "base"),
+        ("random", "open_baskets+no_fighting"),
+        ("greedy", "base"),
+        ("greedy", "open_baskets+no_fighting"),
+    ]
     assert [(arena.open_baskets, arena.no_fighting) for arena, _ in played] == [(False, False), (True, True)] * 2
     assert played[0][0].seed == played[1][0].seed != played[2][0].seed  # a baseline's deals, on each variant
     assert sorted(path.name for path in (tmp_path / "replays").iterdir()) == [
-        "step-000000000-greedy-open_baskets+no_fighting.json", "step-000000000-greedy.json",
-        "step-000000000-random-open_baskets+no_fighting.json", "step-000000000-random.json",
-    ]  # fmt: skip
+        "step-000000000-greedy-open_baskets+no_fighting.json",
+        "step-000000000-greedy.json",
+        "step-000000000-random-open_baskets+no_fighting.json",
+        "step-000000000-random.json",
+    ]
     assert load_replay(tmp_path / "replays" / "step-000000000-random.json").config.no_fighting is False
     assert "vs random, open_baskets+no_fighting" in summary({"steps": 0, "evaluations": rows}, tmp_path)
 
@@ -415,8 +422,12 @@ def test_the_gauntlet_deals_the_same_games_at_the_same_path_of_the_seed_tree(tmp
     elsewhere = gauntlet(load_agent("greedy", seed=1), "random", table, 30, RunSeeds(4), (1,))
     assert first == again and first.games == 30 and first.opponent == "random"
     assert (elsewhere.win_share, elsewhere.mean_score) != (first.win_share, first.mean_score)
-    assert first.figures() == {"win_share": round(first.win_share, 4), "win_share_ci": round(first.win_share_ci, 4),
-                               "mean_score": round(first.mean_score, 2), "games": 30}  # fmt: skip
+    assert first.figures() == {
+        "win_share": round(first.win_share, 4),
+        "win_share_ci": round(first.win_share_ci, 4),
+        "mean_score": round(first.mean_score, 2),
+        "games": 30,
+    }
     assert first.gain == pytest.approx(first.win_share - 1 / 3) and "10 duplicate sets" in first.significance
     replay = load_replay(tmp_path / "first.json")  # the first game, as played
     assert replay.config.no_fighting and sorted(set(replay.players)) == ["greedy", "random"]

@@ -176,8 +176,16 @@ def test_what_the_rules_hide_never_reaches_the_page():
     assert seat_page(deck, 1, first, open_baskets=True) != seat_page(deck, 1, second, open_baskets=True)
 
 
-@pytest.mark.parametrize(("n", "open_baskets", "no_fighting", "view"), [(3, False, False, "table"), (4, True, False, "table"),
-                         (5, False, True, "table"), (6, True, True, "recall"), (4, False, False, "recall")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("n", "open_baskets", "no_fighting", "view"),
+    [
+        (3, False, False, "table"),
+        (4, True, False, "table"),
+        (5, False, True, "table"),
+        (6, True, True, "recall"),
+        (4, False, False, "recall"),
+    ],
+)
 def test_a_seat_table_agrees_with_the_whole_table_where_the_seat_may_look(n, open_baskets, no_fighting, view):
     rng = np.random.default_rng(n)
     for _ in range(4):
@@ -229,7 +237,11 @@ def test_a_reveal_shows_each_catch_then_what_its_fish_did():
     steps = reveal_steps(record)
     assert steps["round"] == 2 and steps["plays"] == [11, 6, 2]
     assert [(step["kind"], step["depth"], step["seat"]) for step in steps["steps"]] == [
-        ("catch", "bottom", 0), ("theft", "bottom", 0), ("catch", "middle", 1), ("catch", "top", 2)]  # fmt: skip
+        ("catch", "bottom", 0),
+        ("theft", "bottom", 0),
+        ("catch", "middle", 1),
+        ("catch", "top", 2),
+    ]
     assert steps["steps"][1]["stolen"] == {"kind": "tigerfish", "value": 6, "face_down": False, "peeker": None}
 
 
@@ -323,8 +335,12 @@ def test_no_page_script_declares_again_what_the_shared_script_declares():
 def test_sessions_never_reach_each_others_games(app):
     alice, bob = app.test_client(), app.test_client()
     game = new_game(alice)
-    for response in (bob.get(f"/api/games/{game['id']}"), bob.post(f"/api/games/{game['id']}/play", json={"card": 3, "round": 1}),
-                     bob.delete(f"/api/games/{game['id']}"), bob.get(f"/api/games/{game['id']}/replay")):  # fmt: skip
+    for response in (
+        bob.get(f"/api/games/{game['id']}"),
+        bob.post(f"/api/games/{game['id']}/play", json={"card": 3, "round": 1}),
+        bob.delete(f"/api/games/{game['id']}"),
+        bob.get(f"/api/games/{game['id']}/replay"),
+    ):
         refused(response, 404, "no game .* in this browser session")
     assert alice.get(f"/api/games/{game['id']}").get_json() == game  # untouched by bob's tries
 

@@ -341,8 +341,10 @@ class OpponentsConfig(_Section):
 
     def __post_init__(self) -> None:
         if self.mode in ("latest", "league") and self.weights.get("pool", 0) <= 0:
-            raise ConfigError(f"config key 'opponents.mode' is {self.mode!r} but opponents.weights.pool is 0: "
-                              f"the mode decides who plays the pool's share, so give the pool a weight > 0")  # fmt: skip
+            raise ConfigError(
+                f"config key 'opponents.mode' is {self.mode!r} but opponents.weights.pool is 0: "
+                f"the mode decides who plays the pool's share, so give the pool a weight > 0"
+            )
 
     @property
     def baseline_names(self) -> tuple[str, ...]:
@@ -521,8 +523,11 @@ class _PlaysTables:
         sizes += [("probe.num_players", probe.num_players)] if probe is not None else []
         for key, size in sizes:
             if not low <= size <= high:
-                others = "".join(f"; {get_game(name).title} has {get_game(name).min_players} to {get_game(name).max_players} (game: {name})"
-                                 for name in game_names() if name != game)  # fmt: skip
+                others = "".join(
+                    f"; {get_game(name).title} has {get_game(name).min_players} to {get_game(name).max_players} (game: {name})"
+                    for name in game_names()
+                    if name != game
+                )
                 raise ConfigError(f"config key '{key}' is {size}; allowed: an integer from {low} to {high} ({game}{others})")
 
     @property
@@ -610,18 +615,24 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
             played = [name for name, on in (("open_baskets", table.open_baskets), ("no_fighting", table.no_fighting)) if on]
             foreign = [name for name in played if name not in game.variants]
             if foreign:
-                raise ConfigError(f"config key 'tables[{i}]' plays {' and '.join(foreign)}, which {game.title} (game: {self.game}) "
-                                  f"does not have: leave {'it' if len(foreign) == 1 else 'both'} false")  # fmt: skip
+                raise ConfigError(
+                    f"config key 'tables[{i}]' plays {' and '.join(foreign)}, which {game.title} (game: {self.game}) "
+                    f"does not have: leave {'it' if len(foreign) == 1 else 'both'} false"
+                )
 
     def check_exploiters(self) -> None:
         """Refuse exploiters the run cannot seat (ConfigError): a table view, or a pool with no share.
         Checked when the run starts, not per --set: the keys are often set one after the other."""
         if self.exploiters.every > 0 and self.view != "recall":
-            raise ConfigError(f"config key 'exploiters.every' is {self.exploiters.every} but view is {self.view!r}: an exploiter sees "
-                              "the recall view, which a table-view run cannot deal it; set view=recall or exploiters.every=0")  # fmt: skip
+            raise ConfigError(
+                f"config key 'exploiters.every' is {self.exploiters.every} but view is {self.view!r}: an exploiter sees "
+                "the recall view, which a table-view run cannot deal it; set view=recall or exploiters.every=0"
+            )
         if self.exploiters.every > 0 and self.opponents.weights.get("pool", 0) <= 0:
-            raise ConfigError("config key 'exploiters.every' is set but opponents.weights.pool is 0: exploiters join the pool's "
-                              "share, so give the pool a weight > 0")  # fmt: skip
+            raise ConfigError(
+                "config key 'exploiters.every' is set but opponents.weights.pool is 0: exploiters join the pool's "
+                "share, so give the pool a weight > 0"
+            )
 
     @property
     def exploiter_sizes(self) -> tuple[int, ...]:
@@ -686,8 +697,10 @@ class RLlibConfig(RunConfig, _PlaysTables):
         self.check_tables(LEGACY_GAME)  # the RLlib trainer plays Miaui only: its config names no game
         for key in self.VECTOR_KEYS:
             if key in self.env_runners:
-                raise ConfigError(f"config key 'env_runners.{key}' is set to {self.env_runners[key]!r}; the trainer sets it "
-                                  "(every env runner steps all the `tables` as one vector env): leave it out")  # fmt: skip
+                raise ConfigError(
+                    f"config key 'env_runners.{key}' is set to {self.env_runners[key]!r}; the trainer sets it "
+                    "(every env runner steps all the `tables` as one vector env): leave it out"
+                )
 
     @property
     def rows(self) -> int:

@@ -127,12 +127,14 @@ def policy_change(run: Path, states: int, seed: int) -> list[dict[str, float]]:
     pairs = zip(snapshots[:-1], snapshots[1:], chances[:-1], chances[1:], strict=True)
     for older_path, newer_path, older, newer in pairs:
         kl = np.sum(np.where(masks, newer * np.log(newer / older), 0.0), axis=1)
-        rows.append({
-            "from_step": int(older_path.stem.removeprefix("step_")),
-            "to_step": int(newer_path.stem.removeprefix("step_")),
-            "kl": round(float(kl.mean()), 6),
-            "best_card_changed": round(float(np.mean(newer.argmax(axis=1) != older.argmax(axis=1))), 4),
-        })  # fmt: skip
+        rows.append(
+            {
+                "from_step": int(older_path.stem.removeprefix("step_")),
+                "to_step": int(newer_path.stem.removeprefix("step_")),
+                "kl": round(float(kl.mean()), 6),
+                "best_card_changed": round(float(np.mean(newer.argmax(axis=1) != older.argmax(axis=1))), 4),
+            }
+        )
     return rows
 
 
@@ -203,8 +205,10 @@ def diagnose(run: Path, out: Path, states: int = 4096, seed: int = 0) -> dict[st
 
 def summary(found: dict[str, Any], out: Path) -> str:
     """What the command prints: the policy change between each pair of snapshots, and where the files are."""
-    lines = [f"{row['from_step']:>10,} -> {row['to_step']:>10,}: KL {row['kl']:.4f}, best card changed on {row['best_card_changed']:.1%}"
-             for row in found["policy_change"]]  # fmt: skip
+    lines = [
+        f"{row['from_step']:>10,} -> {row['to_step']:>10,}: KL {row['kl']:.4f}, best card changed on {row['best_card_changed']:.1%}"
+        for row in found["policy_change"]
+    ]
     return "\n".join([*lines, f"{found['curves']} curves; written to {out}/diagnosis.png, curves.csv, policy_change.csv"])
 
 

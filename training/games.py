@@ -223,9 +223,19 @@ class MiauiGame(RegisteredGame):
         (with the global state after them when the best response starts from a privileged critic's network)."""
         open_baskets, no_fighting = variant
         return MiauiSelfPlayVecEnv(
-            games, num_players=players, learner_seats=[0], rotate_seats=True, opponent=SeenAs(target, view), view=view, reward="win",
-            open_baskets=open_baskets, no_fighting=no_fighting, privileged=privileged, threads=threads, observation_dtype=COMPACT,
-        )  # fmt: skip
+            games,
+            num_players=players,
+            learner_seats=[0],
+            rotate_seats=True,
+            opponent=SeenAs(target, view),
+            view=view,
+            reward="win",
+            open_baskets=open_baskets,
+            no_fighting=no_fighting,
+            privileged=privileged,
+            threads=threads,
+            observation_dtype=COMPACT,
+        )
 
     def probe_table(self, players: int, variant: tuple[bool, bool]) -> EvaluationTable:
         """A Miaui table of `players` seats and `variant`."""
@@ -340,8 +350,9 @@ def check_config(config: SelfPlayConfig) -> None:
     }
     for key, (value, supported, off) in unsupported.items():
         if value and not supported:
-            raise ConfigError(f"config key '{key}' is {value!r}, which {game.game.title} (game: {config.game}) does not have: "
-                              f"set {key}={off}")  # fmt: skip
+            raise ConfigError(
+                f"config key '{key}' is {value!r}, which {game.game.title} (game: {config.game}) does not have: set {key}={off}"
+            )
 
 
 __all__ = [

@@ -111,8 +111,13 @@ def octopus_gauntlet(
     names = [agent_name(learner), opponent]
     seats, scores, winners = octopus_arena.play([learner, rival], "gauntlet", arena)
     if replay is not None:
-        game = play_and_record([learner, *[rival] * (arena.num_players - 1)], arena.num_players, seeds.integer("evaluation", *path, 2),
-                               arena.view, arena.max_sessions)  # fmt: skip
+        game = play_and_record(
+            [learner, *[rival] * (arena.num_players - 1)],
+            arena.num_players,
+            seeds.integer("evaluation", *path, 2),
+            arena.view,
+            arena.max_sessions,
+        )
         save_octopus_replay(replace(game, players=(names[0], *[opponent] * (arena.num_players - 1))), replay)
     return measured(names, seats, scores, winners, arena.num_players)
 

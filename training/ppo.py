@@ -74,8 +74,10 @@ def check_ppo_section(section: Mapping[str, Any]) -> None:
             raise ConfigError(f"ppo.{key} is not a MaskablePPO argument (or is set by the run); arguments: {', '.join(taken)}")
         if key in SCHEDULED and isinstance(value, Mapping):
             if sorted(value) != sorted(SCHEDULE_KEYS):
-                raise ConfigError(f"ppo.{key}={dict(value)!r} is not allowed; a schedule is {{start: A, end: B}} "
-                                  f"(a straight line over the run), or give one number")  # fmt: skip
+                raise ConfigError(
+                    f"ppo.{key}={dict(value)!r} is not allowed; a schedule is {{start: A, end: B}} "
+                    f"(a straight line over the run), or give one number"
+                )
             for end in SCHEDULE_KEYS:
                 _check_value(key, value[end])
         elif key in PPO_BOUNDS:
@@ -146,21 +148,29 @@ def initial_weights(config: SelfPlayConfig, load: Callable[..., Agent] = load_ag
     if config.init is None:
         return None
     if config.kickstart.decisions > 0:  # checked here, not per --set: the two keys are often set one after the other
-        raise ConfigError(f"config key 'init' is {config.init!r} and kickstart.decisions is {config.kickstart.decisions}: both "
-                          "start the network; set kickstart.decisions=0 to start from init's weights, or init=null to clone")  # fmt: skip
+        raise ConfigError(
+            f"config key 'init' is {config.init!r} and kickstart.decisions is {config.kickstart.decisions}: both "
+            "start the network; set kickstart.decisions=0 to start from init's weights, or init=null to clone"
+        )
     agent = load(config.init, seed=0)
     weights = trained_weights(agent)
     if weights is None:
-        raise ConfigError(f"config key 'init' is {config.init!r}, which is not a trained MaskablePPO policy; name a checkpoint "
-                          "(e.g. miaui-ppo-v1, checkpoints/my-run, results/exploit/counter/best-response-4p)")  # fmt: skip
+        raise ConfigError(
+            f"config key 'init' is {config.init!r}, which is not a trained MaskablePPO policy; name a checkpoint "
+            "(e.g. miaui-ppo-v1, checkpoints/my-run, results/exploit/counter/best-response-4p)"
+        )
     privileged = weights.privileged
     if privileged != config.privileged_critic:
-        raise ConfigError(f"config key 'init' is {config.init!r}, trained with privileged_critic={privileged}, but the run has "
-                          f"privileged_critic={config.privileged_critic}: the inputs differ, so set it to {privileged}")  # fmt: skip
+        raise ConfigError(
+            f"config key 'init' is {config.init!r}, trained with privileged_critic={privileged}, but the run has "
+            f"privileged_critic={config.privileged_critic}: the inputs differ, so set it to {privileged}"
+        )
     view = getattr(agent, "view", "table")
     if view != config.view:
-        raise ConfigError(f"config key 'init' is {config.init!r}, which sees the {view!r} view, but the run's view is "
-                          f"{config.view!r}: set view={view} to start from it")  # fmt: skip
+        raise ConfigError(
+            f"config key 'init' is {config.init!r}, which sees the {view!r} view, but the run's view is "
+            f"{config.view!r}: set view={view} to start from it"
+        )
     return weights
 
 
@@ -196,8 +206,10 @@ def new_learner(
         extractor = start.policy_kwargs.get("features_extractor_class")
         if venv.observation_space.dtype == np.uint8 and (not issubclass(policy, ExpandsCodes) or extractor is not None):
             built = start.policy_class.__name__ + (f" with {getattr(extractor, '__name__', extractor)}" if extractor else "")
-            raise ConfigError(f"the starting policy ({built}) cannot read the trainer's uint8 rows: start from a "
-                              "MaskablePPO MlpPolicy or a PrivilegedCriticPolicy without a features extractor")  # fmt: skip
+            raise ConfigError(
+                f"the starting policy ({built}) cannot read the trainer's uint8 rows: start from a "
+                "MaskablePPO MlpPolicy or a PrivilegedCriticPolicy without a features extractor"
+            )
     elif privileged_critic:
         policy = PrivilegedCriticPolicy
         arguments["policy_kwargs"] = {**arguments.get("policy_kwargs", {}), "own_size": OBSERVATION_LAYOUT.size}
@@ -210,8 +222,10 @@ def new_learner(
     if start is not None:
         model.policy.load_state_dict(start.state_dict)
     if model.rollout_buffer.observations.dtype != venv.observation_space.dtype:  # SB3 before 2.7.1 stored every row as float32
-        raise ConfigError(f"this stable-baselines3 stores {venv.observation_space.dtype} rows as "
-                          f"{model.rollout_buffer.observations.dtype}: install stable-baselines3 and sb3-contrib >= 2.7.1")  # fmt: skip
+        raise ConfigError(
+            f"this stable-baselines3 stores {venv.observation_space.dtype} rows as "
+            f"{model.rollout_buffer.observations.dtype}: install stable-baselines3 and sb3-contrib >= 2.7.1"
+        )
     return model
 
 

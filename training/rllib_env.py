@@ -80,12 +80,19 @@ class MiauiVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         children = seed_child(seed, TABLES).spawn(len(tables))
         self.tables = [
             MiauiSelfPlayVecEnv(
-                num_games=table["num_games"], learner_seats=table.get("learner_seats"), seed=child, threads=threads,
-                privileged=privileged, num_players=table["num_players"], open_baskets=table.get("open_baskets", False),
-                no_fighting=table.get("no_fighting", False), view=view, reward=reward,
+                num_games=table["num_games"],
+                learner_seats=table.get("learner_seats"),
+                seed=child,
+                threads=threads,
+                privileged=privileged,
+                num_players=table["num_players"],
+                open_baskets=table.get("open_baskets", False),
+                no_fighting=table.get("no_fighting", False),
+                view=view,
+                reward=reward,
             )
             for table, child in zip(tables, children, strict=True)
-        ]  # fmt: skip
+        ]
         self.games = MultiTableVecEnv(self.tables)
         self.privileged, self.view, self.seed = privileged, view, seed
         self.num_envs = self.games.num_envs
@@ -144,9 +151,15 @@ class MiauiVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
 
     # -- opponents, set by the driver through foreach_env_runner ------------------------------
     def set_opponents(
-        self, module: Any, snapshots: Sequence[tuple[str, dict[str, Any]]], with_learner: bool, baselines: Sequence[str],
-        shares: Sequence[float], draw: str, runner: int = 0,
-    ) -> None:  # fmt: skip
+        self,
+        module: Any,
+        snapshots: Sequence[tuple[str, dict[str, Any]]],
+        with_learner: bool,
+        baselines: Sequence[str],
+        shares: Sequence[float],
+        draw: str,
+        runner: int = 0,
+    ) -> None:
         """Seat, from the next games on, the pool members (snapshots as (name, module state), copies of
         the runner's `module` holding them; then, `with_learner`, that module itself: the learner as it
         is now), then the named baselines, drawn by `shares` (one per member, then one per baseline).
@@ -203,9 +216,13 @@ def make_vector_env(env_config: dict[str, Any]) -> MiauiVectorEnv:
     torch.set_num_threads(threads)
     # RLlib resets each runner's env with a seed of its own (its seed plus the runner's index).
     env = MiauiVectorEnv(
-        env_config["tables"], view=env_config["view"], reward=env_config["reward"], seed=env_config["seed"],
-        threads=threads, privileged=env_config["privileged"],
-    )  # fmt: skip
+        env_config["tables"],
+        view=env_config["view"],
+        reward=env_config["reward"],
+        seed=env_config["seed"],
+        threads=threads,
+        privileged=env_config["privileged"],
+    )
     if env_config.get("num_envs", env.num_envs) != env.num_envs:
         raise InvalidConfigError(f"num_envs_per_env_runner={env_config['num_envs']} but the tables hold {env.num_envs} learner seats")
     return env

@@ -62,8 +62,14 @@ MODULE_ID = "default_policy"  # RLlib's one module of a single-agent env (DEFAUL
 
 def env_config(config: RLlibConfig) -> dict[str, Any]:
     """What every env runner builds its vector env from (training/rllib_env.py's `make_vector_env`)."""
-    return {"tables": [table.to_dict() for table in config.tables], "view": config.view, "reward": config.reward,
-            "seed": config.seeds.integer("tables"), "threads": config.threads, "privileged": config.privileged_critic}  # fmt: skip
+    return {
+        "tables": [table.to_dict() for table in config.tables],
+        "view": config.view,
+        "reward": config.reward,
+        "seed": config.seeds.integer("tables"),
+        "threads": config.threads,
+        "privileged": config.privileged_critic,
+    }
 
 
 def algorithm_config(config: RLlibConfig) -> Any:
@@ -105,8 +111,14 @@ def evaluate(policy_dir: Path, config: RLlibConfig, step: int) -> list[dict[str,
     for i, name in enumerate(evaluation.baselines):
         for table in config.evaluation_specs:
             figures = gauntlet(agent, name, table, evaluation.games_per_baseline, config.seeds, (i,)).figures()
-            rows.append({"iteration": step, "baseline": name, **{key: figures[key] for key in ("win_share", "win_share_ci", "mean_score")},
-                         "variant": variant_name(table.open_baskets, table.no_fighting)})  # fmt: skip
+            rows.append(
+                {
+                    "iteration": step,
+                    "baseline": name,
+                    **{key: figures[key] for key in ("win_share", "win_share_ci", "mean_score")},
+                    "variant": variant_name(table.open_baskets, table.no_fighting),
+                }
+            )
     return rows
 
 
@@ -205,10 +217,18 @@ def train(config: RLlibConfig, directory: Path, address: str | None, resume: boo
             opponents.resume(directory, metadata["env_steps"])
         else:
             algo = algorithm_config(config).build_algo()
-            metadata = {"framework": "rllib", "observation_version": OBSERVATION_VERSION,
-                        "tables": [table.to_dict() for table in config.tables], "variants": config.variants, "view": config.view,
-                        "privileged_critic": config.privileged_critic, "iterations": 0, "env_steps": 0, "evaluations": [],
-                        "timing": []}  # fmt: skip
+            metadata = {
+                "framework": "rllib",
+                "observation_version": OBSERVATION_VERSION,
+                "tables": [table.to_dict() for table in config.tables],
+                "variants": config.variants,
+                "view": config.view,
+                "privileged_critic": config.privileged_critic,
+                "iterations": 0,
+                "env_steps": 0,
+                "evaluations": [],
+                "timing": [],
+            }
         set_threads(algo, config.threads)
         opponents.refresh(algo)
         start, total, every = metadata["iterations"], config.iterations, config.evaluation.every
@@ -268,9 +288,16 @@ def probe_final_policy(config: RLlibConfig, directory: Path, metadata: dict[str,
         return
     open_baskets, no_fighting = config.main_variant
     measured = exploit.ExploitConfig(
-        target=str(directory), players=(settings.num_players,), steps=settings.steps, open_baskets=open_baskets, no_fighting=no_fighting,
-        seed=config.seed, eval_games=settings.games, out=directory / "exploit", threads=config.threads,
-    )  # fmt: skip
+        target=str(directory),
+        players=(settings.num_players,),
+        steps=settings.steps,
+        open_baskets=open_baskets,
+        no_fighting=no_fighting,
+        seed=config.seed,
+        eval_games=settings.games,
+        out=directory / "exploit",
+        threads=config.threads,
+    )
     final = exploit.measure(measured, show_progress)["tables"][0]["final"]
     metadata["exploitability"] = {**wanted, **{key: final[key] for key in ("win_share", "win_share_ci", "gain", "gain_ci")}}
     atomic_write(directory / "metadata.json", json.dumps(metadata, indent=2) + "\n")
@@ -317,8 +344,10 @@ def main(argv: list[str] | None = None) -> None:
             print(f"  vs {row['baseline']:<8} win share {row['win_share']:.3f} +- {half_width(row['win_share_ci'])} ({row['variant']})")
         probed = metadata.get("exploitability")
         if probed:
-            print(f"exploitability probe: a best response wins {probed['win_share']:.3f} +- {half_width(probed['win_share_ci'])} "
-                  f"at {probed['players']} players, gain over the fair share {probed['gain']:+.3f}")  # fmt: skip
+            print(
+                f"exploitability probe: a best response wins {probed['win_share']:.3f} +- {half_width(probed['win_share_ci'])} "
+                f"at {probed['players']} players, gain over the fair share {probed['gain']:+.3f}"
+            )
         print(f"run written to {directory}/ (algorithm/, policy/, metadata.json, evaluations.csv)")
 
     run_command(parser.prog, rllib_selfplay)

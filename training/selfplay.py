@@ -106,8 +106,10 @@ def check_run(config: SelfPlayConfig) -> None:
         teacher = game.load_agent(config.kickstart.teacher)
         teacher_view = getattr(teacher, "view", None)  # random and cautious read what both views show
         if not game.rows_change_view and teacher_view not in (None, config.view):
-            raise ConfigError(f"kickstart.teacher={config.kickstart.teacher!r} plays from the {teacher_view!r} view, but the run's "
-                              f"rows are the {config.view!r} view: set view={teacher_view} or choose another teacher")  # fmt: skip
+            raise ConfigError(
+                f"kickstart.teacher={config.kickstart.teacher!r} plays from the {teacher_view!r} view, but the run's "
+                f"rows are the {config.view!r} view: set view={teacher_view} or choose another teacher"
+            )
     check_arenas(config.evaluation, config.probe)
 
 
@@ -164,10 +166,14 @@ class Run:
         config = self.config
         kwargs = ppo_kwargs(config.ppo)
         model = new_learner(
-            self.venv, kwargs, config.seeds.integer("ppo"), start=initial_weights(config, self.game.load_agent),
+            self.venv,
+            kwargs,
+            config.seeds.integer("ppo"),
+            start=initial_weights(config, self.game.load_agent),
             privileged_critic=config.privileged_critic,
-            tensorboard_log=str(self.directory / "tensorboard"), device=config.device,
-        )  # fmt: skip
+            tensorboard_log=str(self.directory / "tensorboard"),
+            device=config.device,
+        )
         model.magnet = self.new_magnet(model)
         metadata = {
             "game": config.game,
@@ -235,14 +241,18 @@ class Run:
         """Train the next exploiter against the learner as it is at `step`, log its gain, and seat it in the pool."""
         assert self.exploiters is not None
         if bar is not None:
-            bar.write(f"step {step:,}: an exploiter trains {self.config.exploiters.steps:,} steps against the learner at "
-                      f"{self.exploiters.next_size()} players (a few minutes) ...")  # fmt: skip
+            bar.write(
+                f"step {step:,}: an exploiter trains {self.config.exploiters.steps:,} steps against the learner at "
+                f"{self.exploiters.next_size()} players (a few minutes) ..."
+            )
         row = self.exploiters.train(self.model, step)
         self.model.logger.record(f"exploiters/gain_{row['players']}p", row["gain"])
         self.model.logger.dump(step)
         if bar is not None:
-            bar.write(f"step {step:,}: an exploiter trained {row['exploiter_steps']:,} steps gains {row['gain']:+.3f} "
-                      f"+- {half_width(row['gain_ci'])} at {row['players']} players; it joins the pool")  # fmt: skip
+            bar.write(
+                f"step {step:,}: an exploiter trained {row['exploiter_steps']:,} steps gains {row['gain']:+.3f} "
+                f"+- {half_width(row['gain_ci'])} at {row['players']} players; it joins the pool"
+            )
         self.refresh_opponents()
 
     def refresh_opponents(self) -> None:
@@ -296,9 +306,13 @@ class Run:
         with tqdm(total=kickstart.decisions, unit=" decisions", desc=desc, disable=not show_progress) as cloning:
             try:
                 self.metadata["kickstart"] = clone_teacher(
-                    self.model, kickstart, self.config.seeds.sequence("cloning"), cloning, chunk_steps=self.game.cloning_chunk,
+                    self.model,
+                    kickstart,
+                    self.config.seeds.sequence("cloning"),
+                    cloning,
+                    chunk_steps=self.game.cloning_chunk,
                     **self.teacher_parts(),
-                )  # fmt: skip
+                )
             except KeyboardInterrupt:
                 raise SystemExit(
                     f"\ninterrupted while cloning {kickstart.teacher}, before the first checkpoint: start the run anew"
@@ -520,9 +534,15 @@ def plot_win_shares(history: list[dict[str, Any]], path: Path, players: int) -> 
         values, band = np.array([row["win_share"] for row in rows]), np.array([row["win_share_ci"] for row in rows])
         curves.append(Curve(label, [row["step"] for row in rows], values, band))
     plot_curves(
-        path, curves, reference=(1 / players, "fair share"), title=f"Self-play PPO: arena evaluations, {players} players",
-        xlabel="training steps", ylabel="learner's win share", ylim=(0, 1), steps_in_millions=True,
-    )  # fmt: skip
+        path,
+        curves,
+        reference=(1 / players, "fair share"),
+        title=f"Self-play PPO: arena evaluations, {players} players",
+        xlabel="training steps",
+        ylabel="learner's win share",
+        ylim=(0, 1),
+        steps_in_millions=True,
+    )
 
 
 def variant_suffix(variant: str, separator: str) -> str:
@@ -540,16 +560,30 @@ def probe(config: SelfPlayConfig, directory: Path, step: int, show_progress: boo
     # Relative where it can be (no machine's paths in the run's files), and never a bare name a built-in agent could shadow.
     target = os.path.join(".", os.path.relpath(directory)) if directory.resolve().is_relative_to(Path.cwd()) else str(directory)
     measured = exploit.ExploitConfig(
-        target=target, game=config.game, players=(settings.num_players,), steps=settings.steps, open_baskets=open_baskets,
+        target=target,
+        game=config.game,
+        players=(settings.num_players,),
+        steps=settings.steps,
+        open_baskets=open_baskets,
         no_fighting=no_fighting,
-        seed=config.seed, eval_games=settings.games, ppo=config.ppo, threads=config.threads, device=config.device,
-        kickstart=config.override(f"kickstart.decisions={exploit.CLONING_DECISIONS}").kickstart, out=Path(target) / "exploit",
-    )  # fmt: skip
+        seed=config.seed,
+        eval_games=settings.games,
+        ppo=config.ppo,
+        threads=config.threads,
+        device=config.device,
+        kickstart=config.override(f"kickstart.decisions={exploit.CLONING_DECISIONS}").kickstart,
+        out=Path(target) / "exploit",
+    )
     final = exploit.measure(measured, show_progress)["tables"][0]["final"]
     return {
-        "at_step": step, **settings.in_metadata(), "variant": variant_name(open_baskets, no_fighting), "win_share": final["win_share"],
-        "win_share_ci": final["win_share_ci"], "gain": final["gain"], "gain_ci": final["gain_ci"],
-    }  # fmt: skip
+        "at_step": step,
+        **settings.in_metadata(),
+        "variant": variant_name(open_baskets, no_fighting),
+        "win_share": final["win_share"],
+        "win_share_ci": final["win_share_ci"],
+        "gain": final["gain"],
+        "gain_ci": final["gain_ci"],
+    }
 
 
 def summary(metadata: dict[str, Any], directory: Path) -> str:

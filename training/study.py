@@ -99,17 +99,28 @@ def collect(out: Path, variants: list[Variant] | None = None) -> list[dict[str, 
             for row in csv.DictReader(file):
                 if row.get("variant", "base") != "base":  # a run that also plays a variant is compared on the base game
                     continue
-                rows.append({"variant": name, "seed": int(seed), "step": int(row["step"]), "baseline": row["baseline"],
-                             "win_share": float(row["win_share"]), "win_share_ci": float(row["win_share_ci"]),
-                             "games": int(row["games"]), "wall_seconds": wall})  # fmt: skip
+                rows.append(
+                    {
+                        "variant": name,
+                        "seed": int(seed),
+                        "step": int(row["step"]),
+                        "baseline": row["baseline"],
+                        "win_share": float(row["win_share"]),
+                        "win_share_ci": float(row["win_share_ci"]),
+                        "games": int(row["games"]),
+                        "wall_seconds": wall,
+                    }
+                )
     return rows
 
 
 def table(rows: list[dict[str, object]]) -> str:
     """A row per variant: its runs' last evaluation against each baseline (the seeds' mean, with each seed's figure), and wall time."""
     baselines = list(dict.fromkeys(str(row["baseline"]) for row in rows))
-    lines = ["| variant | seeds | steps | " + " | ".join(f"vs {b}" for b in baselines) + " | minutes |",
-             "|---" * (len(baselines) + 4) + "|"]  # fmt: skip
+    lines = [
+        "| variant | seeds | steps | " + " | ".join(f"vs {b}" for b in baselines) + " | minutes |",
+        "|---" * (len(baselines) + 4) + "|",
+    ]
     for variant in dict.fromkeys(str(row["variant"]) for row in rows):
         mine = [row for row in rows if row["variant"] == variant]
         seeds = sorted({int(row["seed"]) for row in mine})  # type: ignore[call-overload]
@@ -132,12 +143,27 @@ def chart(rows: list[dict[str, object]], path: Path) -> None:
     baseline = str(rows[0]["baseline"])
     curves = []
     for variant, seed in dict.fromkeys((row["variant"], row["seed"]) for row in rows):
-        mine = sorted((row for row in rows if (row["variant"], row["seed"], row["baseline"]) == (variant, seed, baseline)),
-                      key=lambda row: int(row["step"]))  # type: ignore[call-overload]  # fmt: skip
-        curves.append(Curve(f"{variant} (seed {seed})", [int(row["step"]) for row in mine],  # type: ignore[call-overload]
-                            np.array([row["win_share"] for row in mine]), np.array([row["win_share_ci"] for row in mine])))  # fmt: skip
-    plot_curves(path, curves, reference=(0.25, "fair share"), title=f"Self-play recipes: win share against 3 x {baseline}, 4 players",
-                xlabel="training steps", ylabel="learner's win share", steps_in_millions=True)  # fmt: skip
+        mine = sorted(
+            (row for row in rows if (row["variant"], row["seed"], row["baseline"]) == (variant, seed, baseline)),
+            key=lambda row: int(row["step"]),
+        )  # type: ignore[call-overload]
+        curves.append(
+            Curve(
+                f"{variant} (seed {seed})",
+                [int(row["step"]) for row in mine],  # type: ignore[call-overload]
+                np.array([row["win_share"] for row in mine]),
+                np.array([row["win_share_ci"] for row in mine]),
+            )
+        )
+    plot_curves(
+        path,
+        curves,
+        reference=(0.25, "fair share"),
+        title=f"Self-play recipes: win share against 3 x {baseline}, 4 players",
+        xlabel="training steps",
+        ylabel="learner's win share",
+        steps_in_millions=True,
+    )
 
 
 def write_study(rows: list[dict[str, object]], out: Path) -> str:

@@ -52,8 +52,10 @@ class RandomAgent:
         another shape than (rows, 12), or a row that allows nothing."""
         masks = np.asarray(masks)
         if masks.ndim != 2 or masks.shape[1] != NUM_DIVER_CARDS or len(masks) != len(observations):
-            raise AgentError(f"the random agent takes masks of shape (rows, {NUM_DIVER_CARDS}), one per observation row; "
-                             f"got {masks.shape} for {len(observations)} rows")  # fmt: skip
+            raise AgentError(
+                f"the random agent takes masks of shape (rows, {NUM_DIVER_CARDS}), one per observation row; "
+                f"got {masks.shape} for {len(observations)} rows"
+            )
         if not masks.any(axis=1).all():
             raise AgentError(f"the random agent was asked to act where nothing is legal (mask row {int(np.argmin(masks.any(axis=1)))})")
         return np.asarray(np.argmax(self.rng.random(masks.shape) * masks, axis=-1))
@@ -87,8 +89,10 @@ def checked_actions(agent: Agent | Policy, observations: np.ndarray, masks: np.n
     answer = np.asarray(as_policy(agent)(observations, masks))
     rows = masks.shape[0]
     if answer.shape not in ((rows,), (rows, 1)) or not np.issubdtype(answer.dtype, np.integer):
-        raise AgentError(f"agent {name!r} answered {answer!r:.80} (dtype {answer.dtype}, shape {answer.shape}); "
-                         f"an agent returns {rows} integer card indices 0-11")  # fmt: skip
+        raise AgentError(
+            f"agent {name!r} answered {answer!r:.80} (dtype {answer.dtype}, shape {answer.shape}); "
+            f"an agent returns {rows} integer card indices 0-11"
+        )
     actions = answer.reshape(rows).astype(np.int64)
     legal = (actions >= 0) & (actions < masks.shape[1])
     legal[legal] = masks[np.flatnonzero(legal), actions[legal]] > 0

@@ -112,8 +112,16 @@ def main(argv: list[str] | None = None) -> None:
     add_game_argument(parser, "arena plays the card")
     parser.add_argument("--candidate", required=True, help="the agent under test (any agent spec of the game)")
     parser.add_argument("--field", nargs="+", default=list(game.baselines), help="the opponents, one column each")
-    parser.add_argument("--players", "--num-players", dest="players", type=int, nargs="+", default=list(game.card_players),
-                        choices=game.players, help="table sizes, one row each")  # fmt: skip
+    parser.add_argument(
+        "--players",
+        "--num-players",
+        dest="players",
+        type=int,
+        nargs="+",
+        default=list(game.card_players),
+        choices=game.players,
+        help="table sizes, one row each",
+    )
     parser.add_argument("--games", type=positive_int, nargs="+", default=[4000], help="games per cell: one number, or one per opponent")
     parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--out", type=Path, default=None, help="default: results/card/<candidate>/")
@@ -126,8 +134,14 @@ def main(argv: list[str] | None = None) -> None:
         games_per_opponent(args.field, args.games)  # refused before any game is played
         check_writable(out)
         cells = play_card(args.candidate, args.field, args.players, args.games, args.seed, game=args.game)
-        arguments = {"game": args.game, "candidate": args.candidate, "field": args.field, "players": args.players, "games": args.games,
-                     "seed": args.seed}  # fmt: skip
+        arguments = {
+            "game": args.game,
+            "candidate": args.candidate,
+            "field": args.field,
+            "players": args.players,
+            "games": args.games,
+            "seed": args.seed,
+        }
         write(cells, args.field, arguments, out)
         print(markdown(cells, args.field))
         print(f"written to {out}/card.md, card.json, card.csv")

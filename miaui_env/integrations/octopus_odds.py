@@ -54,9 +54,19 @@ from miaui_env.octopus.rules import (
 )
 
 THEFTS = (MAX_PLAYERS - 1) * MAX_STEAL  # actions 3-11: offset 1-3, k 1-3
-ODDS_NAMES = ("p_bust", "p_octopus", "stop_gain", "flip_value", "flip_edge", *(f"theft_ev_{a}" for a in range(3, 3 + THEFTS)),
-              "best_theft", "octopus_edge", *(f"rival_theft_ev_{a}" for a in range(3, 3 + THEFTS)), "rival_best_theft",
-              "rival_octopus_edge")  # fmt: skip
+ODDS_NAMES = (
+    "p_bust",
+    "p_octopus",
+    "stop_gain",
+    "flip_value",
+    "flip_edge",
+    *(f"theft_ev_{a}" for a in range(3, 3 + THEFTS)),
+    "best_theft",
+    "octopus_edge",
+    *(f"rival_theft_ev_{a}" for a in range(3, 3 + THEFTS)),
+    "rival_best_theft",
+    "rival_octopus_edge",
+)
 ODDS_SIZE = len(ODDS_NAMES)
 POINTS_SCALE = 10.0  # odds in points are given / 10, near the observation's [0, 1]
 _SUCCESS = [sum(face >= k for face in DIE_FACES) / len(DIE_FACES) for k in range(1, MAX_STEAL + 1)]  # O5: 5/6, 1/2, 1/3
@@ -194,12 +204,18 @@ def octopus_odds(observations: torch.Tensor, tables: OddsTables) -> torch.Tensor
     flip_edge = flip_value - stop_gain
     points = torch.cat(
         [
-            stop_gain[:, None], flip_value[:, None], flip_edge[:, None], theft_ev, best_theft[:, None],
-            (flip_edge + p_octopus * best_theft)[:, None], rival_theft_ev, rival_best_theft[:, None],
+            stop_gain[:, None],
+            flip_value[:, None],
+            flip_edge[:, None],
+            theft_ev,
+            best_theft[:, None],
+            (flip_edge + p_octopus * best_theft)[:, None],
+            rival_theft_ev,
+            rival_best_theft[:, None],
             (flip_edge + p_octopus * rival_best_theft)[:, None],
         ],
         dim=-1,
-    )  # fmt: skip
+    )
     return torch.cat([p_bust[:, None], p_octopus[:, None], points / POINTS_SCALE], dim=-1)
 
 

@@ -293,8 +293,10 @@ class OctopusSelfPlayVecEnv(OneEnvVecEnv):
         if not self._games:
             raise IllegalActionError("call reset() before step(): no game has been dealt yet")
         if self._stopped is not None:
-            raise IllegalActionError(f"an opponent failed during the last step or reset ({self._stopped:.200}), leaving games "
-                                     "between two moves: call reset() to deal new ones")  # fmt: skip
+            raise IllegalActionError(
+                f"an opponent failed during the last step or reset ({self._stopped:.200}), leaving games "
+                "between two moves: call reset() to deal new ones"
+            )
         try:
             given = np.asarray(actions)
         except ValueError:  # a ragged nesting of lists

@@ -57,8 +57,13 @@ def _code_tables() -> tuple[np.ndarray, np.ndarray]:
     """Each privileged column's uint8 code scale and zero (as `miaui_env.observe.compact`'s): sums of
     cards are counted in quarters, a hand's cards are flags."""
     summed = (CARD_CODE_SCALE * COUNT_SCALE, CARD_CODE_ZERO)
-    per_piece = {"piles": summed, "hands": (np.ones(NUM_DIVER_CARDS), np.zeros(NUM_DIVER_CARDS, dtype=np.int64)),
-                 "lagoon": summed, "next_deal": (CARD_CODE_SCALE, CARD_CODE_ZERO), "deck_rest": summed}  # fmt: skip
+    per_piece = {
+        "piles": summed,
+        "hands": (np.ones(NUM_DIVER_CARDS), np.zeros(NUM_DIVER_CARDS, dtype=np.int64)),
+        "lagoon": summed,
+        "next_deal": (CARD_CODE_SCALE, CARD_CODE_ZERO),
+        "deck_rest": summed,
+    }
     scale, zero = [], []
     for name, size in PRIVILEGED_PIECES:
         piece_scale, piece_zero = per_piece[name]

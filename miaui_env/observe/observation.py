@@ -598,8 +598,19 @@ class Encoder:
     # A copy (pickle, copy.deepcopy: SuperSuit's vector envs copy the env) would copy each view as
     # an array of its own, cut off from the canvas the observations are read from; the views are
     # left out and bound again onto the copied canvas.
-    _VIEWS = ("_round", "_hands", "_seats", "_lagoon", "_lagoon_rest", "_round_column_views", "_played", "_last_round", "_reveal", "_pile",
-              "_pile_summary")  # fmt: skip
+    _VIEWS = (
+        "_round",
+        "_hands",
+        "_seats",
+        "_lagoon",
+        "_lagoon_rest",
+        "_round_column_views",
+        "_played",
+        "_last_round",
+        "_reveal",
+        "_pile",
+        "_pile_summary",
+    )
 
     def __getstate__(self) -> dict[str, Any]:
         """The encoder without its views into the canvas (they are bound again on unpickling)."""

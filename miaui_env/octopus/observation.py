@@ -256,8 +256,10 @@ class _Places:
 
     def __init__(self, layout: Layout):
         self.size = layout.size
-        self.head = {name: layout.offset(name) for name in ("num_players", "session", "row", "row_order", "row_length",
-                                                              "deck_size", "discard_size", "last_roll", "theft_k")}  # fmt: skip
+        self.head = {
+            name: layout.offset(name)
+            for name in ("num_players", "session", "row", "row_order", "row_length", "deck_size", "discard_size", "last_roll", "theft_k")
+        }
         seats = layout.offset("seats")
         self.seat = {name: [seats + s * SEAT_DIM + SEAT_LAYOUT.offset(name) for s in range(MAX_PLAYERS)] for name in SEAT_LAYOUT.names()}
         # Where each card of each counted pile is added: pile 0 the discard pile, 1-4 the seats'

@@ -205,8 +205,13 @@ def favicon() -> ResponseReturnValue:
 def agent_list() -> ResponseReturnValue:
     """The opponents offered, and the server's limits."""
     games = site().games
-    limits = {"max_games": games.max_games, "per_session": games.per_session, "idle_minutes": games.idle_ttl / 60,
-              "finished_minutes": games.finished_ttl / 60, "max_body_kb": MAX_BODY // 1024}  # fmt: skip
+    limits = {
+        "max_games": games.max_games,
+        "per_session": games.per_session,
+        "idle_minutes": games.idle_ttl / 60,
+        "finished_minutes": games.finished_ttl / 60,
+        "max_body_kb": MAX_BODY // 1024,
+    }
     menu = site().menu
     offered = {choice.name for choice in menu}
     agents = [{"name": c.name, "about": c.about, "needs_training_extra": c.needs_training_extra} for c in menu]

@@ -114,8 +114,18 @@ def seat_table(observation: np.ndarray, seat: int, num_players: int) -> dict[str
                 "played": None if seen.last is None else seen.last.card,
             }
         )
-    return {"num_players": n, "open_baskets": table.open_baskets, "no_fighting": table.no_fighting, "round": round_number,
-            "viewer": seat, "kiti": kiti, "deep_order": deep, "shallow_order": shallow, "lagoon": lagoon, "seats": rows}  # fmt: skip
+    return {
+        "num_players": n,
+        "open_baskets": table.open_baskets,
+        "no_fighting": table.no_fighting,
+        "round": round_number,
+        "viewer": seat,
+        "kiti": kiti,
+        "deep_order": deep,
+        "shallow_order": shallow,
+        "lagoon": lagoon,
+        "seats": rows,
+    }
 
 
 def spectator_table(state: GameState) -> dict[str, Any]:
@@ -142,9 +152,18 @@ def spectator_table(state: GameState) -> dict[str, Any]:
         }
         for s in range(n)
     ]
-    return {"num_players": n, "open_baskets": config.open_baskets, "no_fighting": config.no_fighting,
-            "round": min(state.round, GAME_OVER), "viewer": None, "kiti": kiti, "deep_order": deep, "shallow_order": shallow,
-            "lagoon": lagoon, "seats": rows}  # fmt: skip
+    return {
+        "num_players": n,
+        "open_baskets": config.open_baskets,
+        "no_fighting": config.no_fighting,
+        "round": min(state.round, GAME_OVER),
+        "viewer": None,
+        "kiti": kiti,
+        "deep_order": deep,
+        "shallow_order": shallow,
+        "lagoon": lagoon,
+        "seats": rows,
+    }
 
 
 def _whole_pile(state: GameState, seat: int) -> dict[str, Any] | None:
@@ -167,9 +186,17 @@ def reveal_steps(record: RoundRecord) -> dict[str, Any]:
             kind = "nobody_left" if result.decision is Decision.NOBODY_LEFT else "tie"
             steps.append({"kind": kind, "depth": depth, "card": result.best_card, "contenders": list(result.contenders)})
             continue
-        steps.append({"kind": "catch", "depth": depth, "seat": result.winner, "card": result.best_card,
-                      "contenders": list(result.contenders), "kiti": result.decision is Decision.KITI,
-                      "fish": [card_json(fish) for fish in result.fish]})  # fmt: skip
+        steps.append(
+            {
+                "kind": "catch",
+                "depth": depth,
+                "seat": result.winner,
+                "card": result.best_card,
+                "contenders": list(result.contenders),
+                "kiti": result.decision is Decision.KITI,
+                "fish": [card_json(fish) for fish in result.fish],
+            }
+        )
         for event in record.events:
             if event.seat != result.winner:
                 continue
