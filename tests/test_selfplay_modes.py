@@ -12,9 +12,10 @@ import torch
 from miaui_env.agents import RandomAgent
 from miaui_env.agents.loading import load_agent
 from miaui_env.apps.arena import ArenaConfig, play
-from miaui_env.integrations.privileged import PRIVILEGED_SIZE, PrivilegedCriticPolicy, privileged_features
+from miaui_env.game.rules import MAX_PLAYERS
+from miaui_env.integrations.privileged import PRIVILEGED_SIZE, PrivilegedCriticPolicy, SeatSummary, privileged_features
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
+from miaui_env.observe.observation import OBSERVATION_LAYOUT, SEAT_DIM
 from miaui_env.spec import TableSpec
 from miaui_env.vector import VectorMiaui
 from training.config import ConfigError, load_config
@@ -319,6 +320,62 @@ def test_the_exploitability_probe_trains_a_best_response_to_the_final_policy(tmp
     (run / "exploit" / "exploit.json").unlink()
     again = train(config, run, resume=True, show_progress=False)
     assert again["exploitability"] == probed and not (run / "exploit" / "exploit.json").exists()
+
+
+# -- the seat summary in front of the actor ---------------------------------------------------------
+def seat_rows(num_players: int, seed: int) -> np.ndarray:
+    """Observations of a few mid-game seats at a table of `num_players` (recall view: opponents' rows are full)."""
+    engine = VectorMiaui(2, num_players=num_players, seed=seed, view="recall")
+    observations, masks = engine.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(3):
+        observations, masks, *_ = engine.step(np.array([[rng.choice(np.flatnonzero(m)) for m in game] for game in masks]))
+    return np.asarray(observations[:, :2], dtype=np.float32).reshape(-1, OBSERVATION_LAYOUT.size)
+
+
+def seats_of(rows: np.ndarray) -> np.ndarray:
+    start = OBSERVATION_LAYOUT.offsets["seats"]
+    return rows[:, start : start + MAX_PLAYERS * SEAT_DIM].reshape(len(rows), MAX_PLAYERS, SEAT_DIM)
+
+
+def test_the_seat_summary_reads_every_opponent_alike_and_ignores_empty_seats():
+    summary = SeatSummary(16, torch.nn.Tanh)
+    rows = np.concatenate([seat_rows(6, seed=1), seat_rows(3, seed=2)])
+    mixed = rows.copy()
+    seats = seats_of(mixed)
+    seats[:4, 1:6] = seats[:4, [3, 5, 1, 4, 2]]  # 6 players: the opponents' rows in another order
+    seats[4:, 1:3] = seats[4:, [2, 1]]  # 3 players: the two opponents swapped
+    seats[4:, 3:] = np.random.default_rng(0).uniform(-1, 1, seats[4:, 3:].shape) * (np.arange(SEAT_DIM) > 0)  # noise in empty rows
+    with torch.no_grad():
+        before, after = summary(torch.from_numpy(rows)), summary(torch.from_numpy(mixed))
+    size = OBSERVATION_LAYOUT.size
+    assert torch.allclose(before[:, size:], after[:, size:], atol=1e-6)  # the summary: the same opponents, the same numbers
+    assert not torch.equal(before[:, :size], after[:, :size])  # the flat observation keeps the order
+    assert summary.out_dim == size + 32 and before.shape == (8, size + 32)
+
+
+def test_a_policy_with_a_seat_summary_saves_loads_and_plays_as_trained(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    venv = MiauiSelfPlayVecEnv(4, num_players=4, learner_seats=[0], seed=0, privileged=True)
+    kwargs = {"own_size": OBSERVATION_LAYOUT.size, "seat_width": 8, "net_arch": {"pi": [16], "vf": [16]}}
+    model = MaskablePPO(PrivilegedCriticPolicy, venv, policy_kwargs=kwargs, n_steps=11, batch_size=44, seed=0, device="cpu")
+    model.learn(44)
+    assert isinstance(model.policy.mlp_extractor.policy_net[0], SeatSummary)
+    model.save(tmp_path / "model.zip")
+    loaded = MaskablePPO.load(tmp_path / "model.zip", device="cpu")
+    assert loaded.policy.seat_width == 8
+    rows, masks = venv.reset(), venv.action_masks()
+    assert np.array_equal(distribution_and_value(model.policy, rows, masks)[0], distribution_and_value(loaded.policy, rows, masks)[0])
+
+
+@pytest.mark.parametrize("seat_width", [-1, 2.5, True])
+def test_a_seat_width_that_is_not_a_width_is_refused(seat_width):
+    from sb3_contrib import MaskablePPO
+
+    venv = MiauiSelfPlayVecEnv(2, num_players=3, privileged=True, seed=0)
+    with pytest.raises(ValueError, match=f"seat_width={seat_width!r} must be an integer >= 0"):
+        MaskablePPO(PrivilegedCriticPolicy, venv, policy_kwargs={"seat_width": seat_width}, device="cpu")
 
 
 @pytest.mark.parametrize("own_size", [0, OBSERVATION_LAYOUT.size + PRIVILEGED_SIZE])

@@ -24,6 +24,10 @@ A privileged row is the seat's observation (OBSERVATION_LAYOUT, unchanged) follo
 `own_size` columns and whose critic reads all of them. It accepts observation-only rows too
 (agents, the arena, snapshots as opponents): the missing state is filled with zeros, which
 nothing the actor computes reads.
+
+`seat_width` (a policy keyword, `ppo.policy_kwargs.seat_width` in a run config; 0, the default,
+leaves it out) puts a `SeatSummary` in front of the actor: one small network shared by every
+opponent's seat row, its mean and max over the opponents read beside the flat observation.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from torch import nn
 from miaui_env.game.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
 from miaui_env.integrations.compact_torch import ExpandsCodes
 from miaui_env.observe.compact import CARD_CODE_SCALE, CARD_CODE_ZERO, COMPACT_DTYPE, COMPACT_SCALE, COMPACT_ZERO, CompactError, codes_of
-from miaui_env.observe.observation import CARD_DIM, OBSERVATION_LAYOUT, features
+from miaui_env.observe.observation import CARD_DIM, OBSERVATION_LAYOUT, SEAT_DIM, SEAT_LAYOUT, features
 from miaui_env.vector import VectorMiaui
 
 COUNT_SCALE = 4.0  # as the observation's pile summaries: four top fish sum to a value of 1
@@ -110,17 +114,51 @@ def empty_privileged_codes(rows: int) -> np.ndarray:
     return np.broadcast_to(PRIVILEGED_CODE_ZERO.astype(COMPACT_DTYPE), (rows, PRIVILEGED_SIZE)).copy()
 
 
+class SeatSummary(nn.Module):
+    """A seat's observation, and beside it what one small network, shared by every opponent's seat
+    row, makes of those rows: the mean and the max of its outputs over the opponents at the table.
+    The same weights read every opponent, wherever it sits and however many there are (a Deep Sets
+    encoder, Zaheer et al. 2017), so what the policy learns of one opponent holds for all of them
+    and for every table size; the flat observation stays in, so nothing the rows' order says is lost."""
+
+    def __init__(self, width: int, activation_fn: type[nn.Module]):
+        super().__init__()
+        self.start, self.width = OBSERVATION_LAYOUT.offsets["seats"], width
+        self.present = SEAT_LAYOUT.offsets["present"]
+        self.seat_net = nn.Sequential(nn.Linear(SEAT_DIM, width), activation_fn(), nn.Linear(width, width), activation_fn())
+        self.out_dim = OBSERVATION_LAYOUT.size + 2 * width
+
+    def forward(self, own: torch.Tensor) -> torch.Tensor:
+        """(..., OBSERVATION_LAYOUT.size) -> (..., out_dim): the observation, the opponents' mean, their max."""
+        seats = own[..., self.start : self.start + MAX_PLAYERS * SEAT_DIM].reshape(*own.shape[:-1], MAX_PLAYERS, SEAT_DIM)
+        opponents = seats[..., 1:, :]  # row 0 is the seat itself
+        present = opponents[..., self.present : self.present + 1]
+        made = self.seat_net(opponents) * present
+        mean = made.sum(dim=-2) / present.sum(dim=-2).clamp(min=1.0)
+        # A missing seat's row may not be the max: it is pushed below anything a present row can make.
+        most = (made - (1.0 - present) * 1e4).max(dim=-2).values
+        return torch.cat([own, mean, most], dim=-1)
+
+
 class AsymmetricMlpExtractor(nn.Module):
     """SB3's MlpExtractor with its two networks reading different columns: the policy network the
-    first `own_size` features, the value network all of them."""
+    first `own_size` features, the value network all of them. With `seat_width` > 0 the policy
+    network reads Miaui's observation through a `SeatSummary` of that width first."""
 
-    def __init__(self, feature_dim: int, own_size: int, net_arch: Any, activation_fn: type[nn.Module]):
+    def __init__(self, feature_dim: int, own_size: int, net_arch: Any, activation_fn: type[nn.Module], seat_width: int = 0):
         super().__init__()
         pi_arch, vf_arch = (net_arch.get("pi", []), net_arch.get("vf", [])) if isinstance(net_arch, dict) else (net_arch, net_arch)
         self.own_size = own_size
-        self.policy_net = nn.Sequential(*create_mlp(own_size, -1, list(pi_arch), activation_fn))
+        front: list[nn.Module] = []
+        actor_inputs = own_size
+        if seat_width > 0:
+            if own_size != OBSERVATION_LAYOUT.size:
+                raise ValueError(f"seat_width reads Miaui's {OBSERVATION_LAYOUT.size}-column observation; own_size is {own_size}")
+            summary = SeatSummary(seat_width, activation_fn)
+            front, actor_inputs = [summary], summary.out_dim
+        self.policy_net = nn.Sequential(*front, *create_mlp(actor_inputs, -1, list(pi_arch), activation_fn))
         self.value_net = nn.Sequential(*create_mlp(feature_dim, -1, list(vf_arch), activation_fn))
-        self.latent_dim_pi = pi_arch[-1] if pi_arch else own_size
+        self.latent_dim_pi = pi_arch[-1] if pi_arch else actor_inputs
         self.latent_dim_vf = vf_arch[-1] if vf_arch else feature_dim
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -146,13 +184,23 @@ class PrivilegedCriticPolicy(ExpandsCodes, MaskableActorCriticPolicy):
     codes (`privileged_codes` after the observation's), expanded on the policy's device (ExpandsCodes).
     """
 
-    def __init__(self, observation_space: Any, action_space: Any, lr_schedule: Any, own_size: int = OBSERVATION_LAYOUT.size, **kwargs: Any):
+    def __init__(
+        self,
+        observation_space: Any,
+        action_space: Any,
+        lr_schedule: Any,
+        own_size: int = OBSERVATION_LAYOUT.size,
+        seat_width: int = 0,
+        **kwargs: Any,
+    ):
         full = int(np.prod(observation_space.shape))
+        if isinstance(seat_width, bool) or not isinstance(seat_width, int) or seat_width < 0:
+            raise ValueError(f"seat_width={seat_width!r} must be an integer >= 0 (0: the policy reads the flat observation alone)")
         if not 0 < own_size < full:
             raise ValueError(f"own_size={own_size!r} must be between 1 and the row length {full - 1}: the critic's part follows it")
         if kwargs.get("features_extractor_class") not in (None,) or kwargs.get("share_features_extractor") is False:
             raise ValueError("PrivilegedCriticPolicy reads the rows as they are: no features_extractor_class, one shared (flat) extractor")
-        self.own_size, self.row_size = own_size, full
+        self.own_size, self.row_size, self.seat_width = own_size, full, seat_width
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
         if (own_size, full) == (OBSERVATION_LAYOUT.size, OBSERVATION_LAYOUT.size + PRIVILEGED_SIZE):
             scale, zero = np.concatenate([COMPACT_SCALE, PRIVILEGED_CODE_SCALE]), np.concatenate([COMPACT_ZERO, PRIVILEGED_CODE_ZERO])
@@ -160,11 +208,11 @@ class PrivilegedCriticPolicy(ExpandsCodes, MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         # Duck-typed as SB3's MlpExtractor: latent_dim_pi/vf, forward, forward_actor, forward_critic.
-        extractor = AsymmetricMlpExtractor(self.features_dim, self.own_size, self.net_arch, self.activation_fn)
+        extractor = AsymmetricMlpExtractor(self.features_dim, self.own_size, self.net_arch, self.activation_fn, self.seat_width)
         self.mlp_extractor = extractor.to(self.device)  # type: ignore[assignment]
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
-        return {**super()._get_constructor_parameters(), "own_size": self.own_size}
+        return {**super()._get_constructor_parameters(), "own_size": self.own_size, "seat_width": self.seat_width}
 
     def obs_to_tensor(self, observation: Any) -> tuple[Any, bool]:
         """As SB3's, accepting observation-only rows (the critic's part zero)."""
