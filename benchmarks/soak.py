@@ -30,7 +30,7 @@ import numpy as np
 
 from miaui_env.game.cards import FISH_KINDS, FishKind
 from miaui_env.game.rules import NUM_ROUNDS, GameConfig
-from miaui_env.observe.observation import VECTOR_BOUND
+from miaui_env.observe.layout import VECTOR_BOUND
 from miaui_env.octopus import rules as octopus
 from miaui_env.vector import VectorMiaui
 

@@ -90,6 +90,7 @@ FIRST_TESTS = {
     "miaui_env/vector/encode_kernels.py": ("tests/test_vector.py", "tests/test_leaks.py", "tests/test_compiled_env.py"),
     "miaui_env/vector/engine.py": ("tests/test_vector.py", "tests/test_compiled_env.py"),
     "miaui_env/observe/observation.py": ("tests/test_observation.py", "tests/test_leaks.py"),
+    "miaui_env/observe/layout.py": ("tests/test_observation.py", "tests/test_octopus_env.py", "tests/test_leaks.py"),
     "miaui_env/apps/arena.py": ("tests/test_arena.py",),
     "miaui_env/apps/replay.py": ("tests/test_replay.py",),
     "miaui_env/octopus/rules.py": ("tests/test_octopus_rules.py",),
@@ -291,6 +292,11 @@ CATALOGUE: tuple[Mutation, ...] = (
              "            stolen_stats[g, w, k] += stats[c, k]",
              "R9/R11: the last reveal shows the Seagull as the fish lost instead of the fish it stole"),
 
+    # -- miaui_env/observe/layout.py: any game's declared index -------------------------------------------
+    Mutation("layout-seat-rows-absolute", "miaui_env/observe/layout.py",
+             "                dst[rel] = src[(seat + rel) % num_players]",
+             "                dst[rel] = src[rel]",
+             "R1/O1: seat rows are absolute, not the observer's own first and each seat to the left after it"),
     # -- miaui_env/observe/observation.py: the declared visibility tables (R11) ----------------------------
     Mutation("visibility-box-public", "miaui_env/observe/observation.py",
              '    "box": Sight.RECALL,',

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from miaui_env import DeckError, IllegalActionError, InvalidConfigError
 from miaui_env.envs.miaui import ResetOptionError, ResetOptionWarning, UnknownAgentError
 from miaui_env.game.seeding import SeedError
-from miaui_env.observe.observation import Layout, Piece, UndeclaredVisibilityError, check_declared
+from miaui_env.observe.layout import Layout, Piece, UndeclaredVisibilityError, check_declared
 from miaui_env.octopus import env as env_module
 from miaui_env.octopus import observation as obs_module
 from miaui_env.octopus import rules

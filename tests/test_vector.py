@@ -32,7 +32,8 @@ from miaui_env.game.rules import (
 )
 from miaui_env.observe import observation
 from miaui_env.observe.compact import compact_observations
-from miaui_env.observe.observation import VIEWS, Encoder, OpponentSight, Shown, Sight
+from miaui_env.observe.layout import OpponentSight, Shown, Sight
+from miaui_env.observe.observation import VIEWS, Encoder
 from miaui_env.vector import VectorMiaui, rule_kernels
 
 CONFIGURATIONS = list(itertools.product(range(3, 7), (False, True), (False, True), VIEWS, REWARDS, ("float32", "uint8"), (1, 2)))

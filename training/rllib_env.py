@@ -41,7 +41,8 @@ from miaui_env.game.rules import NUM_DIVER_CARDS, InvalidConfigError
 from miaui_env.game.seeding import seed_child, seed_generator, seed_int
 from miaui_env.integrations.privileged import PRIVILEGED_SIZE
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
-from miaui_env.observe.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
+from miaui_env.observe.layout import VECTOR_BOUND
+from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from training.opponents import GameResult, OpponentMixture, finished_games
 
 LEARNER = "learner"

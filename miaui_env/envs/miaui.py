@@ -186,7 +186,8 @@ from miaui_env.game.rules import (
     play_checked_round,
 )
 from miaui_env.game.seeding import check_seed
-from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT, VECTOR_BOUND, Encoder
+from miaui_env.observe.layout import VECTOR_BOUND
+from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT, Encoder
 from miaui_env.spec import DEPRECATED_SETTINGS, TableKwargs, TableSpec
 from miaui_env.vector import VectorMiaui
 

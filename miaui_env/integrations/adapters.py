@@ -20,7 +20,8 @@ import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 
 from miaui_env.game.rules import NUM_DIVER_CARDS, InvalidConfigError
-from miaui_env.observe.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
+from miaui_env.observe.layout import VECTOR_BOUND
+from miaui_env.observe.observation import OBSERVATION_LAYOUT
 
 MASKED_SIZE = OBSERVATION_LAYOUT.size + NUM_DIVER_CARDS
 

@@ -69,7 +69,7 @@ from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent
 from miaui_env.game.rules import IllegalActionError, InvalidConfigError, final_rewards
 from miaui_env.game.seeding import Seed, seed_generator, seed_tree
 from miaui_env.integrations.sb3 import OneEnvVecEnv, checked_seats, opponent_seed, slot_seeds
-from miaui_env.observe.observation import VECTOR_BOUND
+from miaui_env.observe.layout import VECTOR_BOUND
 from miaui_env.octopus import rules
 from miaui_env.octopus.env import DEFAULT_MAX_SESSIONS, _check_settings, check_action, decision_mask
 from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, Painter, check_view, observe_canvas

@@ -50,7 +50,8 @@ from miaui_env.integrations.adapters import MASKED_SIZE, MaskedObservationError,
 from miaui_env.integrations.compact_torch import ExpandsCodes, expand_observations_torch
 from miaui_env.integrations.privileged import PRIVILEGED_SIZE, empty_privileged_codes, privileged_codes, privileged_features
 from miaui_env.observe.compact import COMPACT_SCALE, COMPACT_ZERO, expand_observations
-from miaui_env.observe.observation import OBSERVATION_LAYOUT, VECTOR_BOUND
+from miaui_env.observe.layout import VECTOR_BOUND
+from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from miaui_env.spec import TableKwargs
 from miaui_env.vector import VectorMiaui
 

@@ -121,7 +121,7 @@ from miaui_env.agents.loading import (
 )
 from miaui_env.agents.policy import PolicyAgent, load_sb3_policy
 from miaui_env.game.seeding import Seed, check_seed, seed_children, seed_generator, seed_int
-from miaui_env.observe.observation import VECTOR_BOUND
+from miaui_env.observe.layout import VECTOR_BOUND
 from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, SCORE_SCALE, SIZE_SCALE, VALUES
 from miaui_env.octopus.rules import (
     DIE_FACES,

@@ -159,7 +159,7 @@ from miaui_env.display.text import RENDER_MODES, check_render_mode, seat_name
 from miaui_env.game.cards import DeckError
 from miaui_env.game.rules import REWARDS, IllegalActionError, InvalidConfigError, final_rewards
 from miaui_env.game.seeding import check_seed
-from miaui_env.observe.observation import VECTOR_BOUND
+from miaui_env.observe.layout import VECTOR_BOUND
 from miaui_env.octopus import rules
 from miaui_env.octopus.observation import (
     OBSERVATION_LAYOUT,
