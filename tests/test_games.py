@@ -100,3 +100,51 @@ def test_terminal_play_starts_and_quits_cleanly(name, tmp_path):
     )
     assert done.returncode == 0 and "You are player_0" in done.stdout and "abandoned" in done.stdout, done.stderr
     assert "Traceback" not in done.stderr
+
+
+# -- bad input, the same for every game --------------------------------------------------------------
+def _refused(call, *words: str) -> ValueError:
+    with pytest.raises(ValueError) as caught:
+        call()
+    assert all(word in str(caught.value) for word in words), str(caught.value)
+    return caught.value
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_every_game_refuses_a_bad_table_naming_what_is_wrong(name):
+    game = get_game(name)
+    for settings, words in [
+        ({"num_players": game.max_players + 1}, [str(game.max_players + 1)]),
+        ({"num_players": game.min_players - 1}, [str(game.min_players - 1)]),
+        ({"num_players": "3"}, ["'3'"]),
+        ({"num_players": None}, ["None"]),
+        ({"view": "everything"}, ["'everything'", *game.views]),
+        ({"reward": "money"}, ["'money'", "win"]),
+        ({"render_mode": "hologram"}, ["'hologram'", "ansi"]),
+        ({"table_size": 4}, ["table_size", "num_players"]),
+    ]:
+        _refused(lambda settings=settings: game.env(**settings), *words)
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_every_game_refuses_a_bad_action_and_changes_nothing(name):
+    game = get_game(name)
+    env = game.env(num_players=game.default_players)
+    env.reset(seed=3)
+    before, *_ = env.last()
+    agent = env.agent_selection
+    for action in (99, -1, "a", 1.5, None, True, np.int64(99), np.timedelta64(1)):
+        _refused(lambda action=action: env.step(action), agent, repr(action) if not isinstance(action, np.generic) else "")
+        after, *_ = env.last()
+        assert env.agent_selection == agent
+        assert np.array_equal(before["observation"], after["observation"]) and np.array_equal(before["action_mask"], after["action_mask"])
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_every_game_refuses_bad_seeds_and_agent_specs_by_name(name):
+    game = get_game(name)
+    env = game.env()
+    for seed in (-1, "x", 1.5, True, np.timedelta64(1)):
+        _refused(lambda seed=seed: env.reset(seed=seed), "seed")
+    for spec in ("nobody", "", 3, None, "no_such_module:make"):
+        _refused(lambda spec=spec: game.load_agent(spec, seed=0))

@@ -353,8 +353,14 @@ class raw_env(AECTurns, AECEnv):  # noqa: N801 (PettingZoo's naming)
         reward: str = "win",
         max_sessions: int | None = DEFAULT_MAX_SESSIONS,
         render_mode: str | None = None,
+        **unknown: Any,
     ):
         super().__init__()
+        if unknown:  # named, as Miaui's env names them, rather than Python's bare TypeError
+            raise InvalidConfigError(
+                f"unknown table setting(s) {', '.join(sorted(unknown))}; the octopus env's settings are "
+                "num_players, view, reward, max_sessions, render_mode"
+            )
         _check_settings(num_players, view, reward, max_sessions)
         check_render_mode(render_mode)
         if render_mode == "rgb_array":
