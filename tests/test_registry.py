@@ -86,6 +86,11 @@ def test_a_game_description_is_checked_when_made(fields, message):
         dataclasses.replace(get_game("octopus"), **{"name": "bids", **fields})
 
 
+def test_a_part_that_is_no_part_is_refused_naming_the_parts():
+    with pytest.raises(ValueError, match="'gif' is not a game part; parts: env, load_agent"):
+        get_game("miaui").part("gif")
+
+
 def test_a_part_that_cannot_be_imported_is_named():
     broken = dataclasses.replace(get_game("octopus"), name="broken", parts=_parts(env="miaui_env.no_such_module:env"))
     with pytest.raises(GamePartError, match=r"env \(miaui_env.no_such_module:env\) cannot be imported"):

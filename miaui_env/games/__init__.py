@@ -119,7 +119,7 @@ class Game:
     def part(self, name: str) -> Any:
         """The part `name` (one of `PARTS` or `OPTIONAL_PARTS`), imported on first use; GamePartError if it cannot be."""
         if name not in PARTS and name not in OPTIONAL_PARTS:
-            raise KeyError(f"{name!r} is not a game part; parts: {', '.join([*PARTS, *OPTIONAL_PARTS])}")
+            raise ValueError(f"{name!r} is not a game part; parts: {', '.join([*PARTS, *OPTIONAL_PARTS])}")
         if name not in self.parts:
             raise GamePartError(f"{self.title} has no {name}: {OPTIONAL_PARTS[name]}")
         module, _, attribute = self.parts[name].partition(":")
