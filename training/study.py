@@ -145,8 +145,8 @@ def chart(rows: list[dict[str, object]], path: Path) -> None:
     for variant, seed in dict.fromkeys((row["variant"], row["seed"]) for row in rows):
         mine = sorted(
             (row for row in rows if (row["variant"], row["seed"], row["baseline"]) == (variant, seed, baseline)),
-            key=lambda row: int(row["step"]),
-        )  # type: ignore[call-overload]
+            key=lambda row: int(row["step"]),  # type: ignore[call-overload]
+        )
         curves.append(
             Curve(
                 f"{variant} (seed {seed})",
