@@ -120,6 +120,22 @@ def test_a_registered_game_joins_every_app_by_name(copy_of_the_octopus_game, tmp
         register(dataclasses.replace(copy_of_the_octopus_game, title="another"))
 
 
+def test_a_registered_game_without_trainer_hooks_is_refused_by_the_trainers(copy_of_the_octopus_game):
+    from training.config import ConfigError
+    from training.games import OctopusGame, register_training_game, training_game
+
+    with pytest.raises(ConfigError, match="the copied game has no trainer hooks"):
+        training_game("octopus_copy")
+    with pytest.raises(ConfigError, match="game='chess' is not allowed: unknown game 'chess'"):
+        training_game("chess")
+
+    class Chess(OctopusGame):
+        name = "chess"
+
+    with pytest.raises(UnknownGameError, match="unknown game 'chess'"):
+        register_training_game(Chess())
+
+
 def test_the_registry_refuses_what_is_not_a_game():
     with pytest.raises(TypeError, match="register takes a Game, not dict"):
         register({"name": "bids"})  # type: ignore[arg-type]
