@@ -136,6 +136,35 @@ def test_a_registered_game_without_trainer_hooks_is_refused_by_the_trainers(copy
         register_training_game(Chess())
 
 
+class _EntryPoint:
+    def __init__(self, name: str, loaded: object):
+        self.name, self.value, self.loaded = name, f"pkg:{name}", loaded
+
+    def load(self) -> object:
+        return self.loaded
+
+
+def test_installed_packages_add_games_through_entry_points_and_cannot_take_a_built_in_name(monkeypatch):
+    import miaui_env.games as registry
+
+    octopus = get_game("octopus")
+    points = [
+        _EntryPoint("bids", dataclasses.replace(octopus, name="bids")),
+        _EntryPoint("miaui", dataclasses.replace(octopus, name="miaui")),
+    ]
+    monkeypatch.setattr(registry.importlib.metadata, "entry_points", lambda group: points if group == registry.ENTRY_POINT_GROUP else [])
+    monkeypatch.setattr(registry, "_discovered", False)
+    registry._registry.clear()
+    with pytest.warns(UserWarning, match="names the game 'miaui', which is taken; it is left out"):
+        assert game_names() == ("miaui", "octopus", "bids")
+    assert get_game("miaui").title == "Miaui" and get_game("bids").players == octopus.players
+    monkeypatch.setattr(registry, "_discovered", False)
+    registry._registry.clear()
+    points[:] = [_EntryPoint("broken", {"name": "broken"})]
+    with pytest.raises(TypeError, match=r"entry point broken = pkg:broken in 'miaui_rl\.games' is dict, not a Game"):
+        game_names()
+
+
 def test_the_registry_refuses_what_is_not_a_game():
     with pytest.raises(TypeError, match="register takes a Game, not dict"):
         register({"name": "bids"})  # type: ignore[arg-type]

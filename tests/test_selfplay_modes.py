@@ -369,6 +369,13 @@ def test_a_policy_with_a_seat_summary_saves_loads_and_plays_as_trained(tmp_path)
     assert np.array_equal(distribution_and_value(model.policy, rows, masks)[0], distribution_and_value(loaded.policy, rows, masks)[0])
 
 
+def test_a_seat_summary_reads_miaui_s_observation_only():
+    from miaui_env.integrations.privileged import AsymmetricMlpExtractor
+
+    with pytest.raises(ValueError, match=f"seat_width reads Miaui's {OBSERVATION_LAYOUT.size}-column observation; own_size is 100"):
+        AsymmetricMlpExtractor(200, 100, {"pi": [8], "vf": [8]}, torch.nn.Tanh, seat_width=8)
+
+
 @pytest.mark.parametrize("seat_width", [-1, 2.5, True])
 def test_a_seat_width_that_is_not_a_width_is_refused(seat_width):
     from sb3_contrib import MaskablePPO

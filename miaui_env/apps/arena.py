@@ -495,7 +495,7 @@ def main(argv: list[str] | None = None) -> None:
 def miaui_main(argv: list[str] | None = None) -> None:
     """Parse the command line and run the Miaui arena."""
     parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_game_argument(parser, "the arena")
+    add_game_argument(parser)
     who = parser.add_mutually_exclusive_group(required=True)
     who.add_argument("--candidate", help="gauntlet: the agent under test")
     who.add_argument("--pool", nargs="+", help="mixed tables over these agents")

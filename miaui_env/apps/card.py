@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> None:
     """Parse the command line, play the card and write it."""
     game = get_game(game_chooser().parse_known_args(argv)[0].game)
     parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_game_argument(parser, "arena plays the card")
+    add_game_argument(parser)
     parser.add_argument("--candidate", required=True, help="the agent under test (any agent spec of the game)")
     parser.add_argument("--field", nargs="+", default=list(game.baselines), help="the opponents, one column each")
     parser.add_argument(

@@ -22,10 +22,10 @@ def game_chooser() -> argparse.ArgumentParser:
     return chooser
 
 
-def add_game_argument(parser: argparse.ArgumentParser, what: str) -> None:
+def add_game_argument(parser: argparse.ArgumentParser) -> None:
     """`--game`, as a game's own parser lists it in its help: every registered game, each with its `--help`."""
     games = ", ".join(f"{name} ({get_game(name).title})" for name in game_names())
-    parser.add_argument("--game", choices=game_names(), default=LEGACY_GAME, help=f"whose {what}: {games}; each has its own --help")
+    parser.add_argument("--game", choices=game_names(), default=LEGACY_GAME, help=f"the game: {games}; each has its own --help")
 
 
 def check_writable(directory: Path) -> None:

@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> None:
     """Parse the command line and play the game `--game` names (its registry `play` part)."""
     game = get_game(game_chooser().parse_known_args(argv)[0].game)
     parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_game_argument(parser, "game to play")
+    add_game_argument(parser)
     parser.add_argument("--players", type=int, default=game.default_players, choices=game.players)
     parser.add_argument("--opponents", nargs="+", default=list(game.play_opponents))
     parser.add_argument("--seat", type=non_negative_int, default=0)

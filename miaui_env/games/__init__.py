@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -84,7 +85,7 @@ class Game:
     views: tuple[str, ...]
     """What a seat may observe: "table" (what the rules show) first, then richer views."""
     baselines: tuple[str, ...]
-    """Its built-in agents, weakest first: the card's default field and the yardstick's final gauntlets."""
+    """Built-in agents, weakest first: the card's default field (the trainers' yardstick may play more, `training.games`)."""
     card_players: tuple[int, ...]
     """The table sizes a policy's card measures by default."""
     play_opponents: tuple[str, ...]
@@ -218,7 +219,12 @@ def _discover() -> None:
         game = entry.load()
         if not isinstance(game, Game):
             raise TypeError(f"entry point {entry.name} = {entry.value} in {ENTRY_POINT_GROUP!r} is {type(game).__name__}, not a Game")
-        _registry.setdefault(game.name, game)
+        if game.name in _registry:  # a built-in game keeps its name: the package's game is left out, and says so
+            warnings.warn(
+                f"entry point {entry.name} = {entry.value} names the game {game.name!r}, which is taken; it is left out", stacklevel=2
+            )
+            continue
+        _registry[game.name] = game
 
 
 __all__ = [
