@@ -75,3 +75,10 @@ def test_your_own_agent_plays_the_arena_from_the_example():
     assert module.SecondHighest().act(np.zeros((3, 620), np.float32), masks).tolist() == [10, 0, 6]  # cards 11, 1 and 7
     summary = module.main(["--games", "200", "--seed", "1"])
     assert summary["games"] == 200 and 0.0 <= summary["win_share"] < 0.25  # it throws its cards away against counters
+
+
+def test_openspiel_mccfr_and_dqn_on_miaui():
+    summary = example("openspiel_algorithms").main(["--iterations", "30", "--episodes", "30", "--eval-games", "20", "--seed", "0"])
+    assert summary["mccfr_infostates"] > 30 * 3 * 5  # every sampled game reaches ~11 decisions a seat, nearly all new
+    assert math.isfinite(summary["dqn_loss"])
+    assert 0.0 <= summary["mccfr_vs_random"] <= 1.0 and 0.0 <= summary["dqn_vs_random"] <= 1.0

@@ -1,0 +1,365 @@
+"""Both games in OpenSpiel (miaui_env.integrations.openspiel): OpenSpiel's own random-simulation
+checks, the same games as the AEC envs (returns and observations, deal for deal), chance that deals
+as the rules do (R3/R4, O1/O2/O5), and information states that hide what a seat never saw (R5, R11)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pyspiel
+import pytest
+
+from miaui_env.envs.miaui import raw_env as miaui_raw_env
+from miaui_env.game.cards import FishKind
+from miaui_env.game.rules import DECK_SIZE, GameConfig, deal
+from miaui_env.integrations import openspiel as bridge
+from miaui_env.octopus import rules as octopus
+from miaui_env.octopus.env import raw_env as octopus_raw_env
+
+pytestmark = pytest.mark.oracle
+
+MIAUI_SETTINGS = [{"players": n} for n in range(3, 7)] + [
+    {"players": 4, "open_baskets": True},
+    {"players": 5, "no_fighting": True, "view": "recall"},
+    {"players": 3, "reward": "margin"},
+]
+OCTOPUS_SETTINGS = [{"players": n} for n in range(2, 5)] + [{"players": 3, "view": "recall", "reward": "score"}]
+
+
+@pytest.mark.parametrize("params", MIAUI_SETTINGS, ids=str)
+def test_miaui_passes_openspiels_random_simulation_checks(params):
+    game = pyspiel.load_game(bridge.MIAUI_GAME, params)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=params["players"] == 3, verbose=False)
+
+
+@pytest.mark.parametrize("players", [3, 6])
+def test_miaui_turned_sequential_passes_the_checks(players):
+    turn_based = pyspiel.convert_to_turn_based(pyspiel.load_game(bridge.MIAUI_GAME, {"players": players}))
+    pyspiel.random_sim_test(turn_based, num_sims=2, serialize=False, verbose=False)
+    assert turn_based.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+
+
+@pytest.mark.parametrize("params", OCTOPUS_SETTINGS, ids=str)
+def test_octopus_passes_openspiels_random_simulation_checks(params):
+    game = pyspiel.load_game(bridge.OCTOPUS_GAME, params)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=params["players"] == 2, verbose=False)
+
+
+# ---- the same games as the AEC envs --------------------------------------------------------------
+
+
+def _outcome_named(state, name_of, name):
+    """The chance outcome standing for a card of this name (identical cards are one outcome)."""
+    matches = [action for action, _ in state.chance_outcomes() if name_of(action) == name]
+    assert len(matches) == 1, (name, state.chance_outcomes())
+    return matches[0]
+
+
+def _miaui_game_both_ways(params, seed, check_observations):
+    """One game dealt by the AEC env (seeded; its round 1 may reinsert Seagulls), played by seeded
+    random cards, and the same deal and cards through OpenSpiel: both returns, and observations."""
+    settings = {"num_players": params["players"], **{k: v for k, v in params.items() if k != "players"}}
+    env = miaui_raw_env(**settings)
+    env.reset(seed=seed)
+    dealt = env.game
+    deck = dealt.config.deck
+    fish = [dealt.put_back, *(space[0].card for space in dealt.lagoon), *dealt.deck]  # as chance deals them
+    game = pyspiel.load_game(bridge.MIAUI_GAME, params)
+    state = game.new_initial_state()
+    for card in fish[:4]:
+        state.apply_action(_outcome_named(state, lambda a: str(deck[a]), str(deck[card])))
+    rng = np.random.default_rng(seed)
+    rest = iter(fish[4:])
+    while not state.is_terminal():
+        assert state.is_simultaneous_node()
+        if check_observations:
+            for seat, agent in enumerate(env.agents):
+                np.testing.assert_array_equal(state.observation_tensor(seat), env.observe(agent)["observation"])
+        plays = [int(rng.choice(state.legal_actions(seat))) for seat in range(game.num_players())]
+        for action in plays:
+            env.step(action)
+        state.apply_actions(plays)
+        while state.is_chance_node():
+            state.apply_action(_outcome_named(state, lambda a: str(deck[a]), str(deck[next(rest)])))
+    returns = [env.rewards[agent] for agent in env.possible_agents]
+    assert state.returns() == pytest.approx(returns)
+    return returns
+
+
+def test_miaui_gives_the_aec_envs_returns_on_a_thousand_deals():
+    winners = 0
+    for seed, params in zip(range(1000), itertools.cycle(MIAUI_SETTINGS), strict=False):
+        returns = _miaui_game_both_ways(params, seed, check_observations=seed % 10 == 0)
+        winners += max(returns) > 0
+    assert winners > 900  # returns are the games' own, not zeros matching zeros
+
+
+def _octopus_game_both_ways(params, seed, max_sessions, check_observations):
+    """One octopus game in the AEC env (seeded shuffles, rolls and draws; seeded random decisions),
+    then its flips, rolls, draws and decisions through OpenSpiel: both returns, and observations."""
+    env = octopus_raw_env(
+        num_players=params["players"], view=params.get("view", "table"), reward=params.get("reward", "win"), max_sessions=max_sessions
+    )
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    actions, observations, paid = [], [], {}
+    for agent in env.agent_iter():
+        _, reward, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            paid[agent] = reward
+            env.step(None)
+            continue
+        seen = env.observe(agent)
+        observations.append((env.agents.index(agent), seen["observation"]))
+        action = int(rng.choice(np.flatnonzero(seen["action_mask"])))
+        actions.append(action)
+        env.step(action)
+    chance = []
+    for event in env.game.events:
+        if isinstance(event, octopus.Flipped):
+            chance.append(octopus.card_name(event.card))
+        elif isinstance(event, octopus.Rolled):
+            chance.append(f"die {event.face}")
+        elif isinstance(event, octopus.CardsMoved):
+            chance.extend(octopus.card_name(card) for card in event.cards)
+    game = pyspiel.load_game(bridge.OCTOPUS_GAME, {**params, "max_sessions": max_sessions})
+    state = game.new_initial_state()
+    chance_left, decisions = iter(chance), iter(zip(actions, observations, strict=True))
+
+    def name_of(action):
+        return f"die {bridge.DIE_OUTCOMES[action - octopus.NUM_CARDS]}" if action >= octopus.NUM_CARDS else octopus.card_name(action)
+
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(_outcome_named(state, name_of, next(chance_left)))
+            continue
+        action, (seat, observation) = next(decisions)
+        assert state.current_player() == seat
+        if check_observations:
+            np.testing.assert_array_equal(state.observation_tensor(seat), observation)
+        state.apply_action(action)
+    assert next(chance_left, None) is None and next(decisions, None) is None
+    returns = [paid[agent] for agent in env.possible_agents]
+    assert state.returns() == pytest.approx(returns)
+    return returns
+
+
+def test_octopus_gives_the_aec_envs_returns_on_a_thousand_games():
+    # 1,000 one-session games (O12's cap ends each after its scoring: thefts, busts, rolls, draws
+    # and scoring all happen within a session) and 50 whole games to 77.
+    paid = 0
+    for seed, params in zip(range(1000), itertools.cycle(OCTOPUS_SETTINGS), strict=False):
+        paid += max(_octopus_game_both_ways(params, seed, max_sessions=1, check_observations=seed % 20 == 0)) > 0
+    for seed in range(1000, 1050):
+        _octopus_game_both_ways({"players": 2 + seed % 3}, seed, max_sessions=30, check_observations=seed % 10 == 0)
+    assert paid > 900
+
+
+# ---- chance deals as the rules do ----------------------------------------------------------------
+
+
+def _deal_to(game, dealt):
+    state = game.new_initial_state()
+    for card in dealt:
+        state.apply_action(card)
+    return state
+
+
+def test_miaui_chance_puts_back_any_card_then_deals_round_one_without_seagulls():
+    game = pyspiel.load_game(bridge.MIAUI_GAME, {"players": 4})
+    deck = GameConfig().deck
+    state = game.new_initial_state()
+    put_back = state.chance_outcomes()
+    assert sum(p for _, p in put_back) == pytest.approx(1.0)
+    seagull = next(i for i, card in enumerate(deck) if card.kind is FishKind.SEAGULL)
+    assert dict(put_back)[seagull] == pytest.approx(6 / 37)  # R3: six Seagulls among 37 cards
+    state.apply_action(seagull)
+    for _ in range(3):  # R4: round 1's spaces never hold a Seagull
+        outcomes = dict(state.chance_outcomes())
+        assert not any(deck[card].kind is FishKind.SEAGULL for card in outcomes)
+        assert sum(outcomes.values()) == pytest.approx(1.0)
+        state.apply_action(max(outcomes))
+    assert state.is_simultaneous_node()
+
+
+def test_miaui_chance_matches_the_envs_shuffle_for_the_first_fish():
+    """The bottom space's first fish: its kind's chance under OpenSpiel's chance nodes (exact), against
+    the rules' own deal (R3/R4, which reinserts Seagulls) over 20,000 shuffles."""
+    config = GameConfig()
+    deck = config.deck
+    game = pyspiel.load_game(bridge.MIAUI_GAME, {"players": 4})
+    exact = dict.fromkeys(FishKind, 0.0)
+    root = game.new_initial_state()
+    for put_back, p in root.chance_outcomes():
+        child = root.child(put_back)
+        for card, q in child.chance_outcomes():
+            exact[deck[card].kind] += p * q
+    rng = np.random.default_rng(2024)
+    counts = dict.fromkeys(FishKind, 0)
+    shuffles = 20_000
+    for _ in range(shuffles):
+        _, placement = deal(config, rng)
+        counts[deck[placement[0]].kind] += 1
+    for kind in FishKind:
+        p = exact[kind]
+        tolerance = 4 * np.sqrt(max(p * (1 - p), 1e-9) / shuffles) + 1e-9
+        assert abs(counts[kind] / shuffles - p) < tolerance, (kind, counts[kind] / shuffles, p)
+    assert exact[FishKind.SEAGULL] == 0.0
+
+
+def test_miaui_deals_thirty_seven_cards_and_no_card_twice():
+    game = pyspiel.load_game(bridge.MIAUI_GAME, {"players": 3})
+    state = game.new_initial_state()
+    dealt = []
+    rng = np.random.default_rng(5)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, chances = zip(*state.chance_outcomes(), strict=True)
+            card = int(rng.choice(outcomes, p=chances))
+            dealt.append(card)
+            state.apply_action(card)
+        else:
+            state.apply_actions([int(rng.choice(state.legal_actions(s))) for s in range(3)])
+    assert len(dealt) == DECK_SIZE and len(set(dealt)) == DECK_SIZE
+
+
+def test_octopus_chance_flips_rolls_and_draws_as_the_rules_say():
+    game = pyspiel.load_game(bridge.OCTOPUS_GAME, {"players": 2})
+    state = game.new_initial_state()
+    first = dict(state.chance_outcomes())
+    assert sum(first.values()) == pytest.approx(1.0)
+    assert first[octopus.OCTOPUS_IDS[0]] == pytest.approx(6 / 66)  # O1: six octopuses among 66 cards
+    assert first[octopus.fish("cod", 1)] == pytest.approx(2 / 66)  # two cod worth 1
+    # Stack: cod 1 (player_0 stops), anchovy 2 (player_1 stops), then an octopus for player_0.
+    stop = 0
+    for seat, card in enumerate((octopus.fish("cod", 1), octopus.fish("anchovy", 2))):
+        state.apply_action(card)
+        assert state.current_player() == seat and state.legal_actions() == [stop, 1]
+        state.apply_action(stop)
+    state.apply_action(octopus.OCTOPUS_IDS[0])
+    assert state.current_player() == 0
+    steal_one = 3  # a theft of one card from the seat one to the left
+    assert steal_one in state.legal_actions()
+    state.apply_action(steal_one)
+    die = dict(state.chance_outcomes())
+    assert die == pytest.approx({octopus.NUM_CARDS + i: p for i, p in enumerate((1 / 6, 2 / 6, 1 / 6, 2 / 6))})
+    state.apply_action(octopus.NUM_CARDS + 1)  # a 1: one card moves (O5)
+    assert dict(state.chance_outcomes()) == {octopus.fish("anchovy", 2): 1.0}  # player_1's only card
+    state.apply_action(octopus.fish("anchovy", 2))
+    assert state.is_chance_node()  # player_1's turn begins with a forced flip
+    state.apply_action(octopus.fish("eel", 3))
+    assert state.current_player() == 1
+    for seat in (0, 1):  # every card that moves is shown to everyone (O4)
+        assert "CardsMoved(source=1, dest=0, cards=(" in state.information_state_string(seat)
+
+
+# ---- information -------------------------------------------------------------------------------
+
+
+def _miaui_after(game, put_back, round_one, plays, next_round):
+    state = _deal_to(game, [put_back, *round_one])
+    state.apply_actions(plays)
+    for card in next_round:
+        state.apply_action(card)
+    return state
+
+
+def test_miaui_information_state_hides_the_put_back_card_and_the_deck():
+    game = pyspiel.load_game(bridge.MIAUI_GAME, {"players": 3})
+    deck = GameConfig().deck
+    lantern = next(i for i, c in enumerate(deck) if c.kind is FishKind.LANTERN)
+    tuna = [i for i, c in enumerate(deck) if c.kind is FishKind.EMPEROR_TUNA]
+    seagulls = [i for i, c in enumerate(deck) if c.kind is FishKind.SEAGULL]
+    jelly = next(i for i, c in enumerate(deck) if c.kind is FishKind.JELLYFISH)
+    # Same visible game, a different card put back: every seat's information is the same.
+    one = _deal_to(game, [seagulls[0], lantern, tuna[0], tuna[1]])
+    two = _deal_to(game, [jelly, lantern, tuna[0], tuna[1]])
+    for seat in range(3):
+        assert one.information_state_string(seat) == two.information_state_string(seat)
+        assert one.information_state_tensor(seat) == two.information_state_tensor(seat)
+        assert one.observation_tensor(seat) == two.observation_tensor(seat)
+    assert one.information_state_string(0) != one.information_state_string(1)  # own hands and seats differ
+
+
+def test_miaui_information_state_shows_a_face_down_card_to_its_peeker_only():
+    """R5: player_0 plays 12 and catches the Lantern at the bottom; round 2's bottom card lands face-down."""
+    game = pyspiel.load_game(bridge.MIAUI_GAME, {"players": 3})
+    deck = GameConfig().deck
+    lantern = next(i for i, c in enumerate(deck) if c.kind is FishKind.LANTERN)
+    tunas = [i for i, c in enumerate(deck) if c.kind is FishKind.EMPEROR_TUNA]
+    kitten = [i for i, c in enumerate(deck) if c.kind is FishKind.KITTENFISH]
+    plays = [11, 5, 0]  # diver cards 12, 6, 1
+    seen = {}
+    for face_down in (tunas[-1], kitten[0]):
+        state = _miaui_after(game, tunas[0], [lantern, tunas[1], tunas[2]], plays, [face_down, kitten[1], kitten[2]])
+        seen[face_down] = [state.information_state_string(seat) for seat in range(3)]
+        assert "?" not in seen[face_down][0]
+        assert "?" in seen[face_down][1] and "?" in seen[face_down][2]
+    assert "round 2: hand 1 2 3 4 5 6 7 8 9 10 11;" in seen[kitten[0]][0]  # player_0 played its 12
+    assert "round 2: hand 2 3 4 5 6 7 8 9 10 11 12;" in seen[kitten[0]][2] and "plays [12, 6, 1]" in seen[kitten[0]][2]
+    assert seen[tunas[-1]][0] != seen[kitten[0]][0]  # the peeker tells the two apart
+    assert seen[tunas[-1]][1:] == seen[kitten[0]][1:]  # nobody else can
+
+
+def test_miaui_information_tensor_keeps_every_round_seen():
+    game = pyspiel.load_game(bridge.MIAUI_GAME, {"players": 4})
+    state = game.new_initial_state()
+    rng = np.random.default_rng(3)
+    rounds = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, chances = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(outcomes, p=chances)))
+            continue
+        rounds += 1
+        rows = np.array(state.information_state_tensor(2)).reshape(bridge.DECISION_ROUNDS, -1)
+        assert rows[rounds:].sum() == 0 and all(rows[k].any() for k in range(rounds))
+        np.testing.assert_array_equal(rows[rounds - 1], state.observation_tensor(2))  # this round: the table view now
+        state.apply_actions([int(rng.choice(state.legal_actions(s))) for s in range(4)])
+    assert rounds == bridge.DECISION_ROUNDS
+
+
+# ---- refusals ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "named"),
+    [
+        (bridge.MIAUI_GAME, {"players": 7}, "num_players=7"),
+        (bridge.MIAUI_GAME, {"view": "omniscient"}, "view='omniscient'"),
+        (bridge.MIAUI_GAME, {"reward": "points"}, "reward='points'"),
+        (bridge.OCTOPUS_GAME, {"players": 5}, "players=5"),
+        (bridge.OCTOPUS_GAME, {"max_sessions": 0}, "max_sessions=0"),
+        (bridge.OCTOPUS_GAME, {"view": "x"}, "'x'"),
+        (bridge.OCTOPUS_GAME, {"reward": "points"}, "reward='points'"),
+    ],
+)
+def test_a_bad_parameter_is_refused_by_name(name, params, named):
+    with pytest.raises(ValueError, match=named.replace("(", r"\(")):
+        pyspiel.load_game(name, params)
+
+
+def test_bad_moves_are_refused_and_change_nothing():
+    game = pyspiel.load_game(bridge.MIAUI_GAME, {"players": 3})
+    state = game.new_initial_state()
+    with pytest.raises(ValueError, match="chance outcome 99"):
+        state.apply_action(99)
+    for _ in range(4):
+        state.apply_action(state.chance_outcomes()[0][0])
+    before = str(state)
+    with pytest.raises(ValueError, match="action 20"):
+        state.apply_actions([0, 1, 20])
+    assert str(state) == before and state.is_simultaneous_node()
+    octopus_state = pyspiel.load_game(bridge.OCTOPUS_GAME, {"players": 2}).new_initial_state()
+    octopus_state.apply_action(octopus.fish("cod", 1))
+    before = str(octopus_state)
+    with pytest.raises(ValueError, match="action 5 is not legal"):
+        octopus_state.apply_action(5)
+    assert str(octopus_state) == before and octopus_state.legal_actions() == [0, 1]
+
+
+def test_public_only_observers_are_refused_by_name():
+    game = pyspiel.load_game(bridge.MIAUI_GAME, {"players": 3})
+    with pytest.raises(ValueError, match="public-only"):
+        game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE))
