@@ -20,11 +20,15 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 from waitress import create_server
 
+from miaui_env.agents import RandomAgent
+from miaui_env.apps.octopus_replay import play_and_record
+from miaui_env.apps.octopus_replay import save_replay as save_octopus_replay
 from miaui_env.apps.replay import load_replay, record_replay, save_replay
 from miaui_env.apps.web import create_app
 from miaui_env.apps.web.games import TableChoice, agent_menu
 from miaui_env.apps.web.games import start_game as start_human_game
 from miaui_env.game.rules import GameConfig
+from miaui_env.octopus.agents import load_octopus_agents
 
 CHROMIUM = "/usr/bin/chromium"
 INSTALL = "apt-get install chromium chromium-driver (as .ci/run does)"
@@ -460,3 +464,40 @@ def test_the_octopus_final_panel_gives_each_total_with_its_sessions(browser, ser
         showGame(view);""")
     lines = text(browser, "final").splitlines()
     assert "you (human): 79 (sessions: 30 + 25 + 24)" in lines and "player_1 (risk-aware): 64 (sessions: 28 + 20 + 16)" in lines
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_an_octopus_replay_is_watched_step_by_step_on_a_phone_and_a_desktop(browser, server, library, width):
+    replay = play_and_record([RandomAgent(7), *load_octopus_agents(["risk-aware"], 7)], 2, seed=7, max_sessions=1)
+    name = save_octopus_replay(replay, library / "replays" / "octopus" / f"watched-{width}.json").as_posix()
+    height = 844 if width == 390 else 800
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width == 390}
+    )
+    try:
+        browser.get(server + "octopus")
+        wait_for(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#opponent-1 option"))
+        browser.find_element(By.CSS_SELECTOR, "#watch-box summary").click()
+        wait_for(browser, lambda: browser.find_elements(By.CSS_SELECTOR, f"#shelf option[value='{name}']"))
+        Select(browser.find_element(By.ID, "shelf")).select_by_value(name)
+        browser.find_element(By.ID, "open-saved").click()
+        wait_for(browser, lambda: "decision 0 of" in text(browser, "step"))
+        last = len(replay.actions)
+        assert text(browser, "step") == f"decision 0 of {last}" and "Session 1" in text(browser, "watch-table")
+        lines = len(browser.find_elements(By.CSS_SELECTOR, "#watch-log li"))
+        browser.find_element(By.ID, "forward").click()
+        assert text(browser, "step") == f"decision 1 of {last}"
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#watch-log li")) > lines
+        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)  # the arrow keys step too
+        assert text(browser, "step") == f"decision 2 of {last}"
+        browser.find_element(By.ID, "last").click()
+        final = text(browser, "watch-final")
+        assert f"{replay.totals[0]} (sessions: {replay.session_scores[0][0]})" in final and "Game over" in final
+        Select(browser.find_element(By.ID, "watch-seat")).select_by_value("1")  # another seat's view, same step
+        wait_for(browser, lambda: "you (risk-aware)" in text(browser, "watch-final"))
+        assert text(browser, "step") == f"decision {last} of {last}"
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= width  # nothing wider than the screen
+        for button in ("first", "back", "forward", "last", "autoplay"):
+            assert box(browser, f"#{button}")["height"] >= 24, button  # touch-sized
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -19,13 +19,22 @@ from waitress import create_server
 from web_helpers import posted, refused
 
 from miaui_env.agents import RandomAgent
-from miaui_env.apps.octopus_replay import load_replay, replay_from_json, replay_states
+from miaui_env.apps.octopus_replay import (
+    OctopusReplay,
+    describe_event,
+    load_replay,
+    play_and_record,
+    replay_from_json,
+    replay_states,
+    save_replay,
+)
 from miaui_env.apps.web import create_app
 from miaui_env.apps.web.app import STATIC
 from miaui_env.apps.web.games import GameStore
 from miaui_env.apps.web.octopus import OctopusHumanGame
 from miaui_env.apps.web.routes import GAMES, SESSION_COOKIE
 from miaui_env.octopus import rules
+from miaui_env.octopus.agents import load_octopus_agents
 from miaui_env.octopus.rules import fish, stacked_deck
 
 CHROMIUM = "/usr/bin/chromium"
@@ -213,6 +222,65 @@ def test_bad_decisions_are_refused_and_change_nothing(client):
     refused(client.post(url, data="{", content_type="application/json"), 400, "not valid JSON")
     refused(client.get(f"/api/games/{view['id']}"), 404, "no game")  # an octopus game is no Miaui game
     assert decide(client, view, 1)["step"] > view["step"]  # still served
+
+
+# -- watching a replay ------------------------------------------------------------------------------
+def a_saved_octopus_replay(folder: Path, seed: int = 3, players: int = 3) -> tuple[Path, OctopusReplay]:
+    replay = play_and_record([RandomAgent(seed), *load_octopus_agents(["cautious"], seed)], players, seed=seed, max_sessions=1)
+    return save_replay(replay, folder / "replays" / "octopus" / f"game-{seed}.json"), replay
+
+
+def test_an_octopus_replay_is_watched_decision_by_decision(client, tmp_path):
+    path, replay = a_saved_octopus_replay(tmp_path)
+    shelf = client.get("/api/octopus/replays").get_json()["replays"]
+    assert [item["name"] for item in shelf] == [path.as_posix()] and shelf[0]["players"] == list(replay.players)
+    assert client.get("/api/replays").get_json()["replays"] == []  # Miaui's shelf leaves it out
+    data = posted(client, "/api/octopus/watch", {"file": path.as_posix(), "seat": 2}, 200)
+    states = replay_states(replay)
+    assert len(data["frames"]) == len(replay.actions) + 1 == len(states)
+    assert data["seat"] == 2 and data["view"] == "recall" and data["players"] == list(replay.players)
+    for frame, state in zip(data["frames"], states, strict=True):  # each frame: the table after that decision
+        table = frame["table"]
+        assert table["deck_size"] == len(state.deck) and [seat["total"] for seat in table["seats"]] == state.totals
+        assert [seat["collection_size"] for seat in table["seats"]] == [len(c) for c in state.collections]
+    lines = [line for frame in data["frames"] for line in frame["log"]]
+    assert lines == [line for line in (describe_event(event, 2) for event in states[-1].events) if line is not None]
+    assert data["final"]["totals"] == list(replay.totals) and data["final"]["winners"] == list(replay.winners)
+    assert replay_from_json(data["replay"]) == replay
+    sent = posted(client, "/api/octopus/watch", {"replay": data["replay"], "seat": None}, 200)
+    assert sent["seat"] == 0 and sent["frames"][-1]["table"]["seats"][0]["collection"] is not None
+
+
+def test_a_person_s_octopus_game_is_watched_from_their_seat(client, tmp_path):
+    view = new_game(client, num_players=2, seat=1, opponents=["cautious"], seed=4)
+    while not view["over"]:
+        view = decide(client, view, scripted(view))
+    data = posted(client, "/api/octopus/watch", {"file": view["replay"], "seat": None}, 200)
+    assert data["seat"] == 1 and data["players"] == ["cautious", "human"]
+
+
+def test_bad_octopus_watch_requests_are_refused_and_the_server_goes_on(client, tmp_path):
+    path, replay = a_saved_octopus_replay(tmp_path)
+    text = path.read_text()
+    edited = json.loads(text)
+    edited["totals"][0] += 1
+    miaui = tmp_path / "replays" / "miaui.json"
+    miaui.write_text(json.dumps({"version": 1, "game": "miaui"}))
+    for body, status, message in [
+        ({"file": "nowhere.json"}, 404, "no saved replay 'nowhere.json'"),
+        ({"file": 3}, 400, "file=3"),
+        ({"replay": text, "file": path.as_posix()}, 400, r"send \{'replay'"),
+        ({}, 400, r"send \{'replay'"),
+        ({"replay": 5}, 400, "the replay file's text, as a string; got int"),
+        ({"replay": text, "seat": 3}, 400, "seat=3"),
+        ({"replay": text, "seat": "0"}, 400, "seat='0'"),
+        ({"replay": json.dumps(edited)}, 400, r"totals\[0\]"),
+        ({"replay": "{"}, 400, "not"),
+        ({"file": miaui.as_posix()}, 400, "octopus"),
+        ({"replay": text, "colour": 1}, 400, r"send \{'replay'"),
+    ]:
+        refused(client.post("/api/octopus/watch", json=body), status, message)
+    assert len(posted(client, "/api/octopus/watch", {"replay": text}, 200)["frames"]) == len(replay.actions) + 1
 
 
 def test_octopus_games_share_the_miaui_games_limits_and_sessions(tmp_path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import itertools
 import json
 import re
 import secrets
@@ -558,17 +559,17 @@ def agents_game(choice: TableChoice) -> Replay:
     return record_replay(choice.spec, plays, seed=seed, players=[agent.name for agent in agents])
 
 
-def _shelf_summary(path: Path) -> dict[str, Any]:
-    """Who played the replay at `path` and who won, for the shelf; empty lists where the file
-    cannot be read as a replay (opening it then says why)."""
+def _shelf_summary(path: Path, game: str = GAME) -> dict[str, Any]:
+    """Who played the replay at `path` and who won, for `game`'s shelf; empty lists where the file
+    cannot be read as a replay (opening it then says why), and the file's game where it is another's."""
     try:
         if path.stat().st_size > MAX_BODY:
             return {"players": [], "winners": []}
         data = parse_json(path.read_text(), "a saved replay")
     except (OSError, ValueError):  # removed while we looked, not text, not JSON
         return {"players": [], "winners": []}
-    if isinstance(data, dict) and game_of(data) != GAME:
-        return {"players": [], "winners": [], "game": str(data.get("game"))[:20]}  # another game's replay: not on Miaui's shelf
+    if isinstance(data, dict) and game_of(data) != game:
+        return {"players": [], "winners": [], "game": str(data.get("game"))[:20]}  # another game's replay: not on this shelf
     players = data.get("players") if isinstance(data, dict) else None
     winners = data.get("winners") if isinstance(data, dict) else None
     if not (isinstance(players, list) and all(isinstance(name, str) for name in players)):
@@ -581,19 +582,21 @@ def _shelf_summary(path: Path) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class ReplayShelf:
-    """The Miaui replays saved under the folders `roots`: every `*.json` in a folder named `replays`
+    """One game's replays saved under the folders `roots`: every `*.json` in a folder named `replays`
     (human play's and this app's `results/replays/`, the arena's `<out>/replays/`, a self-play
-    run's `checkpoints/<run>/replays/`) that is not another game's, newest first, at most `limit`. A replay is named by its
-    path as the root spells it (`results/replays/web-....json`); only listed names can be opened."""
+    run's `checkpoints/<run>/replays/`) or in its `octopus/` folder (where this app saves octopus
+    games) that is `game`'s, newest first, at most `limit`. A replay is named by its path as the
+    root spells it (`results/replays/web-....json`); only listed names can be opened."""
 
     roots: tuple[Path, ...]
     limit: int = 500
+    game: str = GAME
 
     def list(self) -> list[dict[str, Any]]:
         """The replays' names, when they were written, their players and winners' seats, newest first."""
         found = []
         for root in self.roots:
-            for path in root.glob("**/replays/*.json"):
+            for path in itertools.chain(root.glob("**/replays/*.json"), root.glob("**/replays/octopus/*.json")):
                 try:
                     found.append((path.stat().st_mtime, path))
                 except OSError:  # removed while we looked
@@ -601,8 +604,8 @@ class ReplayShelf:
         found.sort(reverse=True)
         listed = []
         for mtime, path in found:
-            summary = _shelf_summary(path)
-            if "game" in summary:  # the octopus game's replays play back in its terminal command, not on this page
+            summary = _shelf_summary(path, self.game)
+            if "game" in summary:  # another game's replay: its own page's shelf lists it
                 continue
             listed.append({"name": path.as_posix(), "modified": time.strftime("%Y-%m-%d %H:%M", time.localtime(mtime)), **summary})
             if len(listed) == self.limit:
@@ -618,7 +621,8 @@ class ReplayShelf:
         try:
             path = Path(name).resolve()
             listed = any(path.is_relative_to(root.resolve()) for root in self.roots)
-            if not (listed and path.suffix == ".json" and path.parent.name == "replays" and path.is_file()):
+            in_replays = path.parent.name == "replays" or (path.parent.name == "octopus" and path.parent.parent.name == "replays")
+            if not (listed and path.suffix == ".json" and in_replays and path.is_file()):
                 raise missing
             if path.stat().st_size > MAX_BODY:
                 raise WebError(f"{name!r:.80} is larger than {MAX_BODY // 1024} kB: not a replay this app reads", 413)

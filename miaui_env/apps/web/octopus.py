@@ -22,8 +22,8 @@ import numpy as np
 
 from miaui_env.agents import Agent
 from miaui_env.apps.octopus_play import steal_odds
-from miaui_env.apps.octopus_replay import MAX_SEED, OctopusReplay, describe_event, record, save_replay
-from miaui_env.apps.web.games import HUMAN, MAX_INT_DIGITS, AgentChoice, WebError, training_extra_installed
+from miaui_env.apps.octopus_replay import MAX_SEED, OctopusReplay, describe_event, record, replay_states, save_replay
+from miaui_env.apps.web.games import HUMAN, MAX_INT_DIGITS, AgentChoice, WebError, checked_seat, training_extra_installed
 from miaui_env.octopus import rules
 from miaui_env.octopus.agents import load_octopus_agents, octopus_agents, shipped_octopus_policies
 from miaui_env.octopus.env import play_decision
@@ -273,14 +273,7 @@ class OctopusHumanGame:
         actions, the game so far in words, and at the end the final totals and winners (O9)."""
         with self.lock:
             state, n = self.state, self.state.num_players
-            final = None
-            if self.over:
-                final = {
-                    "totals": list(state.totals),
-                    "winners": list(rules.winners(state)),
-                    "session_scores": [list(scores) for scores in state.session_scores],
-                    "truncated": state.truncated,
-                }
+            final = states_final(state) if self.over else None
             mine = not self.over and state.active == self.seat
             return {
                 "id": self.id,
@@ -309,3 +302,31 @@ def start_octopus_game(choice: OctopusChoice) -> OctopusHumanGame:
     loaded = load_octopus_agents([name for name in choice.agents if name is not None], seed)
     state = rules.new_game(choice.num_players, seed=seed)
     return OctopusHumanGame(state, dict(zip(seats, loaded, strict=True)), choice.view, seed)
+
+
+# -- watching a replay ------------------------------------------------------------------------------
+def octopus_frames(replay: OctopusReplay, seat: Any = None) -> dict[str, Any]:
+    """A replay as the page steps through it: the table after the deal and after every decision, as
+    `seat` sees it in the recall view (every card once shown, which is everything that moved: O4;
+    None: the replay's human seat, else player_0), each with the events since the frame before."""
+    n = replay.num_players
+    chosen = checked_seat(seat, n)
+    if chosen is None:
+        chosen = replay.players.index(HUMAN) if HUMAN in replay.players else 0
+    frames, seen = [], 0
+    for step, state in enumerate(replay_states(replay)):  # checked: an edited replay is refused here
+        lines = [line for line in (describe_event(event, chosen) for event in state.events[seen:]) if line is not None]
+        seen = len(state.events)
+        frames.append({"step": step, "table": octopus_table(observe(state, chosen, "recall"), chosen, n, "recall"), "log": lines})
+    final = states_final(state)
+    return {"seat": chosen, "num_players": n, "players": list(replay.players), "view": "recall", "frames": frames, "final": final}
+
+
+def states_final(state: OctopusState) -> dict[str, Any]:
+    """The end of a game: totals, winners, every session's scores, and whether the cap ended it (O7, O9, O12)."""
+    return {
+        "totals": list(state.totals),
+        "winners": list(rules.winners(state)),
+        "session_scores": [list(scores) for scores in state.session_scores],
+        "truncated": state.truncated,
+    }

@@ -38,7 +38,7 @@ from miaui_env.apps.web.games import (
     policy_choices,
     start_game,
 )
-from miaui_env.apps.web.octopus import ACTION_FIELDS, OctopusChoice, OctopusHumanGame, octopus_menu, start_octopus_game
+from miaui_env.apps.web.octopus import ACTION_FIELDS, OctopusChoice, OctopusHumanGame, octopus_frames, octopus_menu, start_octopus_game
 
 SESSION_COOKIE = "miaui_session"
 _SESSION_TOKEN = re.compile(r"[A-Za-z0-9_-]{22}")  # secrets.token_urlsafe(16)
@@ -64,12 +64,13 @@ class Site:
     menu: tuple[AgentChoice, ...]
     shelf: ReplayShelf
     replays: Path | None
-    octopus_menu: tuple[AgentChoice, ...] = ()
+    octopus_menu: tuple[AgentChoice, ...]
+    octopus_shelf: ReplayShelf
 
 
 def install(app: Flask, games: GameStore, replays: Path | None, library: tuple[Path, ...]) -> None:
     """Serve the routes on `app`, with its own Site."""
-    site = Site(games, agent_menu(), ReplayShelf(library), replays, octopus_menu())
+    site = Site(games, agent_menu(), ReplayShelf(library), replays, octopus_menu(), ReplayShelf(library, game=octopus_replay.GAME))
     app.extensions[SITE] = site
     app.extensions[GAMES] = site.games
     app.register_blueprint(routes)
@@ -347,6 +348,27 @@ def leave_octopus_game(game_id: str) -> ResponseReturnValue:
     """Drop the octopus game at once."""
     site().games.drop(g.session, game_id, OctopusHumanGame)
     return "", 204
+
+
+@routes.get("/api/octopus/replays")
+def octopus_replay_list() -> ResponseReturnValue:
+    """The octopus replays saved on this machine."""
+    shelf = site().octopus_shelf
+    return jsonify(roots=[str(root) for root in shelf.roots], replays=shelf.list())
+
+
+@routes.post("/api/octopus/watch")
+def watch_octopus() -> ResponseReturnValue:
+    """An octopus replay sent or named, as frames to step through."""
+    data = json_body()
+    if not isinstance(data, dict) or set(data) - {"replay", "file", "seat"} or ("replay" in data) == ("file" in data):
+        raise WebError("send {'replay': an octopus replay's JSON text} or {'file': a saved replay's name}, and 'seat': null or a seat")
+    text = data["replay"] if "replay" in data else site().octopus_shelf.read(data["file"])
+    if not isinstance(text, str):
+        raise WebError(f"replay: the replay file's text, as a string; got {type(text).__name__}")
+    parse_json(text, "the replay")  # bounded like a request (depth, integers) before the library reads it
+    replay = octopus_replay.replay_from_json(text)
+    return jsonify(**octopus_frames(replay, data.get("seat")), replay=octopus_replay.replay_to_json(replay))
 
 
 @routes.get("/api/octopus/games/<game_id>/replay")

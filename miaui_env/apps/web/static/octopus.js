@@ -110,11 +110,135 @@ async function dealGame() {
   if (view) showGame(view);
 }
 
+// -- watching a replay ---------------------------------------------------------------------------
+// Every frame is the table after a decision, from the recall view of the seat watched from: every
+// card that moved was shown to everyone (O4), so any seat's recall view shows the whole game.
+const AUTOPLAY_MS = 700;
+let watching = null; // {replay, data, frame, title}
+let autoplay = null;
+
+function shelfLine(item) {
+  if (!item.players.length) return `${item.modified} · ${item.name.split("/").pop()} (not a replay this page reads)`;
+  const won = item.winners.map((seat) => item.players[seat]).join(" and ");
+  return `${item.modified} · ${item.players.join(", ")}${won ? ` · won by ${won}` : ""}`;
+}
+
+async function loadShelf() {
+  const data = await attempt(() => api("GET", "/api/octopus/replays"));
+  if (!data) return;
+  const chosen = $("shelf").value;
+  $("shelf").replaceChildren(...(data.replays.length ? data.replays.map((item) => option(item.name, shelfLine(item), item.name === chosen, item.name))
+    : [option("", `(none under ${data.roots.join("/, ")}/)`, true)]));
+}
+
+function watchFinal(data) {
+  const view = { seat: data.seat, players: data.players };
+  const final = data.final;
+  return [
+    h("h2", { text: "Game over" }),
+    h("div", { id: "watch-winners", text: `Winner${final.winners.length > 1 ? "s" : ""}: ${final.winners.map((seat) => `player_${seat} (${data.players[seat]})`).join(", ")}` +
+      (final.truncated ? " (the session cap ended the game)" : "") }),
+    h("ul", {}, final.totals.map((total, seat) => h("li", {
+      text: `${who(view, seat)} (${data.players[seat]}): ${total} (sessions: ${final.session_scores.map((scores) => scores[seat]).join(" + ")})` }))),
+  ];
+}
+
+function showFrame() {
+  const { data, frame } = watching;
+  const last = data.frames.length - 1;
+  const current = data.frames[frame];
+  $("watch-title").textContent = watching.title;
+  $("step").textContent = `decision ${frame} of ${last}`;
+  $("watch-table").replaceChildren(tableElement({ table: current.table, seat: data.seat, players: data.players, view: data.view }));
+  $("watch-log").replaceChildren(...data.frames.slice(0, frame + 1).flatMap((shown) => shown.log).map((line) => h("li", { text: line })));
+  $("watch-log").lastElementChild?.scrollIntoView({ block: "nearest" });
+  $("watch-final").hidden = frame !== last;
+  if (frame === last) $("watch-final").replaceChildren(...watchFinal(data));
+  $("first").disabled = $("back").disabled = frame === 0;
+  $("forward").disabled = $("last").disabled = frame === last;
+}
+
+function startWatching(text, data, title) {
+  stopAutoplay();
+  watching = { replay: text, data, frame: 0, title };
+  $("watch-seat").replaceChildren(...data.players.map((name, seat) => option(seat, `player_${seat} (${name})`, seat === data.seat)));
+  $("watch-board").hidden = false;
+  $("watch-box").open = false;
+  showFrame();
+}
+
+function step(to) {
+  if (!watching) return;
+  const frame = Math.max(0, Math.min(watching.data.frames.length - 1, to));
+  if (frame === watching.frame) return;
+  watching.frame = frame;
+  showFrame();
+}
+
+function stopAutoplay() {
+  if (autoplay !== null) clearInterval(autoplay);
+  autoplay = null;
+  $("autoplay").textContent = "play";
+}
+
+function toggleAutoplay() {
+  if (autoplay !== null) { stopAutoplay(); return; }
+  if (watching.frame === watching.data.frames.length - 1) step(0);
+  $("autoplay").textContent = "pause";
+  autoplay = setInterval(() => {
+    step(watching.frame + 1);
+    if (watching.frame === watching.data.frames.length - 1) stopAutoplay();
+  }, AUTOPLAY_MS);
+}
+
+async function watchText(text, title, seat) {
+  const data = await attempt(() => api("POST", "/api/octopus/watch", { replay: text, seat: seat === undefined ? null : seat }));
+  if (data) startWatching(data.replay, data, title);
+  return data;
+}
+
+function wireWatching() {
+  $("watch-box").addEventListener("toggle", () => { if ($("watch-box").open) loadShelf(); });
+  $("open-saved").onclick = async () => {
+    const name = $("shelf").value;
+    if (!name) { showError("no saved replay is chosen: pick one from the list, or open a file"); return; }
+    const data = await attempt(() => api("POST", "/api/octopus/watch", { file: name, seat: null }));
+    if (data) startWatching(data.replay, data, name);
+  };
+  $("replay-file").onchange = async (event) => {
+    const file = event.target.files[0];
+    if (!file) return;
+    await watchText(await file.text(), file.name);
+    event.target.value = "";
+  };
+  $("watch-seat").onchange = async () => {
+    const frame = watching.frame;
+    const data = await attempt(() => api("POST", "/api/octopus/watch", { replay: watching.replay, seat: Number($("watch-seat").value) }));
+    if (!data) return;
+    watching.data = data;
+    watching.frame = Math.min(frame, data.frames.length - 1);
+    showFrame();
+  };
+  $("first").onclick = () => step(0);
+  $("back").onclick = () => step(watching.frame - 1);
+  $("forward").onclick = () => step(watching.frame + 1);
+  $("last").onclick = () => step(watching.data.frames.length - 1);
+  $("autoplay").onclick = toggleAutoplay;
+  $("close-watch").onclick = () => { stopAutoplay(); watching = null; $("watch-board").hidden = true; };
+}
+
 async function init() {
+  wireWatching();
   $("players").onchange = () => fillSeats(opponentMenu);
   $("seat").onchange = () => fillOpponents(opponentMenu);
   $("setup").onsubmit = (event) => { event.preventDefault(); dealGame(); };
   document.addEventListener("keydown", (event) => {
+    if (watching && !$("watch-board").hidden && ["ArrowLeft", "ArrowRight"].includes(event.key)
+      && !["SELECT", "INPUT", "TEXTAREA"].includes(document.activeElement.tagName)) {
+      event.preventDefault();
+      step(watching.frame + (event.key === "ArrowRight" ? 1 : -1));
+      return;
+    }
     if (!game || game.over || busy || event.ctrlKey || event.metaKey || event.altKey) return;
     if (["SELECT", "INPUT", "TEXTAREA"].includes(document.activeElement.tagName)) return;
     const choice = game.legal.find((legal) => legal.key === event.key.toLowerCase());
