@@ -36,6 +36,7 @@ def test_smoke_run_writes_a_whole_run(tmp_path):
     assert "last arena evaluation" in done.stdout
     metadata = json.loads((run / "metadata.json").read_text())
     assert metadata["observation_version"] == 1 and metadata["steps"] >= 6000
+    assert metadata["policy"]["class"] == "CompactInputPolicy"  # the network by name, not pickled (agents/policy_spec.py)
     assert metadata["player_counts"] == [3, 4]
     assert {row["baseline"] for row in metadata["evaluations"]} == {"random", "greedy"}
     assert metadata["kickstart"]["teacher"] == "greedy" and metadata["kickstart"]["decisions"] >= 3000

@@ -21,6 +21,7 @@ import numpy as np
 from miaui_env.agents import Agent
 from miaui_env.agents.loading import load_agent
 from miaui_env.agents.policy import PolicyAgent
+from miaui_env.agents.policy_spec import FEATURES_EXTRACTORS
 from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from training.config import ConfigError, SelfPlayConfig, thaw
 
@@ -29,11 +30,6 @@ if TYPE_CHECKING:
 
     from training.magnet import MagnetPPO
 
-# Features extractors a config may name (YAML holds no class), and the module that defines each.
-FEATURES_EXTRACTORS = {
-    "ExpandCompactObservations": "miaui_env.integrations.sb3",  # Miaui rows as uint8 codes
-    "OctopusOddsFeatures": "miaui_env.integrations.octopus_odds",  # the octopus heuristics' odds as inputs
-}
 # The trainers set these MaskablePPO arguments themselves; the rest of its signature is the `ppo` section's.
 RUN_SETS = ("self", "policy", "env", "seed", "device", "verbose", "tensorboard_log", "_init_setup_model")
 # The numeric arguments' bounds, refused here with their key rather than deep inside SB3 or torch.

@@ -35,8 +35,9 @@ the variant it trains most on (`probe`, training/exploit.py). A run lives in che
 
     model.zip          the policy (and optimizer), loadable by the arena and human play
     config.yaml        the resolved config
-    metadata.json      observation layout version, tables, play mode, steps, every evaluation so far,
-                       the league's win rates and draw weights, the probe's figures
+    metadata.json      observation layout version, tables, play mode, the network by name (`policy`),
+                       steps, every evaluation so far, the league's win rates and draw weights, the
+                       probe's figures
     evaluations.csv    step, baseline, win share and its 95% CI, mean score, games, variant
     win_share.png      win share against each baseline over training steps
     replays/           the first game of every evaluation gauntlet, as a replay (miaui_env.apps.replay)
@@ -74,6 +75,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from miaui_env.agents import Agent, Policy, agent_name
 from miaui_env.agents.checkpoint import CheckpointError
 from miaui_env.agents.policy import PolicyAgent
+from miaui_env.agents.policy_spec import policy_spec
 from miaui_env.apps.cli import check_writable, half_width, run_command
 from miaui_env.apps.files import atomic_write, write_rows
 from miaui_env.integrations.sb3 import MultiTableVecEnv
@@ -184,6 +186,7 @@ class Run:
             "variants": sorted({(table.open_baskets, table.no_fighting) for table in config.tables}),
             "view": config.view,
             "privileged_critic": config.privileged_critic,
+            "policy": policy_spec(model.policy_class, model.policy_kwargs),  # the network by name (agents/policy_spec.py)
             "play": config.play,
             "init": config.init,
             "steps": 0,
@@ -225,6 +228,7 @@ class Run:
         if self.exploiters is not None:
             self.exploiters.restore(metadata.setdefault("exploiters", []), metadata["steps"])
         metadata["play"] = config.play  # how its policy plays may change on --resume --set play=...
+        metadata["policy"] = policy_spec(model.policy_class, model.policy_kwargs)  # a run saved before names were kept gets them
         return model, metadata
 
     @property

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from miaui_env.agents.checkpoint import CheckpointError, read_metadata
+from miaui_env.agents.policy_spec import policy_objects
 from miaui_env.game.seeding import seed_generator
 
 
@@ -92,7 +93,9 @@ def load_sb3_policy(
         with zipfile.ZipFile(model_file) as archive:  # SB3 only asserts its `data` member (and -O drops that)
             if "data" not in archive.namelist():
                 raise ValueError("it has no 'data' member, so it is no Stable-Baselines3 save")
-        model = MaskablePPO.load(model_file, device="cpu")
+        # The network named in the metadata, not the classes the save pickled with their module paths.
+        named = policy_objects(metadata["policy"]) if "policy" in metadata else None
+        model = MaskablePPO.load(model_file, device="cpu", custom_objects=named)
     except (ValueError, KeyError, OSError, RuntimeError, zipfile.BadZipFile) as error:
         raise CheckpointError(f"{model_file} is not a loadable MaskablePPO model ({error})") from None
     name = name or (path.name if path.is_dir() else path.stem)

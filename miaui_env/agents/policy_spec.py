@@ -1,0 +1,93 @@
+"""A trained policy's network described by names, so that loading a checkpoint imports no path it saved.
+
+Stable-Baselines3 saves a model's policy class and keyword arguments by pickling them, with the
+module path each class had when the run was trained (a 0.1 run names `miaui_env.privileged`).
+A checkpoint's metadata.json holds the same things by name instead:
+
+    "policy": {"class": "PrivilegedCriticPolicy", "kwargs": {"net_arch": {"pi": [256, 256]}, "own_size": 620}}
+
+`policy_spec(model)` writes that description, and `policy_objects(spec)` turns it back into the
+class and arguments, which `load_sb3_policy` hands to SB3 (`custom_objects`) in place of the
+pickled ones. The names are looked up in the tables below: a class, a features extractor, or
+a torch.nn activation. A description naming anything else is refused (`PolicySpecError`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+# The policy classes a checkpoint may name, and the module that defines each.
+POLICY_CLASSES = {
+    "MaskableActorCriticPolicy": "sb3_contrib.common.maskable.policies",  # MaskablePPO's MlpPolicy
+    "CompactInputPolicy": "miaui_env.integrations.sb3",  # the MlpPolicy taking uint8 codes too
+    "PrivilegedCriticPolicy": "miaui_env.integrations.privileged",  # the actor and a critic reading the global state
+}
+# The features extractors a config or checkpoint may name, and the module that defines each.
+FEATURES_EXTRACTORS = {
+    "ExpandCompactObservations": "miaui_env.integrations.sb3",  # Miaui rows as uint8 codes
+    "OctopusOddsFeatures": "miaui_env.integrations.octopus_odds",  # the octopus heuristics' odds as inputs
+}
+CLASS_KWARGS = ("features_extractor_class", "activation_fn")  # the keyword arguments that hold a class
+
+
+class PolicySpecError(ValueError):
+    """A policy description that names a class this library does not know, or cannot be written as names."""
+
+
+def _named(tables: Mapping[str, str], name: object, what: str) -> type:
+    if not isinstance(name, str) or name not in tables:
+        raise PolicySpecError(f"{what}={name!r:.60} is not allowed; allowed: {', '.join(tables)}")
+    found: type = getattr(importlib.import_module(tables[name]), name)
+    return found
+
+
+def _activation(name: object) -> type:
+    import torch
+
+    activations = torch.nn.modules.activation.__all__  # ReLU, Tanh, ...: torch's activation modules
+    if not isinstance(name, str) or name not in activations:
+        raise PolicySpecError(f"activation_fn={name!r:.60} is not allowed; it is one of torch.nn's activations (e.g. ReLU, Tanh)")
+    found: type = getattr(torch.nn, name)
+    return found
+
+
+def _plain(value: Any, key: str) -> Any:
+    """`value` as JSON data (tuples as lists); PolicySpecError for anything JSON cannot hold."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v, key) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v, key) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    raise PolicySpecError(f"policy_kwargs.{key}={value!r:.60} cannot be written as a name or a number")
+
+
+def policy_spec(policy_class: type, policy_kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """A policy class and its keyword arguments as names and numbers (the module docstring's "policy")."""
+    if policy_class.__name__ not in POLICY_CLASSES:
+        raise PolicySpecError(f"policy class {policy_class.__name__!r} is not allowed; allowed: {', '.join(POLICY_CLASSES)}")
+    kwargs: dict[str, Any] = {}
+    for key, value in policy_kwargs.items():
+        if key in CLASS_KWARGS and isinstance(value, type):
+            if key == "features_extractor_class" and value.__name__ not in FEATURES_EXTRACTORS:
+                raise PolicySpecError(f"features extractor {value.__name__!r} is not allowed; allowed: {', '.join(FEATURES_EXTRACTORS)}")
+            kwargs[key] = value.__name__
+        else:
+            kwargs[key] = _plain(value, key)
+    return {"class": policy_class.__name__, "kwargs": kwargs}
+
+
+def policy_objects(spec: object) -> dict[str, Any]:
+    """SB3's `custom_objects` for a description: the policy class and its keyword arguments, built from names."""
+    if not isinstance(spec, Mapping) or set(spec) != {"class", "kwargs"} or not isinstance(spec["kwargs"], Mapping):
+        raise PolicySpecError(
+            f"policy={spec!r:.80} is not allowed; it is {{'class': a policy class name, 'kwargs': its keyword arguments}}"
+        )
+    kwargs = dict(spec["kwargs"])
+    if "features_extractor_class" in kwargs:
+        kwargs["features_extractor_class"] = _named(FEATURES_EXTRACTORS, kwargs["features_extractor_class"], "features_extractor_class")
+    if "activation_fn" in kwargs:
+        kwargs["activation_fn"] = _activation(kwargs["activation_fn"])
+    return {"policy_class": _named(POLICY_CLASSES, spec["class"], "policy class"), "policy_kwargs": kwargs}

@@ -1,0 +1,129 @@
+"""Policies named, not pickled (miaui_env/agents/policy_spec.py): every shipped policy loads without
+importing any module path its save pickled (the 0.1 paths included), plays exactly as the pickled
+classes do, and a run writes its network's names into its metadata."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sb3_contrib import MaskablePPO
+
+from miaui_env.agents.loading import load_agent
+from miaui_env.agents.policy import action_probabilities
+from miaui_env.agents.policy_spec import PolicySpecError, policy_objects, policy_spec
+from miaui_env.games import get_game
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = ROOT / "checkpoints"
+
+
+def shipped_folders() -> list[Path]:
+    """The policies the package ships (the folders git keeps under checkpoints/; a user's own runs there are not)."""
+    kept = [line.strip() for line in (ROOT / ".gitignore").read_text().splitlines() if line.strip().startswith("!checkpoints/")]
+    names = [line[len("!checkpoints/") :].rstrip("/") for line in kept]
+    return sorted(SHIPPED / name for name in names if name and (SHIPPED / name / "model.zip").exists())
+
+
+def test_every_shipped_policy_loads_with_the_0_1_paths_and_their_finder_gone():
+    # A fresh interpreter where importing any 0.1 path fails: the finder that aliases them is
+    # taken off sys.meta_path and a finder that refuses them is put first.
+    code = f"""
+import importlib.abc, sys
+import miaui_env
+from miaui_env import _moved
+sys.meta_path.remove(_moved.OLD_PATHS)
+
+class Refuse(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if _moved.new_path(name) is not None:
+            raise ImportError("a saved policy named the old path " + name)
+        return None
+
+sys.meta_path.insert(0, Refuse())
+import numpy as np
+from miaui_env.games import get_game
+for folder in {[str(p) for p in shipped_folders()]!r}:
+    import json
+    game = get_game(json.load(open(folder + "/metadata.json")).get("game", "miaui"))
+    agent = game.part("load_agent")(folder)
+    print(folder.rsplit("/", 1)[-1], type(agent).__name__)
+print("old paths imported:", sorted(name for name in sys.modules if _moved.new_path(name) is not None))
+"""
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.count("PolicyAgent") == len(shipped_folders()) >= 4, done.stdout
+    assert "old paths imported: []" in done.stdout
+
+
+@pytest.mark.parametrize("folder", shipped_folders(), ids=lambda p: p.name)
+def test_a_policy_loaded_by_its_names_plays_as_the_pickled_one(folder):
+    import json
+
+    metadata = json.loads((folder / "metadata.json").read_text())
+    game = get_game(metadata.get("game", "miaui"))
+    named = game.part("load_agent")(str(folder))
+    pickled = MaskablePPO.load(folder / "model.zip", device="cpu")
+    assert type(named.policy.policy) is type(pickled.policy)
+    env = game.part("env")(num_players=3)
+    rows, masks = [], []
+    for seed in range(40):
+        env.reset(seed=seed)
+        for agent in env.agent_iter(max_iter=6):
+            seen = env.observe(agent)
+            rows.append(seen["observation"])
+            masks.append(seen["action_mask"])
+            env.step(int(np.flatnonzero(seen["action_mask"])[0]))
+    rows_array, masks_array = np.array(rows), np.array(masks).astype(bool)
+    np.testing.assert_array_equal(
+        action_probabilities(named.policy, rows_array, masks_array), action_probabilities(pickled, rows_array, masks_array)
+    )
+
+
+def test_a_description_round_trips_and_names_nothing_but_names():
+    import torch
+
+    from miaui_env.integrations.octopus_odds import OctopusOddsFeatures
+    from miaui_env.integrations.privileged import PrivilegedCriticPolicy
+
+    spec = policy_spec(PrivilegedCriticPolicy, {"net_arch": {"pi": (64,), "vf": [32]}, "own_size": 620, "activation_fn": torch.nn.ReLU})
+    kwargs = {"net_arch": {"pi": [64], "vf": [32]}, "own_size": 620, "activation_fn": "ReLU"}
+    assert spec == {"class": "PrivilegedCriticPolicy", "kwargs": kwargs}
+    objects = policy_objects(spec)
+    assert objects["policy_class"] is PrivilegedCriticPolicy and objects["policy_kwargs"]["activation_fn"] is torch.nn.ReLU
+    extractor = policy_objects({"class": "CompactInputPolicy", "kwargs": {"features_extractor_class": "OctopusOddsFeatures"}})
+    assert extractor["policy_kwargs"]["features_extractor_class"] is OctopusOddsFeatures
+
+
+@pytest.mark.parametrize(
+    ("spec", "named"),
+    [
+        ({"class": "os.system", "kwargs": {}}, r"policy class='os.system' is not allowed; allowed: MaskableActorCriticPolicy"),
+        ({"class": "CompactInputPolicy", "kwargs": {"features_extractor_class": "Evil"}}, "features_extractor_class='Evil'"),
+        ({"class": "CompactInputPolicy", "kwargs": {"activation_fn": "Module"}}, "activation_fn='Module'"),
+        ({"class": "CompactInputPolicy", "kwargs": {"activation_fn": "functional"}}, "activation_fn='functional'"),
+        ({"class": "CompactInputPolicy"}, "policy=.* is not allowed"),
+        ("PrivilegedCriticPolicy", "policy=.* is not allowed"),
+    ],
+)
+def test_a_description_naming_anything_else_is_refused_by_name(spec, named):
+    with pytest.raises(PolicySpecError, match=named):
+        policy_objects(spec)
+
+
+def test_a_checkpoint_whose_description_is_bad_is_refused_as_a_checkpoint(tmp_path):
+    import json
+    import shutil
+
+    from miaui_env.agents.checkpoint import CheckpointError
+
+    folder = tmp_path / "run"
+    shutil.copytree(SHIPPED / "miaui-ppo-v1", folder)
+    metadata = json.loads((folder / "metadata.json").read_text())
+    metadata["policy"]["class"] = "Nope"
+    (folder / "metadata.json").write_text(json.dumps(metadata))
+    with pytest.raises(CheckpointError, match="policy class='Nope' is not allowed"):
+        load_agent(str(folder))
