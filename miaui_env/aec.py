@@ -149,6 +149,11 @@ class AECTurns(SeatedEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
 
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        """PettingZoo's iterator over the agents to act; ResetNeeded before the first reset."""
+        self._dealt("agent_iter()")
+        return super().agent_iter(max_iter)  # type: ignore[misc]
+
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """The acting agent's observation, reward, termination, truncation and info (PettingZoo's `last`)."""
         self._dealt("last()")

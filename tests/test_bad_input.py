@@ -143,6 +143,7 @@ BEFORE_RESET = {
     "game": lambda raw: raw.game,
     "is_over": lambda raw: raw.is_over,
     "check_action": lambda raw: raw.check_action("player_0", 0),
+    "agent_iter": lambda raw: raw.agent_iter(),
 }
 
 
@@ -735,3 +736,22 @@ def test_split_mask_refuses_what_is_no_batch_of_observations(given, message):
 
     with pytest.raises(MaskedObservationError, match=rf"\(\.\.\., 632\).*{message}"):
         split_mask(given)
+
+
+def test_the_octopus_raw_env_says_reset_is_needed_before_agent_iter():
+    from miaui_env.octopus.env import raw_env
+
+    with pytest.raises(ResetNeeded, match=r"reset\(\) before agent_iter\(\)"):
+        raw_env().agent_iter()
+
+
+def test_a_0d_array_plays_the_diver_card_it_holds():
+    # A numpy scalar array is its number, a card 1-12 as a plain int is: not a card index.
+    played = play_round(new_game(GameConfig(), np.random.default_rng(0)), [np.array(1), np.array(5), 12, np.int64(7)])
+    assert played[0].plays == (1, 5, 12, 7)
+
+
+def test_the_gymnasium_env_takes_a_numpy_integer_seed_as_the_same_game():
+    one, two = MiauiSingleAgentEnv(), MiauiSingleAgentEnv()
+    np.testing.assert_array_equal(one.reset(seed=np.int32(4))[0], two.reset(seed=4)[0])
+    assert one.seat == two.seat

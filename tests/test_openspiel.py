@@ -363,3 +363,79 @@ def test_public_only_observers_are_refused_by_name():
     game = pyspiel.load_game(bridge.MIAUI_GAME, {"players": 3})
     with pytest.raises(ValueError, match="public-only"):
         game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE))
+
+
+def _advance(state, rng, decisions):
+    """Seeded random play up to the `decisions`-th decision node (-1: the state as it is)."""
+    while decisions >= 0 and not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, chances = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(outcomes, p=chances)))
+        elif decisions == 0:
+            break
+        elif state.is_simultaneous_node():
+            state.apply_actions([int(rng.choice(state.legal_actions(s))) for s in range(state.num_players())])
+            decisions -= 1
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+            decisions -= 1
+    return state
+
+
+@pytest.mark.parametrize("name", [bridge.MIAUI_GAME, bridge.OCTOPUS_GAME])
+@pytest.mark.parametrize("decisions", [-1, 0, 3, 10_000])  # the first chance node, the first decision, mid-game, the end
+def test_a_copied_or_serialized_state_plays_on_exactly_as_the_original(name, decisions):
+    import pickle
+
+    game = pyspiel.load_game(name, {"players": 3, "max_sessions": 1} if name == bridge.OCTOPUS_GAME else {"players": 3})
+    assert game.num_players() == 3
+    state = _advance(game.new_initial_state(), np.random.default_rng(1), decisions)
+    copies = [
+        state.clone(),
+        pickle.loads(pickle.dumps(state)),
+        pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))[1],
+    ]
+    for copy in copies:
+        assert str(copy) == str(state) and copy.history() == state.history()
+        for seat in range(3):
+            assert copy.observation_string(seat) == state.observation_string(seat)
+            assert copy.information_state_string(seat) == state.information_state_string(seat)
+        ended = _advance(copy, np.random.default_rng(2), 10_000)
+        assert ended.is_terminal() and ended.returns() == _advance(state.clone(), np.random.default_rng(2), 10_000).returns()
+
+
+def test_calls_at_the_wrong_node_or_for_no_seat_are_refused_by_name_and_change_nothing():
+    game = pyspiel.load_game(bridge.MIAUI_GAME, {"players": 4})
+    state = game.new_initial_state()
+    with pytest.raises(ValueError, match=r"apply_actions\(\[0, 0, 0, 0\]\) is not allowed now: chance is dealing"):
+        state.apply_actions([0, 0, 0, 0])
+    _advance(state, np.random.default_rng(0), 0)
+    state.apply_actions([11, 11, 11, 11])
+    before = str(state), state.history()
+    with pytest.raises(ValueError, match="chance is dealing fish"):  # the round's cards are chosen: they stay chosen
+        state.apply_actions([0, 0, 0, 0])
+    assert (str(state), state.history()) == before
+    choosing = _advance(game.new_initial_state(), np.random.default_rng(0), 0)
+    for call, named in [
+        (lambda: choosing.legal_actions(4), "player 4 is not a seat of this python_miaui table; seats are 0-3"),
+        (lambda: state.action_to_string(pyspiel.PlayerId.CHANCE, 99), "chance outcome 99 is no fish"),
+        (lambda: state.action_to_string(0, 12), "action 12 is no diver card"),
+        (lambda: game.make_py_observer("string"), "observer takes a pyspiel.IIGObservationType"),
+        (lambda: game.make_py_observer().set_from(state, 99), "player 99 is not a seat"),
+        (lambda: game.make_py_observer().string_from(state, -1), "player -1 is not a seat"),
+        (lambda: bridge.MiauiGame("x"), "parameters are a dict"),
+    ]:
+        with pytest.raises(ValueError, match=named):
+            call()
+    octopus_game = pyspiel.load_game(bridge.OCTOPUS_GAME, {"players": 2})
+    octopus_state = _advance(octopus_game.new_initial_state(), np.random.default_rng(0), 0)
+    observer = octopus_game.make_py_observer()
+    for call, named in [
+        (lambda: octopus_state.apply_actions([0, 0]), "played one seat at a time"),
+        (lambda: octopus_state.action_to_string(pyspiel.PlayerId.CHANCE, 70), "chance outcome 70 is none"),
+        (lambda: octopus_state.action_to_string(0, 12), "action 12 is none"),
+        (lambda: observer.set_from(state, 0), "reads python_octopus states, got MiauiState"),
+        (lambda: observer.string_from(octopus_state, 5), "player 5 is not a seat"),
+    ]:
+        with pytest.raises(ValueError, match=named):
+            call()

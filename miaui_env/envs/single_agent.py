@@ -74,8 +74,8 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """A new game (deck from this env's generator, or `options={"deck": [...]}`); the agent's seat."""
-        self._game.check_reset(seed, options)  # refused arguments change nothing: no seat drawn, no reseeding
-        super().reset(seed=seed)
+        seed, _ = self._game.check_reset(seed, options)  # refused arguments change nothing: no seat drawn, no reseeding
+        super().reset(seed=seed)  # a numpy integer seed, checked, as the Python int Gymnasium takes
         game_seed = int(self.np_random.integers(2**31))
         self.seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(self.num_players))
         for opponent in self._opponents:

@@ -327,12 +327,15 @@ def check_plays(state: GameState, plays: Sequence[int]) -> tuple[int, ...]:
     if len(plays) != n:
         raise IllegalActionError(f"expected one diver card for each of the {n} seats, got {len(plays)}")
     # Diver card c is action c - 1 (anything else is passed on as it is, to be named in the error).
+    cards = [
+        card.item() if isinstance(card, np.ndarray) and card.shape == () else card for card in plays
+    ]  # a numpy scalar array is its number
     return tuple(
         check_action(
             state.hands[seat], card - 1 if isinstance(card, int | np.integer) and not isinstance(card, bool) else card, f"seat {seat}"
         )
         + 1
-        for seat, card in enumerate(plays)
+        for seat, card in enumerate(cards)
     )
 
 

@@ -54,7 +54,7 @@ Parameters: `players` (2-4, default 2), `view`, `reward` and `max_sessions` (O12
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -94,12 +94,21 @@ class OpenSpielError(InvalidConfigError):
     """A parameter, observer or chance outcome the OpenSpiel games do not have or cannot take."""
 
 
-def _settings(params: dict[str, Any] | None, defaults: dict[str, Any], game: str) -> dict[str, Any]:
+def _settings(params: object, defaults: dict[str, Any], game: str) -> dict[str, Any]:
+    if params is not None and not isinstance(params, Mapping):
+        raise OpenSpielError(f"{game}'s parameters are a dict of {', '.join(defaults)}; got {params!r:.60}")
     given = dict(params or {})
     unknown = sorted(set(given) - set(defaults))
     if unknown:
         raise OpenSpielError(f"{game} has no parameter(s) {', '.join(unknown)}; its parameters are {', '.join(defaults)}")
     return {**defaults, **given}
+
+
+def check_player(player: object, players: int, game: str) -> int:
+    """`player` as a seat of a `players`-seat table; OpenSpielError naming the seats otherwise."""
+    if isinstance(player, bool) or not isinstance(player, int | np.integer) or not 0 <= player < players:
+        raise OpenSpielError(f"player {player!r:.40} is not a seat of this {game} table; seats are 0-{players - 1}")
+    return int(player)
 
 
 def _game_type(
@@ -142,6 +151,8 @@ def _grouped(candidates: Sequence[int], name_of: Any) -> list[tuple[int, float]]
 
 def _check_observer(iig_obs_type: Any, params: Any, game: str) -> bool:
     """Whether the observer asked for is the information state (else the observation); refuses the rest."""
+    if not isinstance(iig_obs_type, pyspiel.IIGObservationType):
+        raise OpenSpielError(f"{game}'s observer takes a pyspiel.IIGObservationType or None, got {iig_obs_type!r:.60}")
     if params:
         raise OpenSpielError(f"{game}'s observers take no parameters, got {params!r:.80}")
     if iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not iig_obs_type.public_info:
@@ -241,9 +252,10 @@ class MiauiState(pyspiel.State):  # type: ignore[misc]
         return int(pyspiel.PlayerId.SIMULTANEOUS)
 
     def _legal_actions(self, player: int) -> list[int]:
+        seat = check_player(player, self._config.num_players, MIAUI_GAME)
         if self.game is None or self._pending is not None or self.game.is_over:
             return []
-        return [int(a) for a in np.flatnonzero(self.game.hands[player])]
+        return [int(a) for a in np.flatnonzero(self.game.hands[seat])]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The fish the next card may be (a deck index for each), as likely as the undealt cards make them (R3/R4)."""
@@ -259,6 +271,10 @@ class MiauiState(pyspiel.State):  # type: ignore[misc]
         return _grouped(candidates.tolist(), lambda card: str(deck[card]))
 
     def _apply_action(self, action: int) -> None:
+        if not self.is_chance_node():
+            raise OpenSpielError(
+                f"apply_action({action!r}) is not allowed now: the seats choose together, apply_actions([a card per seat])"
+            )
         if action not in {card for card, _ in self.chance_outcomes()}:
             allowed = [card for card, _ in self.chance_outcomes()]
             raise OpenSpielError(f"chance outcome {action!r} is not a fish that can be dealt now; allowed deck indices: {allowed}")
@@ -278,12 +294,20 @@ class MiauiState(pyspiel.State):  # type: ignore[misc]
                 self._note_round()
 
     def _apply_actions(self, actions: Sequence[int]) -> None:
+        if self.current_player() != pyspiel.PlayerId.SIMULTANEOUS:
+            where = "the game is over" if self.is_terminal() else "chance is dealing fish: apply_action(one of chance_outcomes())"
+            raise OpenSpielError(f"apply_actions({list(actions)!r:.60}) is not allowed now: {where}")
         assert self.game is not None
         self._pending = check_plays(self.game, [int(a) + 1 for a in actions])
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
+            if not 0 <= action < DECK_SIZE:
+                raise OpenSpielError(f"chance outcome {action!r} is no fish; outcomes are the deck indices 0-{DECK_SIZE - 1}")
             return f"deal {self._config.deck[action]}"
+        check_player(player, self._config.num_players, MIAUI_GAME)
+        if not 0 <= action < NUM_DIVER_CARDS:
+            raise OpenSpielError(f"action {action!r} is no diver card; actions are 0-{NUM_DIVER_CARDS - 1} (card a + 1)")
         return f"play diver card {action + 1}"
 
     def is_terminal(self) -> bool:
@@ -340,7 +364,7 @@ class MiauiState(pyspiel.State):  # type: ignore[misc]
             ]
         )
 
-    def observation_vector(self, seat: int) -> np.ndarray:
+    def seat_observation(self, seat: int) -> np.ndarray:
         """What the AEC env shows `seat` now in the game's view (zeros while round 1 is dealt)."""
         if self.game is None:
             return np.zeros(OBSERVATION_LAYOUT.size, dtype=np.float32)
@@ -348,14 +372,14 @@ class MiauiState(pyspiel.State):  # type: ignore[misc]
         encoder.refresh(self.game, new_game=True)
         return encoder.observe(seat)
 
-    def information_rows(self, seat: int) -> np.ndarray:
+    def seat_information_rows(self, seat: int) -> np.ndarray:
         """(DECISION_ROUNDS, 620): `seat`'s table-view observation as each round began, later rows zero."""
         rows = np.zeros((DECISION_ROUNDS, OBSERVATION_LAYOUT.size), dtype=np.float32)
         for k, seen in enumerate(self._seen[:DECISION_ROUNDS]):
             rows[k] = seen[seat]
         return rows
 
-    def information_string(self, seat: int) -> str:
+    def seat_information(self, seat: int) -> str:
         """`seat`'s perfect-recall record: round by round, the lagoon as it saw it and the reveal."""
         lines = [f"player_{seat}"]
         history = [] if self.game is None else self.game.history
@@ -396,20 +420,27 @@ class MiauiObserver:
             self.tensor = np.zeros(OBSERVATION_LAYOUT.size, np.float32)
             self.dict = {"observation": self.tensor}
 
+    def _check(self, state: object, player: object) -> int:
+        if not isinstance(state, MiauiState):
+            raise OpenSpielError(f"a {MIAUI_GAME} observer reads {MIAUI_GAME} states, got {type(state).__name__}")
+        return check_player(player, self.num_players, MIAUI_GAME)
+
     def set_from(self, state: MiauiState, player: int) -> None:
         """Write `player`'s view of `state` into `tensor`."""
+        player = self._check(state, player)
         if self.perfect_recall:
-            self.dict["rounds"][:] = state.information_rows(player)
+            self.dict["rounds"][:] = state.seat_information_rows(player)
         else:
-            self.tensor[:] = state.observation_vector(player)
+            self.tensor[:] = state.seat_observation(player)
 
     def string_from(self, state: MiauiState, player: int) -> str:
         """`player`'s view of `state` in words."""
+        player = self._check(state, player)
         if self.perfect_recall:
-            return state.information_string(player)
+            return state.seat_information(player)
         if state.game is None:
             return f"player_{player}: the fish are being dealt"
-        return describe_observation(state.observation_vector(player), player, self.num_players)
+        return describe_observation(state.seat_observation(player), player, self.num_players)
 
 
 # ---- the octopus game ---------------------------------------------------------------------------
@@ -448,6 +479,15 @@ class OctopusChance(NamedTuple):
     draw_size: int = 0  # a draw: how many cards it takes
 
 
+class OctopusSettings(NamedTuple):
+    """One octopus table's parameters, as every state keeps its own copy (a copied state needs no game object)."""
+
+    players: int
+    view: str
+    reward: str
+    max_sessions: int
+
+
 class OctopusGame(pyspiel.Game):  # type: ignore[misc]
     """The octopus fishing game for OpenSpiel; the module docstring says how it is played and observed."""
 
@@ -461,7 +501,7 @@ class OctopusGame(pyspiel.Game):  # type: ignore[misc]
         octopus_observation.check_view(view)
         if reward not in ("win", "score", "margin"):
             raise OpenSpielError(f"reward={reward!r} is not allowed; rewards are 'win', 'score', 'margin'")
-        self.num_players, self.view, self.reward, self.max_sessions = players, view, reward, cap
+        self.settings = OctopusSettings(players, view, reward, cap)
         top = cap * octopus.NUM_SPECIES * max(octopus.FISH_VALUES)  # every session's best possible score
         low, high = {"win": (0.0, 1.0), "score": (0.0, float(top)), "margin": (float(-top), float(top))}[reward]
         super().__init__(
@@ -497,7 +537,7 @@ class OctopusSpielState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: OctopusGame):
         super().__init__(game)
-        self._game_settings = game
+        self.settings: OctopusSettings = game.settings
         self.state: octopus.OctopusState | None = None  # the engine at the last decision (None before the first)
         self._decision: octopus.Decision | None = None  # the decision being played out
         self._flips: list[int] = []  # this session's next flips, decided
@@ -511,10 +551,10 @@ class OctopusSpielState(pyspiel.State):  # type: ignore[misc]
     # -- playing the engine with chance's outcomes -------------------------------------------------
     def _attempt(self) -> tuple[octopus.OctopusState, bool]:
         """The step from the last decision with what chance decided; whether it stopped for chance."""
-        s = self._game_settings
+        s = self.settings
         if self.state is None:
             rest = [c for c in range(octopus.NUM_CARDS) if c not in self._flips]
-            played = octopus.new_game(s.num_players, np.random.default_rng(0), deck=[*self._flips, *rest], max_sessions=s.max_sessions)
+            played = octopus.new_game(s.players, np.random.default_rng(0), deck=[*self._flips, *rest], max_sessions=s.max_sessions)
             return played, False  # no die or draw can come before the first decision: nobody holds a card
         played = self.state.clone()
         queued = set(self._flips)
@@ -580,6 +620,7 @@ class OctopusSpielState(pyspiel.State):  # type: ignore[misc]
         return self.state.active
 
     def _legal_actions(self, player: int) -> list[int]:
+        check_player(player, self.settings.players, OCTOPUS_GAME)
         if self.chance is not None or self.state is None or self.state.is_over or player != self.state.active:
             return []
         return [int(a) for a in np.flatnonzero(octopus.action_mask(self.state))]
@@ -622,11 +663,21 @@ class OctopusSpielState(pyspiel.State):  # type: ignore[misc]
             self._drawing = []
         self._advance()
 
+    def _apply_actions(self, actions: Sequence[int]) -> None:
+        raise OpenSpielError(
+            f"apply_actions({list(actions)!r:.60}) is not allowed: {OCTOPUS_GAME} is played one seat at a time, apply_action(a)"
+        )
+
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
+            if not 0 <= action < octopus.NUM_CARDS + len(DIE_OUTCOMES):
+                raise OpenSpielError(f"chance outcome {action!r} is none: cards are 0-{octopus.NUM_CARDS - 1}, die faces 66-69")
             if action >= octopus.NUM_CARDS:
                 return f"die {DIE_OUTCOMES[action - octopus.NUM_CARDS]}"
             return f"card {octopus.card_name(action)}"
+        check_player(player, self.settings.players, OCTOPUS_GAME)
+        if not 0 <= action < octopus.NUM_ACTIONS:
+            raise OpenSpielError(f"action {action!r} is none; actions are 0-{octopus.NUM_ACTIONS - 1}")
         names = ("stop", "flip", "no theft")
         if action < len(names):
             return names[action]
@@ -639,9 +690,9 @@ class OctopusSpielState(pyspiel.State):  # type: ignore[misc]
 
     def returns(self) -> list[float]:
         """The env's final rewards, zeros before the end."""
-        settings = self._game_settings
+        settings = self.settings
         if not self.is_terminal():
-            return [0.0] * settings.num_players
+            return [0.0] * settings.players
         assert self.state is not None
         return [float(r) for r in final_rewards(np.array(self.state.totals), settings.reward)]
 
@@ -655,18 +706,18 @@ class OctopusSpielState(pyspiel.State):  # type: ignore[misc]
         )
 
     # -- what the seats see -------------------------------------------------------------------------
-    def observation_vector(self, seat: int, view: str) -> np.ndarray:
+    def seat_observation(self, seat: int, view: str) -> np.ndarray:
         """What the env shows `seat` in `view` at the last decision (zeros before the first)."""
         if self.state is None:
             return np.zeros(octopus_observation.OBSERVATION_LAYOUT.size, dtype=np.float32)
         return octopus_observation.observe(self.state, seat, view)
 
-    def information_string(self, seat: int) -> str:
+    def seat_information(self, seat: int) -> str:
         """`seat`'s information: every event so far, all of them shown to everyone (O4)."""
         events = [] if self.state is None else self.state.events
         return "\n".join([f"player_{seat}", *map(str, events)])
 
-    def observation_string(self, seat: int, view: str) -> str:
+    def seat_words(self, seat: int, view: str) -> str:
         """What `seat` sees at the last decision, in words (O4)."""
         if self.state is None:
             return f"player_{seat}: before the first flip"
@@ -690,20 +741,27 @@ class OctopusObserver:
     """OpenSpiel's PyObserver for the octopus game: the env's observation, or the information state."""
 
     def __init__(self, game: OctopusGame, iig_obs_type: Any, params: Any):
-        self.view = game.view
+        self.view, self.players = game.settings.view, game.settings.players
         self.perfect_recall = _check_observer(iig_obs_type, params, OCTOPUS_GAME)
         self.tensor = np.zeros(octopus_observation.OBSERVATION_LAYOUT.size, np.float32)
         self.dict = {"recall" if self.perfect_recall else "observation": self.tensor}
 
+    def _check(self, state: object, player: object) -> int:
+        if not isinstance(state, OctopusSpielState):
+            raise OpenSpielError(f"a {OCTOPUS_GAME} observer reads {OCTOPUS_GAME} states, got {type(state).__name__}")
+        return check_player(player, self.players, OCTOPUS_GAME)
+
     def set_from(self, state: OctopusSpielState, player: int) -> None:
         """Write `player`'s view of `state` into `tensor` (the recall view for the information state)."""
-        self.tensor[:] = state.observation_vector(player, "recall" if self.perfect_recall else self.view)
+        player = self._check(state, player)
+        self.tensor[:] = state.seat_observation(player, "recall" if self.perfect_recall else self.view)
 
     def string_from(self, state: OctopusSpielState, player: int) -> str:
         """`player`'s view of `state` in words; the information state is the event log."""
+        player = self._check(state, player)
         if self.perfect_recall:
-            return state.information_string(player)
-        return state.observation_string(player, self.view)
+            return state.seat_information(player)
+        return state.seat_words(player, self.view)
 
 
 def _register() -> None:
