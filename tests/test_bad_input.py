@@ -755,3 +755,27 @@ def test_the_gymnasium_env_takes_a_numpy_integer_seed_as_the_same_game():
     one, two = MiauiSingleAgentEnv(), MiauiSingleAgentEnv()
     np.testing.assert_array_equal(one.reset(seed=np.int32(4))[0], two.reset(seed=4)[0])
     assert one.seat == two.seat
+
+
+BAD_BATCHES = [
+    (np.zeros((3, 620), np.uint8), np.ones((3, 12), np.int8), r"reads float observations of shape \(rows, 620\), got dtype uint8"),
+    (np.zeros((3, 619)), np.ones((3, 12), np.int8), r"shape \(3, 619\)"),
+    (np.zeros(620), np.ones(12, np.int8), r"shape \(620,\)"),
+    (np.zeros((4, 620)), np.ones((3, 12), np.int8), r"masks of shape \(4, 12\), one per row; got dtype int8 shape \(3, 12\)"),
+    (np.zeros((3, 620)), np.ones((3, 11), np.int8), r"got dtype int8 shape \(3, 11\)"),
+    (np.zeros((3, 620)), np.full((3, 12), 0.5), r"masks of 0s and 1s; got \[0.5\]"),
+    (np.zeros((3, 620)), np.full((3, 12), 2), r"masks of 0s and 1s; got \[2\]"),
+    (np.zeros((3, 620)), np.array([["1"] * 12] * 3), r"numeric masks"),
+    (None, None, r"got dtype object shape \(\)"),
+]
+
+
+@pytest.mark.parametrize("name", ["greedy", "counter", "high", "low", "middle", "extremes", "noisy-counter", "search"])
+@pytest.mark.parametrize(("observations", "masks", "message"), BAD_BATCHES)
+def test_every_built_in_agent_refuses_a_batch_it_cannot_read(name, observations, masks, message):
+    from miaui_env.agents.loading import load_agent
+
+    agent = load_agent(name, seed=0)
+    with pytest.raises(AgentError, match=f"the {name} agent .*{message}"):
+        agent.act(observations, masks)
+    assert load_agent(name, seed=0).act(np.zeros((3, 620), np.float32), np.ones((3, 12), bool)).shape == (3,)  # bool masks are fine

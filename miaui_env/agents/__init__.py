@@ -19,7 +19,7 @@ import numpy as np
 
 from miaui_env.game.rules import NUM_DIVER_CARDS
 from miaui_env.game.seeding import Seed, seed_generator
-from miaui_env.observe.observation import table_view
+from miaui_env.observe.observation import OBSERVATION_LAYOUT, table_view
 
 Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -80,6 +80,26 @@ def check_agent(agent: object, what: str = "agent") -> Agent | Policy:
 def agent_name(agent: Agent | Policy) -> str:
     """An agent's name (a plain policy function's own name, else its type's)."""
     return str(getattr(agent, "name", getattr(agent, "__name__", type(agent).__name__)))
+
+
+def checked_batch(observations: object, masks: object, who: str) -> tuple[np.ndarray, np.ndarray]:
+    """A batch a built-in Miaui agent can read: (rows, 620) float observations and (rows, 12) masks of
+    0s and 1s, one per row; AgentError naming what is wrong otherwise. A row may allow nothing (a
+    batched caller's finished game): the agent answers some card there, which no env plays."""
+    seen = np.asarray(observations)
+    legal = np.asarray(masks)
+    width = OBSERVATION_LAYOUT.size
+    if seen.ndim != 2 or seen.shape[1] != width or not np.issubdtype(seen.dtype, np.floating):
+        raise AgentError(
+            f"{who} reads float observations of shape (rows, {width}), got dtype {seen.dtype} shape {seen.shape} "
+            "(uint8 codes: miaui_env.observe.compact.expand_observations first)"
+        )
+    if legal.shape != (len(seen), NUM_DIVER_CARDS) or not (np.issubdtype(legal.dtype, np.number) or legal.dtype == bool):
+        expected = f"({len(seen)}, {NUM_DIVER_CARDS})"
+        raise AgentError(f"{who} takes numeric masks of shape {expected}, one per row; got dtype {legal.dtype} shape {legal.shape}")
+    if ((legal != 0) & (legal != 1)).any():
+        raise AgentError(f"{who} takes masks of 0s and 1s; got {np.unique(legal).tolist()[:8]}")
+    return seen, legal
 
 
 def checked_actions(agent: Agent | Policy, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:

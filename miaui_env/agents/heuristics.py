@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from miaui_env.agents import checked_batch
 from miaui_env.game.cards import DEFAULT_DECK, FISH_KINDS, FishKind
 from miaui_env.game.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
 from miaui_env.game.seeding import Seed, seed_generator
@@ -250,6 +251,7 @@ class GreedyAgent:
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The best-scoring legal card; ties broken at random."""
+        observations, masks = checked_batch(observations, masks, f"the {self.name} agent")
         scores = self.card_scores(observations, masks)
         noise = self.rng.random(scores.shape) * 1e-9
         return np.argmax(scores + noise, axis=1)

@@ -44,8 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from miaui_env.agents import Agent, Policy, as_policy, check_agent, reset_agent
-from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, GameConfig, InvalidConfigError, check_reward
+from miaui_env.agents import Agent, Policy, as_policy, check_agent, checked_batch, reset_agent
+from miaui_env.game.rules import NUM_ROUNDS, GameConfig, InvalidConfigError, check_reward
 from miaui_env.game.seeding import check_seed, seed_children, seed_generator, seed_int
 from miaui_env.observe.belief import SeatKnowledge, observed_round
 from miaui_env.observe.observation import table_view
@@ -138,8 +138,7 @@ class RegretMatchingSearchAgent:
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """A card for every row, chosen by search over worlds drawn from that row's game."""
-        observations = np.asarray(observations)
-        masks = np.asarray(masks).reshape(observations.shape[0], NUM_DIVER_CARDS)
+        observations, masks = checked_batch(observations, masks, "the search agent")
         rows = observations.shape[0]
         if len(self._knowledge) != rows:
             self._knowledge = [SeatKnowledge() for _ in range(rows)]

@@ -22,6 +22,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from miaui_env.agents import checked_batch
 from miaui_env.agents.heuristics import CountingAgent
 from miaui_env.game.rules import NUM_DIVER_CARDS
 from miaui_env.game.seeding import Seed, seed_children, seed_generator
@@ -76,6 +77,7 @@ class StyleAgent(ABC):
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The style's card for every row, as int64 indices the masks allow."""
+        observations, masks = checked_batch(observations, masks, f"the {self.name} agent")
         return self.choose(observations, legal_cards(observations, masks))
 
     @abstractmethod
