@@ -113,6 +113,10 @@ def _helpers() -> list[tuple[str, Any, str]]:
         ("the random agent, masks of 5", lambda: RandomAgent(0).act(rows, np.ones((2, 5), np.int8)), "masks of shape (rows, 12)"),
         ("the random agent, one mask row", lambda: RandomAgent(0).act(rows, np.ones((1, 12), np.int8)), "got (1, 12) for 2 rows"),
         ("the random agent, nothing legal", lambda: RandomAgent(0).act(rows, np.zeros((2, 12), np.int8)), "where nothing is legal"),
+        ("stacked_deck of card 999", lambda: rules.stacked_deck([999]), "stacked_deck's top: 999 is no card"),
+        ("stacked_deck naming a card twice", lambda: rules.stacked_deck([0, 0]), "names a card twice"),
+        ("stacked_deck of a string", lambda: rules.stacked_deck("ab"), "takes a list of card ids 0-65; got 'ab'"),
+        ("stacked_deck of 1.5", lambda: rules.stacked_deck([1.5]), "1.5 is no card"),
     ]
 
 

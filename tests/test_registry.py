@@ -18,6 +18,7 @@ from miaui_env.apps.card import play_card
 from miaui_env.games import (
     LEGACY_GAME,
     OPTIONAL_PARTS,
+    Game,
     GamePartError,
     UnknownGameError,
     game_names,
@@ -163,6 +164,28 @@ def test_installed_packages_add_games_through_entry_points_and_cannot_take_a_bui
     points[:] = [_EntryPoint("broken", {"name": "broken"})]
     with pytest.raises(TypeError, match=r"entry point broken = pkg:broken in 'miaui_rl\.games' is dict, not a Game"):
         game_names()
+
+
+@pytest.mark.parametrize(
+    ("changes", "named"),
+    [
+        ({"name": 123}, "game name=123: a string"),
+        ({"title": None}, "game title=None: a string"),
+        ({"min_players": "2"}, "min_players='2' is not an integer"),
+        ({"default_players": None}, "default_players=None is not an integer"),
+        ({"variants": "open_baskets"}, "variants='open_baskets' is not a tuple of strs"),
+        ({"views": None}, "views=None is not a tuple of strs"),
+        ({"views": ()}, "views is empty"),
+        ({"baselines": [1]}, r"baselines=\[1\] is not a tuple of strs"),
+        ({"card_players": None}, "card_players=None is not a tuple of ints"),
+        ({"parts": None}, "parts=None is not a mapping"),
+        ({"parts": {"env": 123}}, "is not a mapping of part names"),
+    ],
+)
+def test_a_description_with_a_wrongly_typed_field_is_refused_by_name(changes, named):
+    fields = {f.name: getattr(get_game("octopus"), f.name) for f in dataclasses.fields(Game)}
+    with pytest.raises(ValueError, match=named):
+        Game(**{**fields, "parts": dict(fields["parts"]), **changes})
 
 
 def test_the_registry_refuses_what_is_not_a_game():

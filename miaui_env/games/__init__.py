@@ -94,6 +94,22 @@ class Game:
     """Each of `PARTS` as "module:attribute"."""
 
     def __post_init__(self) -> None:
+        for name in ("name", "title"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"game {name}={getattr(self, name)!r:.60}: a string")
+        for name in ("min_players", "max_players", "default_players"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"game {self.name!r}: {name}={value!r:.40} is not an integer")
+        for name in ("variants", "views", "baselines", "play_opponents", "card_players"):
+            value = getattr(self, name)
+            kind = int if name == "card_players" else str
+            if not isinstance(value, tuple) or not all(isinstance(item, kind) and not isinstance(item, bool) for item in value):
+                raise ValueError(f"game {self.name!r}: {name}={value!r:.60} is not a tuple of {kind.__name__}s")
+        if not isinstance(self.parts, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in self.parts.items()):
+            raise ValueError(f"game {self.name!r}: parts={self.parts!r:.60} is not a mapping of part names to 'module:attribute'")
+        if not self.views:
+            raise ValueError(f"game {self.name!r}: views is empty; a game has at least the table view")
         if not self.name.isidentifier() or self.name != self.name.lower():
             raise ValueError(f"game name {self.name!r}: a lower-case identifier (it is a command-line value and a file field)")
         if not 2 <= self.min_players <= self.default_players <= self.max_players:

@@ -164,8 +164,12 @@ def scored_cards(cards: Sequence[int]) -> int:
 
 
 def stacked_deck(top: Sequence[int]) -> tuple[int, ...]:
-    """A full deck order, top first: the cards of `top`, then every other card by ascending id."""
-    named = set(top)
+    """A full deck order, top first: the cards of `top`, then every other card by ascending id;
+    InvalidConfigError for a `top` that is not distinct card ids."""
+    cards = checked_cards(top, "stacked_deck's top")
+    if len(set(cards)) != len(cards):
+        raise InvalidConfigError(f"stacked_deck's top names a card twice: {list(top)!r:.80}; each card id 0-{NUM_CARDS - 1} at most once")
+    top, named = cards, set(cards)
     return (*top, *(c for c in range(NUM_CARDS) if c not in named))
 
 
