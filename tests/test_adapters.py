@@ -100,6 +100,7 @@ def test_bad_learner_seats_are_refused():
         MiauiSelfPlayVecEnv(num_games=2, num_players=3, learner_seats=[3])
 
 
+@pytest.mark.slow
 def test_maskable_ppo_trains_on_the_vec_env():
     venv = MiauiSelfPlayVecEnv(num_games=16, num_players=4, learner_seats=[0, 2], seed=0)
     model = MaskablePPO("MlpPolicy", venv, n_steps=44, batch_size=128, n_epochs=2, seed=0, verbose=0)

@@ -485,6 +485,7 @@ CLI_CALLS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("args", "message"), [row[1:] for row in CLI_CALLS], ids=[row[0] for row in CLI_CALLS])
 def test_commands_end_user_errors_with_one_line(args, message, tmp_path):
     if args[0].startswith("training.") and "--resume" not in args:
@@ -494,6 +495,7 @@ def test_commands_end_user_errors_with_one_line(args, message, tmp_path):
     assert message in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["bad-json", "bad-zip", "no-data"])
 def test_a_damaged_checkpoint_is_named_not_a_traceback(tmp_path, kind):
     run = broken_checkpoint(tmp_path, kind)

@@ -151,6 +151,7 @@ def test_put_back_weights_follow_round_one():
     assert weights[1] / weights[0] == pytest.approx((31 * 30 * 29) / (30 * 29 * 28))
 
 
+@pytest.mark.slow
 def test_the_put_back_is_a_seagull_as_often_as_dealing_makes_it():
     """Over true round-1 deals, the put-back is a Seagull 6/37 of the time; worlds resampled from
     each round-1 observation must say the same (placing unseen cards uniformly would say 6/34)."""
@@ -171,6 +172,7 @@ def test_the_put_back_is_a_seagull_as_often_as_dealing_makes_it():
     assert abs(sampled_share - 6 / 34) > 4 * np.sqrt(6 / 34 * 28 / 34 / (games * per_game))  # uniform placement is ruled out
 
 
+@pytest.mark.slow
 def test_unseen_cards_land_in_each_hidden_place_as_often_as_in_true_deals():
     """Calibration against the dealing process: over many true games and seats, the kind of card in
     each hidden place (the put-back, the next and last deck cards, a face-down card someone else

@@ -49,6 +49,7 @@ def test_the_command_writes_the_card_and_refuses_games_that_do_not_fit_the_field
         games_per_opponent(["random", "counter", "greedy"], [1, 2])
 
 
+@pytest.mark.slow
 def test_the_octopus_card_is_the_octopus_arena_s_gauntlet_at_its_table_sizes(tmp_path):
     from miaui_env.apps.octopus_arena import OctopusArenaConfig
     from miaui_env.apps.octopus_arena import run as run_octopus

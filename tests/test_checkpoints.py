@@ -17,6 +17,8 @@ import pytest
 from miaui_env.apps import files
 from miaui_env.apps.files import STAGING, finish_staged, write_together
 
+pytestmark = pytest.mark.slow  # trains, spawns commands or builds: out of the fast loop (docs/contributing.md)
+
 ROOT = Path(__file__).parent.parent
 
 

@@ -15,6 +15,8 @@ import torch
 
 from training.diagnose import diagnose, fixed_states, read_curves
 
+pytestmark = pytest.mark.slow  # trains, spawns commands or builds: out of the fast loop (docs/contributing.md)
+
 ROOT = Path(__file__).parent.parent
 
 

@@ -17,6 +17,8 @@ from types import ModuleType
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow  # trains, spawns commands or builds: out of the fast loop (docs/contributing.md)
+
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
 

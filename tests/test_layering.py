@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # trains, spawns commands or builds: out of the fast loop (docs/contributing.md)
+
 ROOT = Path(__file__).parent.parent
 RL_LIBRARIES = {"pettingzoo", "gymnasium", "torch", "stable_baselines3", "sb3_contrib", "ray"}
 SB3 = {"stable_baselines3", "sb3_contrib"}

@@ -13,6 +13,8 @@ from miaui_env.agents import RandomAgent
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 from training.magnet import Magnet, MagnetPPO, reverse_kl
 
+pytestmark = pytest.mark.slow  # trains, spawns commands or builds: out of the fast loop (docs/contributing.md)
+
 SMALL = {"n_steps": 11, "batch_size": 64, "n_epochs": 2, "learning_rate": 1e-3, "policy_kwargs": {"net_arch": [32, 32]}}
 
 

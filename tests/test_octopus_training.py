@@ -19,6 +19,8 @@ from miaui_env.apps.octopus_replay import load_replay, replay_states
 from miaui_env.octopus.agents import load_octopus_agent
 from training.config import ConfigError, load_config
 
+pytestmark = pytest.mark.slow  # trains, spawns commands or builds: out of the fast loop (docs/contributing.md)
+
 ROOT = Path(__file__).parent.parent
 SMALL = [
     "total_timesteps=3000",

@@ -17,7 +17,7 @@ from miaui_env.integrations import openspiel as bridge
 from miaui_env.octopus import rules as octopus
 from miaui_env.octopus.env import raw_env as octopus_raw_env
 
-pytestmark = pytest.mark.oracle
+pytestmark = pytest.mark.slow  # a thousand games each way: out of the fast loop (the bridge is not the engine's proof)
 
 MIAUI_SETTINGS = [{"players": n} for n in range(3, 7)] + [
     {"players": 4, "open_baskets": True},

@@ -91,6 +91,7 @@ def test_a_path_that_exists_is_a_path_even_with_an_at(tmp_path):
     assert load_agent(f"{run}@sample", seed=0).name == "run@sample@sample"
 
 
+@pytest.mark.slow
 def test_the_arena_command_measures_either_mode_and_refuses_a_mode_on_a_baseline(tmp_path):
     def arena(candidate: str) -> subprocess.CompletedProcess:
         command = [sys.executable, "-m", "miaui_env.apps.arena", "--candidate", candidate, "--field", "random", "--games", "40"]

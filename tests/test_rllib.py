@@ -21,6 +21,8 @@ from miaui_env.agents import RandomAgent
 from miaui_env.agents.loading import load_agent
 from miaui_env.apps.arena import ArenaConfig, play
 
+pytestmark = pytest.mark.rllib  # Ray starts and trains: out of the fast loop
+
 ROOT = Path(__file__).parent.parent
 SMALL = [
     "--set",

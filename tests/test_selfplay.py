@@ -21,6 +21,8 @@ from miaui_env.apps.replay import load_replay
 from miaui_env.game.rules import GameConfig
 from training.config import ConfigError, load_config
 
+pytestmark = pytest.mark.slow  # trains, spawns commands or builds: out of the fast loop (docs/contributing.md)
+
 ROOT = Path(__file__).parent.parent
 
 

@@ -22,6 +22,8 @@ from training.config import ConfigError, load_config
 from training.opponents import League, OpponentMixture, finished_games
 from training.selfplay import Run, train
 
+pytestmark = pytest.mark.slow  # trains, spawns commands or builds: out of the fast loop (docs/contributing.md)
+
 SMOKE = ["total_timesteps=4000", "evaluation.every=2000", "evaluation.games_per_baseline=8", "kickstart.decisions=0"]
 
 

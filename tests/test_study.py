@@ -13,6 +13,8 @@ import yaml
 from training.config import ConfigError
 from training.study import Variant, collect, table
 
+pytestmark = pytest.mark.slow  # trains, spawns commands or builds: out of the fast loop (docs/contributing.md)
+
 ROOT = Path(__file__).parent.parent
 SMALL = ["--config", "configs/smoke.yaml", "--steps", "3000", "--every", "1500", "--games", "20", "--baselines", "random", "greedy"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from miaui_env.agents import builtin_agents
+from miaui_env.agents import AgentError, builtin_agents
 from miaui_env.agents.heuristics import CountingAgent
 from miaui_env.agents.loading import AgentSpecError, load_agent, load_agents
 from miaui_env.agents.styles import (
@@ -144,9 +144,9 @@ def test_a_style_plays_the_same_games_for_the_same_seed(name):
 def test_a_style_refuses_a_batch_it_cannot_play(name):
     agent = load_agent(name, seed=0)
     row = round_one_row()
-    with pytest.raises(AgentBatchError, match=r"masks have shape \(12,\); an agent acts on masks of shape \(k, 12\)"):
+    with pytest.raises(AgentError, match=r"masks of shape \(1, 12\), one per row; got dtype int8 shape \(12,\)"):
         agent.act(row, hand(1, 2)[0])
-    with pytest.raises(AgentBatchError, match=r"observations hold 1240 numbers for 1 rows of masks"):
+    with pytest.raises(AgentError, match=r"masks of shape \(2, 12\), one per row; got dtype int8 shape \(1, 12\)"):
         agent.act(np.repeat(row, 2, axis=0), hand(1, 2))
     with pytest.raises(AgentBatchError, match=r"row 1 of the masks allows no card"):
         agent.act(np.repeat(row, 2, axis=0), np.concatenate([hand(3), hand()]))

@@ -30,6 +30,8 @@ from miaui_env.apps.web.games import start_game as start_human_game
 from miaui_env.game.rules import GameConfig
 from miaui_env.octopus.agents import load_octopus_agents
 
+pytestmark = pytest.mark.browser  # Debian's chromium: out of the fast loop
+
 CHROMIUM = "/usr/bin/chromium"
 INSTALL = "apt-get install chromium chromium-driver (as .ci/run does)"
 

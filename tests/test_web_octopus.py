@@ -303,6 +303,7 @@ def server(tmp_path) -> Iterator[str]:
     serving.close()
 
 
+@pytest.mark.browser
 def test_a_few_decisions_clicked_and_typed_on_the_octopus_page(server):
     driver_path = shutil.which("chromedriver")
     if not Path(CHROMIUM).exists() or driver_path is None:

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.wheel  # builds and installs the wheel: out of the fast loop
+
 ROOT = Path(__file__).resolve().parent.parent
 SETUPTOOLS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
 ARENA = ["--candidate", "miaui-ppo-v1", "--field", "random", "--games", "8", "--seed", "3"]

@@ -78,7 +78,7 @@ class StyleAgent(ABC):
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The style's card for every row, as int64 indices the masks allow."""
         observations, masks = checked_batch(observations, masks, f"the {self.name} agent")
-        return self.choose(observations, legal_cards(observations, masks))
+        return self.choose(observations, legal_cards(observations, masks))  # a style refuses a row with no card
 
     @abstractmethod
     def choose(self, observations: np.ndarray, legal: np.ndarray) -> np.ndarray:
