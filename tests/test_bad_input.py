@@ -24,10 +24,12 @@ from miaui_env import DeckError, GameConfig, IllegalActionError, InvalidConfigEr
 from miaui_env.agents import AgentError, RandomAgent
 from miaui_env.agents.checkpoint import CheckpointError
 from miaui_env.apps.arena import gauntlet_significance
+from miaui_env.display.text import describe_observation
 from miaui_env.envs.miaui import ResetOptionError, ResetOptionWarning, UnknownAgentError
 from miaui_env.envs.single_agent import MiauiSingleAgentEnv
-from miaui_env.game.rules import new_game, play_round
+from miaui_env.game.rules import final_rewards, kiti_seat, new_game, play_round, score
 from miaui_env.game.seeding import SeedError
+from miaui_env.observe.observation import OBSERVATION_LAYOUT, Encoder
 from miaui_env.vector import VectorMiaui
 
 ROOT = Path(__file__).parent.parent
@@ -603,6 +605,20 @@ RULES_CALLS = [
     ("a deck of strings", lambda: GameConfig(deck=tuple(DECK)), "not a FishCard"),
     ("plays as a number", lambda: play_round(new_game(GameConfig(), np.random.default_rng(0)), 5), "sequence of one diver card"),
     ("plays as a dict", lambda: play_round(new_game(GameConfig(), np.random.default_rng(0)), {0: 1}), "sequence of one diver card"),
+    ("the score of seat 4 of 4", lambda: score(new_game(GameConfig(), np.random.default_rng(0)), 4), "seat=4 is not at a 4-player table"),
+    ("the score of seat -1", lambda: score(new_game(GameConfig(), np.random.default_rng(0)), -1), "seats are 0-3"),
+    ("legal cards of seat 9", lambda: new_game(GameConfig(), np.random.default_rng(0)).legal_cards(9), "seat=9"),
+    ("card 37 of a 37-card deck", lambda: new_game(GameConfig(), np.random.default_rng(0)).card(37), "indices are 0-36"),
+    ("rewards of no scores", lambda: final_rewards([], "win"), "whole final scores"),
+    ("rewards of a NaN score", lambda: final_rewards([np.nan, 1], "win"), "whole final scores"),
+    ("rewards of text", lambda: final_rewards(["a"], "win"), "as numbers"),
+    ("an unknown reward", lambda: final_rewards([1, 2], "points"), "reward='points' is not allowed"),
+    ("Kiti at 0 players", lambda: kiti_seat(1, 0), "num_players=0"),
+    ("Kiti in round 0", lambda: kiti_seat(0, 4), "round 0 is no round"),
+    ("the encoder for seat 4 of 4", lambda: Encoder(GameConfig()).observe(4), "seat=4 is not at this 4-player table"),
+    ("words for a NaN observation", lambda: describe_observation(np.full(620, np.nan), 0, 4), "values no env writes"),
+    ("words for seat 9", lambda: describe_observation(np.zeros(620), 9, 4), "seat=9"),
+    ("a piece the layout lacks", lambda: OBSERVATION_LAYOUT.view(np.zeros(620), "nope"), "no piece 'nope'"),
 ]
 
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from miaui_env.game.cards import FISH_KINDS, FishCard, FishKind
 from miaui_env.game.rules import MAX_PLAYERS, MIN_PLAYERS, InvalidConfigError
+from miaui_env.observe.layout import VECTOR_BOUND
 from miaui_env.observe.observation import COUNT_SCALE, HEIGHT_SCALE, HIDDEN_FEATURE, OBSERVATION_LAYOUT, VALUE_SCALE
 
 _VALUE_FEATURE = len(FISH_KINDS)  # a card's features: one-hot kind, value / VALUE_SCALE, then the face-down flag
@@ -148,12 +149,21 @@ class ObservedTable:
 
 def decode_observation(observation: np.ndarray, num_players: int, reader: str = "decode_observation") -> ObservedTable:
     """One seat's observation vector read back into an `ObservedTable`; `reader` names the caller in the error."""
-    obs = np.asarray(observation, dtype=np.float32)
+    try:
+        obs = np.asarray(observation, dtype=np.float32)
+    except (TypeError, ValueError):
+        raise ObservationShapeError(
+            f"{reader} takes one observation of {OBSERVATION_LAYOUT.size} numbers; got {observation!r:.60}"
+        ) from None
+    if not isinstance(num_players, int | np.integer) or isinstance(num_players, bool):
+        raise ObservationShapeError(f"{reader} takes num_players {MIN_PLAYERS}-{MAX_PLAYERS}; got {num_players!r:.40}")
     if obs.shape != (OBSERVATION_LAYOUT.size,) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
         raise ObservationShapeError(
             f"{reader} takes one observation ({OBSERVATION_LAYOUT.size},) and {MIN_PLAYERS}-{MAX_PLAYERS} players; "
             f"got {obs.shape}, {num_players}"
         )
+    if not np.isfinite(obs).all() or (np.abs(obs) > VECTOR_BOUND).any():
+        raise ObservationShapeError(f"{reader}: the observation holds values no env writes (NaN, infinite or beyond ±{VECTOR_BOUND})")
     piece, n = OBSERVATION_LAYOUT.view, num_players
     round_piece = piece(obs, "round")
     open_baskets, no_fighting = (bool(flag) for flag in piece(obs, "variant"))

@@ -195,16 +195,34 @@ class GameState:
 
     def card(self, index: int) -> FishCard:
         """The FishCard behind a deck index."""
+        size = len(self.config.deck)
+        if isinstance(index, bool) or not isinstance(index, int | np.integer) or not 0 <= index < size:
+            raise InvalidConfigError(f"card index {index!r:.40} is no card of this deck; indices are 0-{size - 1}")
         return self.config.deck[index]
 
     def legal_cards(self, seat: int) -> list[int]:
         """The diver cards (1-12) `seat` may play now."""
-        return [int(c) + 1 for c in np.flatnonzero(self.hands[seat])]
+        return [int(c) + 1 for c in np.flatnonzero(self.hands[check_seat(seat, self.num_players)])]
+
+
+def check_seat(seat: object, num_players: int) -> int:
+    """`seat` as a seat of a `num_players` table; InvalidConfigError naming the seats otherwise."""
+    if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < num_players:
+        raise InvalidConfigError(f"seat={seat!r:.40} is not at a {num_players}-player table; seats are 0-{num_players - 1}")
+    return int(seat)
 
 
 def kiti_seat(round_number: int, num_players: int) -> int:
     """R1: Kiti sits between seat `a` (returned) and seat `a + 1` in round `round_number`."""
+    _check_round(round_number, num_players)
     return (round_number - 1) % num_players
+
+
+def _check_round(round_number: object, num_players: object) -> None:
+    if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        raise InvalidConfigError(f"num_players={num_players!r:.40} is not allowed; Miaui is played by {MIN_PLAYERS}-{MAX_PLAYERS} players")
+    if isinstance(round_number, bool) or not isinstance(round_number, int | np.integer) or not 1 <= round_number <= NUM_ROUNDS + 1:
+        raise InvalidConfigError(f"round {round_number!r:.40} is no round; rounds are 1-{NUM_ROUNDS} ({NUM_ROUNDS + 1}: the game is over)")
 
 
 @functools.cache
@@ -435,7 +453,8 @@ def _land(state: GameState, seat: int, card: int, events: list[FishEvent]) -> No
 
 def score(state: GameState, seat: int) -> int:
     """R10: the sum of the values in the seat's fish pile."""
-    return sum(state.card(c).value for c in state.piles[seat])
+    deck = state.config.deck
+    return sum(deck[c].value for c in state.piles[check_seat(seat, state.num_players)])
 
 
 def scores(state: GameState) -> tuple[int, ...]:
@@ -462,7 +481,14 @@ def final_rewards(totals: npt.ArrayLike, reward: str) -> npt.NDArray[np.float64]
     `win`: the winners (R10: every seat with the highest score) share 1; `score`: the final score;
     `margin`: own score minus the best opponent's.
     """
-    scores = np.asarray(totals, dtype=np.int64)
+    check_reward(reward)
+    try:
+        scores = np.asarray(totals, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidConfigError(f"final_rewards takes final scores (..., players) as numbers; got {totals!r:.60}") from None
+    if scores.ndim == 0 or scores.shape[-1] < 1 or not np.isfinite(scores).all() or (scores != np.round(scores)).any():
+        raise InvalidConfigError(f"final_rewards takes whole final scores (..., players), one per seat; got {totals!r:.60}")
+    scores = scores.astype(np.int64)
     if reward == "win":
         winning = scores == scores.max(axis=-1, keepdims=True)
         shares: npt.NDArray[np.float64] = winning / winning.sum(axis=-1, keepdims=True)

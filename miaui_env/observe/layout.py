@@ -20,6 +20,13 @@ import numpy as np
 VECTOR_BOUND = 64.0  # every entry of an observation or state vector lies in [-VECTOR_BOUND, VECTOR_BOUND]
 
 
+class UnknownPieceError(KeyError, ValueError):
+    """A piece name a layout does not have (a KeyError as a lookup, a ValueError as bad input)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 @dataclass(frozen=True)
 class Piece:
     """One named block of a vector; `doc` is its line in the documentation's index table."""
@@ -100,8 +107,8 @@ class Layout:
         return vector[..., span].reshape(*vector.shape[:-1], *shape)
 
     def _checked(self, name: str) -> str:
-        if name not in self._spans:
-            raise KeyError(f"no piece {name!r}; pieces are {self.names()}")
+        if not isinstance(name, str) or name not in self._spans:
+            raise UnknownPieceError(f"no piece {name!r}; pieces are {self.names()}")
         return name
 
     def index_table(self) -> str:

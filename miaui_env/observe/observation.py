@@ -538,7 +538,10 @@ class Encoder:
         return OBSERVATION_LAYOUT.offset("lagoon_rest") + depth * CARD_DIM
 
     def observe(self, seat: int) -> np.ndarray:
-        """The observation vector of `seat` (a new array)."""
+        """The observation vector of `seat` (a new array); InvalidConfigError for a seat not at the table."""
+        n = self.config.num_players
+        if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < n:
+            raise InvalidConfigError(f"seat={seat!r:.40} is not at this {n}-player table; seats are 0-{n - 1}")
         obs: np.ndarray = self.canvas.take(self.obs_index[seat])
         for start, card in self._peeked.get(seat, ()):
             obs[start : start + CARD_DIM] += self._peek_delta[card]  # the peeker sees the card itself
