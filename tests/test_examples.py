@@ -83,4 +83,3 @@ def test_openspiel_mccfr_and_dqn_on_miaui():
     summary = example("openspiel_algorithms").main(["--iterations", "30", "--episodes", "30", "--eval-games", "20", "--seed", "0"])
     assert summary["mccfr_infostates"] > 30 * 3 * 5  # every sampled game reaches ~11 decisions a seat, nearly all new
     assert math.isfinite(summary["dqn_loss"])
-    assert 0.0 <= summary["mccfr_vs_random"] <= 1.0 and 0.0 <= summary["dqn_vs_random"] <= 1.0

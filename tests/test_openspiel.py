@@ -17,8 +17,6 @@ from miaui_env.integrations import openspiel as bridge
 from miaui_env.octopus import rules as octopus
 from miaui_env.octopus.env import raw_env as octopus_raw_env
 
-pytestmark = pytest.mark.slow  # a thousand games each way: out of the fast loop (the bridge is not the engine's proof)
-
 MIAUI_SETTINGS = [{"players": n} for n in range(3, 7)] + [
     {"players": 4, "open_baskets": True},
     {"players": 5, "no_fighting": True, "view": "recall"},
@@ -27,12 +25,14 @@ MIAUI_SETTINGS = [{"players": n} for n in range(3, 7)] + [
 OCTOPUS_SETTINGS = [{"players": n} for n in range(2, 5)] + [{"players": 3, "view": "recall", "reward": "score"}]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("params", MIAUI_SETTINGS, ids=str)
 def test_miaui_passes_openspiels_random_simulation_checks(params):
     game = pyspiel.load_game(bridge.MIAUI_GAME, params)
     pyspiel.random_sim_test(game, num_sims=3, serialize=params["players"] == 3, verbose=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [3, 6])
 def test_miaui_turned_sequential_passes_the_checks(players):
     turn_based = pyspiel.convert_to_turn_based(pyspiel.load_game(bridge.MIAUI_GAME, {"players": players}))
@@ -40,6 +40,7 @@ def test_miaui_turned_sequential_passes_the_checks(players):
     assert turn_based.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("params", OCTOPUS_SETTINGS, ids=str)
 def test_octopus_passes_openspiels_random_simulation_checks(params):
     game = pyspiel.load_game(bridge.OCTOPUS_GAME, params)
@@ -87,6 +88,7 @@ def _miaui_game_both_ways(params, seed, check_observations):
     return returns
 
 
+@pytest.mark.slow
 def test_miaui_gives_the_aec_envs_returns_on_a_thousand_deals():
     winners = 0
     for seed, params in zip(range(1000), itertools.cycle(MIAUI_SETTINGS), strict=False):
@@ -145,6 +147,7 @@ def _octopus_game_both_ways(params, seed, max_sessions, check_observations):
     return returns
 
 
+@pytest.mark.slow
 def test_octopus_gives_the_aec_envs_returns_on_a_thousand_games():
     # 1,000 one-session games (O12's cap ends each after its scoring: thefts, busts, rolls, draws
     # and scoring all happen within a session) and 50 whole games to 77.
@@ -265,6 +268,7 @@ def _miaui_after(game, put_back, round_one, plays, next_round):
     return state
 
 
+@pytest.mark.oracle
 def test_miaui_information_state_hides_the_put_back_card_and_the_deck():
     game = pyspiel.load_game(bridge.MIAUI_GAME, {"players": 3})
     deck = GameConfig().deck
@@ -280,8 +284,23 @@ def test_miaui_information_state_hides_the_put_back_card_and_the_deck():
         assert one.information_state_tensor(seat) == two.information_state_tensor(seat)
         assert one.observation_tensor(seat) == two.observation_tensor(seat)
     assert one.information_state_string(0) != one.information_state_string(1)  # own hands and seats differ
+    rng = np.random.default_rng(8)
+    for _ in range(3):  # three more rounds, the same cards played and the same fish dealt to both
+        plays = [int(rng.choice(one.legal_actions(s))) for s in range(3)]
+        one.apply_actions(plays)
+        two.apply_actions(plays)
+        while one.is_chance_node():
+            both = sorted({card for card, _ in one.chance_outcomes()} & {card for card, _ in two.chance_outcomes()})
+            card = int(rng.choice(both))
+            one.apply_action(card)
+            two.apply_action(card)
+    assert one.history()[4:] == two.history()[4:] and str(one) == str(two)
+    for seat in range(3):
+        assert one.information_state_string(seat) == two.information_state_string(seat)
+        assert one.information_state_tensor(seat) == two.information_state_tensor(seat)
 
 
+@pytest.mark.oracle
 def test_miaui_information_state_shows_a_face_down_card_to_its_peeker_only():
     """R5: player_0 plays 12 and catches the Lantern at the bottom; round 2's bottom card lands face-down."""
     game = pyspiel.load_game(bridge.MIAUI_GAME, {"players": 3})
@@ -290,16 +309,18 @@ def test_miaui_information_state_shows_a_face_down_card_to_its_peeker_only():
     tunas = [i for i, c in enumerate(deck) if c.kind is FishKind.EMPEROR_TUNA]
     kitten = [i for i, c in enumerate(deck) if c.kind is FishKind.KITTENFISH]
     plays = [11, 5, 0]  # diver cards 12, 6, 1
-    seen = {}
+    seen, tensors = {}, {}
     for face_down in (tunas[-1], kitten[0]):
         state = _miaui_after(game, tunas[0], [lantern, tunas[1], tunas[2]], plays, [face_down, kitten[1], kitten[2]])
         seen[face_down] = [state.information_state_string(seat) for seat in range(3)]
+        tensors[face_down] = [state.information_state_tensor(seat) + state.observation_tensor(seat) for seat in range(3)]
         assert "?" not in seen[face_down][0]
         assert "?" in seen[face_down][1] and "?" in seen[face_down][2]
     assert "round 2: hand 1 2 3 4 5 6 7 8 9 10 11;" in seen[kitten[0]][0]  # player_0 played its 12
     assert "round 2: hand 2 3 4 5 6 7 8 9 10 11 12;" in seen[kitten[0]][2] and "plays [12, 6, 1]" in seen[kitten[0]][2]
     assert seen[tunas[-1]][0] != seen[kitten[0]][0]  # the peeker tells the two apart
     assert seen[tunas[-1]][1:] == seen[kitten[0]][1:]  # nobody else can
+    assert tensors[tunas[-1]][0] != tensors[kitten[0]][0] and tensors[tunas[-1]][1:] == tensors[kitten[0]][1:]
 
 
 def test_miaui_information_tensor_keeps_every_round_seen():
@@ -439,3 +460,31 @@ def test_calls_at_the_wrong_node_or_for_no_seat_are_refused_by_name_and_change_n
     ]:
         with pytest.raises(ValueError, match=named):
             call()
+
+
+@pytest.mark.oracle
+def test_turned_sequential_a_seat_never_sees_an_earlier_seats_card_this_round():
+    game = pyspiel.convert_to_turn_based(pyspiel.load_game(bridge.MIAUI_GAME, {"players": 4}))
+    views = []
+    for first_card in (0, 11):  # player_0 plays diver card 1, or 12
+        state = game.new_initial_state()
+        while state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+        state.apply_action(first_card)
+        assert state.current_player() == 1
+        views.append([(state.information_state_string(s), state.observation_tensor(s)) for s in range(1, 4)])
+        assert "you chose" not in state.information_state_string(1)
+    assert views[0] == views[1]
+
+
+@pytest.mark.oracle
+def test_the_information_state_keeps_a_seats_own_pending_card_and_only_its_own():
+    game = pyspiel.load_game(bridge.MIAUI_GAME, {"players": 3})
+    strings = []
+    for plays in ([0, 5, 7], [11, 5, 7]):  # player_0's card differs
+        state = _advance(game.new_initial_state(), np.random.default_rng(0), 0)
+        state.apply_actions(plays)
+        assert state.is_chance_node()  # the next round's fish are being dealt
+        strings.append([state.information_state_string(seat) for seat in range(3)])
+    assert strings[0][0].endswith("you chose diver card 1") and strings[1][0].endswith("you chose diver card 12")
+    assert strings[0][1:] == [s.replace("diver card 12", "diver card 1") for s in strings[1][1:]] == strings[1][1:]

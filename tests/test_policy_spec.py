@@ -127,3 +127,21 @@ def test_a_checkpoint_whose_description_is_bad_is_refused_as_a_checkpoint(tmp_pa
     (folder / "metadata.json").write_text(json.dumps(metadata))
     with pytest.raises(CheckpointError, match="policy class='Nope' is not allowed"):
         load_agent(str(folder))
+
+
+def test_a_run_whose_network_could_not_be_named_is_refused_at_its_start():
+    import torch
+
+    from training.config import ConfigError
+    from training.ppo import ppo_kwargs
+
+    with pytest.raises(PolicySpecError, match="activation_fn='Identity' is not allowed"):
+        policy_spec(CompactInputPolicyClass(), {"activation_fn": torch.nn.Identity})
+    with pytest.raises(ConfigError, match=r"ppo\.policy_kwargs\.activation_fn='Identity' is not allowed"):
+        ppo_kwargs({"policy_kwargs": {"activation_fn": "Identity"}})
+
+
+def CompactInputPolicyClass() -> type:  # noqa: N802 (a class, fetched)
+    from miaui_env.integrations.sb3 import CompactInputPolicy
+
+    return CompactInputPolicy

@@ -176,13 +176,14 @@ def test_installed_packages_add_games_through_entry_points_and_cannot_take_a_bui
         ({"variants": "open_baskets"}, "variants='open_baskets' is not a tuple of strs"),
         ({"views": None}, "views=None is not a tuple of strs"),
         ({"views": ()}, "views is empty"),
-        ({"baselines": [1]}, r"baselines=\[1\] is not a tuple of strs"),
+        ({"baselines": [1]}, r"baselines=\(1,\) is not a tuple of strs"),
         ({"card_players": None}, "card_players=None is not a tuple of ints"),
         ({"parts": None}, "parts=None is not a mapping"),
         ({"parts": {"env": 123}}, "is not a mapping of part names"),
     ],
 )
 def test_a_description_with_a_wrongly_typed_field_is_refused_by_name(changes, named):
+    """(A list is taken as the tuple it spells: `test_a_description_given_lists_and_numpy_integers_is_taken`.)"""
     fields = {f.name: getattr(get_game("octopus"), f.name) for f in dataclasses.fields(Game)}
     with pytest.raises(ValueError, match=named):
         Game(**{**fields, "parts": dict(fields["parts"]), **changes})
@@ -262,3 +263,17 @@ def test_no_app_or_trainer_compares_a_games_name():
 )
 def test_the_name_switch_check_sees_each_kind_of_switch(switch):
     assert name_comparisons(switch) == [1]
+
+
+def test_a_description_given_lists_and_numpy_integers_is_taken():
+    fields = {f.name: getattr(get_game("octopus"), f.name) for f in dataclasses.fields(Game)}
+    game = Game(
+        **{
+            **fields,
+            "parts": dict(fields["parts"]),
+            "views": ["table", "recall"],
+            "card_players": [np.int64(2)],
+            "max_players": np.int64(4),
+        }
+    )
+    assert game.views == ("table", "recall") and game.card_players == (2,) and type(game.max_players) is int

@@ -227,7 +227,7 @@ def test_the_activation_is_named_by_its_torch_class():
     from training.ppo import ppo_kwargs
 
     assert ppo_kwargs({"policy_kwargs": {"activation_fn": "ReLU"}})["policy_kwargs"]["activation_fn"] is torch.nn.ReLU
-    with pytest.raises(ConfigError, match=r"activation_fn='Relu' is not a torch\.nn class"):
+    with pytest.raises(ConfigError, match=r"ppo.policy_kwargs.activation_fn=.Relu. is not allowed; it is one of torch.nn.s activations"):
         ppo_kwargs({"policy_kwargs": {"activation_fn": "Relu"}})
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from miaui_env.agents import Agent
 from miaui_env.agents.loading import load_agent
 from miaui_env.agents.policy import PolicyAgent
-from miaui_env.agents.policy_spec import FEATURES_EXTRACTORS
+from miaui_env.agents.policy_spec import FEATURES_EXTRACTORS, PolicySpecError, activation
 from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from training.config import ConfigError, SelfPlayConfig, thaw
 
@@ -84,7 +84,6 @@ def ppo_kwargs(section: Mapping[str, Any]) -> dict[str, Any]:
     """The `ppo` section as MaskablePPO's keyword arguments (plain dicts and lists), checked: YAML cannot
     hold a class, so `policy_kwargs.activation_fn` is written as a torch.nn class name (`ReLU`, `Tanh`)
     and `policy_kwargs.features_extractor_class` as one of `FEATURES_EXTRACTORS`."""
-    import torch
     from stable_baselines3.common.utils import LinearSchedule
 
     check_ppo_section(section)
@@ -95,11 +94,12 @@ def ppo_kwargs(section: Mapping[str, Any]) -> dict[str, Any]:
     policy_kwargs = kwargs.get("policy_kwargs") or {}
     if not isinstance(policy_kwargs, dict):
         raise ConfigError(f"ppo.policy_kwargs={policy_kwargs!r} is not allowed; it is a mapping of the policy's keyword arguments")
-    activation = policy_kwargs.get("activation_fn")
-    if isinstance(activation, str):
-        if not isinstance(getattr(torch.nn, activation, None), type):
-            raise ConfigError(f"ppo.policy_kwargs.activation_fn={activation!r} is not a torch.nn class (e.g. ReLU, Tanh)")
-        policy_kwargs["activation_fn"] = getattr(torch.nn, activation)
+    named_activation = policy_kwargs.get("activation_fn")
+    if named_activation is not None:
+        try:  # the names a checkpoint can be loaded by (agents/policy_spec.py)
+            policy_kwargs["activation_fn"] = activation(named_activation)
+        except PolicySpecError as error:
+            raise ConfigError(f"ppo.policy_kwargs.{error}") from None
     extractor = policy_kwargs.get("features_extractor_class")
     if isinstance(extractor, str):
         if extractor not in FEATURES_EXTRACTORS:

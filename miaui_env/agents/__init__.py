@@ -65,7 +65,13 @@ class RandomAgent:
 
 
 class AgentError(ValueError):
-    """Something given as an agent that is neither an agent nor a batched policy function."""
+    """Something given as an agent that is neither an agent nor a batched policy function, or an
+    agent's malformed answer."""
+
+
+class AgentBatchError(AgentError):
+    """A batch an agent cannot act on: observations or masks of another shape, dtype or values, or
+    (for an agent that needs one) a row with no legal card."""
 
 
 def check_agent(agent: object, what: str = "agent") -> Agent | Policy:
@@ -90,15 +96,15 @@ def checked_batch(observations: object, masks: object, who: str) -> tuple[np.nda
     legal = np.asarray(masks)
     width = OBSERVATION_LAYOUT.size
     if seen.ndim != 2 or seen.shape[1] != width or not np.issubdtype(seen.dtype, np.floating):
-        raise AgentError(
+        raise AgentBatchError(
             f"{who} reads float observations of shape (rows, {width}), got dtype {seen.dtype} shape {seen.shape} "
             "(uint8 codes: miaui_env.observe.compact.expand_observations first)"
         )
     if legal.shape != (len(seen), NUM_DIVER_CARDS) or not (np.issubdtype(legal.dtype, np.number) or legal.dtype == bool):
         expected = f"({len(seen)}, {NUM_DIVER_CARDS})"
-        raise AgentError(f"{who} takes numeric masks of shape {expected}, one per row; got dtype {legal.dtype} shape {legal.shape}")
+        raise AgentBatchError(f"{who} takes numeric masks of shape {expected}, one per row; got dtype {legal.dtype} shape {legal.shape}")
     if ((legal != 0) & (legal != 1)).any():
-        raise AgentError(f"{who} takes masks of 0s and 1s; got {np.unique(legal).tolist()[:8]}")
+        raise AgentBatchError(f"{who} takes masks of 0s and 1s; got {np.unique(legal).tolist()[:8]}")
     return seen, legal
 
 

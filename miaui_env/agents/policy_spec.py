@@ -43,7 +43,8 @@ def _named(tables: Mapping[str, str], name: object, what: str) -> type:
     return found
 
 
-def _activation(name: object) -> type:
+def activation(name: object) -> type:
+    """The torch.nn activation class named `name`; PolicySpecError for any other name."""
     import torch
 
     activations = torch.nn.modules.activation.__all__  # ReLU, Tanh, ...: torch's activation modules
@@ -73,6 +74,8 @@ def policy_spec(policy_class: type, policy_kwargs: Mapping[str, Any]) -> dict[st
         if key in CLASS_KWARGS and isinstance(value, type):
             if key == "features_extractor_class" and value.__name__ not in FEATURES_EXTRACTORS:
                 raise PolicySpecError(f"features extractor {value.__name__!r} is not allowed; allowed: {', '.join(FEATURES_EXTRACTORS)}")
+            if key == "activation_fn":
+                activation(value.__name__)  # a run whose checkpoint could not be loaded by name fails here, at its start
             kwargs[key] = value.__name__
         else:
             kwargs[key] = _plain(value, key)
@@ -89,5 +92,5 @@ def policy_objects(spec: object) -> dict[str, Any]:
     if "features_extractor_class" in kwargs:
         kwargs["features_extractor_class"] = _named(FEATURES_EXTRACTORS, kwargs["features_extractor_class"], "features_extractor_class")
     if "activation_fn" in kwargs:
-        kwargs["activation_fn"] = _activation(kwargs["activation_fn"])
+        kwargs["activation_fn"] = activation(kwargs["activation_fn"])
     return {"policy_class": _named(POLICY_CLASSES, spec["class"], "policy class"), "policy_kwargs": kwargs}

@@ -22,15 +22,11 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from miaui_env.agents import checked_batch
+from miaui_env.agents import AgentBatchError, checked_batch
 from miaui_env.agents.heuristics import CountingAgent
 from miaui_env.game.rules import NUM_DIVER_CARDS
 from miaui_env.game.seeding import Seed, seed_children, seed_generator
 from miaui_env.observe.observation import OBSERVATION_LAYOUT
-
-
-class AgentBatchError(ValueError):
-    """A batch a style cannot act on: masks not (k, 12), observations not k rows, or a row with an empty hand."""
 
 
 def legal_cards(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
+
 PARTS: Mapping[str, str] = MappingProxyType(
     {
         "env": "the PettingZoo AEC env constructor (keyword arguments only), wrapped as the game's users get it",
@@ -99,10 +101,14 @@ class Game:
                 raise ValueError(f"game {name}={getattr(self, name)!r:.60}: a string")
         for name in ("min_players", "max_players", "default_players"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, bool) or not isinstance(value, int | np.integer):
                 raise ValueError(f"game {self.name!r}: {name}={value!r:.40} is not an integer")
+            object.__setattr__(self, name, int(value))
         for name in ("variants", "views", "baselines", "play_opponents", "card_players"):
             value = getattr(self, name)
+            if isinstance(value, list):  # a list is taken as the tuple it spells
+                value = tuple(int(v) if isinstance(v, np.integer) else v for v in value)
+                object.__setattr__(self, name, value)
             kind = int if name == "card_players" else str
             if not isinstance(value, tuple) or not all(isinstance(item, kind) and not isinstance(item, bool) for item in value):
                 raise ValueError(f"game {self.name!r}: {name}={value!r:.60} is not a tuple of {kind.__name__}s")

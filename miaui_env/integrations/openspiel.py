@@ -171,7 +171,7 @@ def _miaui_utility_bounds(reward: str, config: GameConfig) -> tuple[float, float
     if reward == "win":
         return 0.0, 1.0
     values = sorted(card.value for card in config.deck)
-    lowest = sum(v for v in values[:2] if v < 0)
+    lowest = sum(v for v in values[:2] if v < 0)  # R9: a third Jellyfish sends all three to the box
     highest = sum(v for v in values if v > 0)
     if reward == "score":
         return float(lowest), float(highest)
@@ -212,6 +212,8 @@ class MiauiGame(pyspiel.Game):  # type: ignore[misc]
             ),
             settings,
         )
+        # One encoder each for every state of this game: a state refreshes it with its own game
+        # before each read, so reads are correct one at a time (not from several threads at once).
         self.encoder = Encoder(self.config, self.table_spec.view)
         self.table_encoder = Encoder(self.config, "table")  # the rounds of the information state
         self.seagulls = np.array([card.kind is FishKind.SEAGULL for card in self.config.deck])
@@ -388,6 +390,8 @@ class MiauiState(pyspiel.State):  # type: ignore[misc]
             if k < len(history):
                 lines.append(_reveal_text(history[k]))
         lines.extend(_reveal_text(record) for record in history[len(self._lagoons) :])  # round 12, forced
+        if self._pending is not None:  # chosen, not yet revealed: the seat knows its own card only
+            lines.append(f"  you chose diver card {self._pending[seat]}")
         return "\n".join(lines)
 
 
@@ -715,7 +719,10 @@ class OctopusSpielState(pyspiel.State):  # type: ignore[misc]
     def seat_information(self, seat: int) -> str:
         """`seat`'s information: every event so far, all of them shown to everyone (O4)."""
         events = [] if self.state is None else self.state.events
-        return "\n".join([f"player_{seat}", *map(str, events)])
+        lines = [f"player_{seat}", *map(str, events)]
+        if self._decision is not None and self.state is not None and self.state.active == seat:
+            lines.append(f"you decided {self._decision}")  # chance is playing it out
+        return "\n".join(lines)
 
     def seat_words(self, seat: int, view: str) -> str:
         """What `seat` sees at the last decision, in words (O4)."""

@@ -591,6 +591,7 @@ class ReplayShelf:
     roots: tuple[Path, ...]
     limit: int = 500
     game: str = GAME
+    listing: str = "GET /api/replays"  # the route that lists this shelf, for the errors to name
 
     def list(self) -> list[dict[str, Any]]:
         """The replays' names, when they were written, their players and winners' seats, newest first."""
@@ -613,10 +614,11 @@ class ReplayShelf:
         return listed
 
     def read(self, name: Any) -> str:
-        """The text of the listed replay `name`; WebError (404) for a name the shelf does not list."""
+        """The text of the replay `name` (a `.json` in a replays folder under a root, as the list names
+        them); WebError (404) for any other name."""
         if not isinstance(name, str) or not name or len(name) > MAX_NAME or "\0" in name:
             raise WebError(f"file={name!r:.60}: the name of a saved replay as the list gives it (at most {MAX_NAME} characters, no NUL)")
-        missing = WebError(f"no saved replay {name!r:.80} here; GET /api/replays lists the names this server opens", 404)
+        missing = WebError(f"no saved replay {name!r:.80} here; {self.listing} lists the names this server opens", 404)
         # The errors name the file as the request did: never the server's own (absolute) path.
         try:
             path = Path(name).resolve()

@@ -261,7 +261,7 @@ class OctopusHumanGame:
 
     def _save(self, replays: Path) -> None:
         assert self.replay is not None
-        # A folder of its own: the watch page lists `replays/*.json` and plays Miaui replays only.
+        # A folder of its own under the replays folder: the octopus page's shelf lists it.
         path = replays / "octopus" / f"web-{time.strftime('%Y%m%d-%H%M%S')}-{self.id[:6]}.json"
         try:
             self.replay_path = save_replay(self.replay, path)
@@ -314,11 +314,12 @@ def octopus_frames(replay: OctopusReplay, seat: Any = None) -> dict[str, Any]:
     if chosen is None:
         chosen = replay.players.index(HUMAN) if HUMAN in replay.players else 0
     frames, seen = [], 0
-    for step, state in enumerate(replay_states(replay)):  # checked: an edited replay is refused here
+    states = replay_states(replay)  # checked: an edited replay is refused here
+    for step, state in enumerate(states):
         lines = [line for line in (describe_event(event, chosen) for event in state.events[seen:]) if line is not None]
         seen = len(state.events)
         frames.append({"step": step, "table": octopus_table(observe(state, chosen, "recall"), chosen, n, "recall"), "log": lines})
-    final = states_final(state)
+    final = states_final(states[-1])
     return {"seat": chosen, "num_players": n, "players": list(replay.players), "view": "recall", "frames": frames, "final": final}
 
 

@@ -70,7 +70,14 @@ class Site:
 
 def install(app: Flask, games: GameStore, replays: Path | None, library: tuple[Path, ...]) -> None:
     """Serve the routes on `app`, with its own Site."""
-    site = Site(games, agent_menu(), ReplayShelf(library), replays, octopus_menu(), ReplayShelf(library, game=octopus_replay.GAME))
+    site = Site(
+        games,
+        agent_menu(),
+        ReplayShelf(library),
+        replays,
+        octopus_menu(),
+        ReplayShelf(library, game=octopus_replay.GAME, listing="GET /api/octopus/replays"),
+    )
     app.extensions[SITE] = site
     app.extensions[GAMES] = site.games
     app.register_blueprint(routes)
