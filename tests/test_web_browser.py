@@ -190,6 +190,12 @@ def test_a_replay_stepped_through_forwards_and_back(browser, server, library):
     wait_for(browser, lambda: "step 2 of 11" in text(browser, "step"))
     browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)  # the keyboard steps too
     wait_for(browser, lambda: "step 3 of 11" in text(browser, "step"))
+    browser.find_element(By.ID, "autoplay").click()  # plays on by itself (common.js), then pauses on a click
+    wait_for(browser, lambda: "step 4 of 11" in text(browser, "step"))
+    browser.find_element(By.ID, "autoplay").click()
+    assert browser.find_element(By.ID, "autoplay").text == "play"
+    browser.execute_script("step(3)")  # back where the checks below look, whichever step the pause caught
+    wait_for(browser, lambda: "step 3 of 11" in text(browser, "step"))
 
     Select(browser.find_element(By.ID, "watch-seat")).select_by_value("1")  # bo's own view, from its observations
     wait_for(browser, lambda: "player_1's view" in text(browser, "watch-table"))
@@ -492,6 +498,10 @@ def test_an_octopus_replay_is_watched_step_by_step_on_a_phone_and_a_desktop(brow
         assert len(browser.find_elements(By.CSS_SELECTOR, "#watch-log li")) > lines
         browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)  # the arrow keys step too
         assert text(browser, "step") == f"decision 2 of {last}"
+        browser.find_element(By.ID, "autoplay").click()  # plays on by itself, then pauses on a click
+        wait_for(browser, lambda: text(browser, "step") != f"decision 2 of {last}")
+        browser.find_element(By.ID, "autoplay").click()
+        assert browser.find_element(By.ID, "autoplay").text == "play"
         browser.find_element(By.ID, "last").click()
         final = text(browser, "watch-final")
         assert f"{replay.totals[0]} (sessions: {replay.session_scores[0][0]})" in final and "Game over" in final

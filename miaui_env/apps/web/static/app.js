@@ -17,7 +17,6 @@ let limits = null;
 let game = null; // the person's game as the server last sent it
 let busy = false;
 let watching = null; // {replay, players, frames, frame, seat, title, result}
-let autoplay = null;
 
 // -- names ------------------------------------------------------------------------------------
 // ctx: {players: [name by seat], you: the person's seat or null}
@@ -329,20 +328,6 @@ function fillWatchAgents() {
 }
 
 // One line of the shelf: when, who played, who won; the file's path shows on hover.
-function shelfLine(item) {
-  if (!item.players.length) return `${item.modified} · ${item.name.split("/").pop()} (not a replay this app reads)`;
-  const won = item.winners.map((seat) => item.players[seat]).join(" and ");
-  return `${item.modified} · ${item.players.join(", ")}${won ? ` · won by ${won}` : ""}`;
-}
-
-async function loadShelf() {
-  const data = await attempt(() => api("GET", "/api/replays"));
-  if (!data) return;
-  const chosen = $("shelf").value;
-  $("shelf").replaceChildren(...(data.replays.length ? data.replays.map((item) => option(item.name, shelfLine(item), item.name === chosen, item.name))
-    : [option("", `(none under ${data.roots.join("/, ")}/)`, true)]));
-}
-
 function startWatching(data, heading) {
   stopAutoplay();
   const result = JSON.parse(data.replay);
@@ -383,22 +368,6 @@ function step(to) {
   showFrame(animate);
 }
 
-function stopAutoplay() {
-  if (autoplay !== null) clearInterval(autoplay);
-  autoplay = null;
-  $("autoplay").textContent = "play";
-}
-
-function toggleAutoplay() {
-  if (autoplay !== null) { stopAutoplay(); return; }
-  if (watching.frame === watching.frames.length - 1) step(0);
-  $("autoplay").textContent = "pause";
-  autoplay = setInterval(() => {
-    step(watching.frame + 1);
-    if (watching.frame === watching.frames.length - 1) stopAutoplay();
-  }, AUTOPLAY_MS);
-}
-
 async function watchText(text, heading) {
   const data = await attempt(() => api("POST", "/api/watch", { replay: text, seat: null }));
   if (data) startWatching(data, heading);
@@ -437,7 +406,7 @@ function showTab(name) {
   $("watch").hidden = name !== "watch";
   $("tab-play").classList.toggle("active", name === "play");
   $("tab-watch").classList.toggle("active", name === "watch");
-  if (name === "watch") loadShelf();
+  if (name === "watch") loadShelf("/api/replays");
   else stopAutoplay();
 }
 
@@ -475,7 +444,7 @@ function wire() {
   $("back").onclick = () => step(watching.frame - 1);
   $("forward").onclick = () => step(watching.frame + 1);
   $("last").onclick = () => step(watching.frames.length - 1);
-  $("autoplay").onclick = toggleAutoplay;
+  $("autoplay").onclick = () => toggleAutoplay(() => watching.frame, () => watching.frames.length, step, AUTOPLAY_MS);
   $("download").onclick = download;
   document.addEventListener("keydown", (event) => {
     if ($("play").hidden || !game || game.over || busy || event.ctrlKey || event.metaKey || event.altKey) return;

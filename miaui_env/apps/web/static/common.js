@@ -1,5 +1,5 @@
 // What the browser app's pages share (index.html's app.js and octopus.html's octopus.js, each loaded
-// after this file): building elements, the error banner, and talking to the server. Every text is
+// after this file): building elements, the error banner, talking to the server, and the replay shelf. Every text is
 // set as text, never as HTML: a replay's player names are anyone's to write.
 "use strict";
 
@@ -100,4 +100,39 @@ function fillOpponents(opponentMenu) {
     rows.push(h("label", { class: "opponent" }, `player_${(seat + k) % n}`, opponentMenu(`opponent-${k}`, before[k - 1])));
   }
   $("opponents").replaceChildren(h("strong", { text: "Opponents" }), ...rows);
+}
+
+// -- the replay shelf (each page lists its own game's replays) ----------------------------------
+// One line of the shelf: when, who played, who won; the file's path shows on hover.
+function shelfLine(item) {
+  if (!item.players.length) return `${item.modified} · ${item.name.split("/").pop()} (not a replay this page reads)`;
+  const won = item.winners.map((seat) => item.players[seat]).join(" and ");
+  return `${item.modified} · ${item.players.join(", ")}${won ? ` · won by ${won}` : ""}`;
+}
+
+async function loadShelf(route) {
+  const data = await attempt(() => api("GET", route));
+  if (!data) return;
+  const chosen = $("shelf").value;
+  $("shelf").replaceChildren(...(data.replays.length ? data.replays.map((item) => option(item.name, shelfLine(item), item.name === chosen, item.name))
+    : [option("", `(none under ${data.roots.join("/, ")}/)`, true)]));
+}
+
+// -- the watch stepper's autoplay: `at()` the frame shown, `count()` the frames, `step(k)` shows frame k
+let autoplay = null;
+
+function stopAutoplay() {
+  if (autoplay !== null) clearInterval(autoplay);
+  autoplay = null;
+  $("autoplay").textContent = "play";
+}
+
+function toggleAutoplay(at, count, step, milliseconds) {
+  if (autoplay !== null) { stopAutoplay(); return; }
+  if (at() === count() - 1) step(0);
+  $("autoplay").textContent = "pause";
+  autoplay = setInterval(() => {
+    step(at() + 1);
+    if (at() === count() - 1) stopAutoplay();
+  }, milliseconds);
 }

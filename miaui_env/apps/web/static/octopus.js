@@ -115,21 +115,6 @@ async function dealGame() {
 // card that moved was shown to everyone (O4), so any seat's recall view shows the whole game.
 const AUTOPLAY_MS = 700;
 let watching = null; // {replay, data, frame, title}
-let autoplay = null;
-
-function shelfLine(item) {
-  if (!item.players.length) return `${item.modified} · ${item.name.split("/").pop()} (not a replay this page reads)`;
-  const won = item.winners.map((seat) => item.players[seat]).join(" and ");
-  return `${item.modified} · ${item.players.join(", ")}${won ? ` · won by ${won}` : ""}`;
-}
-
-async function loadShelf() {
-  const data = await attempt(() => api("GET", "/api/octopus/replays"));
-  if (!data) return;
-  const chosen = $("shelf").value;
-  $("shelf").replaceChildren(...(data.replays.length ? data.replays.map((item) => option(item.name, shelfLine(item), item.name === chosen, item.name))
-    : [option("", `(none under ${data.roots.join("/, ")}/)`, true)]));
-}
 
 function watchFinal(data) {
   const view = { seat: data.seat, players: data.players };
@@ -175,22 +160,6 @@ function step(to) {
   showFrame();
 }
 
-function stopAutoplay() {
-  if (autoplay !== null) clearInterval(autoplay);
-  autoplay = null;
-  $("autoplay").textContent = "play";
-}
-
-function toggleAutoplay() {
-  if (autoplay !== null) { stopAutoplay(); return; }
-  if (watching.frame === watching.data.frames.length - 1) step(0);
-  $("autoplay").textContent = "pause";
-  autoplay = setInterval(() => {
-    step(watching.frame + 1);
-    if (watching.frame === watching.data.frames.length - 1) stopAutoplay();
-  }, AUTOPLAY_MS);
-}
-
 async function watchText(text, title, seat) {
   const data = await attempt(() => api("POST", "/api/octopus/watch", { replay: text, seat: seat === undefined ? null : seat }));
   if (data) startWatching(data.replay, data, title);
@@ -198,7 +167,7 @@ async function watchText(text, title, seat) {
 }
 
 function wireWatching() {
-  $("watch-box").addEventListener("toggle", () => { if ($("watch-box").open) loadShelf(); });
+  $("watch-box").addEventListener("toggle", () => { if ($("watch-box").open) loadShelf("/api/octopus/replays"); });
   $("open-saved").onclick = async () => {
     const name = $("shelf").value;
     if (!name) { showError("no saved replay is chosen: pick one from the list, or open a file"); return; }
@@ -223,7 +192,7 @@ function wireWatching() {
   $("back").onclick = () => step(watching.frame - 1);
   $("forward").onclick = () => step(watching.frame + 1);
   $("last").onclick = () => step(watching.data.frames.length - 1);
-  $("autoplay").onclick = toggleAutoplay;
+  $("autoplay").onclick = () => toggleAutoplay(() => watching.frame, () => watching.data.frames.length, step, AUTOPLAY_MS);
   $("close-watch").onclick = () => { stopAutoplay(); watching = null; $("watch-board").hidden = true; };
 }
 
