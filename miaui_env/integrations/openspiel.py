@@ -33,7 +33,8 @@ or "margin"; default "win", a constant-sum game whose winners share 1).
   (`describe_observation`): the same vector the AEC env gives the seat on the same deal.
 - The information state is perfect recall: its tensor stacks the seat's table-view observation of
   every round so far (11 rows of 620, later rows zero), its string lists, round by round, the lagoon
-  as the seat saw it (a face-down card it did not peek is `?`, R5) and every public reveal.
+  as the seat saw it (a face-down card it did not peek is `?`, R5) and every public reveal, then
+  its own card while the round's fish are dealt (chosen, not yet revealed).
 
 **The octopus game** (`python_octopus`) is a sequential game with explicit chance nodes.
 Parameters: `players` (2-4, default 2), `view`, `reward` and `max_sessions` (O12's cap, default
@@ -48,8 +49,9 @@ Parameters: `players` (2-4, default 2), `view`, `reward` and `max_sessions` (O12
 - Returns are the env's final rewards.
 - The observation tensor is the env's observation in `view` (O4). Every card that moves is shown to
   everyone (O4), so a seat's information state is the public record: the string is the game's
-  event log; the tensor is the recall view, which holds every card ever shown but not the order of
-  past turns (tabular algorithms key on the string).
+  event log (and the seat's own decision while chance plays it out); the tensor is the recall
+  view, which holds every card ever shown but not the order of past turns (tabular algorithms key
+  on the string).
 """
 
 from __future__ import annotations
