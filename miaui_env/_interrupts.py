@@ -18,7 +18,7 @@ import signal
 import sys
 import threading
 from types import FrameType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 INTERRUPTED = 130  # the shell's exit status for a command ended by Ctrl-C
 CONSOLE_SCRIPTS = ("miaui-arena", "miaui-card", "miaui-play", "miaui-demo", "miaui-exploit", "miaui-replay", "miaui-web")
@@ -76,10 +76,35 @@ def stop_listening_for_interrupts() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def hand_interrupts_back() -> None:
-    """From here on Ctrl-C is Python's KeyboardInterrupt again, for the command's own handling."""
+class Remembered:
+    """The SIGINT handler once a command's work starts: Python's KeyboardInterrupt, remembered. CPython
+    drops an exception raised inside a ctypes callback (numba's compiler runs some while a kernel
+    compiles), so `run_command` also ends a command that returns after one with its line and 130."""
+
+    def __init__(self) -> None:
+        self.came = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        """Raise KeyboardInterrupt, as Python's own handler does, and remember that it came."""
+        self.came = True
+        raise KeyboardInterrupt
+
+
+def hand_interrupts_back() -> Remembered | None:
+    """From here on Ctrl-C is Python's KeyboardInterrupt again, for the command's own handling; the
+    handler that remembers it, for one of our commands (None in any other process)."""
     if isinstance(signal.getsignal(signal.SIGINT), StartingUp) and threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        remembered = Remembered()
+        signal.signal(signal.SIGINT, remembered)
+        sys.unraisablehook = _quiet_dropped_interrupts  # the dropped one's traceback: the command's one line says it
+        return remembered
+    return None
+
+
+def _quiet_dropped_interrupts(unraisable: Any) -> None:
+    """sys.unraisablehook for our commands: a KeyboardInterrupt CPython dropped is left to `run_command`; anything else as usual."""
+    if unraisable.exc_type is not KeyboardInterrupt:
+        sys.__unraisablehook__(unraisable)
 
 
 STARTED_AS = command_name()  # read once, first thing: while a -m module loads, sys.argv[0] is "-m" only until it runs

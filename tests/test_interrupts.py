@@ -57,3 +57,34 @@ def test_importing_the_library_from_any_other_program_leaves_ctrl_c_alone():
     code = "import signal, miaui_env, training.config; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, preexec_fn=restore_ctrl_c)
     assert done.stdout.strip() == "True", done.stderr
+
+
+def test_a_ctrl_c_dropped_inside_a_ctypes_callback_still_ends_the_command_with_130(monkeypatch, capsys):
+    """CPython drops an exception raised inside a ctypes callback (numba's compiler runs some): the
+    command's work then returns as if nothing came, and run_command must still end it with 130."""
+    import ctypes
+    import os
+
+    from miaui_env import _interrupts
+    from miaui_env.apps import cli
+
+    remembered = _interrupts.Remembered()
+    monkeypatch.setattr(cli, "hand_interrupts_back", lambda: remembered)
+    before = signal.signal(signal.SIGINT, remembered)
+
+    def ctrl_c_in_a_callback() -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(1000):  # bytecode, so the handler runs here, inside the callback
+            time.sleep(0)
+
+    def work() -> int:
+        ctypes.CFUNCTYPE(None)(ctrl_c_in_a_callback)()
+        return 0
+
+    try:
+        with pytest.raises(SystemExit) as ended:
+            cli.run_command("demo.py", work)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert remembered.came and ended.value.code == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "demo.py: interrupted"

@@ -86,7 +86,7 @@ def distinct(parser: argparse.ArgumentParser, option: str, values: Sequence[obje
 
 def run_command(prog: str, command: Callable[[], int | None], interrupted: str = "interrupted") -> NoReturn:
     """Run a command's work: a user error (ValueError, OSError) or Ctrl-C ends it with one line, not a traceback."""
-    hand_interrupts_back()  # the start-up's one-line exit (miaui_env/_interrupts.py) gives way to the command's own
+    remembered = hand_interrupts_back()  # the start-up's one-line exit (miaui_env/_interrupts.py) gives way to the command's own
     try:
         status = command()
     except KeyboardInterrupt:
@@ -94,4 +94,7 @@ def run_command(prog: str, command: Callable[[], int | None], interrupted: str =
         exit_interrupted()
     except (ValueError, OSError) as error:
         fail(prog, error)
+    if remembered is not None and remembered.came:  # a Ctrl-C that CPython dropped on the way (a ctypes callback)
+        print(f"\n{prog}: {interrupted}", file=sys.stderr)
+        exit_interrupted()
     raise SystemExit(status or 0)
