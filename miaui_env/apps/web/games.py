@@ -584,8 +584,8 @@ def _shelf_summary(path: Path, game: str = GAME) -> dict[str, Any]:
 class ReplayShelf:
     """One game's replays saved under the folders `roots`: every `*.json` in a folder named `replays`
     (human play's and this app's `results/replays/`, the arena's `<out>/replays/`, a self-play
-    run's `checkpoints/<run>/replays/`) or in its `octopus/` folder (where this app saves octopus
-    games) that is `game`'s, newest first, at most `limit`. A replay is named by its path as the
+    run's `checkpoints/<run>/replays/`) or in its folder named after the game (where this app saves
+    octopus games: `replays/octopus/`) that is `game`'s, newest first, at most `limit`. A replay is named by its path as the
     root spells it (`results/replays/web-....json`); only listed names can be opened."""
 
     roots: tuple[Path, ...]
@@ -597,7 +597,7 @@ class ReplayShelf:
         """The replays' names, when they were written, their players and winners' seats, newest first."""
         found = []
         for root in self.roots:
-            for path in itertools.chain(root.glob("**/replays/*.json"), root.glob("**/replays/octopus/*.json")):
+            for path in itertools.chain(root.glob("**/replays/*.json"), root.glob(f"**/replays/{self.game}/*.json")):
                 try:
                     found.append((path.stat().st_mtime, path))
                 except OSError:  # removed while we looked
@@ -623,7 +623,7 @@ class ReplayShelf:
         try:
             path = Path(name).resolve()
             listed = any(path.is_relative_to(root.resolve()) for root in self.roots)
-            in_replays = path.parent.name == "replays" or (path.parent.name == "octopus" and path.parent.parent.name == "replays")
+            in_replays = path.parent.name == "replays" or (path.parent.name == self.game and path.parent.parent.name == "replays")
             if not (listed and path.suffix == ".json" and in_replays and path.is_file()):
                 raise missing
             if path.stat().st_size > MAX_BODY:

@@ -22,7 +22,7 @@ import numpy as np
 
 from miaui_env.agents import Agent
 from miaui_env.apps.octopus_play import steal_odds
-from miaui_env.apps.octopus_replay import MAX_SEED, OctopusReplay, describe_event, record, replay_states, save_replay
+from miaui_env.apps.octopus_replay import GAME, MAX_SEED, OctopusReplay, describe_event, record, replay_states, save_replay
 from miaui_env.apps.web.games import HUMAN, MAX_INT_DIGITS, AgentChoice, WebError, checked_seat, training_extra_installed
 from miaui_env.octopus import rules
 from miaui_env.octopus.agents import load_octopus_agents, octopus_agents, shipped_octopus_policies
@@ -262,7 +262,7 @@ class OctopusHumanGame:
     def _save(self, replays: Path) -> None:
         assert self.replay is not None
         # A folder of its own under the replays folder: the octopus page's shelf lists it.
-        path = replays / "octopus" / f"web-{time.strftime('%Y%m%d-%H%M%S')}-{self.id[:6]}.json"
+        path = replays / GAME / f"web-{time.strftime('%Y%m%d-%H%M%S')}-{self.id[:6]}.json"
         try:
             self.replay_path = save_replay(self.replay, path)
         except OSError as error:  # the game is over all the same: the page says why it was not saved
@@ -277,7 +277,7 @@ class OctopusHumanGame:
             mine = not self.over and state.active == self.seat
             return {
                 "id": self.id,
-                "game": "octopus",
+                "game": GAME,
                 "seat": self.seat,
                 "num_players": n,
                 "players": list(self.players),
