@@ -515,7 +515,7 @@ def _entry_point(kernel: Callable[..., None], values: tuple[Any, ...]) -> tuple[
     """
     parameters = list(inspect.signature(kernel.py_func).parameters.values())[len(values) :]  # type: ignore[attr-defined]
     defaults = tuple(parameter.default for parameter in parameters)
-    types = tuple(numba.typeof(value) for value in (*values, *defaults))
+    types = tuple(numba.typeof(value) for value in (*values, *defaults))  # type: ignore[no-untyped-call]
     return kernel.compile(types), defaults  # type: ignore[attr-defined]
 
 
