@@ -58,7 +58,9 @@ def _allowed(field: Mapping[str, Any]) -> str:
         return " \\| ".join(f"`{value}`" for value in field["enum"])
     kind = field.get("type", "any")
     limits = (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<"))
-    bounds = [f"{sign} {field[name]}" for name, sign in limits if name in field]
+    bounds = [
+        f"{sign} {field[name]:,}" if isinstance(field[name], int) else f"{sign} {field[name]}" for name, sign in limits if name in field
+    ]
     words = {"array": "list", "object": "mapping (any keys)", "boolean": "bool"}
     return " ".join([words.get(kind, kind) if isinstance(kind, str) else "any", *bounds])
 

@@ -141,12 +141,21 @@ def test_rllib_configs_refuse_unknown_keys_too(tmp_path):
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("total_timesteps=lots", "config key 'total_timesteps' is 'lots'; allowed: an integer >= 0"),
+        ("total_timesteps=lots", "config key 'total_timesteps' is 'lots'; allowed: an integer from 0 to 1e\\+15"),
         ("seed=true", "config key 'seed' is True; allowed: an integer"),  # a bool is not an int
         ("seed=1.5", "config key 'seed' is 1.5; allowed: an integer"),
         ("kickstart.learning_rate=true", "config key 'kickstart.learning_rate' is True; allowed: a number"),
-        ("kickstart.epochs=0", "config key 'kickstart.epochs' is 0; allowed: an integer >= 1"),
-        ("kickstart.epochs=1.5", "config key 'kickstart.epochs' is 1.5; allowed: an integer >= 1"),
+        ("kickstart.epochs=0", "config key 'kickstart.epochs' is 0; allowed: an integer from 1 to 1e\\+15"),
+        ("kickstart.epochs=1.5", "config key 'kickstart.epochs' is 1.5; allowed: an integer from 1 to 1e\\+15"),
+        ("total_timesteps=" + "9" * 400, "config key 'total_timesteps' is 9{80}; allowed: an integer from 0 to 1e\\+15"),
+        ("evaluation.games_per_baseline=10000000000000000", "'evaluation.games_per_baseline' is 10000000000000000; allowed: an integer"),
+        ("kickstart.learning_rate=.inf", "config key 'kickstart.learning_rate' is inf; allowed: a number >= 0"),
+        ("magnet.coef=1e400", "config key 'magnet.coef' is inf; allowed: a number >= 0"),  # YAML reads 1e400 as inf
+        ("opponents.pfsp_exponent=.nan", "config key 'opponents.pfsp_exponent' is nan; allowed: a number >= 0"),
+        ("opponents.weights={pool: .inf}", "config key 'opponents.weights.pool' is inf; allowed: a number >= 0"),
+        ("opponents.weights={}", "config key 'opponents.weights' is {}: no agent has a weight above 0"),
+        ("opponents.weights={pool: 0, random: 0}", "no agent has a weight above 0; allowed: the pool and baselines"),
+        ("run_name=" + "x" * 101, "config key 'run_name' is 'x+; allowed: a folder name of 1-100 letters"),
         ("kickstart.teacher_share_end=2", "config key 'kickstart.teacher_share_end' is 2; allowed: a number from 0 to 1"),
         ("view=tabel", "config key 'view' is 'tabel'; allowed: one of 'table', 'recall'"),
         ("game=chess", "config key 'game' is 'chess'; allowed: one of 'miaui', 'octopus'"),
@@ -171,7 +180,7 @@ def test_wrong_types_are_refused_with_the_key_the_value_and_what_is_allowed(over
 
 def test_wrong_types_in_a_file_name_the_file(tmp_path):
     path = config_file(tmp_path, "kickstart: {decisions: many}")
-    with pytest.raises(ConfigError, match=rf"{path}: config key 'kickstart.decisions' is 'many'; allowed: an integer >= 0"):
+    with pytest.raises(ConfigError, match=rf"{path}: config key 'kickstart.decisions' is 'many'; allowed: an integer from 0 to 1e\+15"):
         load_config(path)
 
 
@@ -490,3 +499,31 @@ def test_a_network_layer_of_no_width_is_refused_naming_the_key(net_arch, key, si
     with pytest.raises(ConfigError, match=r"config key 'ppo\.policy_kwargs\.net_arch\.q'"):
         load_config(SMOKE, ["ppo.policy_kwargs={net_arch: {q: [4]}}"])
     assert load_config(SMOKE, ["ppo.policy_kwargs={net_arch: {pi: [8], vf: [16, 4]}}"]).ppo["policy_kwargs"]["net_arch"]["vf"] == (16, 4)
+
+
+@pytest.mark.parametrize("text", ["", "# every default, please\n", "null\n", "~\n"])
+def test_a_config_file_that_sets_nothing_is_refused_as_a_slip(tmp_path, text):
+    path = config_file(tmp_path, text)
+    with pytest.raises(ConfigError, match=rf"{path}: the file sets nothing; leave out --config for the defaults"):
+        load_config(path)
+
+
+def test_an_integer_past_python_s_digit_limit_is_a_config_error(tmp_path):
+    path = config_file(tmp_path, "seed: " + "9" * 5000 + "\n")
+    with pytest.raises(ConfigError, match=rf"{path}: not a config: Exceeds the limit"):
+        load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("path", "overrides", "message"),
+    [
+        (5, [], "a config path is a str or a Path, got int"),
+        (b"configs/smoke.yaml", [], "a config path is a str or a Path, got bytes"),
+        (None, None, "overrides are a list of KEY=VALUE strings, got None"),
+        (None, "seed=1", "overrides are a list of KEY=VALUE strings, got 'seed=1'"),
+        (None, [b"seed=1"], r"overrides are a list of KEY=VALUE strings, got \[b'seed=1'\]"),
+    ],
+)
+def test_load_config_refuses_arguments_of_the_wrong_type(path, overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(path, overrides)

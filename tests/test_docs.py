@@ -107,7 +107,7 @@ def test_a_generated_part_is_the_code_s_own_text():
     card = hooks.expand("<!-- generate: docstring miaui_env.envs.miaui -->")
     assert card.startswith("Miaui as a PettingZoo environment") and OBSERVATION_LAYOUT.index_table() in card
     keys = hooks.expand("<!-- generate: config-keys selfplay -->")
-    assert "| `opponents.pool_size` | `8` | integer ≥ 1 |" in keys
+    assert "| `opponents.pool_size` | `8` | integer ≥ 1 ≤ 1,000,000,000,000,000 |" in keys
     with pytest.raises(hooks.GenerateError, match="no generator 'nothing'"):
         hooks.expand("<!-- generate: nothing -->")
 

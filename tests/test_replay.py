@@ -214,7 +214,7 @@ def test_the_replay_command_refuses_a_seat_without_a_gif(tmp_path):
 
 @pytest.mark.oracle
 def test_an_edited_card_is_caught_where_the_game_changes():
-    with pytest.raises(ReplayError, match=r"record is not what its cards make|not in hand"):
+    with pytest.raises(ReplayError, match=r"record is not what its cards make|not in hand|which it played in an earlier round"):
         replay_from_json(edited(good_replay_text(), swap_two_cards))
 
 

@@ -150,6 +150,8 @@ def read_yaml(text: str, source: str = "") -> Any:
         raise ConfigError(f"{source}not valid YAML{line}: {getattr(error, 'problem', None) or error}") from None
     except RecursionError:
         raise ConfigError(f"{source}nests deeper than a config can (at most {MAX_CONFIG_DEPTH} levels)") from None
+    except ValueError as error:  # Python's own limit on the digits of an integer literal
+        raise ConfigError(f"{source}not a config: {error}") from None
     if _depth(data) > MAX_CONFIG_DEPTH:
         raise ConfigError(f"{source}nests deeper than a config can (at most {MAX_CONFIG_DEPTH} levels)")
     return data
@@ -219,14 +221,16 @@ def _frozen(value: Any) -> Any:
 
 Flag = Annotated[bool, Strict()]
 Text = Annotated[str, Strict()]
-Count = Annotated[int, Strict(), Field(ge=0)]
-Positive = Annotated[int, Strict(), Field(ge=1)]
+MOST = 10**15
+"""The largest count a config may give (steps, games, seeds): past any run, and safe in numpy's int64."""
+Count = Annotated[int, Strict(), Field(ge=0, le=MOST)]
+Positive = Annotated[int, Strict(), Field(ge=1, le=MOST)]
 _FEWEST = min(get_game(name).min_players for name in game_names())
 _MOST = max(get_game(name).max_players for name in game_names())
 PlayerCount = Annotated[int, Strict(), Field(ge=_FEWEST, le=_MOST)]
 """A table size some game of the registry has; each game's own range is checked with the whole config (`check_tables`)."""
-Rate = Annotated[float, Strict(), Field(ge=0)]
-Share = Annotated[float, Strict(), Field(ge=0, le=1)]
+Rate = Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)]
+Share = Annotated[float, Strict(), Field(ge=0, le=1, allow_inf_nan=False)]
 DEVICE_PATTERN = r"auto|cpu|cuda(:[0-9]+)?"
 """The device names a config or `--device` may give (training/hardware.py)."""
 Device = Annotated[str, Strict(), Field(pattern=f"^({DEVICE_PATTERN})$")]
@@ -340,6 +344,11 @@ class OpponentsConfig(_Section):
     """game: all opponent seats of a game go to one agent; seat: every opponent seat is drawn on its own."""
 
     def __post_init__(self) -> None:
+        if not any(weight > 0 for weight in self.weights.values()):
+            raise ConfigError(
+                f"config key 'opponents.weights' is {dict(self.weights)!r}: no agent has a weight above 0; "
+                "allowed: the pool and baselines with weights >= 0, at least one above 0"
+            )
         if self.mode in ("latest", "league") and self.weights.get("pool", 0) <= 0:
             raise ConfigError(
                 f"config key 'opponents.mode' is {self.mode!r} but opponents.weights.pool is 0: "
@@ -467,21 +476,31 @@ class RunConfig(_Section):
     """CPU threads for torch and the batched engine, which take turns (training/hardware.py; 1: see the README's "Threads")."""
 
     def __post_init__(self) -> None:
-        if not re.fullmatch(r"[A-Za-z0-9_.-]+", self.run_name) or self.run_name in (".", ".."):
-            raise ConfigError(f"config key 'run_name' is {self.run_name!r}; allowed: a folder name of letters, digits, '-', '_' and '.'")
+        if not re.fullmatch(r"[A-Za-z0-9_.-]{1,100}", self.run_name) or self.run_name in (".", ".."):
+            raise ConfigError(
+                f"config key 'run_name' is {self.run_name!r:.80}; allowed: a folder name of 1-100 letters, digits, '-', '_' and '.'"
+            )
 
     @classmethod
     def load(cls, path: Path | str | None = None, overrides: Sequence[str] = ()) -> Self:
         """The config at `path` (None: the defaults alone) merged onto the defaults, then each `--set` override."""
+        if path is not None and not isinstance(path, str | Path):
+            raise ConfigError(f"a config path is a str or a Path, got {type(path).__name__}")
+        if isinstance(overrides, str | bytes) or not isinstance(overrides, Sequence) or not all(isinstance(o, str) for o in overrides):
+            raise ConfigError(f"overrides are a list of KEY=VALUE strings, got {overrides!r:.60}")
         schema = _schema(cls)
         data = schema.merged(None, read_yaml(cls.DEFAULTS.read_text(), f"{cls.DEFAULTS}: "))
         schema.validated(data, f"{cls.DEFAULTS}: ")
         if path is not None:
             path = config_file(path)
             given = read_yaml(read_config_text(path), f"{path}: ")
-            if given is not None and not isinstance(given, dict):
-                raise ConfigError(f"{path}: a config file is a mapping of keys to values, not {given!r}")
-            data = schema.merged(data, given or {})
+            if given is None:  # empty, comments only, or `null`: a slip (the wrong file?) rather than a wish for every default
+                raise ConfigError(
+                    f"{path}: the file sets nothing; leave out --config for the defaults, or give a mapping of keys to values"
+                )
+            if not isinstance(given, dict):
+                raise ConfigError(f"{path}: a config file is a mapping of keys to values, not {given!r:.60}")
+            data = schema.merged(data, given)
             schema.validated(data, f"{path}: ")
         return cls.from_dict(data).override(*overrides)
 
@@ -490,7 +509,7 @@ class RunConfig(_Section):
         schema, data = _schema(type(self)), self.to_dict()
         for override in overrides:
             data = schema.overridden(data, override)
-            schema.validated(data, f"--set {override}: ")
+            schema.validated(data, f"--set {override:.100}: ")
         return typing.cast(Self, schema.validated(data)) if overrides else self
 
     def to_yaml(self) -> str:
@@ -853,7 +872,7 @@ class _Schema:
                 whole = ".".join(parts[:depth])
                 raise ConfigError(f"--set {override}: {whole!r} has no keys; set it whole (--set {whole}=...)")
             node = child
-        value = text if self.resolved(node)[0].get("type") == "string" else read_yaml(text, f"--set {override}: ")
+        value = text if self.resolved(node)[0].get("type") == "string" else read_yaml(text, f"--set {override:.100}: ")
 
         def setting(held: Any, depth: int) -> Any:
             if depth == len(parts):
@@ -885,7 +904,7 @@ class _Schema:
         cause = error.get("ctx", {}).get("error")
         if isinstance(cause, ConfigError):
             return str(cause)
-        return f"config key {_dotted(location)!r} is {value!r}; allowed: {self.describe(self.at(location))}"
+        return f"config key {_dotted(location)!r} is {value!r:.80}; allowed: {self.describe(self.at(location))}"
 
 
 _SCHEMAS: dict[type[_Section], _Schema] = {}

@@ -12,6 +12,7 @@ of mixed agents is then dealt the recall view and narrowed to the table view for
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
@@ -51,11 +52,15 @@ class RandomAgent:
         """A random legal action for every row (both games have 12 actions); AgentError for masks of
         another shape than (rows, 12), or a row that allows nothing."""
         masks = np.asarray(masks)
-        if masks.ndim != 2 or masks.shape[1] != NUM_DIVER_CARDS or len(masks) != len(observations):
+        rows = np.shape(observations)[0] if np.ndim(observations) > 0 else None
+        if masks.ndim != 2 or masks.shape[1] != NUM_DIVER_CARDS or len(masks) != rows:
             raise AgentError(
                 f"the random agent takes masks of shape (rows, {NUM_DIVER_CARDS}), one per observation row; "
-                f"got {masks.shape} for {len(observations)} rows"
+                f"got {masks.shape} for {rows if rows is not None else 'no'} rows"
             )
+        if masks.dtype.kind not in "biuf" or ((masks != 0) & (masks != 1)).any():
+            shown = np.unique(masks).tolist()[:8] if masks.dtype.kind in "biuf" else masks.dtype
+            raise AgentError(f"the random agent takes masks of 0s and 1s; got {shown}")
         if not masks.any(axis=1).all():
             raise AgentError(f"the random agent was asked to act where nothing is legal (mask row {int(np.argmin(masks.any(axis=1)))})")
         return np.asarray(np.argmax(self.rng.random(masks.shape) * masks, axis=-1))
@@ -78,8 +83,20 @@ def check_agent(agent: object, what: str = "agent") -> Agent | Policy:
     """`agent` itself if it is an agent (with `act`) or a batched policy function; AgentError otherwise."""
     if isinstance(agent, str | bytes):
         raise AgentError(f"{what}={agent!r} is a name, not an agent; build one first: miaui_env.agents.loading.load_agent({agent!r})")
+    if isinstance(agent, type):
+        raise AgentError(f"{what}={agent.__name__} is a class, not an agent; pass an instance, e.g. {agent.__name__}()")
     if not callable(getattr(agent, "act", None)) and not callable(agent):
         raise AgentError(f"{what}={agent!r:.60} is neither an agent (with act(observations, masks)) nor a batched policy function")
+    if not callable(getattr(agent, "act", None)) and callable(agent):
+        try:
+            signature = inspect.signature(agent)
+        except ValueError:  # a builtin without a signature: nothing to check
+            return agent
+        try:
+            signature.bind(None, None)
+        except TypeError:
+            name = getattr(agent, "__name__", type(agent).__name__)
+            raise AgentError(f"{what}={name} takes {signature}; a batched policy function takes (observations, masks)") from None
     return agent  # type: ignore[return-value]
 
 
@@ -105,6 +122,9 @@ def checked_batch(observations: object, masks: object, who: str) -> tuple[np.nda
         raise AgentBatchError(f"{who} takes numeric masks of shape {expected}, one per row; got dtype {legal.dtype} shape {legal.shape}")
     if ((legal != 0) & (legal != 1)).any():
         raise AgentBatchError(f"{who} takes masks of 0s and 1s; got {np.unique(legal).tolist()[:8]}")
+    finite = np.isfinite(seen).all(axis=1)
+    if not finite.all():
+        raise AgentBatchError(f"{who} reads finite observations; row {int(np.argmin(finite))} holds NaN or inf")
     return seen, legal
 
 
@@ -114,7 +134,7 @@ def checked_actions(agent: Agent | Policy, observations: np.ndarray, masks: np.n
     name = getattr(agent, "name", getattr(agent, "__name__", repr(agent)))
     answer = np.asarray(as_policy(agent)(observations, masks))
     rows = masks.shape[0]
-    if answer.shape not in ((rows,), (rows, 1)) or not np.issubdtype(answer.dtype, np.integer):
+    if answer.shape not in ((rows,), (rows, 1)) or answer.dtype.kind not in "iu":
         raise AgentError(
             f"agent {name!r} answered {answer!r:.80} (dtype {answer.dtype}, shape {answer.shape}); "
             f"an agent returns {rows} integer card indices 0-11"

@@ -35,7 +35,7 @@ import importlib
 import inspect
 import json
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -45,7 +45,7 @@ from miaui_env.agents.checkpoint import check_policy_spaces
 from miaui_env.agents.policy import PolicyAgent, load_rllib_policy, load_sb3_policy
 from miaui_env.game.saved_state import MAX_FILE_BYTES, read_bounded
 from miaui_env.game.seeding import check_seed, seed_children, seed_int
-from miaui_env.games import LEGACY_GAME, game_of
+from miaui_env.games import LEGACY_GAME, game_of, game_of_agents_module
 
 
 def _shipped_policies() -> Path:
@@ -89,7 +89,7 @@ def split_play_mode(spec: str) -> tuple[str, str | None]:
     that is not one of PLAY_MODES. A spec that exists as a path has no suffix."""
     at = spec.rfind("@")
     suffix = _MODE_SUFFIX.fullmatch(spec, at) if at >= 0 else None
-    if suffix is None or Path(spec).exists():
+    if suffix is None or names_a_file(spec, Path.exists):
         return spec, None
     base, mode = spec[:at], suffix.group(1)
     if mode not in PLAY_MODES:
@@ -133,12 +133,21 @@ def policy_path(spec: str) -> Path | None:
     """The trained policy `spec` names: a model .zip, a run's folder (with model.zip) or a shipped
     policy's name (in SHIPPED_POLICIES); None if it names none. AgentSpecError for a missing .zip."""
     path = Path(spec)
-    if path.suffix == ".zip" or (path / "model.zip").is_file():
-        if not path.exists():
-            raise AgentSpecError(f"checkpoint {spec!r} does not exist")
+    if path.suffix == ".zip" or names_a_file(path / "model.zip", Path.is_file):
+        if not names_a_file(path, Path.exists):
+            raise AgentSpecError(f"checkpoint {spec!r:.200} does not exist")
         return path
     shipped = SHIPPED_POLICIES / spec
-    return shipped if (shipped / "model.zip").is_file() else None
+    return shipped if names_a_file(shipped / "model.zip", Path.is_file) else None
+
+
+def names_a_file(path: str | Path, check: Callable[[Path], bool]) -> bool:
+    """`check(Path(path))` (exists, is_file, ...), False where the system cannot look the name up at all
+    (a name too long for a path: a spec is then a name, not a file)."""
+    try:
+        return check(Path(path))
+    except OSError:
+        return False
 
 
 def _load_policy_search(spec: str, seed: int | None) -> Agent:
@@ -161,7 +170,7 @@ def _load(spec: str, seed: int | None) -> Agent:
     if spec in builtins:
         return builtins[spec](seed)
     path = Path(spec)
-    if (path / "policy" / "class_and_ctor_args.pkl").exists():  # an RLlib run (needs the [rllib] extra)
+    if names_a_file(path / "policy" / "class_and_ctor_args.pkl", Path.exists):  # an RLlib run (needs the [rllib] extra)
         return load_rllib_policy(path / "policy", seed=seed)
     policy = policy_path(spec)
     if policy is not None:
@@ -180,6 +189,9 @@ def _load(spec: str, seed: int | None) -> Agent:
         raise AgentSpecError(f"cannot load agent {spec!r}: {type(error).__name__}: {error}") from None
     if not callable(target):
         raise AgentSpecError(f"{spec} is {target!r:.60}, neither an agent class or factory nor a batched policy function")
+    owner = game_of_agents_module(getattr(target, "__module__", None) or module_name)
+    if owner is not None and owner.part("load_agent") is not load_agent:
+        raise AgentSpecError(f"{spec} is an agent of {owner.title} (--game {owner.name}); this game needs a Miaui agent")
     if inspect.isclass(target) or _returns_agent(target):
         try:
             takes_seed = "seed" in inspect.signature(target).parameters

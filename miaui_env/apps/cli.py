@@ -30,6 +30,8 @@ def add_game_argument(parser: argparse.ArgumentParser) -> None:
 
 def check_writable(directory: Path) -> None:
     """Create `directory` if needed and make sure files can be written there (OSError naming it if not)."""
+    if directory.exists() and not directory.is_dir():
+        raise OSError(f"cannot write to {directory}: it is a file (or a device), and a folder is needed")
     try:
         directory.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=directory):
@@ -55,13 +57,19 @@ def non_negative_int(text: str) -> int:
     return _bounded_int(text, 0)
 
 
-def _bounded_int(text: str, least: int) -> int:
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 (a free one) to 65535."""
+    return _bounded_int(text, 0, 65535)
+
+
+def _bounded_int(text: str, least: int, most: int | None = None) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < least:
-        raise argparse.ArgumentTypeError(f"{value} is not allowed; it must be at least {least}")
+    if value < least or (most is not None and value > most):
+        allowed = f"from {least} to {most}" if most is not None else f"at least {least}"
+        raise argparse.ArgumentTypeError(f"{value} is not allowed; it must be {allowed}")
     return value
 
 

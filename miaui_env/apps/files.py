@@ -9,6 +9,7 @@ checkpoint's model, metadata and evaluations) goes through `write_together`: all
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -18,7 +19,12 @@ from typing import Any
 
 @contextlib.contextmanager
 def replacing(path: Path) -> Iterator[Path]:
-    """Yield a temporary path beside `path` to write; when the block succeeds it replaces `path`."""
+    """Yield a temporary path beside `path` to write; when the block succeeds it replaces `path`.
+
+    A `path` that exists and is not a regular file is refused with FileExistsError before anything is
+    written: the rename would put a file in place of a folder, a device, a pipe or a socket."""
+    if path.exists() and not path.is_file():
+        raise FileExistsError(errno.EEXIST, "it exists and is not a regular file (a folder, a device, a pipe or a socket)", str(path))
     temporary = path.with_name(f".{path.stem}.tmp{path.suffix}")  # hidden, and keeps the suffix (savefig reads it)
     try:
         yield temporary

@@ -69,6 +69,8 @@ def record(
     state: OctopusState, actions: Sequence[int], *, seed: int, view: str = "table", players: Sequence[str] | None = None
 ) -> OctopusReplay:
     """The replay of the finished game `state`, dealt by `seed`, whose decisions were `actions`."""
+    if not isinstance(state, OctopusState):
+        raise OctopusReplayError(f"record takes the finished game's rules.OctopusState, got {state!r:.60}")
     if not state.is_over:
         raise OctopusReplayError("a replay records a finished game; this one is still being played")
     n = state.num_players
@@ -102,6 +104,8 @@ def play_and_record(
     `view`) dealt by `seed`, as a replay."""
     if isinstance(agents, str | bytes) or not isinstance(agents, Sequence) or not agents:
         raise OctopusReplayError(f"play_and_record seats at least one agent (a list, cycled over the seats); got {agents!r:.60}")
+    if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer):
+        raise OctopusReplayError(f"num_players={num_players!r:.40} is not allowed; the octopus game is played by 2, 3 or 4 players")
     entrants = [as_agent(agent) for agent in agents]
     seated = [entrants[seat % len(entrants)] for seat in range(num_players)]
     for agent in entrants:

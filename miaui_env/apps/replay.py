@@ -34,6 +34,7 @@ import numpy as np
 from miaui_env.display.text import describe_round, seat_name
 from miaui_env.game.cards import DEFAULT_DECK, DeckError, parse_deck_order
 from miaui_env.game.rules import (
+    NUM_DIVER_CARDS,
     NUM_ROUNDS,
     GameConfig,
     GameState,
@@ -161,9 +162,13 @@ def _settings_of(config: GameConfig) -> dict[str, Any]:
 def replay_states(replay: Replay) -> list[GameState]:
     """The game after its deal and after each chosen round (the last one includes the forced round
     12), played back through the rules; ReplayError if the replay is not the game it says."""
+    if not isinstance(replay, Replay):
+        raise ReplayError(f"a Miaui replay is a Replay (load_replay, record_replay), got {type(replay).__name__}")
     states = _play_back(replay.config, replay.seed, replay.deck, replay.plays)
     played = [record_to_dict(record) for record in states[-1].history]
     for index, (mine, theirs) in enumerate(zip(played, replay.records, strict=False)):
+        if not isinstance(theirs, dict):
+            raise ReplayError(f"round {index + 1}'s record is {theirs!r:.40}, not a round's record (a mapping of what the round did)")
         if mine != theirs:
             raise ReplayError(f"round {index + 1}'s record is not what its cards make: the replay was edited or is another game's")
     if len(played) != len(replay.records):
@@ -189,6 +194,11 @@ def _play_back(config: GameConfig, seed: int | None, deck: tuple[str, ...] | Non
         raise ReplayError(f"a replay holds the {NUM_ROUNDS - 1} chosen rounds of a whole game; this one holds {len(plays)}")
     states = [state.clone()]
     for round_number, cards in enumerate(plays, start=1):
+        for seat, card in enumerate(cards[: config.num_players]):
+            if not 1 <= card <= NUM_DIVER_CARDS:
+                raise ReplayError(f"round {round_number}: seat {seat}'s card is {card}; diver cards are 1-{NUM_DIVER_CARDS}")
+            if not state.hands[seat][card - 1]:
+                raise ReplayError(f"round {round_number}: seat {seat} plays diver card {card}, which it played in an earlier round")
         try:
             play_round(state, list(cards))
         except (IllegalActionError, ValueError) as bad:
@@ -329,8 +339,9 @@ def frames(replay: Replay, seat: int | None = None) -> list[np.ndarray]:
     states = replay_states(replay)
     if seat is None:
         return [table_picture(state) for state in states]
-    if not 0 <= seat < replay.config.num_players:
-        raise InvalidConfigError(f"seat {seat} is not at a table of {replay.config.num_players}")
+    n = replay.config.num_players
+    if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < n:
+        raise InvalidConfigError(f"seat {seat!r:.40} is not at a table of {n}; seats are 0-{n - 1}, or None for the spectator")
     encoder = Encoder(replay.config, "table")
     pictures = []
     for state in states:
@@ -343,6 +354,9 @@ def write_gif(replay: Replay, path: str | os.PathLike[str], seat: int | None = N
     """An animated GIF of the game (`frames`), written to `path`."""
     from PIL import Image
 
+    # GIF frame delays are whole milliseconds, 1 to 65,535 of them.
+    if isinstance(seconds_per_frame, bool) or not isinstance(seconds_per_frame, int | float) or not 0.001 <= seconds_per_frame <= 65.535:
+        raise ReplayError(f"seconds_per_frame={seconds_per_frame!r:.40} is not allowed; a GIF frame shows 0.001 to 65.535 seconds")
     images = [Image.fromarray(frame) for frame in frames(replay, seat)]
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

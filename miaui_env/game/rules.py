@@ -254,13 +254,16 @@ def deal(config: GameConfig, rng: np.random.Generator, deck_order: Sequence[int]
     `deck_order` stacks the deck (deck indices, top first; the first is put back); without it the
     deck is shuffled. Either way DEAL_UNIFORMS numbers are drawn from `rng` (see `deal_from`).
     """
+    if not isinstance(config, GameConfig):
+        raise InvalidConfigError(f"config must be a rules.GameConfig (e.g. GameConfig(num_players=4)), got {config!r:.60}")
     if not isinstance(rng, np.random.Generator):
         raise InvalidConfigError(f"rng must be a numpy.random.Generator (e.g. np.random.default_rng(seed)), got {rng!r:.60}")
     if deck_order is not None:
         allowed = f"deck_order must be a permutation of the deck indices 0..{len(config.deck) - 1}"
-        if isinstance(deck_order, str | bytes) or not isinstance(deck_order, Sequence | np.ndarray):
+        scalar = isinstance(deck_order, np.ndarray) and deck_order.ndim == 0
+        if isinstance(deck_order, str | bytes) or not isinstance(deck_order, Sequence | np.ndarray) or scalar:
             raise DeckError(f"{allowed}, got {deck_order!r:.60}")
-        if any(isinstance(i, bool) or not isinstance(i, int | np.integer) for i in deck_order):
+        if any(isinstance(i, bool | np.timedelta64) or not isinstance(i, int | np.integer) for i in deck_order):
             raise DeckError(f"{allowed}; got a value that is not an integer in {list(deck_order)!r:.80}")
         deck_order = [int(i) for i in deck_order]
         if sorted(deck_order) != list(range(len(config.deck))):
@@ -325,8 +328,8 @@ def illegal_action(who: str, action: object, hand: np.ndarray) -> IllegalActionE
 
 def check_action(hand: np.ndarray, action: object, who: str) -> int:
     """The card index (0-11) `action` names if that card is in `hand`; else `illegal_action`'s error."""
-    if isinstance(action, np.ndarray) and action.shape == ():
-        action = action.item()
+    if isinstance(action, np.ndarray) and action.shape == () and not isinstance(action, np.ma.MaskedArray):
+        action = action.item()  # (numpy.ma.masked stays itself, to be named as such: its item is a made-up 0.0)
     # numpy's timedelta64 is a numpy integer to isinstance: a time span is no card all the same.
     if isinstance(action, bool | np.timedelta64):
         raise illegal_action(who, action, hand)

@@ -145,13 +145,21 @@ def _event_to_dict(event: FishEvent) -> dict[str, Any]:
 def save_state(state: GameState, path: str | os.PathLike[str]) -> None:
     """Write the state to `path` as JSON, atomically: a reader sees the old file or the whole new one."""
     path = file_path(path, StateFormatError, "path")
+    if not isinstance(state, GameState):
+        raise StateFormatError(f"save_state saves a rules.GameState, got {type(state).__name__}")
     text = json.dumps(state_to_dict(state)) + "\n"
+    if path.exists() and not path.is_file():  # the rename below would put a file in place of it
+        raise StateFormatError(
+            f"cannot save a state to {path}: it exists and is not a regular file (a folder, a device, a pipe or a socket)"
+        )
     # Written beside its target, then renamed over it in one step (as miaui_env.apps.files does, which
     # sits above the rules and so cannot be imported here).
     temporary = path.with_name(f".{path.name}.tmp")
     try:
         temporary.write_text(text)
         os.replace(temporary, path)
+    except OSError as failed:
+        raise StateFormatError(f"cannot save a state to {path}: {failed.strerror or failed}") from None
     finally:
         temporary.unlink(missing_ok=True)
 
@@ -174,8 +182,12 @@ def read_bounded(path: Path, limit: int, error: type[ValueError], what: str) -> 
     a folder, a device or pipe (/dev/zero, /dev/null), a missing file, or a file past the limit,
     which is refused after reading `limit` + 1 bytes, never read to the end."""
     try:
-        with path.open("rb") as opened:
-            if not stat.S_ISREG(os.fstat(opened.fileno()).st_mode):
+        # Non-blocking: opening a pipe no one writes to would wait forever; a regular file reads as ever.
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as opened:
+            mode = os.fstat(opened.fileno()).st_mode
+            if stat.S_ISDIR(mode):
+                raise IsADirectoryError
+            if not stat.S_ISREG(mode):
                 raise error(f"{path} is not a regular file (a device, a pipe or a socket); {what} is a file")
             data = opened.read(limit + 1)
     except IsADirectoryError:

@@ -214,6 +214,12 @@ def game_names() -> tuple[str, ...]:
     return tuple(_registry)
 
 
+def game_of_agents_module(module: str) -> Game | None:
+    """The game whose agent loader lives in `module` (its agents' module), None if no game's does."""
+    _discover()
+    return next((game for game in _registry.values() if game.parts["load_agent"].partition(":")[0] == module), None)
+
+
 def game_of(data: Mapping[str, Any] | Any) -> str:
     """The game a file's JSON object names in its `game` field (LEGACY_GAME where it names none)."""
     named = data.get("game", LEGACY_GAME) if isinstance(data, Mapping) else LEGACY_GAME

@@ -303,7 +303,7 @@ class OctopusSelfPlayVecEnv(OneEnvVecEnv):
             raise IllegalActionError(f"actions must hold one action index per env index, got {actions!r:.60}") from None
         if given.shape not in ((self.num_envs,), (self.num_envs, 1)):
             raise IllegalActionError(f"actions must hold one action index per env index, shape ({self.num_envs},), got shape {given.shape}")
-        if not np.issubdtype(given.dtype, np.integer):  # a float would be truncated, not refused
+        if given.dtype.kind not in "iu":  # a float would be truncated, not refused
             raise IllegalActionError(f"actions must be integer action indices 0-{NUM_ACTIONS - 1}, got dtype {given.dtype}")
         given = given.reshape(self.num_envs).astype(np.int64)
         bad = (given < 0) | (given >= NUM_ACTIONS)

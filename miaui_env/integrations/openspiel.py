@@ -113,6 +113,16 @@ def check_player(player: object, players: int, game: str) -> int:
     return int(player)
 
 
+def checked_legal_actions(state: Any, player: Any, players: int, game: str) -> list[int]:
+    """`pyspiel.State.legal_actions(player)` for a seat of the table or chance; OpenSpielError naming
+    the seats for any other player (OpenSpiel answers [] without asking the game)."""
+    if player is None:
+        return list(pyspiel.State.legal_actions(state))
+    if player != int(pyspiel.PlayerId.CHANCE):
+        check_player(player, players, game)
+    return list(pyspiel.State.legal_actions(state, int(player)))
+
+
 def _game_type(
     short_name: str, long_name: str, dynamics: Any, utility: Any, players: tuple[int, int], parameters: dict[str, Any]
 ) -> pyspiel.GameType:
@@ -226,7 +236,7 @@ class MiauiGame(pyspiel.Game):  # type: ignore[misc]
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> MiauiObserver:
         """The env's observation, or with `perfect_recall` the information state."""
-        return MiauiObserver(self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+        return MiauiObserver(self, pyspiel.IIGObservationType(perfect_recall=False) if iig_obs_type is None else iig_obs_type, params)
 
 
 MIAUI_LONG_NAME = "Miaui (Miaui RL's reference rules)"
@@ -254,6 +264,10 @@ class MiauiState(pyspiel.State):  # type: ignore[misc]
         if self.game.is_over:
             return int(pyspiel.PlayerId.TERMINAL)
         return int(pyspiel.PlayerId.SIMULTANEOUS)
+
+    def legal_actions(self, player: Any = None) -> list[int]:
+        """The legal actions of the player to move, or of `player` (a seat, or chance); OpenSpielError for another player."""
+        return checked_legal_actions(self, player, self._config.num_players, MIAUI_GAME)
 
     def _legal_actions(self, player: int) -> list[int]:
         seat = check_player(player, self._config.num_players, MIAUI_GAME)
@@ -530,7 +544,7 @@ class OctopusGame(pyspiel.Game):  # type: ignore[misc]
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> OctopusObserver:
         """The env's observation, or with `perfect_recall` the information state."""
-        return OctopusObserver(self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+        return OctopusObserver(self, pyspiel.IIGObservationType(perfect_recall=False) if iig_obs_type is None else iig_obs_type, params)
 
 
 OCTOPUS_LONG_NAME = "The octopus fishing game (Miaui RL's reference rules)"
@@ -624,6 +638,10 @@ class OctopusSpielState(pyspiel.State):  # type: ignore[misc]
         if self.state.is_over:
             return int(pyspiel.PlayerId.TERMINAL)
         return self.state.active
+
+    def legal_actions(self, player: Any = None) -> list[int]:
+        """The legal actions of the player to move, or of `player` (a seat, or chance); OpenSpielError for another player."""
+        return checked_legal_actions(self, player, self.settings.players, OCTOPUS_GAME)
 
     def _legal_actions(self, player: int) -> list[int]:
         check_player(player, self.settings.players, OCTOPUS_GAME)

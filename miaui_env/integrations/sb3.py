@@ -31,7 +31,7 @@ constructor does; after that each slot's generator carries on, game after game.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol, Unpack
 
 import gymnasium
@@ -163,12 +163,26 @@ class OneEnvVecEnv(VecEnv):
         """(num_envs, 12) bool: the legal cards of each index."""
         raise NotImplementedError
 
+    FIXED = ("num_envs", "num_players", "observation_space", "action_space", "table_spec", "view")
+    """Attributes `set_attr` refuses: they describe the games under way, which would no longer match them."""
+
+    def _get_indices(self, indices: VecEnvIndices) -> Iterable[int]:
+        """The env indices `indices` names (None: all; an int; a list of ints), each one of this VecEnv's."""
+        chosen = list(super()._get_indices(indices))
+        wrong = [i for i in chosen if isinstance(i, bool) or not isinstance(i, int | np.integer) or not 0 <= i < self.num_envs]
+        if wrong:
+            raise InvalidConfigError(f"indices {wrong!r:.60} are not env indices; they are 0-{self.num_envs - 1}")
+        return chosen
+
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         """The attribute, once per index (every index shares this one env)."""
         return [getattr(self, attr_name)] * len(list(self._get_indices(indices)))
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        """Set an attribute of the (shared) env."""
+        """Set an attribute of the (shared) env; the attributes in FIXED are refused."""
+        if attr_name in self.FIXED:
+            raise InvalidConfigError(f"set_attr({attr_name!r}) is refused: it describes the games under way; make a new VecEnv instead")
+        self._get_indices(indices)
         setattr(self, attr_name, value)
 
     def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any) -> list[Any]:
@@ -299,7 +313,7 @@ class MiauiSelfPlayVecEnv(OneEnvVecEnv):
             raise IllegalActionError(f"actions must hold one card index per env index, got {actions!r:.60}") from None
         if given.shape not in ((self.num_envs,), (self.num_envs, 1)):
             raise IllegalActionError(f"actions must hold one card index per env index, shape ({self.num_envs},), got shape {given.shape}")
-        if not np.issubdtype(given.dtype, np.integer):  # a float or a string would be truncated or parsed, not refused
+        if given.dtype.kind not in "iu":  # a float or a string would be truncated or parsed, not refused
             raise IllegalActionError(f"actions must be integer card indices 0-{NUM_DIVER_CARDS - 1}, got dtype {given.dtype}")
         given = given.reshape(self.num_envs).astype(np.int64)
         masks = self._learner_view(self._masks)  # the int8 hands: no bool copy on every step

@@ -27,6 +27,10 @@ class UnknownPieceError(KeyError, ValueError):
         return str(self.args[0]) if self.args else ""
 
 
+class VectorShapeError(ValueError):
+    """A vector whose last axis is not a layout's size."""
+
+
 @dataclass(frozen=True)
 class Piece:
     """One named block of a vector; `doc` is its line in the documentation's index table."""
@@ -100,6 +104,8 @@ class Layout:
     def view(self, vector: np.ndarray, name: str) -> np.ndarray:
         """Piece `name` of `vector` (last axis), reshaped to the piece's shape; a view, not a copy.
         A nested piece comes with its holders' row axes first (seat rows: (..., 6, shape))."""
+        if getattr(vector, "shape", ())[-1:] != (self.size,):
+            raise VectorShapeError(f"a vector of this layout is (..., {self.size}); got {getattr(vector, 'shape', type(vector).__name__)}")
         if name in self._holder:
             holder = self._holder[name]
             return self.rows[holder].view(self.view(vector, holder), name)

@@ -383,6 +383,8 @@ class Encoder:
     """Builds the observations (and the global state) of one game after each reveal."""
 
     def __init__(self, config: GameConfig, view: str = "table"):
+        if not isinstance(config, GameConfig):
+            raise InvalidConfigError(f"an Encoder takes a rules.GameConfig, got {config!r:.60}")
         check_view(view)
         self.config, self.view = config, view
         n = config.num_players
@@ -452,6 +454,9 @@ class Encoder:
     def refresh(self, state: GameState, new_game: bool = False) -> None:
         """Write the game into the canvas; call after new_game and after every play_round, or with
         `new_game` at the first refresh of a game that has already played rounds."""
+        if not isinstance(state, GameState) or state.config.num_players != self.config.num_players:
+            shown = f"a {state.config.num_players}-player game" if isinstance(state, GameState) else repr(state)[:60]
+            raise InvalidConfigError(f"this Encoder refreshes {self.config.num_players}-player rules.GameStates, got {shown}")
         if new_game or not state.history:
             self._records_seen = self._box_seen = -1  # a new game: every pile and the box are rewritten
         feats = self.features

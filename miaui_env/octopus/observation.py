@@ -574,8 +574,14 @@ def _refuse_table(num_players: object, seat: object) -> None:
         raise InvalidConfigError(f"seat={seat!r:.40} is not at a {num_players}-player table; seats are 0-{num_players - 1}")
 
 
+def _check_state(state: object) -> None:
+    if not isinstance(state, OctopusState):
+        raise InvalidConfigError(f"an octopus game's state is a rules.OctopusState (rules.new_game(...)), got {state!r:.60}")
+
+
 def observe(state: OctopusState, seat: int, view: str = "table") -> np.ndarray:
     """What `seat` sees now in `view` (O4): a float32 vector laid out as OBSERVATION_LAYOUT."""
+    _check_state(state)
     if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < state.num_players:
         raise InvalidConfigError(f"seat={seat!r} is not at this table; seats are 0-{state.num_players - 1}")
     return observe_canvas(canvas(state), state.num_players, int(seat), check_view(view))
@@ -584,6 +590,7 @@ def observe(state: OctopusState, seat: int, view: str = "table") -> np.ndarray:
 def state_vector(state: OctopusState) -> np.ndarray:
     """Everything, the deck's order included (STATE_LAYOUT, absolute seats): for `state()` and
     centralized critics, never a seat's view."""
+    _check_state(state)
     counted = _write_piles(_STATE_PLACES, state)
     _write_table(_STATE_PLACES, state, counted)
     where: list[int] = []

@@ -112,7 +112,7 @@ def is_octopus(card: int) -> bool:
 def fish(species: str | int, value: int, copy: int = 0) -> int:
     """The id of a fish card: `fish("cod", 4)`; values 1 and 2 have two copies (`copy` 0 or 1)."""
     index = SPECIES_NAMES.index(species) if isinstance(species, str) and species in SPECIES_NAMES else species
-    slots = [i for i, v in enumerate(FISH_VALUES) if v == value]
+    slots = [i for i, v in enumerate(FISH_VALUES) if _is_int(value) and v == value]  # (1.0 is no card value)
     if not (_is_int(index) and 0 <= index < NUM_SPECIES and _is_int(copy) and 0 <= copy < len(slots)):
         raise InvalidConfigError(f"no fish {species!r} of value {value} (copy {copy}); values are {FISH_VALUES}")
     return int(index) * CARDS_PER_SPECIES + slots[copy]

@@ -337,6 +337,8 @@ class VectorMiaui:
         settings is refused (InvalidConfigError), the engine unchanged."""
         if not isinstance(snapshot, EngineSnapshot) or snapshot.game.hands.shape != self._game.hands.shape:
             raise InvalidConfigError(f"restore takes a snapshot of this engine (engine.snapshot()), got {snapshot!r:.60}")
+        if not isinstance(observe, bool | np.bool_):
+            raise InvalidConfigError(f"observe must be True or False, got {observe!r:.60}")
         if snapshot.config is not self.config and snapshot.config != self.config:
             # Its arrays would fit, but its games follow other rules (R8's No Fighting, R11's Open Baskets, another deck).
             raise InvalidConfigError(
@@ -363,6 +365,8 @@ class VectorMiaui:
         """Play one round of every game from `actions` (B, n); see the module docstring. `trusted`:
         the caller has checked that every action is a card in its seat's hand (the envs check each
         as it comes), and `actions` is an int64 array of that shape; nothing is checked again."""
+        if not isinstance(trusted, bool | np.bool_):  # a truthy string would skip every check
+            raise IllegalActionError(f"trusted must be True or False, got {trusted!r:.60}")
         if self.round > NUM_ROUNDS:
             raise ResetNeeded("the games are over and autoreset is off: call reset() or load_states() to start new ones")
         # C order and int64 whatever the caller's layout: the kernels' compiled code is looked up once (`_entry_point`).
@@ -390,6 +394,10 @@ class VectorMiaui:
     # -- rules --------------------------------------------------------------------------------
     def _checked(self, actions: np.ndarray) -> np.ndarray:
         """The actions as int64 card indices, or IllegalActionError naming the game and seat."""
+        if np.ma.is_masked(actions):  # its hidden data would be played
+            raise IllegalActionError(
+                f"actions hold masked entries (numpy.ma) at {np.argwhere(np.ma.getmaskarray(actions)).tolist()!r:.60}; give every card"
+            )
         try:
             a = np.asarray(actions)
         except ValueError:  # a ragged nesting of lists

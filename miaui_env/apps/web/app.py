@@ -81,13 +81,13 @@ def create_app(
 def main(argv: list[str] | None = None) -> None:
     """Serve the app until Ctrl-C."""
     import miaui_env.apps.web
-    from miaui_env.apps.cli import non_negative_int, positive_int, run_command
+    from miaui_env.apps.cli import check_writable, port_number, positive_int, run_command
 
     parser = argparse.ArgumentParser(
         allow_abbrev=False, description=miaui_env.apps.web.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on; 0.0.0.0 opens it to your network (on purpose only)")
-    parser.add_argument("--port", type=non_negative_int, default=8000, help="0 picks a free port")
+    parser.add_argument("--port", type=port_number, default=8000, help="0 picks a free port")
     parser.add_argument("--max-games", type=positive_int, default=64, help="games live at once; a new game beyond is refused")
     parser.add_argument(
         "--games-per-address",
@@ -106,8 +106,12 @@ def main(argv: list[str] | None = None) -> None:
         help="the watch page lists the replays/ folders under these (the arena's, human play's, self-play evaluations')",
     )
     args = parser.parse_args(argv)
+    for folder in args.library:
+        if folder.exists() and not folder.is_dir():
+            parser.error(f"--library {folder} is not a folder; it names folders whose replays/ the watch page lists")
 
     def serve() -> None:
+        check_writable(args.replays)  # where finished games go: a file, or a folder that cannot be made, is refused now
         _require("waitress")
         from miaui_env.apps.web.serving import web_server
 
@@ -125,7 +129,10 @@ def main(argv: list[str] | None = None) -> None:
         app = create_app(store, replays=args.replays, library=args.library, trusted_hosts=trusted)
         # waitress buffers a whole body before the app sees it: a body over MAX_BODY is refused
         # there instead, with the same JSON 413 the app would give.
-        server: Any = web_server(app, host=args.host, port=args.port)
+        try:
+            server: Any = web_server(app, host=args.host, port=args.port)
+        except (OSError, ValueError) as error:  # waitress says only "Invalid host/port specified."
+            raise OSError(f"cannot listen on --host {args.host!r} --port {args.port}: {error}") from None
         host = f"[{args.host}]" if ":" in args.host else args.host
         print(f"Miaui in the browser: http://{host}:{server.effective_port}/  (Ctrl-C stops it)", flush=True)
         if args.host not in LOOPBACK:
