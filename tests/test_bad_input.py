@@ -419,6 +419,21 @@ def test_a_few_winning_sets_are_not_enough_for_significance():
     assert "sign test, 4 of 4 sets" in verdict and "p = 0.062" in verdict and "not significantly above" in verdict
 
 
+def test_an_agent_against_copies_of_itself_is_exactly_at_fair_share_not_above_it():
+    # Every deal's outcome comes back to the candidate once in each seat, ties included: each set is
+    # exactly 1/3 in fractions, but 1/2 + 1/2 and 1/3 + 1/3 + 1/3 differ in the last bits of a float.
+    players, rng = 3, np.random.default_rng(0)
+    outcomes = [np.array(row, dtype=bool) for row in ([1, 1, 0], [1, 1, 1], [0, 1, 0], [0, 1, 1])]
+    seats, winners = [], []
+    for _ in range(667):
+        outcome = outcomes[rng.integers(len(outcomes))]
+        for rotation in range(players):
+            seats.append(np.roll(np.arange(players), rotation))  # the candidate (agent 0) at seat `rotation`
+            winners.append(outcome)
+    verdict = gauntlet_significance(np.array(seats), np.array(winners), players, "itself")
+    assert "win share 0.333 vs fair share 0.333" in verdict and "not significantly above" in verdict, verdict
+
+
 def test_many_varying_sets_still_use_the_z_test():
     rng = np.random.default_rng(0)
     players, sets = 4, 400

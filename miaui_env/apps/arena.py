@@ -382,6 +382,9 @@ def gauntlet_significance(seats: np.ndarray, winners: np.ndarray, num_players: i
     """
     share = np.where(winners, 1.0 / winners.sum(axis=1, keepdims=True), 0.0)
     per_set = np.where(seats == 0, share, 0.0).sum(axis=1).reshape(-1, num_players).mean(axis=1)
+    # Shares are fractions of small whole numbers: rounding drops the float noise that would make sets
+    # exactly at fair share (an agent against copies of itself) look like a tiny, "certain" gain.
+    per_set = np.round(per_set, 12)
     fair, mean, sets = 1.0 / num_players, float(per_set.mean()), per_set.size
     spread = float(per_set.std(ddof=1)) / math.sqrt(sets) if sets > 1 else 0.0
     if sets >= MIN_SETS_FOR_Z and spread > 0:
