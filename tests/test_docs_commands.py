@@ -119,7 +119,7 @@ STAND_INS: dict[str, str] = {
 # policies are found beside it, which are the clone's own files; trainers write runs into the clone.)
 LINKED = "miaui_env"
 COPY_THE_LIBRARY = ("tests/mutations.py",)  # tools that copy the checkout and check that the copy is what imports
-PARALLEL = 2  # commands starting at once
+PARALLEL = 3  # commands starting at once (each mostly waits on its imports)
 
 
 @dataclass(frozen=True)
