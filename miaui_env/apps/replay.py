@@ -198,7 +198,11 @@ def _play_back(config: GameConfig, seed: int | None, deck: tuple[str, ...] | Non
             if not 1 <= card <= NUM_DIVER_CARDS:
                 raise ReplayError(f"round {round_number}: seat {seat}'s card is {card}; diver cards are 1-{NUM_DIVER_CARDS}")
             if not state.hands[seat][card - 1]:
-                raise ReplayError(f"round {round_number}: seat {seat} plays diver card {card}, which it played in an earlier round")
+                in_hand = [int(c) + 1 for c in np.flatnonzero(state.hands[seat])]
+                raise ReplayError(
+                    f"round {round_number}: seat {seat} plays diver card {card}, which it played in an earlier round; "
+                    f"its cards still in hand: {in_hand}"
+                )
         try:
             play_round(state, list(cards))
         except (IllegalActionError, ValueError) as bad:

@@ -481,7 +481,8 @@ class _TerminateIllegalWrapper(RefusingTerminateIllegalWrapper):
     @staticmethod
     def as_action(action: Any) -> Any:
         """A 0-d array as its item, as raise mode (rules.check_action) takes it."""
-        return action.item() if isinstance(action, np.ndarray) and action.shape == () else action
+        scalar = isinstance(action, np.ndarray) and action.shape == () and not isinstance(action, np.ma.MaskedArray)
+        return action.item() if scalar else action  # (numpy.ma.masked stays itself, to be named as such)
 
 
 def env(*, illegal_action: str = "raise", illegal_reward: float = -1.0, **kwargs: Any) -> OrderEnforcingWrapper:
