@@ -527,3 +527,44 @@ def test_rendering_is_a_spectators_view(mode, capsys):
         assert out.dtype == np.uint8 and out.ndim == 3 and out.shape[2] == 3
     else:
         assert out is None and "row: E2" in capsys.readouterr().out
+
+
+# ---- OV1-OV3: a small variant through the env ----------------------------------------------------
+SMALL = rules.Variant(species=2, values=(1, 2), octopuses=1, target=2)
+
+
+def test_the_env_plays_a_small_variant_and_shows_only_its_cards():
+    game_env = env(num_players=2, variant=SMALL, max_sessions=3, view="recall")
+    seen_cards: set[int] = set()
+    for seed in range(20):
+        game_env.reset(seed=seed)
+        for _agent in game_env.agent_iter():
+            observation, _, terminated, truncated, _ = game_env.last()
+            deck_size = obs_module.OBSERVATION_LAYOUT.view(observation["observation"], "deck_size")[0] * obs_module.SIZE_SCALE
+            assert round(deck_size) <= len(SMALL.cards)  # the variant's five cards at most
+            legal = np.flatnonzero(observation["action_mask"])
+            game_env.step(None if terminated or truncated else int(legal[-1]))
+        state = game_env.unwrapped.game
+        seen_cards |= {e.card for e in state.events if isinstance(e, rules.Flipped)}
+        assert state.is_over and (state.truncated or max(state.totals) >= SMALL.target)
+    assert seen_cards == set(SMALL.cards)
+
+
+def test_a_variant_env_takes_decks_of_its_cards_only():
+    game_env = env(num_players=2, variant=SMALL)
+    game_env.reset(seed=0, options={"deck": stacked_deck([60], SMALL)})
+    assert game_env.unwrapped.game.events[1] == rules.Flipped(0, 60, True)
+    with pytest.raises(DeckError, match=r"of the variant \[0, 2, 6, 8, 60\]"):
+        game_env.reset(options={"deck": list(range(rules.NUM_CARDS))})
+    with pytest.raises(InvalidConfigError, match=r"variant='small' is not allowed; it is an octopus rules\.Variant"):
+        env(variant="small")
+
+
+def test_a_replay_of_a_variant_game_is_refused_rather_than_played_back_as_the_full_game():
+    from miaui_env.apps.octopus_replay import OctopusReplayError, record
+
+    state = rules.new_game(2, seed=0, variant=SMALL, max_sessions=1)
+    while not state.is_over:
+        rules.step(state, rules.legal_decisions(state)[0])
+    with pytest.raises(OctopusReplayError, match="a replay records the full game; this one is a small variant"):
+        record(state, [], seed=0)

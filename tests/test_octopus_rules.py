@@ -39,6 +39,7 @@ from miaui_env.octopus.rules import (
     SessionStart,
     Theft,
     TheftSkipped,
+    Variant,
     action_mask,
     action_of,
     card_name,
@@ -528,10 +529,13 @@ def test_bad_settings_are_refused(kwargs):
 # ---- O11 and properties of random legal play ----------------------------------------------------
 
 
-def random_game(n: int, seed: int, choices: int, max_sessions: int | None = None, check: bool = False) -> OctopusState:
+def random_game(
+    n: int, seed: int, choices: int, max_sessions: int | None = None, check: bool = False, variant: Variant | None = None
+) -> OctopusState:
     """A game on `seed` whose decisions are drawn by a generator seeded `choices`; with `check`,
     the invariants are asserted after every step."""
-    state = new_game(n, seed, max_sessions=max_sessions)
+    variant = Variant() if variant is None else variant
+    state = new_game(n, seed, max_sessions=max_sessions, variant=variant)
     picker = np.random.default_rng(choices)
     steps = 0
     while not state.is_over:
@@ -542,7 +546,7 @@ def random_game(n: int, seed: int, choices: int, max_sessions: int | None = None
         steps += 1
         assert steps < 5_000, "the game did not end"
         if check:
-            assert accounted(state) == list(range(NUM_CARDS))  # all 66 cards, each once
+            assert accounted(state) == list(variant.cards)  # all its cards (the full game's 66), each once
             assert all(b <= a for b, a in zip(before_totals, state.totals, strict=True))  # totals only grow
             assert state.collections == collections_from_events(state)
             assert not any(is_oct for is_oct in (c >= 60 for coll in state.collections for c in coll))
@@ -643,3 +647,79 @@ def test_the_mask_is_the_legal_decisions_and_never_empty_while_playing(n, seed):
         assert [decision_of(state, int(a)) for a in legal] == sorted(legal_decisions(state), key=lambda d: action_of(state, d))
         step(state, decision_of(state, int(legal[picker.integers(legal.size)])))
     assert not action_mask(state).any()
+
+
+# ---- OV1-OV3: small variants ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("variant", "cards"),
+    [
+        # OV1: the first `species` species, of each the fish of `values`, then the first octopuses; ids unchanged
+        (Variant(species=2, values=(1, 2), octopuses=1, target=1), "anchovy:1 anchovy:2 bream:1 bream:2 octopus"),
+        (Variant(species=1, values=(2, 1, 1), octopuses=0), "anchovy:1 anchovy:1 anchovy:2"),
+        (Variant(species=3, values=(4,), octopuses=2), "anchovy:4 bream:4 cod:4 octopus octopus"),
+        (Variant(), " ".join(f"{s}:{v}" for s in SPECIES_NAMES for v in (1, 1, 2, 2, 3, 4)) + " octopus" * 6),
+    ],
+)
+def test_ov1_a_variant_plays_exactly_its_cards(variant, cards):
+    assert variant.cards == tuple(sorted(ids(cards)))
+    state = new_game(2, 7, variant=variant)
+    assert sorted(state.deck + [e.card for e in state.events if isinstance(e, Flipped)]) == list(variant.cards)
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"species": 0}, "species=0 is not allowed; it is an integer from 1 to 10"),
+        ({"species": 11}, "species=11 is not allowed"),
+        ({"values": (1, 1, 1)}, r"values=\(1, 1, 1\) are not a part of a species' six fish"),
+        ({"values": (5,)}, r"values=\(5,\) are not a part"),
+        ({"values": ()}, "leave no fish"),
+        ({"values": "12"}, "values='12' are not allowed"),
+        ({"octopuses": 7}, "octopuses=7 is not allowed; it is an integer from 0 to 6"),
+        ({"target": 0}, "target=0 is not allowed"),
+        ({"target": 1.5}, "target=1.5 is not allowed"),
+    ],
+)
+def test_ov1_a_variant_outside_the_game_is_refused(settings, message):
+    with pytest.raises(InvalidConfigError, match=message):
+        Variant(**settings)
+
+
+def test_ov1_a_stacked_deck_of_a_variant_is_a_permutation_of_its_cards():
+    small = Variant(species=2, values=(1, 2), octopuses=1)
+    assert stacked_deck(ids("octopus bream:2"), small) == (60, 8, 0, 2, 6)
+    with pytest.raises(InvalidConfigError, match=r"cards \[12\] that the variant does not play"):
+        stacked_deck(ids("cod:1"), small)
+    with pytest.raises(InvalidConfigError, match=r"of the variant \[0, 2, 6, 8, 60\]"):
+        new_game(2, 0, deck=list(range(NUM_CARDS)), variant=small)
+
+
+def test_ov2_the_game_ends_after_the_session_in_which_a_total_reaches_the_variant_s_target():
+    # 2 species x (1, 2), no octopus, every turn stops at its first card: player_0 keeps anchovy:2 and
+    # bream:2 (4 points), player_1 bream:1 and anchovy:1 (2 points).
+    deck = ids("anchovy:2 bream:1 bream:2 anchovy:1")
+    state = new_game(2, 0, deck=deck, variant=Variant(species=2, values=(1, 2), octopuses=0, target=3))
+    run(state, stop_at_once)
+    assert state.session_scores == [(4, 2)]
+    assert state.is_over and not state.truncated and state.events[-1] == GameEnded((0,), (4, 2), False)
+    higher = new_game(2, 0, deck=[deck, deck], variant=Variant(species=2, values=(1, 2), octopuses=0, target=5))
+    run(higher, stop_at_once)  # 4 points is short of 5: a second session, player_0 first again (O8: player_1 took the last turn)
+    assert higher.session_scores == [(4, 2), (4, 2)] and higher.is_over and higher.events[-1] == GameEnded((0,), (8, 4), False)
+
+
+def test_ov3_the_full_game_deals_as_it_did_before_variants():
+    # the full game's shuffle is still the stable argsort of 66 uniforms of the game's generator
+    state = new_game(3, 123)
+    expected = np.argsort(np.random.default_rng(123).random(NUM_CARDS), kind="stable").tolist()
+    flipped = [e.card for e in state.events if isinstance(e, Flipped)]
+    assert flipped + state.deck[::-1] == expected
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(2, 4), seed=st.integers(0, 2**32 - 1), choices=st.integers(0, 2**32 - 1), octopuses=st.integers(0, 2))
+def test_ov1_ov2_random_play_of_a_small_variant_keeps_its_cards_and_ends(n, seed, choices, octopuses):
+    small = Variant(species=3, values=(1, 2, 3), octopuses=octopuses, target=8)
+    state = random_game(n, seed, choices, check=True, variant=small, max_sessions=50)
+    assert state.is_over
+    assert state.truncated or max(state.totals) >= 8
+    assert all(score <= 3 * 3 for scores in state.session_scores for score in scores)  # 3 species, best value 3

@@ -73,6 +73,8 @@ def record(
         raise OctopusReplayError(f"record takes the finished game's rules.OctopusState, got {state!r:.60}")
     if not state.is_over:
         raise OctopusReplayError("a replay records a finished game; this one is still being played")
+    if not state.variant.is_full_game:  # a replay file names no variant: it would play back as the full game
+        raise OctopusReplayError(f"a replay records the full game; this one is a small variant ({state.variant})")
     n = state.num_players
     if isinstance(players, str | bytes):
         raise OctopusReplayError(f"players: {n} names, one per seat, as a list; got the string {players!r:.60}")

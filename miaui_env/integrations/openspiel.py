@@ -87,7 +87,19 @@ MIAUI_GAME = "python_miaui"
 OCTOPUS_GAME = "python_octopus"
 DECISION_ROUNDS = NUM_ROUNDS - 1  # round 12's card is forced (R6)
 MIAUI_PARAMETERS = {"players": 4, "open_baskets": False, "no_fighting": False, "view": "table", "reward": "win"}
-OCTOPUS_PARAMETERS = {"players": 2, "view": "table", "reward": "win", "max_sessions": 30}
+OCTOPUS_PARAMETERS = {
+    "players": 2,
+    "view": "table",
+    "reward": "win",
+    "max_sessions": 30,
+    "species": octopus.NUM_SPECIES,
+    "values": int("".join(map(str, octopus.FISH_VALUES))),
+    "octopuses": octopus.NUM_OCTOPUSES,
+    "target": octopus.TARGET,
+}
+"""The octopus game's parameters and defaults: the full game; `species`, `values` (the values' digits
+as one integer, a part of 112234: 12 keeps a 1 and a 2 of each species; a game's string holds no
+lists), `octopuses` and `target` make a small variant (rules.Variant, OV1-OV3)."""
 DIE_OUTCOMES = (-1, 1, 2, 3)  # O1's faces; chance action NUM_CARDS + i rolls DIE_OUTCOMES[i]
 DIE_CHANCES = tuple(octopus.DIE_FACES.count(face) / len(octopus.DIE_FACES) for face in DIE_OUTCOMES)
 
@@ -270,6 +282,9 @@ class MiauiState(pyspiel.State):  # type: ignore[misc]
         return checked_legal_actions(self, player, self._config.num_players, MIAUI_GAME)
 
     def _legal_actions(self, player: int) -> list[int]:
+        if player == int(pyspiel.PlayerId.SIMULTANEOUS):
+            n = self._config.num_players
+            raise OpenSpielError(f"every seat chooses at once here: legal_actions(seat) for seats 0-{n - 1}, then apply_actions")
         seat = check_player(player, self._config.num_players, MIAUI_GAME)
         if self.game is None or self._pending is not None or self.game.is_over:
             return []
@@ -506,6 +521,21 @@ class OctopusSettings(NamedTuple):
     view: str
     reward: str
     max_sessions: int
+    variant: octopus.Variant
+
+
+def _variant(settings: Mapping[str, Any]) -> octopus.Variant:
+    """The rules.Variant the parameters name; OpenSpielError naming the parameter otherwise."""
+    given = settings["values"]
+    if isinstance(given, bool) or not isinstance(given, int) or given <= 0:
+        raise OpenSpielError(
+            f"values={given!r:.40} is not allowed; it is the fish values' digits as one integer, a part of 112234 (e.g. 12)"
+        )
+    values = tuple(int(v) for v in str(given))
+    try:
+        return octopus.Variant(settings["species"], values, settings["octopuses"], settings["target"])
+    except octopus.InvalidConfigError as error:
+        raise OpenSpielError(str(error)) from None
 
 
 class OctopusGame(pyspiel.Game):  # type: ignore[misc]
@@ -521,8 +551,9 @@ class OctopusGame(pyspiel.Game):  # type: ignore[misc]
         octopus_observation.check_view(view)
         if reward not in ("win", "score", "margin"):
             raise OpenSpielError(f"reward={reward!r} is not allowed; rewards are 'win', 'score', 'margin'")
-        self.settings = OctopusSettings(players, view, reward, cap)
-        top = cap * octopus.NUM_SPECIES * max(octopus.FISH_VALUES)  # every session's best possible score
+        variant = _variant(settings)
+        self.settings = OctopusSettings(players, view, reward, cap, variant)
+        top = cap * variant.species * max(variant.values)  # every session's best possible score
         low, high = {"win": (0.0, 1.0), "score": (0.0, float(top)), "margin": (float(-top), float(top))}[reward]
         super().__init__(
             _game_type(OCTOPUS_GAME, OCTOPUS_LONG_NAME, pyspiel.GameType.Dynamics.SEQUENTIAL, _utility(reward), (2, 4), OCTOPUS_PARAMETERS),
@@ -533,7 +564,7 @@ class OctopusGame(pyspiel.Game):  # type: ignore[misc]
                 min_utility=low,
                 max_utility=high,
                 utility_sum=1.0 if reward == "win" else None,
-                max_game_length=cap * octopus.NUM_CARDS,  # at most one decision a flip
+                max_game_length=cap * len(variant.cards),  # at most one decision a flip
             ),
             settings,
         )
@@ -573,13 +604,14 @@ class OctopusSpielState(pyspiel.State):  # type: ignore[misc]
         """The step from the last decision with what chance decided; whether it stopped for chance."""
         s = self.settings
         if self.state is None:
-            rest = [c for c in range(octopus.NUM_CARDS) if c not in self._flips]
-            played = octopus.new_game(s.players, np.random.default_rng(0), deck=[*self._flips, *rest], max_sessions=s.max_sessions)
+            rest = [c for c in s.variant.cards if c not in self._flips]
+            deck = [*self._flips, *rest]
+            played = octopus.new_game(s.players, np.random.default_rng(0), deck=deck, max_sessions=s.max_sessions, variant=s.variant)
             return played, False  # no die or draw can come before the first decision: nobody holds a card
         played = self.state.clone()
         queued = set(self._flips)
         played.deck = [c for c in sorted(played.deck) if c not in queued] + self._flips[::-1]  # deck[-1] flips next
-        fresh = [c for c in range(octopus.NUM_CARDS) if c not in self._next_flips]
+        fresh = [c for c in s.variant.cards if c not in self._next_flips]
         played.stacked_decks = [(*self._next_flips, *fresh)]
         played.rng = _ScriptedChance(self._dice, self._draws)  # type: ignore[assignment]
         assert self._decision is not None
@@ -606,16 +638,17 @@ class OctopusSpielState(pyspiel.State):  # type: ignore[misc]
 
     def _first_undecided_flip(self, played: octopus.OctopusState, before: int) -> OctopusChance | None:
         """The first flip of this step that chance has not decided (its filler card stands in), if any."""
+        cards = self.settings.variant.cards
         flips, session_flipped, next_session = 0, set(), False
         if self.state is not None:
-            session_flipped = {c for c in range(octopus.NUM_CARDS) if c not in self.state.deck}
+            session_flipped = {c for c in cards if c not in self.state.deck}
         for event in played.events[before:]:
             if isinstance(event, octopus.SessionStart) and self.state is not None:
                 flips, session_flipped, next_session = 0, set(), True
             elif isinstance(event, octopus.Flipped):
                 decided = self._next_flips if next_session else self._flips
                 if flips == len(decided):
-                    outcomes = tuple(c for c in range(octopus.NUM_CARDS) if c not in session_flipped and c not in decided)
+                    outcomes = tuple(c for c in cards if c not in session_flipped and c not in decided)
                     return OctopusChance("next_session_flip" if next_session else "flip", outcomes)
                 flips += 1
         return None

@@ -33,6 +33,9 @@ total reaches 77, the highest total winning (ties share the victory, O9). The ru
 - `max_sessions` (default 30; None for no cap): O12's cap. A game that reaches it without a total of
   77 ends as a **truncation** (every agent's `truncations` True, not `terminations`), rewarded as
   `reward` says from the totals then (the leaders share a win). Random play ends in 3 or 4 sessions.
+- `variant` (default `rules.Variant()`, the full game): a small variant (OV1-OV3), fewer cards and a
+  lower target, e.g. `Variant(species=2, values=(1, 2), octopuses=1, target=1)`; its cards keep
+  their ids, so every space and layout is the full game's.
 - `render_mode`: `None`, `"ansi"` (`render()` returns the table as text), `"human"` (prints it at
   reset and after every step, and whenever `render()` is called) or `"rgb_array"` (`render()`
   returns a picture, (H, W, 3) uint8, drawn with Pillow: `pip install "miaui-rl[render]"`; without
@@ -352,6 +355,7 @@ class raw_env(AECTurns, AECEnv):  # noqa: N801 (PettingZoo's naming)
         view: str = "table",
         reward: str = "win",
         max_sessions: int | None = DEFAULT_MAX_SESSIONS,
+        variant: rules.Variant = rules.FULL_GAME,
         render_mode: str | None = None,
         **unknown: Any,
     ):
@@ -359,9 +363,12 @@ class raw_env(AECTurns, AECEnv):  # noqa: N801 (PettingZoo's naming)
         if unknown:  # named, as Miaui's env names them, rather than Python's bare TypeError
             raise InvalidConfigError(
                 f"unknown table setting(s) {', '.join(sorted(unknown))}; the octopus env's settings are "
-                "num_players, view, reward, max_sessions, render_mode"
+                "num_players, view, reward, max_sessions, variant, render_mode"
             )
         _check_settings(num_players, view, reward, max_sessions)
+        if not isinstance(variant, rules.Variant):
+            raise InvalidConfigError(f"variant={variant!r:.60} is not allowed; it is an octopus rules.Variant (the full game by default)")
+        self.variant = variant
         check_render_mode(render_mode)
         if render_mode == "rgb_array":
             require_pillow()  # the extra is named now, not at the first render()
@@ -412,7 +419,7 @@ class raw_env(AECTurns, AECEnv):  # noqa: N801 (PettingZoo's naming)
         if options.get("deck") is not None:
             deck = options["deck"]
             try:
-                rules.new_game(MIN_PLAYERS, seed=0, deck=deck)  # the engine's own check of a deck order (O11)
+                rules.new_game(MIN_PLAYERS, seed=0, deck=deck, variant=self.variant)  # the engine's own check (O11)
             except rules.InvalidConfigError as refused:
                 raise DeckError(f"{refused}; rules.stacked_deck(top) completes an order from its first cards") from None
             decks = _decks_of(deck)
@@ -429,7 +436,9 @@ class raw_env(AECTurns, AECEnv):  # noqa: N801 (PettingZoo's naming)
         """Start a new game, optionally seeded and stacked (`options={"deck": [...], "dice": [...]}`)."""
         seed, decks, dice = self.check_reset(seed, options)  # every argument checked before anything changes
         self._reseed(seed)
-        self._game = rules.new_game(self.num_players, self.np_random, deck=decks, dice=dice, max_sessions=self.max_sessions)
+        self._game = rules.new_game(
+            self.num_players, self.np_random, deck=decks, dice=dice, max_sessions=self.max_sessions, variant=self.variant
+        )
         self._canvas = None
         self._seat_everyone()
         self._reported: tuple[int, tuple[int, ...], bool] | None = None  # what the infos last said

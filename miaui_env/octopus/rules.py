@@ -124,6 +124,57 @@ def _is_int(value: object) -> TypeGuard[int | np.integer]:
     return type(value) is int or (isinstance(value, int | np.integer) and not isinstance(value, bool | np.timedelta64))
 
 
+@dataclass(frozen=True)
+class Variant:
+    """Which cards are in play and the target (O1, O9; the small variants of docs/rules/octopus.md, OV1-OV3).
+
+    The full game is `Variant()`: 10 species of six fish (values 1, 1, 2, 2, 3, 4), 6 octopuses, 77
+    points. A small variant keeps the first `species` species, of each the fish of `values` (a part of
+    1, 1, 2, 2, 3, 4), the first `octopuses` octopuses, and ends at `target`. Its cards keep their ids
+    (a species' first card of value 2 is id 6 * species + 2 in every variant), so observations,
+    actions and every other layout are the full game's, with the absent cards never seen.
+    """
+
+    species: int = NUM_SPECIES
+    values: tuple[int, ...] = FISH_VALUES
+    octopuses: int = NUM_OCTOPUSES
+    target: int = TARGET
+    cards: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    """The card ids in play, ascending."""
+
+    def __post_init__(self) -> None:
+        for name, low, high in (("species", 1, NUM_SPECIES), ("octopuses", 0, NUM_OCTOPUSES), ("target", 1, 10**6)):
+            value = getattr(self, name)
+            if not _is_int(value) or not low <= value <= high:
+                raise InvalidConfigError(f"a variant's {name}={value!r:.40} is not allowed; it is an integer from {low} to {high}")
+        values = self.values
+        if isinstance(values, str | bytes) or not isinstance(values, Sequence) or not all(_is_int(v) for v in values):
+            raise InvalidConfigError(f"a variant's values={values!r:.60} are not allowed; give fish values, a part of {FISH_VALUES}")
+        values = tuple(sorted(int(v) for v in values))
+        slots: list[int] = []
+        for value in values:
+            free = [i for i, v in enumerate(FISH_VALUES) if v == value and i not in slots]
+            if not free:
+                raise InvalidConfigError(f"a variant's values={values!r} are not a part of a species' six fish {FISH_VALUES}")
+            slots.append(free[0])
+        if not values:
+            raise InvalidConfigError(f"a variant's values=() leave no fish; give a part of {FISH_VALUES}")
+        object.__setattr__(self, "species", int(self.species))
+        object.__setattr__(self, "octopuses", int(self.octopuses))
+        object.__setattr__(self, "target", int(self.target))
+        object.__setattr__(self, "values", values)
+        fish_ids = sorted(s * CARDS_PER_SPECIES + slot for s in range(self.species) for slot in slots)
+        object.__setattr__(self, "cards", (*fish_ids, *OCTOPUS_IDS[: self.octopuses]))
+
+    @property
+    def is_full_game(self) -> bool:
+        """Whether this is the published game (every card, 77 points)."""
+        return self == FULL_GAME
+
+
+FULL_GAME = Variant()
+
+
 def checked_cards(cards: object, where: str) -> list[int]:
     """`cards` as card ids 0-65 (InvalidConfigError naming `where` and the first value that is no card)."""
     if isinstance(cards, str | bytes) or not isinstance(cards, Sequence | np.ndarray) or _is_scalar_array(cards):
@@ -163,14 +214,20 @@ def scored_cards(cards: Sequence[int]) -> int:
     return sum(best)
 
 
-def stacked_deck(top: Sequence[int]) -> tuple[int, ...]:
-    """A full deck order, top first: the cards of `top`, then every other card by ascending id;
-    InvalidConfigError for a `top` that is not distinct card ids."""
+def stacked_deck(top: Sequence[int], variant: Variant | None = None) -> tuple[int, ...]:
+    """A whole deck order, top first: the cards of `top`, then every other card of the variant (the
+    full game by default) by ascending id; InvalidConfigError for a `top` that is not distinct cards of it."""
+    variant = FULL_GAME if variant is None else variant
     cards = checked_cards(top, "stacked_deck's top")
     if len(set(cards)) != len(cards):
         raise InvalidConfigError(f"stacked_deck's top names a card twice: {list(top)!r:.80}; each card id 0-{NUM_CARDS - 1} at most once")
+    absent = [c for c in cards if c not in variant.cards]
+    if absent:
+        raise InvalidConfigError(
+            f"stacked_deck's top names cards {absent} that the variant does not play; its cards: {list(variant.cards)}"
+        )
     top, named = cards, set(cards)
-    return (*top, *(c for c in range(NUM_CARDS) if c not in named))
+    return (*top, *(c for c in variant.cards if c not in named))
 
 
 # ---- decisions ----------------------------------------------------------------------------------
@@ -307,12 +364,14 @@ Event = SessionStart | Flipped | Kept | Busted | Octopus | TheftSkipped | NoThef
 class OctopusState:
     """The full (omniscient) state of one game. Mutated only by `new_game` and `step`; read it freely.
 
-    At every moment the 66 cards are split between `deck`, `row`, `discard` and `collections`.
+    At every moment the variant's cards (all 66 in the full game) are split between `deck`, `row`,
+    `discard` and `collections`.
     """
 
     num_players: int
     rng: np.random.Generator
     max_sessions: int | None = None  # O12: a cap on sessions, None for none
+    variant: Variant = FULL_GAME  # the cards in play and the target (OV1-OV3)
     session: int = 0  # the session being played, 1-based
     active: int = 0  # the seat whose turn it is (who decides, unless the game is over)
     phase: Phase = Phase.FLIP_OR_STOP
@@ -341,6 +400,7 @@ class OctopusState:
             num_players=self.num_players,
             rng=rng,
             max_sessions=self.max_sessions,
+            variant=self.variant,
             session=self.session,
             active=self.active,
             phase=self.phase,
@@ -361,14 +421,15 @@ class OctopusState:
 # ---- setup --------------------------------------------------------------------------------------
 
 
-def _check_deck(order: object) -> tuple[int, ...]:
-    allowed = f"a stacked deck is a permutation of the card ids 0..{NUM_CARDS - 1}, top first"
+def _check_deck(order: object, variant: Variant) -> tuple[int, ...]:
+    in_play = f"0..{NUM_CARDS - 1}" if variant.is_full_game else f"of the variant {list(variant.cards)}"
+    allowed = f"a stacked deck is a permutation of the card ids {in_play}, top first"
     if isinstance(order, str | bytes) or not isinstance(order, Sequence | np.ndarray) or _is_scalar_array(order):
         raise InvalidConfigError(f"{allowed}; got {order!r:.60}")
     if not all(_is_int(c) for c in order):
         raise InvalidConfigError(f"{allowed}; got a value that is not an integer in {list(order)!r:.80}")
     cards = tuple(int(c) for c in order)
-    if sorted(cards) != list(range(NUM_CARDS)):
+    if sorted(cards) != list(variant.cards):
         raise InvalidConfigError(f"{allowed}; got {list(cards)!r:.80}")
     return cards
 
@@ -381,14 +442,18 @@ def new_game(
     deck: Sequence[int] | Sequence[Sequence[int]] | None = None,
     dice: Sequence[int] | None = None,
     max_sessions: int | None = None,
+    variant: Variant = FULL_GAME,
 ) -> OctopusState:
     """A new game (O1/O2), played on to its first decision (O10).
 
     `rng`: the game's one generator (O11), or an int seed for one (`seed=` says the same);
     `deck`: a stacked deck order (card ids, top first) for the first session, or a sequence of
     orders for the first sessions; later sessions are shuffled. `dice`: stacked die faces, rolled
-    first. `max_sessions`: O12's cap (see the module docstring).
+    first. `max_sessions`: O12's cap (see the module docstring). `variant`: the cards in play and the
+    target (`Variant`; the full game by default).
     """
+    if not isinstance(variant, Variant):
+        raise InvalidConfigError(f"variant must be an octopus rules.Variant (Variant() is the full game), got {variant!r:.60}")
     if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
         raise InvalidConfigError(f"num_players={num_players!r} is not allowed; the octopus game is played by 2, 3 or 4 players (O1)")
     if seed is not None:
@@ -410,7 +475,7 @@ def new_game(
         if len(deck) == 0:
             raise InvalidConfigError("deck=[] is not allowed; give a stacked deck order (66 card ids), a list of them, or None")
         is_one = len(deck) > 0 and not isinstance(deck[0], Sequence | np.ndarray)
-        decks = [_check_deck(deck)] if is_one else [_check_deck(d) for d in deck]
+        decks = [_check_deck(deck, variant)] if is_one else [_check_deck(d, variant) for d in deck]
     faces: list[int] = []
     if dice is not None:
         if isinstance(dice, str | bytes) or not isinstance(dice, Sequence | np.ndarray) or _is_scalar_array(dice):
@@ -424,6 +489,7 @@ def new_game(
         num_players=n,
         rng=rng,
         max_sessions=None if max_sessions is None else int(max_sessions),
+        variant=variant,
         collections=[[] for _ in range(n)],
         totals=[0] * n,
         stacked_decks=decks,
@@ -436,7 +502,11 @@ def new_game(
 def _shuffled_deck(state: OctopusState) -> list[int]:
     """O2: the draw pile for a new session, bottom first."""
     stacked = bool(state.stacked_decks)
-    order = list(state.stacked_decks.pop(0)) if stacked else np.argsort(state.rng.random(NUM_CARDS), kind="stable").tolist()
+    if stacked:
+        order = list(state.stacked_decks.pop(0))
+    else:  # the full game: the argsort of 66 uniforms is the order of the ids themselves
+        cards = state.variant.cards
+        order = [cards[i] for i in np.argsort(state.rng.random(len(cards)), kind="stable").tolist()]
     order.reverse()
     return order
 
@@ -528,7 +598,7 @@ def _end_turn(state: OctopusState) -> None:
         state.totals[seat] += s
     state.session_scores.append(scores)
     state.events.append(SessionScored(state.session, scores, tuple(state.totals)))
-    reached = max(state.totals) >= TARGET
+    reached = max(state.totals) >= state.variant.target
     if reached or (state.max_sessions is not None and state.session >= state.max_sessions):
         state.truncated = not reached
         state.phase = _OVER

@@ -1,0 +1,102 @@
+"""Exact exploitability on small octopus variants (training/exact.py): the agents as OpenSpiel
+policies, NashConv against OpenSpiel's own uniform policy, MCCFR's row, the command's files and
+refusals; and the variant itself in OpenSpiel (OV1)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python import policy as spiel_policy
+from open_spiel.python.algorithms import exploitability
+
+from miaui_env.games import get_game
+from miaui_env.integrations.openspiel import OpenSpielError
+from miaui_env.octopus import observation as octopus_observation
+from miaui_env.octopus import rules as octopus
+from training.exact import ExactConfig, agent_policy, mccfr_row, measure, run, spiel_game
+
+TINY = octopus.Variant(species=1, values=(1, 2), octopuses=1, target=1)  # three cards: a tree of a few hundred nodes
+
+
+def walk(state, visit):
+    """Every decision node under `state`, depth first."""
+    if state.is_terminal():
+        return
+    if state.is_chance_node():
+        for action, _ in state.chance_outcomes():
+            walk(state.child(action), visit)
+        return
+    visit(state)
+    for action in state.legal_actions():
+        walk(state.child(action), visit)
+
+
+def test_a_variant_in_openspiel_deals_exactly_its_cards_and_round_trips():
+    game = pyspiel.load_game("python_octopus", {"species": 2, "values": 12, "octopuses": 1, "target": 1, "max_sessions": 1})
+    first = game.new_initial_state()
+    assert sorted(action for action, _ in first.chance_outcomes()) == [0, 2, 6, 8, 60]
+    pyspiel.random_sim_test(game, num_sims=20, serialize=True, verbose=False)
+    text = pyspiel.serialize_game_and_state(game, first)
+    assert "values=12" in text and pyspiel.deserialize_game_and_state(text)[1].chance_outcomes() == first.chance_outcomes()
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"values": 15}, r"values=\(1, 5\) are not a part"),
+        ({"values": 0}, "values=0 is not allowed"),
+        ({"species": 11}, "species=11 is not allowed"),
+        ({"octopuses": 7}, "octopuses=7 is not allowed"),
+    ],
+)
+def test_openspiel_refuses_a_variant_outside_the_game(params, message):
+    with pytest.raises(OpenSpielError, match=message):
+        pyspiel.load_game("python_octopus", params)
+
+
+def test_random_s_nash_conv_is_openspiel_s_own_for_the_uniform_policy():
+    game = spiel_game(ExactConfig(TINY, mccfr_seconds=0))
+    ours = measure(game, "random", agent_policy(game, "random"))
+    theirs = exploitability.nash_conv(game, spiel_policy.UniformRandomPolicy(game))
+    assert ours.nash_conv == pytest.approx(theirs) and sum(ours.gains) == pytest.approx(theirs)
+    assert sum(ours.values) == pytest.approx(1.0)  # win shares of one game: ties shared
+    assert min(ours.gains) >= -1e-9  # a best response does at least as well as the policy
+
+
+@pytest.mark.parametrize("spec", ["cautious", "risk-aware", "rival-aware"])
+def test_an_agent_s_policy_is_its_own_action_with_probability_one_everywhere(spec):
+    game = spiel_game(ExactConfig(TINY, mccfr_seconds=0))
+    as_policy, agent = agent_policy(game, spec), get_game("octopus").load_agent(spec, seed=0)
+    checked = []
+
+    def visit(state):
+        probabilities = as_policy.action_probabilities(state)
+        seen = octopus_observation.observe(state.state, state.current_player(), getattr(agent, "view", "table"))
+        action = int(np.asarray(agent.act(seen[None], octopus.action_mask(state.state)[None])).reshape(-1)[0])
+        assert probabilities == {action: 1.0} and action in state.legal_actions()
+        checked.append(action)
+
+    walk(game.new_initial_state(), visit)
+    assert len(checked) >= 10  # every decision of the three-card game
+
+
+def test_mccfr_comes_closer_to_equilibrium_than_the_uniform_policy():
+    game = spiel_game(ExactConfig(TINY, mccfr_seconds=0))
+    row, iterations = mccfr_row(game, seconds=3.0, seed=0)
+    uniform = exploitability.nash_conv(game, spiel_policy.UniformRandomPolicy(game))
+    assert iterations > 50 and 0 <= row.nash_conv < uniform / 2
+
+
+def test_the_command_writes_its_table_and_refuses_bad_values(tmp_path):
+    rows = run(ExactConfig(TINY, agents=("random", "cautious"), mccfr_seconds=1.0), tmp_path)
+    record = json.loads((tmp_path / "exact.json").read_text())
+    assert [row["name"] for row in record["rows"]][:2] == ["random", "cautious"] and len(rows) == 3
+    assert "| cautious |" in (tmp_path / "exact.md").read_text()
+    for args, message in ((["--values", "1x"], "--values '1x'"), (["--agents", "random", "random"], "more than once")):
+        done = subprocess.run([sys.executable, "-m", "training.exact", *args], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr

@@ -1,0 +1,196 @@
+"""Exact exploitability on a small variant: NashConv and each seat's best-response gain, computed by
+OpenSpiel's exact best responses over the whole game tree, for agents and for an MCCFR solution.
+
+    python -m training.exact --species 2 --values 12 --octopuses 1            # the tiny octopus variant
+    python -m training.exact --species 3 --values 12 --octopuses 0 --agents random cautious --mccfr-seconds 120
+
+The game is the octopus game's small variant (`miaui_env.octopus.rules.Variant`, rulings OV1-OV3)
+loaded in OpenSpiel (`python_octopus` with `species`, `values`, `octopuses`, `target`) and played
+for one session (`max_sessions=1`: the tree is finite). Every seat plays the same policy; a seat's
+best-response gain is what a player who knows that policy (and nothing of the deck's order) wins
+above it in that seat, as a win share: the exact counterpart of the yardstick
+(`python -m training.exact` is exact, `python -m training.exploit` is a trained lower bound). NashConv is the
+sum of the seats' gains; 0 is a Nash equilibrium (Johanson et al. 2011; Lanctot et al. 2017).
+
+Agents are any octopus agent spec (`load_octopus_agent`), shown the view they play from. The
+built-in heuristics are deterministic: one legal action a state, probability 1; `random` is the
+uniform policy over the legal actions. The MCCFR row is OpenSpiel's external-sampling Monte Carlo
+CFR (Lanctot et al. 2009) run for `--mccfr-seconds` of CPU time on the same game, its average
+policy measured the same way. Written to `--out` (default results/exact/<variant>/): exact.json
+and exact.md (the table).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from miaui_env.agents import RandomAgent
+from miaui_env.apps.cli import check_writable, distinct, non_negative_int, positive_int, run_command
+from miaui_env.apps.files import atomic_write
+from miaui_env.games import get_game
+from miaui_env.octopus import observation as octopus_observation
+from miaui_env.octopus import rules as octopus
+
+AGENTS = ("random", "cautious", "risk-aware", "theft-aware", "rival-aware")
+
+
+@dataclass(frozen=True)
+class ExactConfig:
+    """One measurement: the variant, the table, the agents and the MCCFR budget."""
+
+    variant: octopus.Variant
+    """The small variant (its target matters little: the game is one session)."""
+    players: int = 2
+    """Seats at the table."""
+    agents: tuple[str, ...] = AGENTS
+    """Octopus agent specs, each measured playing every seat."""
+    mccfr_seconds: float = 60.0
+    """CPU seconds of external-sampling MCCFR (0: no MCCFR row)."""
+    seed: int = 0
+    """MCCFR's sampling seed."""
+
+
+def spiel_game(config: ExactConfig) -> Any:
+    """The variant as an OpenSpiel game, one session long, rewarded by wins."""
+    import pyspiel
+
+    import miaui_env.integrations.openspiel  # noqa: F401  (registers python_octopus)
+
+    v = config.variant
+    digits = int("".join(map(str, v.values)))
+    params = {"players": config.players, "species": v.species, "values": digits, "octopuses": v.octopuses, "target": v.target}
+    return pyspiel.load_game("python_octopus", {**params, "max_sessions": 1, "reward": "win"})
+
+
+def agent_policy(game: Any, spec: str) -> Any:
+    """The octopus agent `spec` as an OpenSpiel policy: its action at each decision, with probability 1
+    (the uniform policy over the legal actions for the random agent)."""
+    from open_spiel.python import policy
+
+    agent = get_game("octopus").load_agent(spec, seed=0)
+
+    class AgentPolicy(policy.Policy):  # type: ignore[misc]
+        def action_probabilities(self, state: Any, player_id: int | None = None) -> dict[int, float]:
+            legal = state.legal_actions()
+            if isinstance(agent, RandomAgent):
+                return dict.fromkeys(legal, 1.0 / len(legal))
+            seat = state.current_player()
+            seen = octopus_observation.observe(state.state, seat, getattr(agent, "view", "table"))
+            mask = octopus.action_mask(state.state)
+            action = int(np.asarray(agent.act(seen[None, :], mask[None, :])).reshape(-1)[0])
+            return {action: 1.0}
+
+    return AgentPolicy(game, list(range(game.num_players())))
+
+
+@dataclass(frozen=True)
+class Row:
+    """One policy's exact figures."""
+
+    name: str
+    nash_conv: float
+    gains: tuple[float, ...]
+    """Each seat's best-response gain in win share."""
+    values: tuple[float, ...]
+    """Each seat's win share when every seat plays the policy."""
+    seconds: float
+
+
+def measure(game: Any, name: str, profile: Any) -> Row:
+    """NashConv and the seats' gains of `profile` (every seat), by exact best responses."""
+    from open_spiel.python.algorithms import expected_game_score, exploitability
+
+    start = time.process_time()
+    result = exploitability.nash_conv(game, profile, return_only_nash_conv=False)
+    gains = tuple(float(g) for g in result.player_improvements)
+    values = expected_game_score.policy_value(game.new_initial_state(), [profile] * game.num_players())
+    return Row(name, float(result.nash_conv), gains, tuple(float(v) for v in values), time.process_time() - start)
+
+
+def mccfr_row(game: Any, seconds: float, seed: int) -> tuple[Row, int]:
+    """External-sampling MCCFR for `seconds` of CPU time, its average policy measured; and its iterations."""
+    from open_spiel.python.algorithms import external_sampling_mccfr
+
+    np.random.seed(seed)  # OpenSpiel's MCCFR samples with numpy's global generator
+    solver = external_sampling_mccfr.ExternalSamplingSolver(game, external_sampling_mccfr.AverageType.SIMPLE)
+    start, iterations = time.process_time(), 0
+    while time.process_time() - start < seconds:
+        solver.iteration()
+        iterations += 1
+    row = measure(game, f"MCCFR ({iterations} iterations, {seconds:g} s)", solver.average_policy())
+    return row, iterations
+
+
+def run(config: ExactConfig, out: Path | None) -> list[Row]:
+    """Every agent's row, then MCCFR's; each printed as it is done, the table written to `out`."""
+    game = spiel_game(config)
+    rows = []
+    for spec in config.agents:
+        rows.append(measure(game, spec, agent_policy(game, spec)))
+        print(_line(rows[-1]), flush=True)
+    if config.mccfr_seconds > 0:
+        row, _ = mccfr_row(game, config.mccfr_seconds, config.seed)
+        rows.append(row)
+        print(_line(row), flush=True)
+    if out is not None:
+        check_writable(out)
+        record = {"variant": str(config.variant), "players": config.players, "seed": config.seed, "rows": [vars(r) for r in rows]}
+        atomic_write(out / "exact.json", json.dumps(record, indent=2, default=list) + "\n")
+        atomic_write(out / "exact.md", table(config, rows))
+    return rows
+
+
+def _line(row: Row) -> str:
+    gains = " ".join(f"{g:+.3f}" for g in row.gains)
+    return f"{row.name:40s} NashConv {row.nash_conv:.4f}  gains by seat {gains}  ({row.seconds:.0f} s)"
+
+
+def table(config: ExactConfig, rows: Sequence[Row]) -> str:
+    """The rows as a Markdown table."""
+    seats = " | ".join(f"seat {s} gain" for s in range(config.players))
+    lines = [f"{config.variant}, {config.players} players, one session", "", f"| policy | NashConv | {seats} | seconds |"]
+    lines.append("|---" * (3 + config.players) + "|")
+    for row in rows:
+        gains = " | ".join(f"{g:+.4f}" for g in row.gains)
+        lines.append(f"| {row.name} | {row.nash_conv:.4f} | {gains} | {row.seconds:.0f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The command line: one variant, its agents and MCCFR."""
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--species", type=positive_int, default=2, help="species in play (1-10)")
+    parser.add_argument("--values", default="12", help="each species' fish values, as digits: a part of 112234 (default 12)")
+    parser.add_argument("--octopuses", type=non_negative_int, default=1, help="octopuses in play (0-6)")
+    parser.add_argument("--target", type=positive_int, default=1, help="the target (the game is one session long)")
+    parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+    parser.add_argument("--agents", nargs="*", default=list(AGENTS), help="octopus agent specs (default: the five heuristics)")
+    parser.add_argument("--mccfr-seconds", type=float, default=60.0, help="CPU seconds of MCCFR (0: none)")
+    parser.add_argument("--seed", type=non_negative_int, default=0)
+    parser.add_argument("--out", type=Path, default=None, help="folder for exact.json and exact.md (default results/exact/<variant>)")
+    args = parser.parse_args(argv)
+    distinct(parser, "--agents", args.agents)
+    if not args.values.isdigit():
+        parser.error(f"--values {args.values!r}: fish values as digits, a part of 112234 (e.g. 12)")
+    if not 0 <= args.mccfr_seconds <= 86_400:
+        parser.error(f"--mccfr-seconds {args.mccfr_seconds}: from 0 to 86400")
+
+    def exact() -> None:
+        variant = octopus.Variant(args.species, tuple(int(v) for v in args.values), args.octopuses, args.target)
+        name = f"octopus-{variant.species}x{''.join(map(str, variant.values))}-{variant.octopuses}oct-{args.players}p"
+        config = ExactConfig(variant, args.players, tuple(args.agents), args.mccfr_seconds, args.seed)
+        run(config, args.out or Path("results") / "exact" / name)
+
+    run_command(parser.prog, exact)
+
+
+if __name__ == "__main__":
+    main()
