@@ -100,3 +100,13 @@ def test_the_command_writes_its_table_and_refuses_bad_values(tmp_path):
     for args, message in ((["--values", "1x"], "--values '1x'"), (["--agents", "random", "random"], "more than once")):
         done = subprocess.run([sys.executable, "-m", "training.exact", *args], capture_output=True, text=True, timeout=120)
         assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_yardstick_s_trained_best_response_never_beats_the_exact_one():
+    # The exact best response is the most any player can win against the agent: the trained one is
+    # measured exactly too, so in every seat its gain is at most the exact gain.
+    rows = run(ExactConfig(TINY, agents=("random", "cautious"), mccfr_seconds=0, yardstick_steps=4096), None)
+    for row in rows:
+        assert row.trained_gains is not None and len(row.trained_gains) == 2
+        assert all(trained <= exact + 1e-9 for trained, exact in zip(row.trained_gains, row.gains, strict=True))
+        assert row.found is not None and row.found <= 1.0 + 1e-9

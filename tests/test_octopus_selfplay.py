@@ -360,3 +360,22 @@ def test_octopus_tables_of_several_sizes_step_as_one_vecenv_and_never_mix_with_m
     assert done > 0
     with pytest.raises(InvalidConfigError, match="share one observation space"):
         MultiTableVecEnv([OctopusSelfPlayVecEnv(2, num_players=2, seed=0), MiauiSelfPlayVecEnv(2, num_players=3, seed=0)])
+
+
+def test_a_small_variant_s_game_that_ends_before_the_learner_decides_is_dealt_again():
+    # Five cards: a game can end on forced moves alone (an octopus, a bust) before the learner's first
+    # decision. Such a game is dealt again, so every row always holds a decision and every episode one step.
+    from miaui_env.octopus import rules as octopus_rules
+    from miaui_env.octopus.agents import load_octopus_agent
+
+    tiny = octopus_rules.Variant(species=2, values=(1, 2), octopuses=1, target=1)
+    venv = OctopusSelfPlayVecEnv(16, num_players=2, opponent=load_octopus_agent("risk-aware"), max_sessions=1, variant=tiny, seed=0)
+    venv.reset()
+    picker, episodes = np.random.default_rng(0), 0
+    for _ in range(200):
+        masks = venv.action_masks()
+        assert masks.any(axis=1).all()
+        _, _, dones, infos = venv.step(np.array([picker.choice(np.flatnonzero(row)) for row in masks]))
+        episodes += int(dones.sum())
+        assert all(info["episode"]["l"] >= 1 for info, done in zip(infos, dones, strict=True) if done)
+    assert episodes > 500

@@ -23,6 +23,7 @@ and exact.md (the table).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from collections.abc import Sequence
@@ -55,7 +56,9 @@ class ExactConfig:
     mccfr_seconds: float = 60.0
     """CPU seconds of external-sampling MCCFR (0: no MCCFR row)."""
     seed: int = 0
-    """MCCFR's sampling seed."""
+    """MCCFR's sampling seed, and the trained best responses' seed."""
+    yardstick_steps: int = 0
+    """PPO steps of a trained best response to each agent, with the yardstick's settings (0: none)."""
 
 
 def spiel_game(config: ExactConfig) -> Any:
@@ -70,12 +73,12 @@ def spiel_game(config: ExactConfig) -> Any:
     return pyspiel.load_game("python_octopus", {**params, "max_sessions": 1, "reward": "win"})
 
 
-def agent_policy(game: Any, spec: str) -> Any:
-    """The octopus agent `spec` as an OpenSpiel policy: its action at each decision, with probability 1
-    (the uniform policy over the legal actions for the random agent)."""
+def agent_policy(game: Any, spec: str | Any) -> Any:
+    """The octopus agent `spec` (a spec, or an agent) as an OpenSpiel policy: its action at each
+    decision, with probability 1 (the uniform policy over the legal actions for the random agent)."""
     from open_spiel.python import policy
 
-    agent = get_game("octopus").load_agent(spec, seed=0)
+    agent = get_game("octopus").load_agent(spec, seed=0) if isinstance(spec, str) else spec
 
     class AgentPolicy(policy.Policy):  # type: ignore[misc]
         def action_probabilities(self, state: Any, player_id: int | None = None) -> dict[int, float]:
@@ -102,6 +105,42 @@ class Row:
     values: tuple[float, ...]
     """Each seat's win share when every seat plays the policy."""
     seconds: float
+    trained_gains: tuple[float, ...] | None = None
+    """Each seat's exact gain of the yardstick's trained best response (None: not trained)."""
+
+    @property
+    def found(self) -> float | None:
+        """The share of the exact best response's gain that the trained one finds (mean over seats)."""
+        if self.trained_gains is None or sum(self.gains) <= 0:
+            return None
+        return sum(self.trained_gains) / sum(self.gains)
+
+
+def trained_gains(game: Any, config: ExactConfig, spec: str, profile: Any, values: Sequence[float]) -> tuple[float, ...]:
+    """The yardstick's best response to `spec`, trained as `training.exploit` trains one (configs/yardstick.yaml's
+    PPO from new weights, the recall view, every seat of its own games against the agent in the others),
+    then measured exactly: in each seat, its win share against the agent less the agent's own there."""
+    from open_spiel.python.algorithms import expected_game_score
+
+    from miaui_env.agents.policy import PolicyAgent
+    from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
+    from training.exploit import VIEW, default_ppo
+    from training.hardware import torch_threads
+    from training.ppo import new_learner, ppo_kwargs
+
+    target = get_game("octopus").load_agent(spec, seed=config.seed)
+    venv = OctopusSelfPlayVecEnv(
+        256, num_players=config.players, opponent=target, view=VIEW, reward="win", max_sessions=1, variant=config.variant, seed=config.seed
+    )
+    model = new_learner(venv, ppo_kwargs(default_ppo()), config.seed)
+    with torch_threads(1):  # as the yardstick trains (training/hardware.py)
+        model.learn(config.yardstick_steps)
+    learner = agent_policy(game, PolicyAgent(model, "best response", view=VIEW))
+    gains = []
+    for seat in range(config.players):
+        seated = [learner if s == seat else profile for s in range(config.players)]
+        gains.append(float(expected_game_score.policy_value(game.new_initial_state(), seated)[seat]) - values[seat])
+    return tuple(gains)
 
 
 def measure(game: Any, name: str, profile: Any) -> Row:
@@ -134,7 +173,11 @@ def run(config: ExactConfig, out: Path | None) -> list[Row]:
     game = spiel_game(config)
     rows = []
     for spec in config.agents:
-        rows.append(measure(game, spec, agent_policy(game, spec)))
+        profile = agent_policy(game, spec)
+        row = measure(game, spec, profile)
+        if config.yardstick_steps > 0:
+            row = dataclasses.replace(row, trained_gains=trained_gains(game, config, spec, profile, row.values))
+        rows.append(row)
         print(_line(rows[-1]), flush=True)
     if config.mccfr_seconds > 0:
         row, _ = mccfr_row(game, config.mccfr_seconds, config.seed)
@@ -150,16 +193,24 @@ def run(config: ExactConfig, out: Path | None) -> list[Row]:
 
 def _line(row: Row) -> str:
     gains = " ".join(f"{g:+.3f}" for g in row.gains)
-    return f"{row.name:40s} NashConv {row.nash_conv:.4f}  gains by seat {gains}  ({row.seconds:.0f} s)"
+    trained = "" if row.trained_gains is None else "  yardstick " + " ".join(f"{g:+.3f}" for g in row.trained_gains)
+    found = "" if row.found is None else f" ({row.found:.0%} of the exact gain)"
+    return f"{row.name:40s} NashConv {row.nash_conv:.4f}  gains by seat {gains}{trained}{found}  ({row.seconds:.0f} s)"
 
 
 def table(config: ExactConfig, rows: Sequence[Row]) -> str:
     """The rows as a Markdown table."""
     seats = " | ".join(f"seat {s} gain" for s in range(config.players))
-    lines = [f"{config.variant}, {config.players} players, one session", "", f"| policy | NashConv | {seats} | seconds |"]
-    lines.append("|---" * (3 + config.players) + "|")
+    yardstick = config.yardstick_steps > 0
+    extra = f" | yardstick's gain ({config.yardstick_steps:,} steps) | share found" if yardstick else ""
+    lines = [f"{config.variant}, {config.players} players, one session", "", f"| policy | NashConv | {seats}{extra} | seconds |"]
+    lines.append("|---" * (3 + config.players + 2 * yardstick) + "|")
     for row in rows:
         gains = " | ".join(f"{g:+.4f}" for g in row.gains)
+        if yardstick:
+            trained = "n/a" if row.trained_gains is None else f"{sum(row.trained_gains) / len(row.trained_gains):+.4f}"
+            found = "n/a" if row.found is None else f"{row.found:.0%}"
+            gains += f" | {trained} | {found}"
         lines.append(f"| {row.name} | {row.nash_conv:.4f} | {gains} | {row.seconds:.0f} |")
     return "\n".join(lines) + "\n"
 
@@ -174,6 +225,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     parser.add_argument("--agents", nargs="*", default=list(AGENTS), help="octopus agent specs (default: the five heuristics)")
     parser.add_argument("--mccfr-seconds", type=float, default=60.0, help="CPU seconds of MCCFR (0: none)")
+    parser.add_argument(
+        "--yardstick-steps", type=non_negative_int, default=0, help="train the yardstick's best response to each agent this long (0: none)"
+    )
     parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--out", type=Path, default=None, help="folder for exact.json and exact.md (default results/exact/<variant>)")
     args = parser.parse_args(argv)
@@ -186,7 +240,7 @@ def main(argv: list[str] | None = None) -> None:
     def exact() -> None:
         variant = octopus.Variant(args.species, tuple(int(v) for v in args.values), args.octopuses, args.target)
         name = f"octopus-{variant.species}x{''.join(map(str, variant.values))}-{variant.octopuses}oct-{args.players}p"
-        config = ExactConfig(variant, args.players, tuple(args.agents), args.mccfr_seconds, args.seed)
+        config = ExactConfig(variant, args.players, tuple(args.agents), args.mccfr_seconds, args.seed, args.yardstick_steps)
         run(config, args.out or Path("results") / "exact" / name)
 
     run_command(parser.prog, exact)

@@ -130,6 +130,7 @@ class OctopusSelfPlayVecEnv(OneEnvVecEnv):
         reward: str = "win",
         seed: Seed | None = None,
         max_sessions: int | None = DEFAULT_MAX_SESSIONS,
+        variant: rules.Variant = rules.FULL_GAME,
     ):
         if isinstance(num_games, bool) or not isinstance(num_games, int | np.integer) or num_games < 1:
             raise InvalidConfigError(f"num_games={num_games!r} is not allowed; it must be an integer >= 1")
@@ -140,6 +141,9 @@ class OctopusSelfPlayVecEnv(OneEnvVecEnv):
         self.num_games, self.num_players = int(num_games), int(num_players)
         self.view, self.reward_mode = view, reward
         self.max_sessions = None if max_sessions is None else int(max_sessions)
+        if not isinstance(variant, rules.Variant):
+            raise InvalidConfigError(f"variant={variant!r:.60} is not allowed; it is an octopus rules.Variant (the full game by default)")
+        self.variant = variant
         self.observation_version = OBSERVATION_VERSION
         self.learner_seats = np.array(seats)
         rows = self.num_games * len(seats)
@@ -225,16 +229,27 @@ class OctopusSelfPlayVecEnv(OneEnvVecEnv):
         self._seated = [[] for _ in range(self.num_envs)]
         self._games = [self._new_game(row) for row in range(self.num_envs)]
         self._actions_pending, self._stopped = False, None
-        self._play_opponents(list(range(self.num_envs)))
+        self._start_games(list(range(self.num_envs)))
         for row in range(self.num_envs):
             self._present(row)
         return self._obs.copy()
+
+    def _start_games(self, rows: list[int]) -> None:
+        """Play the new games of `rows` to their learner seat's first decision. A game that ends before it
+        (a small variant's few cards can) is dealt again: an episode holds at least one decision to learn from."""
+        self._play_opponents(rows)
+        over = [r for r in rows if self._games[r].is_over]
+        while over:
+            for r in over:
+                self._games[r] = self._new_game(r)
+            self._play_opponents(over)
+            over = [r for r in over if self._games[r].is_over]
 
     def _new_game(self, row: int) -> OctopusState:
         self._lengths[row] = 0
         self._starts[row] = time.time()
         self._seated[row] = self._seating.deal(self.num_players, self.row_seats[row])
-        return rules.new_game(self.num_players, self._rngs[row], max_sessions=self.max_sessions)
+        return rules.new_game(self.num_players, self._rngs[row], max_sessions=self.max_sessions, variant=self.variant)
 
     def _present(self, row: int) -> None:
         """Row `row`'s observation and mask at its seat's decision (O4: exactly `observe(state, seat, view)`)."""
@@ -338,7 +353,7 @@ class OctopusSelfPlayVecEnv(OneEnvVecEnv):
             rewards[r] = infos[r]["episode"]["r"]
             dones[r] = True
             self._games[r] = self._new_game(r)
-        self._play_opponents(ended)
+        self._start_games(ended)
         for r in rows:
             self._present(r)
         return self._obs.copy(), rewards, dones, infos
