@@ -110,3 +110,10 @@ def test_the_yardstick_s_trained_best_response_never_beats_the_exact_one():
         assert row.trained_gains is not None and len(row.trained_gains) == 2
         assert all(trained <= exact + 1e-9 for trained, exact in zip(row.trained_gains, row.gains, strict=True))
         assert row.found is not None and row.found <= 1.0 + 1e-9
+
+
+def test_mccfr_by_iterations_is_repeatable_and_by_seed_only():
+    game = spiel_game(ExactConfig(TINY, mccfr_seconds=0))
+    first, again, other = (mccfr_row(game, 0, seed, iterations=200)[0] for seed in (0, 0, 1))
+    assert first.nash_conv == again.nash_conv and first.gains == again.gains
+    assert other.nash_conv != first.nash_conv

@@ -54,7 +54,9 @@ class ExactConfig:
     agents: tuple[str, ...] = AGENTS
     """Octopus agent specs, each measured playing every seat."""
     mccfr_seconds: float = 60.0
-    """CPU seconds of external-sampling MCCFR (0: no MCCFR row)."""
+    """CPU seconds of external-sampling MCCFR (0: no MCCFR row), unless `mccfr_iterations` is given."""
+    mccfr_iterations: int = 0
+    """Iterations of MCCFR instead of a time budget (a seeded, repeatable row; 0: the time budget)."""
     seed: int = 0
     """MCCFR's sampling seed, and the trained best responses' seed."""
     yardstick_steps: int = 0
@@ -154,18 +156,20 @@ def measure(game: Any, name: str, profile: Any) -> Row:
     return Row(name, float(result.nash_conv), gains, tuple(float(v) for v in values), time.process_time() - start)
 
 
-def mccfr_row(game: Any, seconds: float, seed: int) -> tuple[Row, int]:
-    """External-sampling MCCFR for `seconds` of CPU time, its average policy measured; and its iterations."""
+def mccfr_row(game: Any, seconds: float, seed: int, iterations: int = 0) -> tuple[Row, int]:
+    """External-sampling MCCFR for `iterations` (or, with 0, `seconds` of CPU time), its average policy
+    measured; and the iterations it ran."""
     from open_spiel.python.algorithms import external_sampling_mccfr
 
     np.random.seed(seed)  # OpenSpiel's MCCFR samples with numpy's global generator
     solver = external_sampling_mccfr.ExternalSamplingSolver(game, external_sampling_mccfr.AverageType.SIMPLE)
-    start, iterations = time.process_time(), 0
-    while time.process_time() - start < seconds:
+    start, done = time.process_time(), 0
+    while (done < iterations) if iterations else (time.process_time() - start < seconds):
         solver.iteration()
-        iterations += 1
-    row = measure(game, f"MCCFR ({iterations} iterations, {seconds:g} s)", solver.average_policy())
-    return row, iterations
+        done += 1
+    spent = time.process_time() - start
+    row = measure(game, f"MCCFR ({done:,} iterations, {spent:.0f} s)", solver.average_policy())
+    return row, done
 
 
 def run(config: ExactConfig, out: Path | None) -> list[Row]:
@@ -179,8 +183,8 @@ def run(config: ExactConfig, out: Path | None) -> list[Row]:
             row = dataclasses.replace(row, trained_gains=trained_gains(game, config, spec, profile, row.values))
         rows.append(row)
         print(_line(rows[-1]), flush=True)
-    if config.mccfr_seconds > 0:
-        row, _ = mccfr_row(game, config.mccfr_seconds, config.seed)
+    if config.mccfr_seconds > 0 or config.mccfr_iterations > 0:
+        row, _ = mccfr_row(game, config.mccfr_seconds, config.seed, config.mccfr_iterations)
         rows.append(row)
         print(_line(row), flush=True)
     if out is not None:
@@ -225,6 +229,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     parser.add_argument("--agents", nargs="*", default=list(AGENTS), help="octopus agent specs (default: the five heuristics)")
     parser.add_argument("--mccfr-seconds", type=float, default=60.0, help="CPU seconds of MCCFR (0: none)")
+    parser.add_argument("--mccfr-iterations", type=non_negative_int, default=0, help="iterations of MCCFR instead (repeatable)")
     parser.add_argument(
         "--yardstick-steps", type=non_negative_int, default=0, help="train the yardstick's best response to each agent this long (0: none)"
     )
@@ -240,7 +245,15 @@ def main(argv: list[str] | None = None) -> None:
     def exact() -> None:
         variant = octopus.Variant(args.species, tuple(int(v) for v in args.values), args.octopuses, args.target)
         name = f"octopus-{variant.species}x{''.join(map(str, variant.values))}-{variant.octopuses}oct-{args.players}p"
-        config = ExactConfig(variant, args.players, tuple(args.agents), args.mccfr_seconds, args.seed, args.yardstick_steps)
+        config = ExactConfig(
+            variant,
+            players=args.players,
+            agents=tuple(args.agents),
+            mccfr_seconds=args.mccfr_seconds,
+            mccfr_iterations=args.mccfr_iterations,
+            seed=args.seed,
+            yardstick_steps=args.yardstick_steps,
+        )
         run(config, args.out or Path("results") / "exact" / name)
 
     run_command(parser.prog, exact)
