@@ -132,7 +132,10 @@ def main(argv: list[str] | None = None) -> None:
         try:
             server: Any = web_server(app, host=args.host, port=args.port)
         except (OSError, ValueError) as error:  # waitress says only "Invalid host/port specified."
-            raise OSError(f"cannot listen on --host {args.host!r} --port {args.port}: {error}") from None
+            raise OSError(
+                f"cannot listen on --host {args.host!r} --port {args.port}: {error} "
+                "(--host is an address of this machine: 127.0.0.1, ::1 or 0.0.0.0 for every interface)"
+            ) from None
         host = f"[{args.host}]" if ":" in args.host else args.host
         print(f"Miaui in the browser: http://{host}:{server.effective_port}/  (Ctrl-C stops it)", flush=True)
         if args.host not in LOOPBACK:
