@@ -117,3 +117,14 @@ def test_mccfr_by_iterations_is_repeatable_and_by_seed_only():
     first, again, other = (mccfr_row(game, 0, seed, iterations=200)[0] for seed in (0, 0, 1))
     assert first.nash_conv == again.nash_conv and first.gains == again.gains
     assert other.nash_conv != first.nash_conv
+
+
+def test_a_mixed_strategy_is_refused_before_any_work():
+    done = subprocess.run(
+        [sys.executable, "-m", "training.exact", "--agents", "random", "octopus-ppo-v1@sample", "--mccfr-seconds", "0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and "octopus-ppo-v1@sample plays a mixed strategy" in done.stderr
+    assert "NashConv" not in done.stdout  # refused before random's row was measured

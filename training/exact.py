@@ -1,8 +1,9 @@
 """Exact exploitability on a small variant: NashConv and each seat's best-response gain, computed by
 OpenSpiel's exact best responses over the whole game tree, for agents and for an MCCFR solution.
 
-    python -m training.exact --species 2 --values 12 --octopuses 1            # the tiny octopus variant
-    python -m training.exact --species 3 --values 12 --octopuses 0 --agents random cautious --mccfr-seconds 120
+    python -m training.exact --species 2 --values 12 --octopuses 1            # the five-card octopus variant
+    python -m training.exact --species 3 --values 12 --octopuses 0 --agents random cautious --mccfr-iterations 10000
+    python -m training.exact --species 2 --values 12 --octopuses 1 --yardstick-steps 300000   # and the yardstick's share
 
 The game is the octopus game's small variant (`miaui_env.octopus.rules.Variant`, rulings OV1-OV3)
 loaded in OpenSpiel (`python_octopus` with `species`, `values`, `octopuses`, `target`) and played
@@ -14,10 +15,13 @@ sum of the seats' gains; 0 is a Nash equilibrium (Johanson et al. 2011; Lanctot 
 
 Agents are any octopus agent spec (`load_octopus_agent`), shown the view they play from. The
 built-in heuristics are deterministic: one legal action a state, probability 1; `random` is the
-uniform policy over the legal actions. The MCCFR row is OpenSpiel's external-sampling Monte Carlo
-CFR (Lanctot et al. 2009) run for `--mccfr-seconds` of CPU time on the same game, its average
-policy measured the same way. Written to `--out` (default results/exact/<variant>/): exact.json
-and exact.md (the table).
+uniform policy over the legal actions; a trained policy plays its most likely action (`@sample`, a
+mixed strategy, is refused). The MCCFR row is OpenSpiel's external-sampling Monte Carlo CFR
+(Lanctot et al. 2009) run for `--mccfr-seconds` of CPU time, or `--mccfr-iterations` (seeded and
+repeatable), on the same game, its average policy measured the same way. With `--yardstick-steps`,
+each agent also meets the yardstick's best response (`trained_gains`), measured exactly: the share
+of the exact gain it finds is how tight `training.exploit`'s lower bound is. Written to `--out`
+(default results/exact/<variant>/): exact.json and exact.md (the table).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from miaui_env.agents import RandomAgent
+from miaui_env.agents.loading import AgentSpecError
 from miaui_env.apps.cli import check_writable, distinct, non_negative_int, positive_int, run_command
 from miaui_env.apps.files import atomic_write
 from miaui_env.games import get_game
@@ -81,6 +86,9 @@ def agent_policy(game: Any, spec: str | Any) -> Any:
     from open_spiel.python import policy
 
     agent = get_game("octopus").load_agent(spec, seed=0) if isinstance(spec, str) else spec
+    if getattr(agent, "deterministic", True) is False:
+        name = getattr(agent, "name", spec)
+        raise AgentSpecError(f"{name} plays a mixed strategy: measure it as it plays its most likely action (@best)")
 
     class AgentPolicy(policy.Policy):  # type: ignore[misc]
         def action_probabilities(self, state: Any, player_id: int | None = None) -> dict[int, float]:
@@ -176,8 +184,8 @@ def run(config: ExactConfig, out: Path | None) -> list[Row]:
     """Every agent's row, then MCCFR's; each printed as it is done, the table written to `out`."""
     game = spiel_game(config)
     rows = []
-    for spec in config.agents:
-        profile = agent_policy(game, spec)
+    profiles = [agent_policy(game, spec) for spec in config.agents]  # every spec loaded (or refused) before any work
+    for spec, profile in zip(config.agents, profiles, strict=True):
         row = measure(game, spec, profile)
         if config.yardstick_steps > 0:
             row = dataclasses.replace(row, trained_gains=trained_gains(game, config, spec, profile, row.values))
