@@ -34,7 +34,6 @@ import numpy as np
 from miaui_env.display.text import describe_round, seat_name
 from miaui_env.game.cards import DEFAULT_DECK, DeckError, parse_deck_order
 from miaui_env.game.rules import (
-    NUM_DIVER_CARDS,
     NUM_ROUNDS,
     GameConfig,
     GameState,
@@ -194,15 +193,6 @@ def _play_back(config: GameConfig, seed: int | None, deck: tuple[str, ...] | Non
         raise ReplayError(f"a replay holds the {NUM_ROUNDS - 1} chosen rounds of a whole game; this one holds {len(plays)}")
     states = [state.clone()]
     for round_number, cards in enumerate(plays, start=1):
-        for seat, card in enumerate(cards[: config.num_players]):
-            if not 1 <= card <= NUM_DIVER_CARDS:
-                raise ReplayError(f"round {round_number}: seat {seat}'s card is {card}; diver cards are 1-{NUM_DIVER_CARDS}")
-            if not state.hands[seat][card - 1]:
-                in_hand = [int(c) + 1 for c in np.flatnonzero(state.hands[seat])]
-                raise ReplayError(
-                    f"round {round_number}: seat {seat} plays diver card {card}, which it played in an earlier round; "
-                    f"its cards still in hand: {in_hand}"
-                )
         try:
             play_round(state, list(cards))
         except (IllegalActionError, ValueError) as bad:

@@ -351,6 +351,15 @@ def check_plays(state: GameState, plays: Sequence[int]) -> tuple[int, ...]:
     cards = [
         card.item() if isinstance(card, np.ndarray) and card.shape == () else card for card in plays
     ]  # a numpy scalar array is its number
+    for seat, card in enumerate(cards):  # a diver card by its number, as the caller gave it (anything else: check_action's words)
+        if isinstance(card, int | np.integer) and not isinstance(card, bool | np.timedelta64):
+            if not 1 <= card <= NUM_DIVER_CARDS:
+                raise IllegalActionError(f"seat {seat}'s card is {card}; diver cards are 1-{NUM_DIVER_CARDS}")
+            if not state.hands[seat][card - 1]:
+                in_hand = [int(c) + 1 for c in np.flatnonzero(state.hands[seat])]
+                raise IllegalActionError(
+                    f"seat {seat} plays diver card {card}, which it played in an earlier round; its cards still in hand: {in_hand}"
+                )
     return tuple(
         check_action(
             state.hands[seat], card - 1 if isinstance(card, int | np.integer) and not isinstance(card, bool) else card, f"seat {seat}"
