@@ -97,7 +97,13 @@ def test_the_command_writes_its_table_and_refuses_bad_values(tmp_path):
     record = json.loads((tmp_path / "exact.json").read_text())
     assert [row["name"] for row in record["rows"]][:2] == ["random", "cautious"] and len(rows) == 3
     assert "| cautious |" in (tmp_path / "exact.md").read_text()
-    for args, message in ((["--values", "1x"], "--values '1x'"), (["--agents", "random", "random"], "more than once")):
+    refusals = (
+        (["--values", "1x"], "--values '1x'"),
+        (["--agents", "random", "random"], "more than once"),
+        (["--species", "11"], "species=11 is not allowed; it is an integer from 1 to 10"),
+        (["--mccfr-seconds", "-1"], "--mccfr-seconds -1.0: from 0 to 86400"),
+    )
+    for args, message in refusals:
         done = subprocess.run([sys.executable, "-m", "training.exact", *args], capture_output=True, text=True, timeout=120)
         assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
 

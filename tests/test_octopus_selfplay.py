@@ -379,3 +379,8 @@ def test_a_small_variant_s_game_that_ends_before_the_learner_decides_is_dealt_ag
         episodes += int(dones.sum())
         assert all(info["episode"]["l"] >= 1 for info, done in zip(infos, dones, strict=True) if done)
     assert episodes > 500
+
+
+def test_a_vecenv_variant_that_is_no_variant_is_refused():
+    with pytest.raises(InvalidConfigError, match=r"variant='tiny' is not allowed; it is an octopus rules\.Variant"):
+        OctopusSelfPlayVecEnv(2, variant="tiny")  # type: ignore[arg-type]
