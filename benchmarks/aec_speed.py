@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from peers import peer  # this script's folder is on sys.path when it runs
 
 import miaui_env
 
@@ -81,7 +82,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, nargs="+", default=[3, 4, 5, 6])
     args = parser.parse_args()
 
-    from pettingzoo.classic import rps_v2  # needs pygame: pip install 'miaui-rl[bench]'
+    rps_v2 = peer("pettingzoo.classic.rps_v2", "pygame")
 
     print(f"{args.rounds} rounds of {args.seconds:g} s each, taking turns with rps_v2 ...", flush=True)
     print(f"{'env':<20}{'whole games':>14}{'x rps_v2':>10}{'steps only':>14}{'x rps_v2':>10}   (agent-steps/s)")

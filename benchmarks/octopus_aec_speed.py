@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from aec_speed import compare  # this script's folder is on sys.path when it runs
+from peers import peer
 
 from miaui_env.octopus.env import env
 
@@ -24,7 +25,7 @@ def main() -> None:
     parser.add_argument("--view", default="table", choices=("table", "recall"))
     args = parser.parse_args()
 
-    from pettingzoo.classic import rps_v2  # needs pygame: pip install 'miaui-rl[bench]'
+    rps_v2 = peer("pettingzoo.classic.rps_v2", "pygame")
 
     print(f"{args.rounds} rounds of {args.seconds:g} s each, taking turns with rps_v2 ...", flush=True)
     print(f"{'env':<26}{'whole games':>14}{'x rps_v2':>10}{'steps only':>14}{'x rps_v2':>10}   (agent-steps/s)")

@@ -21,6 +21,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # one core
 
 import numpy as np  # noqa: E402
+from peers import peer  # noqa: E402  (this script's folder is on sys.path when it runs)
 
 from miaui_env.agents.heuristics import CountingAgent  # noqa: E402
 from miaui_env.agents.loading import load_agent  # noqa: E402
@@ -48,7 +49,7 @@ def search_cost(games: int, seed: int, spec: str) -> tuple[float, float]:
 
 def mcts_cost(simulations: int, decisions: int, seed: int) -> float:
     """Milliseconds per decision of OpenSpiel's UCT with random rollouts on 4-player goofspiel."""
-    import pyspiel
+    pyspiel = peer("pyspiel", "OpenSpiel")
 
     game = pyspiel.convert_to_turn_based(pyspiel.load_game("goofspiel(num_cards=12,players=4)"))
     bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), 2.0, simulations, 10**7, False, seed, False)

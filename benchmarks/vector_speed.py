@@ -28,6 +28,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
+from peers import peer  # noqa: E402  (this script's folder is on sys.path when it runs)
 
 from miaui_env.game.rules import NUM_ROUNDS  # noqa: E402
 from miaui_env.vector import VectorMiaui  # noqa: E402
@@ -35,7 +36,7 @@ from miaui_env.vector import VectorMiaui  # noqa: E402
 
 def goofspiel_steps_per_second(seconds: float, seed: int = 0) -> float:
     """Random play of 4-player imperfect-information goofspiel through pyspiel."""
-    import pyspiel
+    pyspiel = peer("pyspiel", "OpenSpiel")
 
     game = pyspiel.load_game("goofspiel(num_cards=12,players=4,imp_info=True)")
     rng = np.random.default_rng(seed)

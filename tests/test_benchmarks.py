@@ -12,6 +12,8 @@ BENCHMARKS = Path(__file__).parent.parent / "benchmarks"
 
 
 def benchmark(name: str):
+    if str(BENCHMARKS) not in sys.path:  # as when a script runs: its folder is on sys.path (benchmarks/peers.py)
+        sys.path.insert(0, str(BENCHMARKS))
     spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", BENCHMARKS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module

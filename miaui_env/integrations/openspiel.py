@@ -331,6 +331,9 @@ class MiauiState(pyspiel.State):  # type: ignore[misc]
             where = "the game is over" if self.is_terminal() else "chance is dealing fish: apply_action(one of chance_outcomes())"
             raise OpenSpielError(f"apply_actions({list(actions)!r:.60}) is not allowed now: {where}")
         assert self.game is not None
+        for seat, action in enumerate(actions):
+            if isinstance(action, (int, np.integer)) and not 0 <= action < NUM_DIVER_CARDS:
+                raise OpenSpielError(f"seat {seat}'s action {action} is no diver card; actions are 0-{NUM_DIVER_CARDS - 1} (card a + 1)")
         self._pending = check_plays(self.game, [int(a) + 1 for a in actions])
 
     def _action_to_string(self, player: int, action: int) -> str:
