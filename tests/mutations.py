@@ -85,7 +85,7 @@ SKIPPED_AT_TOP = {"runs", "results", "build", "dist"}
 
 # The test files that test a library file, run first when that file is mutated.
 FIRST_TESTS = {
-    "miaui_env/game/rules.py": ("tests/test_rules.py",),
+    "miaui_env/game/rules.py": ("tests/test_rules.py", "tests/test_short_game.py"),
     "miaui_env/vector/rule_kernels.py": ("tests/test_vector.py", "tests/test_compiled_env.py", "tests/test_replay.py"),
     "miaui_env/vector/encode_kernels.py": ("tests/test_vector.py", "tests/test_leaks.py", "tests/test_compiled_env.py"),
     "miaui_env/vector/engine.py": ("tests/test_vector.py", "tests/test_compiled_env.py"),
@@ -202,8 +202,8 @@ CATALOGUE: tuple[Mutation, ...] = (
              "            deck.append(card)",
              "R4: a round-1 Seagull goes to the bottom of the deck instead of being shuffled back into it"),
     Mutation("rules-the-last-card-is-put-back", "miaui_env/game/rules.py",
-             "    return order[0], first_round_order(config, order[1:], uniforms[DECK_SIZE:])",
-             "    return order[-1], first_round_order(config, order[:-1], uniforms[DECK_SIZE:])",
+             "    return order[0], first_round_order(config, order[1:], uniforms[size:])",
+             "    return order[-1], first_round_order(config, order[:-1], uniforms[size:])",
              "R3: the bottom card of the shuffled deck is put back in the box instead of the top card"),
     Mutation("rules-seagull-steals-the-bottom-fish", "miaui_env/game/rules.py",
              "        stolen = pile.pop() if pile else None",
@@ -234,9 +234,13 @@ CATALOGUE: tuple[Mutation, ...] = (
              "        shares: npt.NDArray[np.float64] = winning / 1.0",
              "R10: tied winners each get the whole 'win' reward instead of sharing it"),
     Mutation("rules-no-forced-last-round", "miaui_env/game/rules.py",
-             "    if state.round == NUM_ROUNDS:",
-             "    if state.round > NUM_ROUNDS:",
+             "    if state.round == state.config.rounds:",
+             "    if state.round > state.config.rounds:",
              "R6: the engine does not play round 12's forced card, so a game stops after round 11"),
+    Mutation("rules-short-game-hands-hold-twelve-cards", "miaui_env/game/rules.py",
+             "    hands[:, : config.rounds] = 1",
+             "    hands[:, :] = 1",
+             "MV1: a short game deals every hand the twelve diver cards instead of cards 1 to rounds"),
 
     # -- miaui_env/vector/rule_kernels.py: the same rules, compiled --------------------------------
     Mutation("kernel-seagull-steals-nothing", "miaui_env/vector/rule_kernels.py",

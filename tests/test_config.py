@@ -431,18 +431,13 @@ def test_the_names_of_0_1_stay_out_of_messages():
 
 @pytest.mark.parametrize("path", sorted((ROOT / "checkpoints").glob("*/config.yaml")), ids=lambda path: path.parent.name)
 def test_every_shipped_checkpoints_config_loads(path):
-    """A shipped policy's config.yaml loads (`--resume` reads it): one written before the renames of 0.2
-    with a DeprecationWarning naming the new key, a newer one without a warning."""
+    """A shipped policy's config.yaml loads (`--resume` reads it) with today's key names: no
+    DeprecationWarning (the old names' warnings are tested above)."""
     written = read_yaml(path.read_text())
-    if "players" in written["evaluation"]:
-        with pytest.warns(DeprecationWarning, match="'evaluation.players' is now 'evaluation.num_players'"):
-            config = load_config(path)
-    else:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", DeprecationWarning)
-            config = load_config(path)
-    evaluated = written["evaluation"].get("players", written["evaluation"].get("num_players"))
-    assert config.run_name == written["run_name"] and config.evaluation.num_players == evaluated
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        config = load_config(path)
+    assert config.run_name == written["run_name"] and config.evaluation.num_players == written["evaluation"]["num_players"]
 
 
 def test_the_probe_is_recorded_in_metadata_under_its_old_key():

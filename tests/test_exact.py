@@ -1,9 +1,10 @@
-"""Exact exploitability on small octopus variants (training/exact.py): the agents as OpenSpiel
-policies, NashConv against OpenSpiel's own uniform policy, MCCFR's row, the command's files and
-refusals; and the variant itself in OpenSpiel (OV1)."""
+"""Exact exploitability on small variants (training/exact.py): the agents as OpenSpiel policies,
+NashConv against OpenSpiel's own uniform policy, MCCFR's row, the command's files and refusals; the
+octopus variant itself in OpenSpiel (OV1) and short Miaui games (MV1-MV3) made turn-based."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -14,6 +15,8 @@ import pytest
 from open_spiel.python import policy as spiel_policy
 from open_spiel.python.algorithms import exploitability
 
+from miaui_env.game.cards import parse_deck
+from miaui_env.game.rules import GameConfig
 from miaui_env.games import get_game
 from miaui_env.integrations.openspiel import OpenSpielError
 from miaui_env.octopus import observation as octopus_observation
@@ -118,6 +121,17 @@ def test_the_yardstick_s_trained_best_response_never_beats_the_exact_one():
         assert row.found is not None and row.found <= 1.0 + 1e-9
 
 
+@pytest.mark.slow
+def test_self_play_is_measured_as_it_plays_and_beside_mccfr_at_the_same_cpu_time():
+    rows = run(ExactConfig(TINY, agents=(), mccfr_seconds=0, selfplay_steps=16_384), None)
+    chances, best, mccfr = rows
+    assert chances.name.startswith("self-play PPO (16,384 steps") and "action chances" in chances.name and "most likely" in best.name
+    assert mccfr.name.startswith("MCCFR (") and chances.seconds == best.seconds > 0
+    uniform = exploitability.nash_conv(spiel_game(ExactConfig(TINY)), spiel_policy.UniformRandomPolicy(spiel_game(ExactConfig(TINY))))
+    assert chances.nash_conv < uniform  # it learnt something in one rollout of 256 games
+    assert mccfr.nash_conv < chances.nash_conv  # and MCCFR, in the same CPU time, comes closer to an equilibrium
+
+
 def test_mccfr_by_iterations_is_repeatable_and_by_seed_only():
     game = spiel_game(ExactConfig(TINY, mccfr_seconds=0))
     first, again, other = (mccfr_row(game, 0, seed, iterations=200)[0] for seed in (0, 0, 1))
@@ -134,3 +148,78 @@ def test_a_mixed_strategy_is_refused_before_any_work():
     )
     assert done.returncode == 2 and "octopus-ppo-v1@sample plays a mixed strategy" in done.stderr
     assert "NashConv" not in done.stdout  # refused before random's row was measured
+
+
+# ---- a short Miaui game (MV1-MV3) ----------------------------------------------------------------
+
+TWO_ROUNDS = GameConfig(3, deck=parse_deck("emperor_tuna:10*4 jellyfish:-10*3"), rounds=2)  # one decision a seat
+
+
+def _simultaneous_twin(game, turn_based_state):
+    """The simultaneous game's state after the turn-based state's history (joint actions gathered)."""
+    state, joint = game.new_initial_state(), []
+    for action in turn_based_state.history():
+        if state.is_chance_node():
+            state.apply_action(action)
+        else:
+            joint.append(action)
+            if len(joint) == game.num_players():
+                state.apply_actions(joint)
+                joint = []
+    return state, joint
+
+
+def test_a_miaui_agent_reads_its_seat_s_observation_and_its_policy_is_a_function_of_the_information_state():
+    config = ExactConfig(dataclasses.replace(TWO_ROUNDS, rounds=3, deck=parse_deck("emperor_tuna:10*6 jellyfish:-10*4")), players=3)
+    turn_based = spiel_game(config)
+    simultaneous = pyspiel.load_game("python_miaui", {"players": 3, "rounds": 3, "deck": "emperor_tuna:10*6 jellyfish:-10*4"})
+    greedy = agent_policy(turn_based, "greedy", "miaui")
+    seen: dict[str, dict[int, float]] = {}
+    ties = []
+
+    def check(state):
+        seat = state.current_player()
+        twin, _ = _simultaneous_twin(simultaneous, state)
+        assert state.observation_tensor(seat)[-620:] == twin.observation_tensor(seat)
+        probabilities = greedy.action_probabilities(state)
+        assert set(probabilities) <= set(state.legal_actions()) and sum(probabilities.values()) == pytest.approx(1.0)
+        key = state.information_state_string(seat)
+        assert seen.setdefault(key, probabilities) == probabilities  # the same for every state of an information set
+        ties.append(len(probabilities) > 1)
+
+    rng = np.random.default_rng(0)
+    for _ in range(30):  # random paths through the tree
+        state = turn_based.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, chances = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(int(rng.choice(outcomes, p=chances)))
+            else:
+                check(state)
+                state.apply_action(int(rng.choice(state.legal_actions())))
+    assert any(ties) and not all(ties)  # greedy's equal-scoring cards are a uniform mixture (it breaks ties at random)
+
+
+def test_the_miaui_command_writes_its_table_and_refuses_what_it_cannot_measure(tmp_path):
+    rows = run(ExactConfig(TWO_ROUNDS, players=3, agents=("random", "high", "counter"), mccfr_iterations=100), tmp_path)
+    uniform = exploitability.nash_conv(
+        spiel_game(ExactConfig(TWO_ROUNDS, players=3)), spiel_policy.UniformRandomPolicy(spiel_game(ExactConfig(TWO_ROUNDS, players=3)))
+    )
+    assert rows[0].nash_conv == pytest.approx(uniform) and rows[-1].name.startswith("MCCFR (100 iterations")
+    assert rows[-1].nash_conv < uniform  # MCCFR's average strategy is closer to an equilibrium than the uniform one
+    assert "Miaui, 2 rounds (standard), deck emperor_tuna:10*4, jellyfish:-10*3, 3 players" in (tmp_path / "exact.md").read_text()
+    refusals = (
+        (["--agents", "search"], "search has no exact figures here: its beliefs deal the 12-round game"),
+        (["--agents", "noisy-counter"], "noisy-counter has no exact figures here"),
+        (["--yardstick-steps", "10"], "--yardstick-steps: the yardstick and self-play train on the batched Miaui engine"),
+        (["--selfplay-steps", "10"], "--selfplay-steps: the yardstick and self-play train on the batched Miaui engine"),
+        (["--rounds", "13"], "rounds=13 is not allowed; a game has 2-12 rounds"),
+        (["--rounds", "2"], "a deck must hold 7 cards for 2 rounds (MV2: 3 a round and 1 put back) (R3), got 10"),
+        (["--deck", "whale:1*10"], "unknown kind 'whale'"),
+        (["--players", "7"], "invalid choice: 7"),
+    )
+    for args, message in refusals:
+        done = subprocess.run(
+            [sys.executable, "-m", "training.exact", "--game", "miaui", *args], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr

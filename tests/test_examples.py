@@ -79,6 +79,12 @@ def test_your_own_agent_plays_the_arena_from_the_example():
     assert summary["games"] == 200 and 0.0 <= summary["win_share"] < 0.25  # it throws its cards away against counters
 
 
+def test_openspiel_cfr_and_nfsp_on_a_short_miaui_game_measured_exactly():
+    found = example("openspiel_short_game").main(["--cfr-iterations", "10", "--nfsp-episodes", "300", "--seed", "0"])
+    assert found["cfr"] < found["uniform"] / 4  # full-width CFR's average policy nears an equilibrium within 10 iterations
+    assert 0.0 <= found["nfsp"] < 3.0 and found["cfr"] >= 0.0  # NashConv in win share: at most 1 a seat
+
+
 def test_openspiel_mccfr_and_dqn_on_miaui():
     summary = example("openspiel_algorithms").main(["--iterations", "30", "--episodes", "30", "--eval-games", "20", "--seed", "0"])
     assert summary["mccfr_infostates"] > 30 * 3 * 5  # every sampled game reaches ~11 decisions a seat, nearly all new

@@ -5,6 +5,7 @@ as the rules do (R3/R4, O1/O2/O5), and information states that hide what a seat 
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pyspiel
@@ -12,7 +13,7 @@ import pytest
 
 from miaui_env.envs.miaui import raw_env as miaui_raw_env
 from miaui_env.game.cards import FishKind
-from miaui_env.game.rules import DECK_SIZE, GameConfig, deal
+from miaui_env.game.rules import DECK_SIZE, GameConfig, deal, final_rewards, new_game, play_round, scores
 from miaui_env.integrations import openspiel as bridge
 from miaui_env.octopus import rules as octopus
 from miaui_env.octopus.env import raw_env as octopus_raw_env
@@ -488,3 +489,56 @@ def test_the_information_state_keeps_a_seats_own_pending_card_and_only_its_own()
         strings.append([state.information_state_string(seat) for seat in range(3)])
     assert strings[0][0].endswith("you chose diver card 1") and strings[1][0].endswith("you chose diver card 12")
     assert strings[0][1:] == [s.replace("diver card 12", "diver card 1") for s in strings[1][1:]] == strings[1][1:]
+
+
+# ---- short games (MV1-MV3) ----------------------------------------------------------------------
+
+SHORT = {"players": 3, "rounds": 3, "deck": "emperor_tuna:10*4 tigerfish:6*2 jellyfish:-10*2 lantern:3 seagull:0"}
+
+
+@pytest.mark.parametrize("extra", [{}, {"no_fighting": True, "view": "recall"}, {"players": 4, "reward": "margin"}], ids=str)
+def test_a_short_game_passes_openspiels_checks_and_its_string_loads_it_again(extra):
+    game = pyspiel.load_game(bridge.MIAUI_GAME, {**SHORT, **extra})
+    pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
+    assert str(pyspiel.load_game(str(game))) == str(game)
+    assert game.max_game_length() == 2 and game.max_chance_outcomes() == 10  # MV1-MV2: 2 decisions, 10 cards
+    assert game.information_state_tensor_shape() == [2, 620]
+
+
+def test_a_short_game_in_openspiel_is_the_rules_short_game():
+    game = pyspiel.load_game(bridge.MIAUI_GAME, SHORT)
+    state = game.new_initial_state()
+    kinds = {str(game.config.deck[action]): p for action, p in state.chance_outcomes()}
+    assert kinds == {"emperor_tuna:10": 0.4, "tigerfish:6": 0.2, "jellyfish:-10": 0.2, "lantern:3": 0.1, "seagull:0": 0.1}
+    rng = np.random.default_rng(3)
+    for _ in range(20):  # random deals and plays: OpenSpiel's returns are the rules' on the same deal
+        state, dealt, plays = game.new_initial_state(), [], []
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, chances = zip(*state.chance_outcomes(), strict=True)
+                dealt.append(int(rng.choice(outcomes, p=chances)))
+                state.apply_action(dealt[-1])
+            else:
+                assert state.legal_actions(0) and max(state.legal_actions(0)) <= 2  # cards 1-3 only (MV1)
+                plays.append([int(rng.choice(state.legal_actions(s))) + 1 for s in range(3)])
+                state.apply_actions([p - 1 for p in plays[-1]])
+        order = dealt + sorted(set(range(10)) - set(dealt))
+        rules_game = new_game(game.config, np.random.default_rng(0), order)
+        for joint in plays:
+            play_round(rules_game, joint)
+        assert rules_game.is_over and state.returns() == list(final_rewards(np.array(scores(rules_game)), "win"))
+
+
+@pytest.mark.parametrize(
+    ("params", "named"),
+    [
+        ({"rounds": 3}, "a deck must hold 10 cards for 3 rounds"),
+        ({"rounds": 13}, "rounds=13 is not allowed"),
+        ({**SHORT, "deck": "whale:3*10"}, "unknown kind 'whale'"),
+        ({**SHORT, "deck": "emperor_tuna:10*6, jellyfish:-10*4"}, "separate its cards by spaces"),
+        ({**SHORT, "deck": "emperor_tuna:10*9"}, "a deck must hold 10 cards"),
+    ],
+)
+def test_a_bad_short_game_is_refused_by_name(params, named):
+    with pytest.raises(ValueError, match=re.escape(named)):
+        pyspiel.load_game(bridge.MIAUI_GAME, params)

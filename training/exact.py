@@ -4,29 +4,38 @@ OpenSpiel's exact best responses over the whole game tree, for agents and for an
     python -m training.exact --species 2 --values 12 --octopuses 1            # the five-card octopus variant
     python -m training.exact --species 3 --values 12 --octopuses 0 --agents random cautious --mccfr-iterations 10000
     python -m training.exact --species 2 --values 12 --octopuses 1 --yardstick-steps 300000   # and the yardstick's share
+    python -m training.exact --game miaui --rounds 3 --deck "emperor_tuna:10*6 jellyfish:-10*4"   # a short Miaui game
 
-The game is the octopus game's small variant (`miaui_env.octopus.rules.Variant`, rulings OV1-OV3)
-loaded in OpenSpiel (`python_octopus` with `species`, `values`, `octopuses`, `target`) and played
-for one session (`max_sessions=1`: the tree is finite). Every seat plays the same policy; a seat's
+The octopus game's small variant (`miaui_env.octopus.rules.Variant`, rulings OV1-OV3) is loaded in
+OpenSpiel (`python_octopus` with `species`, `values`, `octopuses`, `target`) and played for one
+session (`max_sessions=1`: the tree is finite). A short Miaui game (`GameConfig(rounds=..., deck=...)`,
+rulings MV1-MV3; `--game miaui`, 3 players by default) is `python_miaui` with `rounds` and `deck`,
+made turn-based (`pyspiel.convert_to_turn_based`: the seats choose one after another, none seeing
+another's choice) for the best responses and MCCFR. Every seat plays the same policy; a seat's
 best-response gain is what a player who knows that policy (and nothing of the deck's order) wins
 above it in that seat, as a win share: the exact counterpart of the yardstick
 (`python -m training.exact` is exact, `python -m training.exploit` is a trained lower bound). NashConv is the
 sum of the seats' gains; 0 is a Nash equilibrium (Johanson et al. 2011; Lanctot et al. 2017).
 
-Agents are any octopus agent spec (`load_octopus_agent`), shown the view they play from. The
-built-in heuristics are deterministic: one legal action a state, probability 1; `random` is the
-uniform policy over the legal actions; a trained policy plays its most likely action (`@sample`, a
-mixed strategy, is refused). The MCCFR row is OpenSpiel's external-sampling Monte Carlo CFR
-(Lanctot et al. 2009) run for `--mccfr-seconds` of CPU time, or `--mccfr-iterations` (seeded and
-repeatable), on the same game, its average policy measured the same way. With `--yardstick-steps`,
-each agent also meets the yardstick's best response (`trained_gains`), measured exactly: the share
-of the exact gain it finds is how tight `training.exploit`'s lower bound is. Written to `--out`
+Agents are any agent spec of the game, shown the view they play from. The built-in heuristics are
+deterministic: one legal action a state, probability 1; `random` is the uniform policy over the
+legal actions; a trained policy plays its most likely action (`@sample`, a mixed strategy, is
+refused, as are Miaui's `noisy-counter`, which plays a mixed strategy, and `search`, whose beliefs
+deal the full game). Miaui's heuristics and policies were written and trained for the 12-round game
+and play a short one from the same observation (its hands hold cards 1..rounds). The MCCFR row is
+OpenSpiel's external-sampling Monte Carlo CFR (Lanctot et al. 2009) run for `--mccfr-seconds` of CPU
+time, or `--mccfr-iterations` (seeded and repeatable), on the same game, its average policy measured
+the same way. With `--yardstick-steps`, each agent also meets the yardstick's best response
+(`trained_gains`), measured exactly: the share of the exact gain it finds is how tight
+`training.exploit`'s lower bound is (the octopus game only: the batched Miaui engine the yardstick
+trains on plays the 12-round game). Written to `--out`
 (default results/exact/<variant>/): exact.json and exact.md (the table).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import dataclasses
 import json
 import time
@@ -41,19 +50,30 @@ from miaui_env.agents import RandomAgent
 from miaui_env.agents.loading import AgentSpecError
 from miaui_env.apps.cli import check_writable, distinct, non_negative_int, positive_int, run_command
 from miaui_env.apps.files import atomic_write
+from miaui_env.game.cards import DeckError, parse_deck
+from miaui_env.game.rules import NUM_DIVER_CARDS, GameConfig, InvalidConfigError
 from miaui_env.games import get_game
+from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from miaui_env.octopus import observation as octopus_observation
 from miaui_env.octopus import rules as octopus
 
 AGENTS = ("random", "cautious", "risk-aware", "theft-aware", "rival-aware")
+MIAUI_AGENTS = ("random", "greedy", "counter", "high", "low")
+MIAUI_REFUSED = {
+    "search": "its beliefs deal the 12-round game",
+    "noisy-counter": "it plays a random card in 30% of its decisions",
+    "middle": "it draws one of two middle cards at random",
+}
+TIE = 1e-9  # greedy's and counter's scores this close are a tie, which they break uniformly at random
 
 
 @dataclass(frozen=True)
 class ExactConfig:
     """One measurement: the variant, the table, the agents and the MCCFR budget."""
 
-    variant: octopus.Variant
-    """The small variant (its target matters little: the game is one session)."""
+    variant: octopus.Variant | GameConfig
+    """The octopus game's small variant (its target matters little: the game is one session), or a
+    short Miaui game (its `num_players` seats; `players` must agree)."""
     players: int = 2
     """Seats at the table."""
     agents: tuple[str, ...] = AGENTS
@@ -66,29 +86,74 @@ class ExactConfig:
     """MCCFR's sampling seed, and the trained best responses' seed."""
     yardstick_steps: int = 0
     """PPO steps of a trained best response to each agent, with the yardstick's settings (0: none)."""
+    selfplay_steps: int = 0
+    """PPO steps of teacher-free self-play on the variant (the octopus game), then MCCFR for the same CPU time (0: none)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.variant, GameConfig):
+            if self.players != self.variant.num_players:
+                raise ValueError(f"players={self.players} but the Miaui game seats {self.variant.num_players}")
+            if self.yardstick_steps or self.selfplay_steps:
+                raise ValueError("the yardstick and self-play train on the batched Miaui engine, which plays the 12-round game only")
+
+    @property
+    def game(self) -> str:
+        """The game's registry name: "miaui" or "octopus"."""
+        return "miaui" if isinstance(self.variant, GameConfig) else "octopus"
 
 
-def spiel_game(config: ExactConfig) -> Any:
-    """The variant as an OpenSpiel game, one session long, rewarded by wins."""
+def describe(variant: octopus.Variant | GameConfig) -> str:
+    """The variant in words, for tables and folder names' readers."""
+    if isinstance(variant, GameConfig):
+        rules = " ".join(name for name in ("open_baskets", "no_fighting") if getattr(variant, name)) or "standard"
+        deck = ", ".join(f"{card}*{count}" for card, count in collections.Counter(map(str, variant.deck)).items())
+        return f"Miaui, {variant.rounds} rounds ({rules}), deck {deck}"
+    return str(variant)
+
+
+def variant_name(config: ExactConfig) -> str:
+    """The results folder's name of the measured table."""
+    v = config.variant
+    if isinstance(v, GameConfig):
+        rules = "".join(f"-{name}" for name in ("open_baskets", "no_fighting") if getattr(v, name))
+        return f"miaui-{v.rounds}r-{len(set(v.deck))}kinds{rules}-{v.num_players}p"
+    return f"octopus-{v.species}x{''.join(map(str, v.values))}-{v.octopuses}oct-{config.players}p"
+
+
+def spiel_game(config: ExactConfig, view: str = "table") -> Any:
+    """The variant as an OpenSpiel game rewarded by wins: the octopus game one session long, Miaui
+    turn-based (each seat's choice hidden from the others until the reveal)."""
     import pyspiel
 
-    import miaui_env.integrations.openspiel  # noqa: F401  (registers python_octopus)
+    import miaui_env.integrations.openspiel  # noqa: F401  (registers python_miaui and python_octopus)
 
     v = config.variant
+    if isinstance(v, GameConfig):
+        deck = " ".join(map(str, v.deck))
+        params = {"players": v.num_players, "rounds": v.rounds, "deck": deck, "no_fighting": v.no_fighting, "open_baskets": v.open_baskets}
+        return pyspiel.convert_to_turn_based(pyspiel.load_game("python_miaui", {**params, "reward": "win", "view": view}))
     digits = int("".join(map(str, v.values)))
     params = {"players": config.players, "species": v.species, "values": digits, "octopuses": v.octopuses, "target": v.target}
     return pyspiel.load_game("python_octopus", {**params, "max_sessions": 1, "reward": "win"})
 
 
-def agent_policy(game: Any, spec: str | Any) -> Any:
-    """The octopus agent `spec` (a spec, or an agent) as an OpenSpiel policy: its action at each
-    decision, with probability 1 (the uniform policy over the legal actions for the random agent)."""
+def load_exact_agent(game_name: str, spec: str) -> Any:
+    """The agent `spec` names, if exact figures can be computed for it (one action a state)."""
+    if game_name == "miaui" and spec.split("@")[0] in MIAUI_REFUSED:
+        raise AgentSpecError(f"{spec} has no exact figures here: {MIAUI_REFUSED[spec.split('@')[0]]}")
+    agent = get_game(game_name).load_agent(spec, seed=0)
+    if getattr(agent, "deterministic", True) is False:
+        raise AgentSpecError(f"{spec} plays a mixed strategy: measure it as it plays its most likely action (@best)")
+    return agent
+
+
+def agent_policy(game: Any, spec: str | Any, game_name: str = "octopus") -> Any:
+    """The agent `spec` (a spec, or an agent) as an OpenSpiel policy: its action at each decision,
+    with probability 1 (the uniform policy over the legal actions for the random agent). A Miaui
+    agent reads the observation tensor of `game`, so `game` is loaded in the agent's view."""
     from open_spiel.python import policy
 
-    agent = get_game("octopus").load_agent(spec, seed=0) if isinstance(spec, str) else spec
-    if getattr(agent, "deterministic", True) is False:
-        name = getattr(agent, "name", spec)
-        raise AgentSpecError(f"{name} plays a mixed strategy: measure it as it plays its most likely action (@best)")
+    agent = load_exact_agent(game_name, spec) if isinstance(spec, str) else spec
 
     class AgentPolicy(policy.Policy):  # type: ignore[misc]
         def action_probabilities(self, state: Any, player_id: int | None = None) -> dict[int, float]:
@@ -96,8 +161,18 @@ def agent_policy(game: Any, spec: str | Any) -> Any:
             if isinstance(agent, RandomAgent):
                 return dict.fromkeys(legal, 1.0 / len(legal))
             seat = state.current_player()
-            seen = octopus_observation.observe(state.state, seat, getattr(agent, "view", "table"))
-            mask = octopus.action_mask(state.state)
+            if game_name == "miaui":
+                # the turn-based game puts its own cells first; the seat's observation is the last 620
+                seen = np.asarray(state.observation_tensor(seat), dtype=np.float32)[-OBSERVATION_LAYOUT.size :]
+                mask = np.zeros(NUM_DIVER_CARDS, dtype=np.int8)
+                mask[legal] = 1
+            else:
+                seen = octopus_observation.observe(state.state, seat, getattr(agent, "view", "table"))
+                mask = octopus.action_mask(state.state)
+            if hasattr(agent, "card_scores"):  # greedy, counter: the best card, ties uniformly at random
+                scores = agent.card_scores(seen[None, :], mask[None, :])[0]
+                best = [int(a) for a in np.flatnonzero(scores >= scores.max() - TIE)]
+                return dict.fromkeys(best, 1.0 / len(best))
             action = int(np.asarray(agent.act(seen[None, :], mask[None, :])).reshape(-1)[0])
             return {action: 1.0}
 
@@ -138,6 +213,7 @@ def trained_gains(game: Any, config: ExactConfig, spec: str, profile: Any, value
     from training.hardware import torch_threads
     from training.ppo import new_learner, ppo_kwargs
 
+    assert isinstance(config.variant, octopus.Variant)  # ExactConfig refuses the yardstick on a short Miaui game
     target = get_game("octopus").load_agent(spec, seed=config.seed)
     venv = OctopusSelfPlayVecEnv(
         256, num_players=config.players, opponent=target, view=VIEW, reward="win", max_sessions=1, variant=config.variant, seed=config.seed
@@ -151,6 +227,71 @@ def trained_gains(game: Any, config: ExactConfig, spec: str, profile: Any, value
         seated = [learner if s == seat else profile for s in range(config.players)]
         gains.append(float(expected_game_score.policy_value(game.new_initial_state(), seated)[seat]) - values[seat])
     return tuple(gains)
+
+
+SELFPLAY_CONFIG = "octopus-v2"  # configs/octopus-v2.yaml: the octopus game's teacher-free recipe
+SELFPLAY_SNAPSHOTS = 8  # the pool of past selves a run keeps, one every steps / 8, as a league's pool_size
+
+
+class NetworkPolicy:
+    """A trained octopus network as an OpenSpiel policy: its action distribution over the legal
+    actions (a mixed strategy, as it plays in self-play), or with `best` its most likely action."""
+
+    def __init__(self, game: Any, network: Any, view: str, best: bool = False):
+        from open_spiel.python import policy
+
+        self.policy = policy.Policy(game, list(range(game.num_players())))
+        self.network, self.view, self.best = network, view, best
+
+    def action_probabilities(self, state: Any, player_id: int | None = None) -> dict[int, float]:
+        """The network's chances for each legal action of the seat to move."""
+        import torch
+
+        seat = state.current_player()
+        seen = octopus_observation.observe(state.state, seat, self.view)
+        mask = octopus.action_mask(state.state)
+        with torch.no_grad():
+            observation, _ = self.network.obs_to_tensor(seen[None, :])
+            chances = self.network.get_distribution(observation, action_masks=mask[None, :]).distribution.probs[0].numpy()
+        legal = [int(a) for a in np.flatnonzero(mask)]
+        if self.best:
+            return {legal[int(np.argmax(chances[legal]))]: 1.0}
+        return {a: float(chances[a]) for a in legal}
+
+
+def selfplay_policy(config: ExactConfig) -> tuple[Any, str, float]:
+    """Teacher-free self-play PPO on the variant, configs/octopus-v2.yaml's learner and view, every seat
+    of its own games against its past selves (a snapshot every steps / SELFPLAY_SNAPSHOTS, the pool
+    drawn uniformly, as a league's pool; a snapshot at least every rollout); returns the network, the
+    view it plays from and the CPU seconds it took."""
+    import copy
+
+    from miaui_env.agents.policy import PolicyAgent
+    from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
+    from training.config import load_config
+    from training.hardware import torch_threads
+    from training.ppo import new_learner, ppo_kwargs
+
+    assert isinstance(config.variant, octopus.Variant)  # ExactConfig refuses self-play on a short Miaui game
+    recipe = load_config(SELFPLAY_CONFIG)
+    venv = OctopusSelfPlayVecEnv(
+        256, num_players=config.players, view=recipe.view, reward="win", max_sessions=1, variant=config.variant, seed=config.seed
+    )
+    start = time.process_time()
+    with torch_threads(1):
+        model = new_learner(venv, ppo_kwargs(recipe.ppo), config.seed)
+        pool: list[Any] = []
+        rollout = model.n_steps * venv.num_envs  # what one call to learn collects at the least
+        chunk = max(rollout, config.selfplay_steps // SELFPLAY_SNAPSHOTS)
+        for k in range(max(1, round(config.selfplay_steps / chunk))):
+            frozen = type(model.policy)(model.observation_space, model.action_space, lambda _: 0.0, **model.policy_kwargs)
+            frozen.load_state_dict(copy.deepcopy(model.policy.state_dict()))  # as training/opponents.py's pool
+            frozen.set_training_mode(False)
+            snapshot = PolicyAgent(frozen, f"self-{k}", view=recipe.view, deterministic=False, seed=config.seed + k)
+            pool = [*pool, snapshot][-SELFPLAY_SNAPSHOTS:]
+            venv.set_opponents(pool, [1.0] * len(pool), seed=config.seed + k)
+            model.learn(chunk, reset_num_timesteps=False)
+    return model.policy, str(recipe.view), time.process_time() - start
 
 
 def measure(game: Any, name: str, profile: Any) -> Row:
@@ -184,9 +325,12 @@ def run(config: ExactConfig, out: Path | None) -> list[Row]:
     """Every agent's row, then MCCFR's; each printed as it is done, the table written to `out`."""
     game = spiel_game(config)
     rows = []
-    profiles = [agent_policy(game, spec) for spec in config.agents]  # every spec loaded (or refused) before any work
-    for spec, profile in zip(config.agents, profiles, strict=True):
-        row = measure(game, spec, profile)
+    agents = [load_exact_agent(config.game, spec) for spec in config.agents]  # every spec loaded (or refused) before any work
+    games = {view: spiel_game(config, view) for view in {getattr(agent, "view", "table") for agent in agents}} | {"table": game}
+    for spec, agent in zip(config.agents, agents, strict=True):
+        seen_in = games[getattr(agent, "view", "table")]  # the same game, observed as the agent observes it
+        profile = agent_policy(seen_in, agent, config.game)
+        row = measure(seen_in, spec, profile)
         if config.yardstick_steps > 0:
             row = dataclasses.replace(row, trained_gains=trained_gains(game, config, spec, profile, row.values))
         rows.append(row)
@@ -195,9 +339,18 @@ def run(config: ExactConfig, out: Path | None) -> list[Row]:
         row, _ = mccfr_row(game, config.mccfr_seconds, config.seed, config.mccfr_iterations)
         rows.append(row)
         print(_line(row), flush=True)
+    if config.selfplay_steps > 0:
+        network, view, spent = selfplay_policy(config)
+        for best, how in ((False, "its action chances"), (True, "its most likely action")):
+            name = f"self-play PPO ({config.selfplay_steps:,} steps, {spent:.0f} s), {how}"
+            rows.append(dataclasses.replace(measure(game, name, NetworkPolicy(game, network, view, best)), seconds=spent))
+            print(_line(rows[-1]), flush=True)
+        row, _ = mccfr_row(game, spent, config.seed)  # the same CPU time
+        rows.append(row)
+        print(_line(row), flush=True)
     if out is not None:
         check_writable(out)
-        record = {"variant": str(config.variant), "players": config.players, "seed": config.seed, "rows": [vars(r) for r in rows]}
+        record = {"variant": describe(config.variant), "players": config.players, "seed": config.seed, "rows": [vars(r) for r in rows]}
         atomic_write(out / "exact.json", json.dumps(record, indent=2, default=list) + "\n")
         atomic_write(out / "exact.md", table(config, rows))
     return rows
@@ -215,7 +368,8 @@ def table(config: ExactConfig, rows: Sequence[Row]) -> str:
     seats = " | ".join(f"seat {s} gain" for s in range(config.players))
     yardstick = config.yardstick_steps > 0
     extra = f" | yardstick's gain ({config.yardstick_steps:,} steps) | share found" if yardstick else ""
-    lines = [f"{config.variant}, {config.players} players, one session", "", f"| policy | NashConv | {seats}{extra} | seconds |"]
+    length = "" if config.game == "miaui" else ", one session"
+    lines = [f"{describe(config.variant)}, {config.players} players{length}", "", f"| policy | NashConv | {seats}{extra} | seconds |"]
     lines.append("|---" * (3 + config.players + 2 * yardstick) + "|")
     for row in rows:
         gains = " | ".join(f"{g:+.4f}" for g in row.gains)
@@ -230,39 +384,66 @@ def table(config: ExactConfig, rows: Sequence[Row]) -> str:
 def main(argv: list[str] | None = None) -> None:
     """The command line: one variant, its agents and MCCFR."""
     parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--species", type=positive_int, default=2, help="species in play (1-10)")
-    parser.add_argument("--values", default="12", help="each species' fish values, as digits: a part of 112234 (default 12)")
-    parser.add_argument("--octopuses", type=non_negative_int, default=1, help="octopuses in play (0-6)")
-    parser.add_argument("--target", type=positive_int, default=1, help="the target (the game is one session long)")
-    parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
-    parser.add_argument("--agents", nargs="*", default=list(AGENTS), help="octopus agent specs (default: the five heuristics)")
+    parser.add_argument("--game", choices=("octopus", "miaui"), default="octopus", help="the game (default octopus)")
+    octopus_options = parser.add_argument_group("the octopus game's small variant (OV1-OV3)")
+    octopus_options.add_argument("--species", type=positive_int, default=2, help="species in play (1-10)")
+    octopus_options.add_argument("--values", default="12", help="each species' fish values, as digits: a part of 112234 (default 12)")
+    octopus_options.add_argument("--octopuses", type=non_negative_int, default=1, help="octopuses in play (0-6)")
+    octopus_options.add_argument("--target", type=positive_int, default=1, help="the target (the game is one session long)")
+    miaui_options = parser.add_argument_group("a short Miaui game (MV1-MV3)")
+    miaui_options.add_argument("--rounds", type=positive_int, default=3, help="rounds, and diver cards 1..rounds in each hand (2-12)")
+    miaui_options.add_argument(
+        "--deck", default="emperor_tuna:10*6 jellyfish:-10*4", help='its 3 x rounds + 1 fish, kind:value[*count] (default "%(default)s")'
+    )
+    miaui_options.add_argument("--no-fighting", action="store_true", help="the No Fighting variant (R8)")
+    miaui_options.add_argument("--open-baskets", action="store_true", help="the Open Baskets variant (R11)")
+    parser.add_argument("--players", type=int, choices=(2, 3, 4, 5, 6), default=None, help="seats (default 2 octopus, 3 Miaui)")
+    parser.add_argument("--agents", nargs="*", default=None, help="agent specs (default: the octopus game's five heuristics; Miaui's five)")
     parser.add_argument("--mccfr-seconds", type=float, default=60.0, help="CPU seconds of MCCFR (0: none)")
     parser.add_argument("--mccfr-iterations", type=non_negative_int, default=0, help="iterations of MCCFR instead (repeatable)")
     parser.add_argument(
         "--yardstick-steps", type=non_negative_int, default=0, help="train the yardstick's best response to each agent this long (0: none)"
     )
+    parser.add_argument(
+        "--selfplay-steps", type=non_negative_int, default=0, help="train teacher-free self-play this long, then MCCFR as long (0: none)"
+    )
     parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--out", type=Path, default=None, help="folder for exact.json and exact.md (default results/exact/<variant>)")
     args = parser.parse_args(argv)
-    distinct(parser, "--agents", args.agents)
+    miaui = args.game == "miaui"
+    players = args.players or (3 if miaui else 2)
+    agents = tuple(args.agents if args.agents is not None else (MIAUI_AGENTS if miaui else AGENTS))
+    distinct(parser, "--agents", agents)
+    if miaui and (args.yardstick_steps or args.selfplay_steps):
+        option = "--yardstick-steps" if args.yardstick_steps else "--selfplay-steps"
+        parser.error(f"{option}: the yardstick and self-play train on the batched Miaui engine, which plays the 12-round game only")
+    if not miaui and players > 4:
+        parser.error(f"--players {players}: the octopus game seats 2-4")
     if not args.values.isdigit():
         parser.error(f"--values {args.values!r}: fish values as digits, a part of 112234 (e.g. 12)")
     if not 0 <= args.mccfr_seconds <= 86_400:
         parser.error(f"--mccfr-seconds {args.mccfr_seconds}: from 0 to 86400")
 
     def exact() -> None:
-        variant = octopus.Variant(args.species, tuple(int(v) for v in args.values), args.octopuses, args.target)
-        name = f"octopus-{variant.species}x{''.join(map(str, variant.values))}-{variant.octopuses}oct-{args.players}p"
+        variant: octopus.Variant | GameConfig
+        if miaui:
+            try:
+                variant = GameConfig(players, args.open_baskets, args.no_fighting, parse_deck(args.deck), args.rounds)
+            except (DeckError, InvalidConfigError) as error:
+                parser.error(f"--rounds {args.rounds} --deck {args.deck!r}: {error}")
+        else:
+            variant = octopus.Variant(args.species, tuple(int(v) for v in args.values), args.octopuses, args.target)
         config = ExactConfig(
             variant,
-            players=args.players,
-            agents=tuple(args.agents),
+            players=players,
+            agents=agents,
             mccfr_seconds=args.mccfr_seconds,
             mccfr_iterations=args.mccfr_iterations,
             seed=args.seed,
             yardstick_steps=args.yardstick_steps,
+            selfplay_steps=args.selfplay_steps,
         )
-        run(config, args.out or Path("results") / "exact" / name)
+        run(config, args.out or Path("results") / "exact" / variant_name(config))
 
     run_command(parser.prog, exact)
 

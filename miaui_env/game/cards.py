@@ -90,3 +90,27 @@ def parse_deck_order(cards: Iterable[str | FishCard], deck: tuple[FishCard, ...]
     for index in reversed(range(len(deck))):
         free.setdefault(deck[index], []).append(index)
     return [free[card].pop() for card in named]
+
+
+MAX_DECK_LIST = 1000  # cards in a written deck list: far above any deck the rules take (37)
+
+
+def parse_deck(text: str) -> tuple[FishCard, ...]:
+    """Read a deck list: cards written `kind:value`, separated by commas or spaces, each optionally
+    repeated with `*count` (e.g. `"emperor_tuna:10*6, jellyfish:-10*4"`: a short game's ten cards)."""
+    if not isinstance(text, str):
+        raise DeckError(f"a deck list is a string of cards written kind:value[*count], got {text!r:.60}")
+    cards: list[FishCard] = []
+    for item in text.replace(",", " ").split():
+        written, star, count_text = item.partition("*")
+        count = 1
+        if star:
+            if not count_text.isdigit() or not 1 <= int(count_text) <= MAX_DECK_LIST:
+                raise DeckError(f"{item!r} repeats a card {count_text!r} times; a count is a whole number from 1 to {MAX_DECK_LIST}")
+            count = int(count_text)
+        cards.extend([FishCard.parse(written)] * count)
+        if len(cards) > MAX_DECK_LIST:
+            raise DeckError(f"a deck list of more than {MAX_DECK_LIST} cards is no deck ({text!r:.60})")
+    if not cards:
+        raise DeckError(f"a deck list names at least one card written kind:value[*count], got {text!r:.60}")
+    return tuple(cards)

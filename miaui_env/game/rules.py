@@ -16,6 +16,10 @@ depth, which tie-break decided, and every Seagull theft and Jellyfish triple.
 
 Cards inside the state are indices into `config.deck`, so equal-looking cards stay distinct and the
 batched engine can mirror the state as integer arrays. Records speak in `FishCard`s.
+
+`GameConfig(rounds=..., deck=...)` with fewer than 12 rounds is a short game (MV1-MV3): hands of
+cards 1..rounds and a deck of 3 x rounds + 1 fish, small enough for exact tools (the OpenSpiel
+bridge, `python -m training.exact`). Everything else in the library plays the 12-round game.
 """
 
 from __future__ import annotations
@@ -37,6 +41,12 @@ NUM_ROUNDS = 12
 NUM_DIVER_CARDS = 12  # diver cards 1..12; the env's action a plays card a + 1
 NUM_SPACES = 3
 DECK_SIZE = NUM_ROUNDS * NUM_SPACES + 1  # R3: 36 dealt + 1 put back unseen
+MIN_ROUNDS = 2  # a short game (MV1) keeps at least one free choice before the forced last card
+
+
+def deck_size(rounds: int) -> int:
+    """R3/MV2: the cards a game of `rounds` rounds is dealt from (3 a round, and 1 put back unseen)."""
+    return rounds * NUM_SPACES + 1
 
 
 class IllegalActionError(ValueError):
@@ -78,6 +88,12 @@ class GameConfig:
     open_baskets: bool = False
     no_fighting: bool = False
     deck: tuple[FishCard, ...] = DEFAULT_DECK
+    rounds: int = NUM_ROUNDS
+    """Rounds, and diver cards in each hand (1..rounds): fewer than 12 is a short game (MV1), dealt
+    from a deck of 3 x rounds + 1 cards (MV2). Played by the rules, their saved states and OpenSpiel."""
+
+    def __deepcopy__(self, memo: dict[int, object]) -> GameConfig:
+        return self  # immutable, deck included: a deep copy (OpenSpiel clones states so) shares it
 
     def __post_init__(self) -> None:
         if isinstance(self.num_players, bool) or not isinstance(self.num_players, int | np.integer):
@@ -90,14 +106,19 @@ class GameConfig:
         for name in ("open_baskets", "no_fighting"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidConfigError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if isinstance(self.rounds, bool) or not isinstance(self.rounds, int | np.integer) or not MIN_ROUNDS <= self.rounds <= NUM_ROUNDS:
+            raise InvalidConfigError(f"rounds={self.rounds!r:.40} is not allowed; a game has {MIN_ROUNDS}-{NUM_ROUNDS} rounds (MV1)")
+        object.__setattr__(self, "rounds", int(self.rounds))  # a numpy integer is kept as the int it is
+        size = deck_size(self.rounds)
         if isinstance(self.deck, str | bytes) or not isinstance(self.deck, Sequence):
-            raise InvalidConfigError(f"deck must be a sequence of {DECK_SIZE} FishCards, got {self.deck!r:.60}")
+            raise InvalidConfigError(f"deck must be a sequence of {size} FishCards, got {self.deck!r:.60}")
         for card in self.deck:
             well_formed = isinstance(card, FishCard) and isinstance(card.kind, FishKind)
             if not well_formed or isinstance(card.value, bool) or not isinstance(card.value, int):
                 raise InvalidConfigError(f"deck card {card!r:.60} is not a FishCard of a FishKind and an integer value (R2)")
-        if len(self.deck) != DECK_SIZE:
-            raise InvalidConfigError(f"a deck must hold {DECK_SIZE} cards (R3), got {len(self.deck)}")
+        if len(self.deck) != size:
+            short = "" if self.rounds == NUM_ROUNDS else f" for {self.rounds} rounds (MV2: 3 a round and 1 put back)"
+            raise InvalidConfigError(f"a deck must hold {size} cards{short} (R3), got {len(self.deck)}")
         if sum(c.kind is not FishKind.SEAGULL for c in self.deck) <= NUM_SPACES:
             # Round 1 replaces Seagulls (R4): even after the put-back, 3 other fish must remain.
             raise InvalidConfigError(f"the deck needs at least {NUM_SPACES + 1} cards that are not Seagulls (R4)")
@@ -156,11 +177,11 @@ class GameState:
     """The full (omniscient) state of one game. Mutated only by `play_round`."""
 
     config: GameConfig
-    round: int  # the round to be played next, 1-based; NUM_ROUNDS + 1 once the game is over
+    round: int  # the round to be played next, 1-based; config.rounds + 1 once the game is over
     deck: list[int]  # undealt cards, top first
     put_back: int  # R3: the card returned to the box unseen
     lagoon: list[list[LagoonCard]]  # per Depth, oldest card first
-    hands: np.ndarray  # (num_players, 12) int8: 1 where the diver card is still in hand
+    hands: np.ndarray  # (num_players, 12) int8: 1 where the diver card is still in hand (a short game: cards 1..rounds)
     piles: list[list[int]]  # per seat, bottom first (the last card is the visible top)
     played: list[list[int]]  # per seat, diver cards played so far in order
     box: list[int] = field(default_factory=list)  # cards sent to the box by Seagulls and Jellyfish
@@ -173,8 +194,8 @@ class GameState:
 
     @property
     def is_over(self) -> bool:
-        """True once round 12 has been resolved."""
-        return self.round > NUM_ROUNDS
+        """True once the last round (12; a short game's `config.rounds`) has been resolved."""
+        return self.round > self.config.rounds
 
     def clone(self) -> GameState:
         """A fully independent copy, cheap enough for a search's thousands a second."""
@@ -192,6 +213,9 @@ class GameState:
             box=self.box.copy(),
             history=self.history.copy(),
         )
+
+    def __deepcopy__(self, memo: dict[int, object]) -> GameState:
+        return self.clone()  # what `clone` shares is immutable; deepcopy would walk every record
 
     def card(self, index: int) -> FishCard:
         """The FishCard behind a deck index."""
@@ -273,8 +297,9 @@ def deal(config: GameConfig, rng: np.random.Generator, deck_order: Sequence[int]
 
 def deal_from(config: GameConfig, uniforms: np.ndarray, deck_order: Sequence[int] | None = None) -> tuple[int, list[int]]:
     """`deal` from its DEAL_UNIFORMS numbers: the shuffle is their argsort, the rest reinsert Seagulls."""
-    order = list(deck_order) if deck_order is not None else np.argsort(uniforms[:DECK_SIZE], kind="stable").tolist()
-    return order[0], first_round_order(config, order[1:], uniforms[DECK_SIZE:])
+    size = len(config.deck)  # DECK_SIZE, but for a short game's (MV2); it draws as many uniforms all the same
+    order = list(deck_order) if deck_order is not None else np.argsort(uniforms[:size], kind="stable").tolist()
+    return order[0], first_round_order(config, order[1:], uniforms[size:])
 
 
 def first_round_order(config: GameConfig, deck: list[int], uniforms: np.ndarray) -> list[int]:
@@ -305,14 +330,21 @@ def new_game(config: GameConfig, rng: np.random.Generator, deck_order: Sequence[
         deck=placement[NUM_SPACES:],
         put_back=put_back,
         lagoon=[[LagoonCard(card)] for card in placement[:NUM_SPACES]],
-        hands=np.ones((n, NUM_DIVER_CARDS), dtype=np.int8),
+        hands=new_hands(config),
         piles=[[] for _ in range(n)],
         played=[[] for _ in range(n)],
     )
 
 
+def new_hands(config: GameConfig) -> np.ndarray:
+    """(num_players, 12) int8: every seat holds diver cards 1-12 (R6); a short game's 1..rounds (MV1)."""
+    hands = np.zeros((config.num_players, NUM_DIVER_CARDS), dtype=np.int8)
+    hands[:, : config.rounds] = 1
+    return hands
+
+
 def _restock(state: GameState, lantern_peekers: dict[Depth, int]) -> None:
-    """R4/R5, rounds 2-12: one card to each space, bottom first, face-down after a Lantern."""
+    """R4/R5, rounds 2 to the last: one card to each space, bottom first, face-down after a Lantern."""
     for depth in _DEPTHS:
         state.lagoon[depth].append(LagoonCard(state.deck.pop(0), lantern_peekers.get(depth)))
 
@@ -353,8 +385,8 @@ def check_plays(state: GameState, plays: Sequence[int]) -> tuple[int, ...]:
     ]  # a numpy scalar array is its number
     for seat, card in enumerate(cards):  # a diver card by its number, as the caller gave it (anything else: check_action's words)
         if isinstance(card, int | np.integer) and not isinstance(card, bool | np.timedelta64):
-            if not 1 <= card <= NUM_DIVER_CARDS:
-                raise IllegalActionError(f"seat {seat}'s card is {card}; diver cards are 1-{NUM_DIVER_CARDS}")
+            if not 1 <= card <= state.config.rounds:  # 1-12; a short game's hands hold 1..rounds (MV1)
+                raise IllegalActionError(f"seat {seat}'s card is {card}; diver cards are 1-{state.config.rounds}")
             if not state.hands[seat][card - 1]:
                 in_hand = [int(c) + 1 for c in np.flatnonzero(state.hands[seat])]
                 raise IllegalActionError(
@@ -370,7 +402,7 @@ def check_plays(state: GameState, plays: Sequence[int]) -> tuple[int, ...]:
 
 
 def forced_plays(state: GameState) -> tuple[int, ...]:
-    """R6: the last card of each hand, which round 12 forces."""
+    """R6: the last card of each hand, which the last round (12, or a short game's) forces."""
     return tuple(int(np.flatnonzero(hand)[0]) + 1 for hand in state.hands)
 
 
@@ -387,13 +419,14 @@ def play_checked_round(state: GameState, cards: tuple[int, ...]) -> tuple[RoundR
     """`play_round` for a joint action `check_plays` accepted (the envs check each agent's card as it
     comes, so the reveal does not check them all again)."""
     records = [_resolve_round(state, cards)]
-    if state.round == NUM_ROUNDS:
+    if state.round == state.config.rounds:
         records.append(_resolve_round(state, forced_plays(state)))
     return tuple(records)
 
 
 def _resolve_round(state: GameState, plays: tuple[int, ...]) -> RoundRecord:
     config, n, r = state.config, state.num_players, state.round
+    last = config.rounds
     deck = config.deck
     for seat, card in enumerate(plays):
         state.hands[seat, card - 1] = 0
@@ -430,14 +463,14 @@ def _resolve_round(state: GameState, plays: tuple[int, ...]) -> RoundRecord:
             state.lagoon[depth].clear()
             for card in caught:
                 _land(state, winner, card, events)
-                if deck[card].kind is FishKind.LANTERN and r < NUM_ROUNDS:
+                if deck[card].kind is FishKind.LANTERN and r < last:  # R5: not in the last round
                     lantern_peekers[depth] = winner  # R5: next card in this space is face-down
         results.append(DepthResult(depth, best, contenders, winner, decision, tuple(deck[c] for c in caught)))
 
     record = RoundRecord(r, plays, (results[0], results[1], results[2]), tuple(events), deep_order, shallow_order)
     state.history.append(record)
     state.round += 1
-    if state.round <= NUM_ROUNDS:
+    if state.round <= last:
         _restock(state, lantern_peekers)
     return record
 

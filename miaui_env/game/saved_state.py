@@ -90,6 +90,11 @@ class StateFormatError(ValueError):
 def state_to_dict(state: GameState) -> dict[str, Any]:
     """The whole state as a JSON-ready dict (format `STATE_FORMAT_VERSION`); `state_from_dict` reads it back."""
     config = state.config
+    if config.rounds != NUM_ROUNDS:
+        raise InvalidConfigError(
+            f"a saved state holds the full {NUM_ROUNDS}-round game; this one is a short game of {config.rounds} rounds (MV1), "
+            "which the rules and OpenSpiel play but no file format holds"
+        )
     return {
         "version": STATE_FORMAT_VERSION,
         "config": {

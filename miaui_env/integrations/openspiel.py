@@ -14,10 +14,13 @@ responses and NashConv where a tree is small enough) run on exactly the game the
 
 **Miaui** (`python_miaui`) is a simultaneous-move game with explicit chance nodes. Parameters:
 `players` (3-6, default 4), `open_baskets`, `no_fighting` (the variants, default false), `view`
-("table" or "recall", what the observation shows; default "table") and `reward` ("win", "score"
-or "margin"; default "win", a constant-sum game whose winners share 1).
+("table" or "recall", what the observation shows; default "table"), `reward` ("win", "score"
+or "margin"; default "win", a constant-sum game whose winners share 1), and `rounds` (2-12) with
+`deck` (a deck list of 3 x rounds + 1 fish, `parse_deck`'s cards separated by spaces; "" is the
+37-card deck) for a short game (MV1-MV2), small enough for exact best responses.
 
-- Chance deals the fish one card at a time, each outcome a deck index (0-36, `GameConfig.deck`):
+- Chance deals the fish one card at a time, each outcome a deck index (0-36, `GameConfig.deck`;
+  identical cards are one outcome, the first undealt one standing for them all):
   first the card put back in the box unseen (R3, uniform over the 37), then the three cards of
   round 1, each uniform over the undealt cards that are not Seagulls (R4: a Seagull drawn in round
   1 is replaced and shuffled back, so the card that lands is uniform over the remaining non-Seagulls
@@ -27,14 +30,16 @@ or "margin"; default "win", a constant-sum game whose winners share 1).
   10^11, is the one difference).
 - Each player's action is a diver card: action `a` plays card `a + 1`, as in the envs. The cards are
   revealed after the next round's fish are dealt and the round is resolved (R7-R9) with the next
-  round's restock (R4/R5); round 12's play is forced (R6), so a game has 11 joint moves.
+  round's restock (R4/R5); round 12's play is forced (R6), so a game has 11 joint moves (a short
+  game, rounds - 1).
 - Returns are the envs' final rewards (R10); nothing is paid before the end.
 - The observation tensor and string are the envs' observation in `view` (R11) and its words
   (`describe_observation`): the same vector the AEC env gives the seat on the same deal.
 - The information state is perfect recall: its tensor stacks the seat's table-view observation of
-  every round so far (11 rows of 620, later rows zero), its string lists, round by round, the lagoon
-  as the seat saw it (a face-down card it did not peek is `?`, R5) and every public reveal, then
-  its own card while the round's fish are dealt (chosen, not yet revealed).
+  every round so far (11 rows of 620, a short game's rounds - 1; later rows zero), its string lists,
+  round by round, the lagoon as the seat saw it (a face-down card it did not peek is `?`, R5) and
+  every public reveal, then its own card while the round's fish are dealt (chosen, not yet
+  revealed).
 
 **The octopus game** (`python_octopus`) is a sequential game with explicit chance nodes.
 Parameters: `players` (2-4, default 2), `view`, `reward` and `max_sessions` (O12's cap, default
@@ -63,9 +68,8 @@ import numpy as np
 import pyspiel
 
 from miaui_env.display.text import describe_observation
-from miaui_env.game.cards import FishKind
+from miaui_env.game.cards import DEFAULT_DECK, DeckError, FishKind, parse_deck
 from miaui_env.game.rules import (
-    DECK_SIZE,
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
     GameConfig,
@@ -75,6 +79,7 @@ from miaui_env.game.rules import (
     RoundRecord,
     check_plays,
     final_rewards,
+    new_hands,
     play_checked_round,
     scores,
 )
@@ -86,7 +91,17 @@ from miaui_env.spec import TableSpec
 MIAUI_GAME = "python_miaui"
 OCTOPUS_GAME = "python_octopus"
 DECISION_ROUNDS = NUM_ROUNDS - 1  # round 12's card is forced (R6)
-MIAUI_PARAMETERS = {"players": 4, "open_baskets": False, "no_fighting": False, "view": "table", "reward": "win"}
+MIAUI_PARAMETERS = {
+    "players": 4,
+    "open_baskets": False,
+    "no_fighting": False,
+    "view": "table",
+    "reward": "win",
+    "rounds": NUM_ROUNDS,
+    "deck": "",
+}
+"""Miaui's parameters and defaults: the full game; `rounds` below 12 and `deck` (a deck list,
+`parse_deck`: "" is the 37-card deck of R2) make a short game (MV1-MV2)."""
 OCTOPUS_PARAMETERS = {
     "players": 2,
     "view": "table",
@@ -214,7 +229,8 @@ class MiauiGame(pyspiel.Game):  # type: ignore[misc]
             view=settings["view"],
             reward=settings["reward"],
         )
-        self.config = self.table_spec.game
+        self.config = _short_game(self.table_spec.game, settings["rounds"], settings["deck"])
+        self.decisions = self.config.rounds - 1  # the last round's card is forced (R6)
         low, high = _miaui_utility_bounds(self.table_spec.reward, self.config)
         super().__init__(
             _game_type(
@@ -227,12 +243,12 @@ class MiauiGame(pyspiel.Game):  # type: ignore[misc]
             ),
             pyspiel.GameInfo(
                 num_distinct_actions=NUM_DIVER_CARDS,
-                max_chance_outcomes=DECK_SIZE,
+                max_chance_outcomes=len(self.config.deck),
                 num_players=self.config.num_players,
                 min_utility=low,
                 max_utility=high,
                 utility_sum=1.0 if self.table_spec.reward == "win" else None,
-                max_game_length=DECISION_ROUNDS,
+                max_game_length=self.decisions,
             ),
             settings,
         )
@@ -254,13 +270,27 @@ class MiauiGame(pyspiel.Game):  # type: ignore[misc]
 MIAUI_LONG_NAME = "Miaui (Miaui RL's reference rules)"
 
 
+def _short_game(full: GameConfig, rounds: object, deck_list: object) -> GameConfig:
+    """The table's game with `rounds` and the deck `deck_list` names ("": R2's deck), checked (MV1-MV2)."""
+    if not isinstance(deck_list, str):
+        raise OpenSpielError(f'{MIAUI_GAME}\'s deck is a deck list (cards kind:value[*count]) or "", got {deck_list!r:.60}')
+    if "," in deck_list or "=" in deck_list or "(" in deck_list or ")" in deck_list:
+        # a game's string, name(key=value,...), must load again: OpenSpiel splits it at these
+        raise OpenSpielError(f"{MIAUI_GAME}'s deck {deck_list!r:.60}: separate its cards by spaces (no commas, '=' or brackets)")
+    try:
+        deck = parse_deck(deck_list) if deck_list.strip() else DEFAULT_DECK
+    except DeckError as error:
+        raise OpenSpielError(f"{MIAUI_GAME}'s deck: {error}") from None
+    return GameConfig(full.num_players, full.open_baskets, full.no_fighting, deck, rounds)  # type: ignore[arg-type]
+
+
 class MiauiState(pyspiel.State):  # type: ignore[misc]
     """One Miaui game being dealt and played; the rules' `GameState` is made once round 1 is dealt."""
 
     def __init__(self, game: MiauiGame):
         super().__init__(game)
         self._config, self._reward = game.config, game.table_spec.reward
-        self._undealt = np.ones(DECK_SIZE, dtype=bool)
+        self._undealt = np.ones(len(self._config.deck), dtype=bool)
         self._round_one: list[int] = []  # the put-back card, then round 1's three (R3/R4)
         self.game: GameState | None = None  # the rules' state, once round 1 is dealt
         self._pending: tuple[int, ...] | None = None  # a joint play waiting for the next round's fish
@@ -338,8 +368,8 @@ class MiauiState(pyspiel.State):  # type: ignore[misc]
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            if not 0 <= action < DECK_SIZE:
-                raise OpenSpielError(f"chance outcome {action!r} is no fish; outcomes are the deck indices 0-{DECK_SIZE - 1}")
+            if not 0 <= action < len(self._config.deck):
+                raise OpenSpielError(f"chance outcome {action!r} is no fish; outcomes are the deck indices 0-{len(self._config.deck) - 1}")
             return f"deal {self._config.deck[action]}"
         check_player(player, self._config.num_players, MIAUI_GAME)
         if not 0 <= action < NUM_DIVER_CARDS:
@@ -347,7 +377,7 @@ class MiauiState(pyspiel.State):  # type: ignore[misc]
         return f"play diver card {action + 1}"
 
     def is_terminal(self) -> bool:
-        """Whether round 12 has been resolved."""
+        """Whether the last round (12, or a short game's) has been resolved."""
         return self.game is not None and self.game.is_over
 
     def returns(self) -> list[float]:
@@ -378,7 +408,7 @@ class MiauiState(pyspiel.State):  # type: ignore[misc]
             deck=[],
             put_back=put_back,
             lagoon=[[LagoonCard(card)] for card in first_round],
-            hands=np.ones((n, NUM_DIVER_CARDS), dtype=np.int8),
+            hands=new_hands(self._config),
             piles=[[] for _ in range(n)],
             played=[[] for _ in range(n)],
         )
@@ -409,9 +439,11 @@ class MiauiState(pyspiel.State):  # type: ignore[misc]
         return encoder.observe(seat)
 
     def seat_information_rows(self, seat: int) -> np.ndarray:
-        """(DECISION_ROUNDS, 620): `seat`'s table-view observation as each round began, later rows zero."""
-        rows = np.zeros((DECISION_ROUNDS, OBSERVATION_LAYOUT.size), dtype=np.float32)
-        for k, seen in enumerate(self._seen[:DECISION_ROUNDS]):
+        """(decisions, 620): `seat`'s table-view observation as each round began, later rows zero
+        (11 rows; a short game's rounds - 1)."""
+        decisions = self.current_game().decisions
+        rows = np.zeros((decisions, OBSERVATION_LAYOUT.size), dtype=np.float32)
+        for k, seen in enumerate(self._seen[:decisions]):
             rows[k] = seen[seat]
         return rows
 
@@ -423,7 +455,7 @@ class MiauiState(pyspiel.State):  # type: ignore[misc]
             lines.append(f"round {k + 1}: hand {_hand_text(self._seen[k][seat])}; lagoon {lagoons[seat]}")
             if k < len(history):
                 lines.append(_reveal_text(history[k]))
-        lines.extend(_reveal_text(record) for record in history[len(self._lagoons) :])  # round 12, forced
+        lines.extend(_reveal_text(record) for record in history[len(self._lagoons) :])  # the last round, forced
         if self._pending is not None:  # chosen, not yet revealed: the seat knows its own card only
             lines.append(f"  you chose diver card {self._pending[seat]}")
         return "\n".join(lines)
@@ -452,8 +484,8 @@ class MiauiObserver:
         self.num_players = game.config.num_players
         self.perfect_recall = _check_observer(iig_obs_type, params, MIAUI_GAME)
         if self.perfect_recall:
-            self.tensor = np.zeros(DECISION_ROUNDS * OBSERVATION_LAYOUT.size, np.float32)
-            self.dict: dict[str, np.ndarray] = {"rounds": self.tensor.reshape(DECISION_ROUNDS, OBSERVATION_LAYOUT.size)}
+            self.tensor = np.zeros(game.decisions * OBSERVATION_LAYOUT.size, np.float32)
+            self.dict: dict[str, np.ndarray] = {"rounds": self.tensor.reshape(game.decisions, OBSERVATION_LAYOUT.size)}
         else:
             self.tensor = np.zeros(OBSERVATION_LAYOUT.size, np.float32)
             self.dict = {"observation": self.tensor}

@@ -461,7 +461,7 @@ class Encoder:
             self._records_seen = self._box_seen = -1  # a new game: every pile and the box are rewritten
         feats = self.features
         self._round.fill(0.0)
-        if state.round <= NUM_ROUNDS:
+        if state.round <= state.config.rounds:
             self._round[state.round - 1] = 1.0
         for k, column in enumerate(self._round_column_views):
             column[:] = self._round_columns[state.round, :, k]
