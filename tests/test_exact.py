@@ -21,7 +21,7 @@ from miaui_env.games import get_game
 from miaui_env.integrations.openspiel import OpenSpielError
 from miaui_env.octopus import observation as octopus_observation
 from miaui_env.octopus import rules as octopus
-from training.exact import ExactConfig, agent_policy, mccfr_row, measure, run, spiel_game
+from training.exact import MIAUI_SHORT_GAMES, ExactConfig, agent_policy, mccfr_row, measure, run, spiel_game
 
 TINY = octopus.Variant(species=1, values=(1, 2), octopuses=1, target=1)  # three cards: a tree of a few hundred nodes
 
@@ -173,7 +173,7 @@ def test_a_miaui_agent_reads_its_seat_s_observation_and_its_policy_is_a_function
     config = ExactConfig(dataclasses.replace(TWO_ROUNDS, rounds=3, deck=parse_deck("emperor_tuna:10*6 jellyfish:-10*4")), players=3)
     turn_based = spiel_game(config)
     simultaneous = pyspiel.load_game("python_miaui", {"players": 3, "rounds": 3, "deck": "emperor_tuna:10*6 jellyfish:-10*4"})
-    greedy = agent_policy(turn_based, "greedy", "miaui")
+    greedy = agent_policy(turn_based, "greedy", MIAUI_SHORT_GAMES)
     seen: dict[str, dict[int, float]] = {}
     ties = []
 

@@ -39,10 +39,11 @@ import collections
 import dataclasses
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -57,14 +58,88 @@ from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from miaui_env.octopus import observation as octopus_observation
 from miaui_env.octopus import rules as octopus
 
-AGENTS = ("random", "cautious", "risk-aware", "theft-aware", "rival-aware")
-MIAUI_AGENTS = ("random", "greedy", "counter", "high", "low")
-MIAUI_REFUSED = {
-    "search": "its beliefs deal the 12-round game",
-    "noisy-counter": "it plays a random card in 30% of its decisions",
-    "middle": "it draws one of two middle cards at random",
-}
 TIE = 1e-9  # greedy's and counter's scores this close are a tie, which they break uniformly at random
+
+
+class OctopusVariant:
+    """The octopus game's small variants (OV1-OV3) for the exact tools: played one session long."""
+
+    name = "octopus"
+    agents = ("random", "cautious", "risk-aware", "theft-aware", "rival-aware")
+    refused: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    trains = True  # OctopusSelfPlayVecEnv plays variants: the yardstick and self-play can train on one
+    length = ", one session"
+
+    def spiel_game(self, variant: Any, players: int, view: str) -> Any:
+        """The variant in OpenSpiel, one session long, rewarded by wins (the view is the agent's own)."""
+        import pyspiel
+
+        cards = {"species": variant.species, "values": int("".join(map(str, variant.values))), "octopuses": variant.octopuses}
+        table = {"players": players, "target": variant.target, "max_sessions": 1, "reward": "win"}
+        return pyspiel.load_game("python_octopus", {**cards, **table})
+
+    def seen(self, state: Any, agent: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The seat to move's observation in the agent's view, and its action mask."""
+        seat = state.current_player()
+        return octopus_observation.observe(state.state, seat, getattr(agent, "view", "table")), octopus.action_mask(state.state)
+
+    def describe(self, variant: Any) -> str:
+        """The variant in words."""
+        return str(variant)
+
+    def folder(self, variant: Any, players: int) -> str:
+        """Its results folder's name."""
+        return f"octopus-{variant.species}x{''.join(map(str, variant.values))}-{variant.octopuses}oct-{players}p"
+
+
+class MiauiShortGame:
+    """Short Miaui games (MV1-MV3) for the exact tools: made turn-based, each seat's card hidden from
+    the others until the reveal."""
+
+    name = "miaui"
+    agents = ("random", "greedy", "counter", "high", "low")
+    refused: ClassVar[Mapping[str, str]] = MappingProxyType(
+        {
+            "search": "its beliefs deal the 12-round game",
+            "noisy-counter": "it plays a random card in 30% of its decisions",
+            "middle": "it draws one of two middle cards at random",
+        }
+    )
+    trains = False  # the batched Miaui engine the yardstick and self-play train on plays the 12-round game
+    length = ""
+
+    def spiel_game(self, variant: Any, players: int, view: str) -> Any:
+        """The short game in OpenSpiel, turn-based, rewarded by wins, observed in `view`."""
+        import pyspiel
+
+        rules = {"players": variant.num_players, "no_fighting": variant.no_fighting, "open_baskets": variant.open_baskets}
+        params = {**rules, "rounds": variant.rounds, "deck": " ".join(map(str, variant.deck)), "reward": "win", "view": view}
+        return pyspiel.convert_to_turn_based(pyspiel.load_game("python_miaui", params))
+
+    def seen(self, state: Any, agent: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The seat to move's observation (the game is loaded in the agent's view) and its action mask."""
+        # the turn-based game puts its own cells first; the seat's observation is the last 620
+        seen = np.asarray(state.observation_tensor(state.current_player()), dtype=np.float32)[-OBSERVATION_LAYOUT.size :]
+        mask = np.zeros(NUM_DIVER_CARDS, dtype=np.int8)
+        mask[state.legal_actions()] = 1
+        return seen, mask
+
+    def describe(self, variant: Any) -> str:
+        """The short game in words."""
+        rules = " ".join(name for name in ("open_baskets", "no_fighting") if getattr(variant, name)) or "standard"
+        deck = ", ".join(f"{card}*{count}" for card, count in collections.Counter(map(str, variant.deck)).items())
+        return f"Miaui, {variant.rounds} rounds ({rules}), deck {deck}"
+
+    def folder(self, variant: Any, players: int) -> str:
+        """Its results folder's name."""
+        rules = "".join(f"-{name}" for name in ("open_baskets", "no_fighting") if getattr(variant, name))
+        return f"miaui-{variant.rounds}r-{len(set(variant.deck))}kinds{rules}-{players}p"
+
+
+ExactGame = OctopusVariant | MiauiShortGame
+OCTOPUS_VARIANTS, MIAUI_SHORT_GAMES = OctopusVariant(), MiauiShortGame()
+EXACT_GAMES: dict[str, ExactGame] = {game.name: game for game in (OCTOPUS_VARIANTS, MIAUI_SHORT_GAMES)}
+AGENTS = OctopusVariant.agents  # the octopus game's defaults, the command's default game
 
 
 @dataclass(frozen=True)
@@ -77,7 +152,7 @@ class ExactConfig:
     players: int = 2
     """Seats at the table."""
     agents: tuple[str, ...] = AGENTS
-    """Octopus agent specs, each measured playing every seat."""
+    """Agent specs of the variant's game, each measured playing every seat."""
     mccfr_seconds: float = 60.0
     """CPU seconds of external-sampling MCCFR (0: no MCCFR row), unless `mccfr_iterations` is given."""
     mccfr_iterations: int = 0
@@ -90,85 +165,60 @@ class ExactConfig:
     """PPO steps of teacher-free self-play on the variant (the octopus game), then MCCFR for the same CPU time (0: none)."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.variant, GameConfig):
-            if self.players != self.variant.num_players:
-                raise ValueError(f"players={self.players} but the Miaui game seats {self.variant.num_players}")
-            if self.yardstick_steps or self.selfplay_steps:
-                raise ValueError("the yardstick and self-play train on the batched Miaui engine, which plays the 12-round game only")
+        if isinstance(self.variant, GameConfig) and self.players != self.variant.num_players:
+            raise ValueError(f"players={self.players} but the Miaui game seats {self.variant.num_players}")
+        if not self.game.trains and (self.yardstick_steps or self.selfplay_steps):
+            raise ValueError("the yardstick and self-play train on the batched Miaui engine, which plays the 12-round game only")
 
     @property
-    def game(self) -> str:
-        """The game's registry name: "miaui" or "octopus"."""
-        return "miaui" if isinstance(self.variant, GameConfig) else "octopus"
+    def game(self) -> ExactGame:
+        """The variant's game, as the exact tools play it."""
+        return MIAUI_SHORT_GAMES if isinstance(self.variant, GameConfig) else OCTOPUS_VARIANTS
 
 
-def describe(variant: octopus.Variant | GameConfig) -> str:
-    """The variant in words, for tables and folder names' readers."""
-    if isinstance(variant, GameConfig):
-        rules = " ".join(name for name in ("open_baskets", "no_fighting") if getattr(variant, name)) or "standard"
-        deck = ", ".join(f"{card}*{count}" for card, count in collections.Counter(map(str, variant.deck)).items())
-        return f"Miaui, {variant.rounds} rounds ({rules}), deck {deck}"
-    return str(variant)
+def describe(config: ExactConfig) -> str:
+    """The variant in words, for the table's title."""
+    return config.game.describe(config.variant)
 
 
 def variant_name(config: ExactConfig) -> str:
     """The results folder's name of the measured table."""
-    v = config.variant
-    if isinstance(v, GameConfig):
-        rules = "".join(f"-{name}" for name in ("open_baskets", "no_fighting") if getattr(v, name))
-        return f"miaui-{v.rounds}r-{len(set(v.deck))}kinds{rules}-{v.num_players}p"
-    return f"octopus-{v.species}x{''.join(map(str, v.values))}-{v.octopuses}oct-{config.players}p"
+    return config.game.folder(config.variant, config.players)
 
 
 def spiel_game(config: ExactConfig, view: str = "table") -> Any:
     """The variant as an OpenSpiel game rewarded by wins: the octopus game one session long, Miaui
     turn-based (each seat's choice hidden from the others until the reveal)."""
-    import pyspiel
-
     import miaui_env.integrations.openspiel  # noqa: F401  (registers python_miaui and python_octopus)
 
-    v = config.variant
-    if isinstance(v, GameConfig):
-        deck = " ".join(map(str, v.deck))
-        params = {"players": v.num_players, "rounds": v.rounds, "deck": deck, "no_fighting": v.no_fighting, "open_baskets": v.open_baskets}
-        return pyspiel.convert_to_turn_based(pyspiel.load_game("python_miaui", {**params, "reward": "win", "view": view}))
-    digits = int("".join(map(str, v.values)))
-    params = {"players": config.players, "species": v.species, "values": digits, "octopuses": v.octopuses, "target": v.target}
-    return pyspiel.load_game("python_octopus", {**params, "max_sessions": 1, "reward": "win"})
+    return config.game.spiel_game(config.variant, config.players, view)
 
 
-def load_exact_agent(game_name: str, spec: str) -> Any:
+def load_exact_agent(game: ExactGame, spec: str) -> Any:
     """The agent `spec` names, if exact figures can be computed for it (one action a state)."""
-    if game_name == "miaui" and spec.split("@")[0] in MIAUI_REFUSED:
-        raise AgentSpecError(f"{spec} has no exact figures here: {MIAUI_REFUSED[spec.split('@')[0]]}")
-    agent = get_game(game_name).load_agent(spec, seed=0)
+    if spec.split("@")[0] in game.refused:
+        raise AgentSpecError(f"{spec} has no exact figures here: {game.refused[spec.split('@')[0]]}")
+    agent = get_game(game.name).load_agent(spec, seed=0)
     if getattr(agent, "deterministic", True) is False:
         raise AgentSpecError(f"{spec} plays a mixed strategy: measure it as it plays its most likely action (@best)")
     return agent
 
 
-def agent_policy(game: Any, spec: str | Any, game_name: str = "octopus") -> Any:
+def agent_policy(game: Any, spec: str | Any, exact_game: ExactGame = OCTOPUS_VARIANTS) -> Any:
     """The agent `spec` (a spec, or an agent) as an OpenSpiel policy: its action at each decision,
-    with probability 1 (the uniform policy over the legal actions for the random agent). A Miaui
-    agent reads the observation tensor of `game`, so `game` is loaded in the agent's view."""
+    with probability 1 (the uniform policy over the legal actions for the random agent; greedy's and
+    counter's best cards alike, as they break ties). A Miaui agent reads the observation tensor of
+    `game`, so `game` is loaded in the agent's view."""
     from open_spiel.python import policy
 
-    agent = load_exact_agent(game_name, spec) if isinstance(spec, str) else spec
+    agent = load_exact_agent(exact_game, spec) if isinstance(spec, str) else spec
 
     class AgentPolicy(policy.Policy):  # type: ignore[misc]
         def action_probabilities(self, state: Any, player_id: int | None = None) -> dict[int, float]:
             legal = state.legal_actions()
             if isinstance(agent, RandomAgent):
                 return dict.fromkeys(legal, 1.0 / len(legal))
-            seat = state.current_player()
-            if game_name == "miaui":
-                # the turn-based game puts its own cells first; the seat's observation is the last 620
-                seen = np.asarray(state.observation_tensor(seat), dtype=np.float32)[-OBSERVATION_LAYOUT.size :]
-                mask = np.zeros(NUM_DIVER_CARDS, dtype=np.int8)
-                mask[legal] = 1
-            else:
-                seen = octopus_observation.observe(state.state, seat, getattr(agent, "view", "table"))
-                mask = octopus.action_mask(state.state)
+            seen, mask = exact_game.seen(state, agent)
             if hasattr(agent, "card_scores"):  # greedy, counter: the best card, ties uniformly at random
                 scores = agent.card_scores(seen[None, :], mask[None, :])[0]
                 best = [int(a) for a in np.flatnonzero(scores >= scores.max() - TIE)]
@@ -214,7 +264,7 @@ def trained_gains(game: Any, config: ExactConfig, spec: str, profile: Any, value
     from training.ppo import new_learner, ppo_kwargs
 
     assert isinstance(config.variant, octopus.Variant)  # ExactConfig refuses the yardstick on a short Miaui game
-    target = get_game("octopus").load_agent(spec, seed=config.seed)
+    target = get_game(config.game.name).load_agent(spec, seed=config.seed)
     venv = OctopusSelfPlayVecEnv(
         256, num_players=config.players, opponent=target, view=VIEW, reward="win", max_sessions=1, variant=config.variant, seed=config.seed
     )
@@ -350,7 +400,7 @@ def run(config: ExactConfig, out: Path | None) -> list[Row]:
         print(_line(row), flush=True)
     if out is not None:
         check_writable(out)
-        record = {"variant": describe(config.variant), "players": config.players, "seed": config.seed, "rows": [vars(r) for r in rows]}
+        record = {"variant": describe(config), "players": config.players, "seed": config.seed, "rows": [vars(r) for r in rows]}
         atomic_write(out / "exact.json", json.dumps(record, indent=2, default=list) + "\n")
         atomic_write(out / "exact.md", table(config, rows))
     return rows
@@ -368,8 +418,7 @@ def table(config: ExactConfig, rows: Sequence[Row]) -> str:
     seats = " | ".join(f"seat {s} gain" for s in range(config.players))
     yardstick = config.yardstick_steps > 0
     extra = f" | yardstick's gain ({config.yardstick_steps:,} steps) | share found" if yardstick else ""
-    length = "" if config.game == "miaui" else ", one session"
-    lines = [f"{describe(config.variant)}, {config.players} players{length}", "", f"| policy | NashConv | {seats}{extra} | seconds |"]
+    lines = [f"{describe(config)}, {config.players} players{config.game.length}", "", f"| policy | NashConv | {seats}{extra} | seconds |"]
     lines.append("|---" * (3 + config.players + 2 * yardstick) + "|")
     for row in rows:
         gains = " | ".join(f"{g:+.4f}" for g in row.gains)
@@ -384,7 +433,7 @@ def table(config: ExactConfig, rows: Sequence[Row]) -> str:
 def main(argv: list[str] | None = None) -> None:
     """The command line: one variant, its agents and MCCFR."""
     parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--game", choices=("octopus", "miaui"), default="octopus", help="the game (default octopus)")
+    parser.add_argument("--game", choices=tuple(EXACT_GAMES), default="octopus", help="the game (default octopus)")
     octopus_options = parser.add_argument_group("the octopus game's small variant (OV1-OV3)")
     octopus_options.add_argument("--species", type=positive_int, default=2, help="species in play (1-10)")
     octopus_options.add_argument("--values", default="12", help="each species' fish values, as digits: a part of 112234 (default 12)")
@@ -410,15 +459,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--out", type=Path, default=None, help="folder for exact.json and exact.md (default results/exact/<variant>)")
     args = parser.parse_args(argv)
-    miaui = args.game == "miaui"
-    players = args.players or (3 if miaui else 2)
-    agents = tuple(args.agents if args.agents is not None else (MIAUI_AGENTS if miaui else AGENTS))
+    game = EXACT_GAMES[args.game]
+    registered = get_game(game.name)
+    players = args.players or registered.min_players
+    agents = tuple(args.agents if args.agents is not None else game.agents)
     distinct(parser, "--agents", agents)
-    if miaui and (args.yardstick_steps or args.selfplay_steps):
+    if not game.trains and (args.yardstick_steps or args.selfplay_steps):
         option = "--yardstick-steps" if args.yardstick_steps else "--selfplay-steps"
         parser.error(f"{option}: the yardstick and self-play train on the batched Miaui engine, which plays the 12-round game only")
-    if not miaui and players > 4:
-        parser.error(f"--players {players}: the octopus game seats 2-4")
+    if not registered.min_players <= players <= registered.max_players:
+        parser.error(f"--players {players}: {registered.title} seats {registered.min_players}-{registered.max_players}")
     if not args.values.isdigit():
         parser.error(f"--values {args.values!r}: fish values as digits, a part of 112234 (e.g. 12)")
     if not 0 <= args.mccfr_seconds <= 86_400:
@@ -426,7 +476,7 @@ def main(argv: list[str] | None = None) -> None:
 
     def exact() -> None:
         variant: octopus.Variant | GameConfig
-        if miaui:
+        if isinstance(game, MiauiShortGame):
             try:
                 variant = GameConfig(players, args.open_baskets, args.no_fighting, parse_deck(args.deck), args.rounds)
             except (DeckError, InvalidConfigError) as error:
