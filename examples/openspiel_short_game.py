@@ -58,14 +58,20 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--players", type=int, default=3, choices=(3, 4, 5, 6))
     parser.add_argument("--rounds", type=int, default=2, help="rounds, and diver cards 1..rounds a hand (MV1)")
     parser.add_argument("--deck", default="emperor_tuna:10*4 jellyfish:-10*3", help="3 x rounds + 1 fish, kind:value[*count] (MV2)")
-    parser.add_argument("--cfr-iterations", type=int, default=20)
-    parser.add_argument("--nfsp-episodes", type=int, default=3000, help="NFSP training games")
+    parser.add_argument("--cfr-iterations", type=int, default=20, help="CFR iterations (at least 1)")
+    parser.add_argument("--nfsp-episodes", type=int, default=3000, help="NFSP training games (at least 1)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    for option, value in (("--cfr-iterations", args.cfr_iterations), ("--nfsp-episodes", args.nfsp_episodes)):
+        if value < 1:
+            parser.error(f"{option} {value}: at least 1")
     np.random.seed(args.seed)  # OpenSpiel's NFSP samples its modes and reservoir with numpy's global generator
     torch.manual_seed(args.seed)
     params = {"players": args.players, "rounds": args.rounds, "deck": args.deck}
-    game = pyspiel.convert_to_turn_based(pyspiel.load_game("python_miaui", params))
+    try:
+        game = pyspiel.convert_to_turn_based(pyspiel.load_game("python_miaui", params))
+    except ValueError as error:  # the bridge names the bad rounds or deck (MV1-MV2)
+        parser.error(f"--players {args.players} --rounds {args.rounds} --deck {args.deck!r}: {error}")
 
     start = time.process_time()
     uniform = exploitability.nash_conv(game, policy.UniformRandomPolicy(game))

@@ -8,6 +8,7 @@ import dataclasses
 import json
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pyspiel
@@ -200,6 +201,14 @@ def test_a_miaui_agent_reads_its_seat_s_observation_and_its_policy_is_a_function
     assert any(ties) and not all(ties)  # greedy's equal-scoring cards are a uniform mixture (it breaks ties at random)
 
 
+def test_an_output_folder_that_cannot_be_written_is_refused_before_any_work(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    started = time.process_time()
+    with pytest.raises(OSError, match="it is a file"):
+        run(ExactConfig(TWO_ROUNDS, players=3, agents=("random",), mccfr_seconds=0), tmp_path / "a-file")
+    assert time.process_time() - started < 1.0  # nothing measured first
+
+
 def test_the_miaui_command_writes_its_table_and_refuses_what_it_cannot_measure(tmp_path):
     rows = run(ExactConfig(TWO_ROUNDS, players=3, agents=("random", "high", "counter"), mccfr_iterations=100), tmp_path)
     uniform = exploitability.nash_conv(
@@ -217,6 +226,9 @@ def test_the_miaui_command_writes_its_table_and_refuses_what_it_cannot_measure(t
         (["--rounds", "2"], "a deck must hold 7 cards for 2 rounds (MV2: 3 a round and 1 put back) (R3), got 10"),
         (["--deck", "whale:1*10"], "unknown kind 'whale'"),
         (["--players", "7"], "invalid choice: 7"),
+        (["--species", "3"], "--species: the octopus game's options, not --game miaui's"),
+        (["--game", "octopus", "--rounds", "3", "--no-fighting"], "--rounds --no-fighting: Miaui's options, not --game octopus's"),
+        (["--rounds", "5", "--deck", "emperor_tuna:10*8 jellyfish:-10*8"], "can go 2.2e+10 ways; the exact tools take up to 2,000,000"),
     )
     for args, message in refusals:
         done = subprocess.run(

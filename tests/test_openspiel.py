@@ -532,11 +532,12 @@ def test_a_short_game_in_openspiel_is_the_rules_short_game():
 @pytest.mark.parametrize(
     ("params", "named"),
     [
-        ({"rounds": 3}, "a deck must hold 10 cards for 3 rounds"),
+        ({"rounds": 3}, "a short game of 3 rounds needs a deck of its own (MV2): the deck parameter"),
         ({"rounds": 13}, "rounds=13 is not allowed"),
         ({**SHORT, "deck": "whale:3*10"}, "unknown kind 'whale'"),
         ({**SHORT, "deck": "emperor_tuna:10*6, jellyfish:-10*4"}, "separate its cards by spaces"),
         ({**SHORT, "deck": "emperor_tuna:10*9"}, "a deck must hold 10 cards"),
+        ({**SHORT, "deck": "emperor_tuna:10*6 jellyfish:-10000*4"}, "is worth -10000; a fish is worth -1000 to 1000"),
     ],
 )
 def test_a_bad_short_game_is_refused_by_name(params, named):

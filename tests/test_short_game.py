@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from helpers import card, play, stacked_game
 
-from miaui_env.game.cards import DEFAULT_DECK, DeckError, parse_deck, parse_deck_order
+from miaui_env.game.cards import DEFAULT_DECK, DeckError, FishCard, FishKind, parse_deck, parse_deck_order
 from miaui_env.game.rules import (
     GameConfig,
     IllegalActionError,
@@ -115,6 +115,13 @@ def test_mv2_a_short_game_is_shuffled_from_its_deck_only():
     assert len(dealt) == 10  # every card is put back in some deal
 
 
+def test_a_deck_given_as_a_list_is_held_as_a_tuple_and_no_fish_is_worth_more_than_a_thousand():
+    config = GameConfig(3, deck=list(SHORT_DECK), rounds=3)
+    assert config.deck == SHORT_DECK and hash(config) == hash(GameConfig(3, deck=SHORT_DECK, rounds=3))
+    with pytest.raises(InvalidConfigError, match="emperor_tuna:1001 is worth 1001; a fish is worth -1000 to 1000"):
+        GameConfig(3, deck=(card("emperor_tuna:10"),) * 9 + (FishCard(FishKind.EMPEROR_TUNA, 1001),), rounds=3)
+
+
 def test_mv3_the_full_game_is_unchanged_and_a_saved_state_holds_only_the_full_game():
     assert GameConfig().rounds == 12 and len(DEFAULT_DECK) == 37
     full = stacked_game([("emperor_tuna:14", "tigerfish:8", "kittenfish:2")])
@@ -131,6 +138,9 @@ def test_mv3_the_full_game_is_unchanged_and_a_saved_state_holds_only_the_full_ga
         ("whale:3", "unknown kind 'whale'"),
         ("", "names at least one card"),
         ("seagull:0*1001", "a count is a whole number from 1 to 1000"),
+        ("emperor_tuna:10*³", "a count is a whole number from 1 to 1000"),  # a digit to str.isdigit, not to int
+        ("kittenfish:٣", "has a value that is not an integer"),  # int() would read the Arabic-Indic 3
+        ("emperor_tuna:99999999999999999999", "a fish is worth -1000 to 1000"),  # its sums would overflow a score
     ],
 )
 def test_a_deck_list_is_read_or_refused_by_name(text, message):

@@ -38,6 +38,7 @@ import argparse
 import collections
 import dataclasses
 import json
+import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -59,12 +60,16 @@ from miaui_env.octopus import observation as octopus_observation
 from miaui_env.octopus import rules as octopus
 
 TIE = 1e-9  # greedy's and counter's scores this close are a tie, which they break uniformly at random
+MIAUI_DECK = "emperor_tuna:10*6 jellyfish:-10*4"  # the three-round game's ten fish, the command's default
+MAX_TREE_LEAVES = 2_000_000  # a short Miaui game's deal orders x card choices: the 3-round game has 45,360 (a minute a row)
 
 
 class OctopusVariant:
     """The octopus game's small variants (OV1-OV3) for the exact tools: played one session long."""
 
     name = "octopus"
+    title = "the octopus game"
+    options = ("species", "values", "octopuses", "target")  # the command line's options that make a variant
     agents = ("random", "cautious", "risk-aware", "theft-aware", "rival-aware")
     refused: ClassVar[Mapping[str, str]] = MappingProxyType({})
     trains = True  # OctopusSelfPlayVecEnv plays variants: the yardstick and self-play can train on one
@@ -97,6 +102,8 @@ class MiauiShortGame:
     the others until the reveal."""
 
     name = "miaui"
+    title = "Miaui"
+    options = ("rounds", "deck", "no_fighting", "open_baskets")
     agents = ("random", "greedy", "counter", "high", "low")
     refused: ClassVar[Mapping[str, str]] = MappingProxyType(
         {
@@ -131,15 +138,30 @@ class MiauiShortGame:
         return f"Miaui, {variant.rounds} rounds ({rules}), deck {deck}"
 
     def folder(self, variant: Any, players: int) -> str:
-        """Its results folder's name."""
+        """Its results folder's name: the rounds, the deck (its cards and counts) and the rules."""
+        counts = collections.Counter(variant.deck)
+        deck = "-".join(f"{card.kind.value}{card.value}x{counts[card]}" for card in sorted(counts, key=str))
         rules = "".join(f"-{name}" for name in ("open_baskets", "no_fighting") if getattr(variant, name))
-        return f"miaui-{variant.rounds}r-{len(set(variant.deck))}kinds{rules}-{players}p"
+        return f"miaui-{variant.rounds}r-{deck}{rules}-{players}p"
+
+    def tree_leaves(self, variant: GameConfig) -> int:
+        """How many ways a game can go: the deck's orders of distinct cards times the seats' card choices."""
+        orders = math.factorial(len(variant.deck))
+        for count in collections.Counter(variant.deck).values():
+            orders //= math.factorial(count)
+        for hand in range(2, variant.rounds + 1):  # every seat picks one of `hand` cards, rounds 1 to rounds - 1
+            orders *= hand**variant.num_players
+        return orders
 
 
 ExactGame = OctopusVariant | MiauiShortGame
 OCTOPUS_VARIANTS, MIAUI_SHORT_GAMES = OctopusVariant(), MiauiShortGame()
 EXACT_GAMES: dict[str, ExactGame] = {game.name: game for game in (OCTOPUS_VARIANTS, MIAUI_SHORT_GAMES)}
 AGENTS = OctopusVariant.agents  # the octopus game's defaults, the command's default game
+
+
+class ExactConfigError(ValueError):
+    """A measurement the exact tools cannot make: seats, size or training that the variant's game does not allow."""
 
 
 @dataclass(frozen=True)
@@ -165,10 +187,17 @@ class ExactConfig:
     """PPO steps of teacher-free self-play on the variant (the octopus game), then MCCFR for the same CPU time (0: none)."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.variant, GameConfig) and self.players != self.variant.num_players:
-            raise ValueError(f"players={self.players} but the Miaui game seats {self.variant.num_players}")
+        if isinstance(self.variant, GameConfig):
+            if self.players != self.variant.num_players:
+                raise ExactConfigError(f"players={self.players} but the Miaui game seats {self.variant.num_players}")
+            leaves = MIAUI_SHORT_GAMES.tree_leaves(self.variant)
+            if leaves > MAX_TREE_LEAVES:
+                raise ExactConfigError(
+                    f"{describe(self)}, {self.players} players, can go {leaves:.2g} ways; the exact tools take up to "
+                    f"{MAX_TREE_LEAVES:,} (fewer rounds, players, or kinds of fish)"
+                )
         if not self.game.trains and (self.yardstick_steps or self.selfplay_steps):
-            raise ValueError("the yardstick and self-play train on the batched Miaui engine, which plays the 12-round game only")
+            raise ExactConfigError("the yardstick and self-play train on the batched Miaui engine, which plays the 12-round game only")
 
     @property
     def game(self) -> ExactGame:
@@ -309,11 +338,12 @@ class NetworkPolicy:
         return {a: float(chances[a]) for a in legal}
 
 
-def selfplay_policy(config: ExactConfig) -> tuple[Any, str, float]:
+def selfplay_policy(config: ExactConfig) -> tuple[Any, str, float, int]:
     """Teacher-free self-play PPO on the variant, configs/octopus-v2.yaml's learner and view, every seat
     of its own games against its past selves (a snapshot every steps / SELFPLAY_SNAPSHOTS, the pool
     drawn uniformly, as a league's pool; a snapshot at least every rollout); returns the network, the
-    view it plays from and the CPU seconds it took."""
+    view it plays from, the CPU seconds it took and the steps it trained (whole rollouts: at least
+    `selfplay_steps`, and at least one rollout of 256 games' 64 steps)."""
     import copy
 
     from miaui_env.agents.policy import PolicyAgent
@@ -341,7 +371,7 @@ def selfplay_policy(config: ExactConfig) -> tuple[Any, str, float]:
             pool = [*pool, snapshot][-SELFPLAY_SNAPSHOTS:]
             venv.set_opponents(pool, [1.0] * len(pool), seed=config.seed + k)
             model.learn(chunk, reset_num_timesteps=False)
-    return model.policy, str(recipe.view), time.process_time() - start
+    return model.policy, str(recipe.view), time.process_time() - start, int(model.num_timesteps)
 
 
 def measure(game: Any, name: str, profile: Any) -> Row:
@@ -373,6 +403,8 @@ def mccfr_row(game: Any, seconds: float, seed: int, iterations: int = 0) -> tupl
 
 def run(config: ExactConfig, out: Path | None) -> list[Row]:
     """Every agent's row, then MCCFR's; each printed as it is done, the table written to `out`."""
+    if out is not None:
+        check_writable(out)  # before any work, not after an hour of it
     game = spiel_game(config)
     rows = []
     agents = [load_exact_agent(config.game, spec) for spec in config.agents]  # every spec loaded (or refused) before any work
@@ -390,9 +422,9 @@ def run(config: ExactConfig, out: Path | None) -> list[Row]:
         rows.append(row)
         print(_line(row), flush=True)
     if config.selfplay_steps > 0:
-        network, view, spent = selfplay_policy(config)
+        network, view, spent, steps = selfplay_policy(config)
         for best, how in ((False, "its action chances"), (True, "its most likely action")):
-            name = f"self-play PPO ({config.selfplay_steps:,} steps, {spent:.0f} s), {how}"
+            name = f"self-play PPO ({steps:,} steps, {spent:.0f} s), {how}"
             rows.append(dataclasses.replace(measure(game, name, NetworkPolicy(game, network, view, best)), seconds=spent))
             print(_line(rows[-1]), flush=True)
         row, _ = mccfr_row(game, spent, config.seed)  # the same CPU time
@@ -435,17 +467,15 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", choices=tuple(EXACT_GAMES), default="octopus", help="the game (default octopus)")
     octopus_options = parser.add_argument_group("the octopus game's small variant (OV1-OV3)")
-    octopus_options.add_argument("--species", type=positive_int, default=2, help="species in play (1-10)")
-    octopus_options.add_argument("--values", default="12", help="each species' fish values, as digits: a part of 112234 (default 12)")
-    octopus_options.add_argument("--octopuses", type=non_negative_int, default=1, help="octopuses in play (0-6)")
-    octopus_options.add_argument("--target", type=positive_int, default=1, help="the target (the game is one session long)")
+    octopus_options.add_argument("--species", type=positive_int, help="species in play (1-10; default 2)")
+    octopus_options.add_argument("--values", help="each species' fish values, as digits: a part of 112234 (default 12)")
+    octopus_options.add_argument("--octopuses", type=non_negative_int, help="octopuses in play (0-6; default 1)")
+    octopus_options.add_argument("--target", type=positive_int, help="the target (default 1: the game is one session long)")
     miaui_options = parser.add_argument_group("a short Miaui game (MV1-MV3)")
-    miaui_options.add_argument("--rounds", type=positive_int, default=3, help="rounds, and diver cards 1..rounds in each hand (2-12)")
-    miaui_options.add_argument(
-        "--deck", default="emperor_tuna:10*6 jellyfish:-10*4", help='its 3 x rounds + 1 fish, kind:value[*count] (default "%(default)s")'
-    )
-    miaui_options.add_argument("--no-fighting", action="store_true", help="the No Fighting variant (R8)")
-    miaui_options.add_argument("--open-baskets", action="store_true", help="the Open Baskets variant (R11)")
+    miaui_options.add_argument("--rounds", type=positive_int, help="rounds, and diver cards 1..rounds in each hand (2-12; default 3)")
+    miaui_options.add_argument("--deck", help=f'its 3 x rounds + 1 fish, kind:value[*count] (default "{MIAUI_DECK}")')
+    miaui_options.add_argument("--no-fighting", action="store_true", default=None, help="the No Fighting variant (R8)")
+    miaui_options.add_argument("--open-baskets", action="store_true", default=None, help="the Open Baskets variant (R11)")
     parser.add_argument("--players", type=int, choices=(2, 3, 4, 5, 6), default=None, help="seats (default 2 octopus, 3 Miaui)")
     parser.add_argument("--agents", nargs="*", default=None, help="agent specs (default: the octopus game's five heuristics; Miaui's five)")
     parser.add_argument("--mccfr-seconds", type=float, default=60.0, help="CPU seconds of MCCFR (0: none)")
@@ -460,6 +490,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=None, help="folder for exact.json and exact.md (default results/exact/<variant>)")
     args = parser.parse_args(argv)
     game = EXACT_GAMES[args.game]
+    for other in EXACT_GAMES.values():
+        given = [f"--{name.replace('_', '-')}" for name in other.options if other is not game and getattr(args, name) is not None]
+        if given:
+            parser.error(f"{' '.join(given)}: {other.title}'s options, not --game {game.name}'s")
     registered = get_game(game.name)
     players = args.players or registered.min_players
     agents = tuple(args.agents if args.agents is not None else game.agents)
@@ -469,7 +503,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"{option}: the yardstick and self-play train on the batched Miaui engine, which plays the 12-round game only")
     if not registered.min_players <= players <= registered.max_players:
         parser.error(f"--players {players}: {registered.title} seats {registered.min_players}-{registered.max_players}")
-    if not args.values.isdigit():
+    if args.values is not None and not (args.values.isascii() and args.values.isdigit()):
         parser.error(f"--values {args.values!r}: fish values as digits, a part of 112234 (e.g. 12)")
     if not 0 <= args.mccfr_seconds <= 86_400:
         parser.error(f"--mccfr-seconds {args.mccfr_seconds}: from 0 to 86400")
@@ -477,12 +511,14 @@ def main(argv: list[str] | None = None) -> None:
     def exact() -> None:
         variant: octopus.Variant | GameConfig
         if isinstance(game, MiauiShortGame):
+            rounds, deck = args.rounds or 3, args.deck or MIAUI_DECK
             try:
-                variant = GameConfig(players, args.open_baskets, args.no_fighting, parse_deck(args.deck), args.rounds)
+                variant = GameConfig(players, bool(args.open_baskets), bool(args.no_fighting), parse_deck(deck), rounds)
             except (DeckError, InvalidConfigError) as error:
-                parser.error(f"--rounds {args.rounds} --deck {args.deck!r}: {error}")
+                parser.error(f"--rounds {rounds} --deck {deck!r}: {error}")
         else:
-            variant = octopus.Variant(args.species, tuple(int(v) for v in args.values), args.octopuses, args.target)
+            values = tuple(int(v) for v in (args.values or "12"))
+            variant = octopus.Variant(args.species or 2, values, 1 if args.octopuses is None else args.octopuses, args.target or 1)
         config = ExactConfig(
             variant,
             players=players,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -47,11 +48,16 @@ class FishCard:
         except ValueError:
             allowed = ", ".join(k.value for k in FishKind)
             raise DeckError(f"card {text!r} has unknown kind {kind_name!r}; kinds are {allowed}") from None
-        try:
-            value = int(value_text)
-        except ValueError:
-            raise DeckError(f"card {text!r} has a value that is not an integer") from None
+        if not _WHOLE_NUMBER.fullmatch(value_text.strip()):  # ASCII digits: int() would take any script's
+            raise DeckError(f"card {text!r} has a value that is not an integer")
+        value = int(value_text)
+        if not -MAX_FISH_VALUE <= value <= MAX_FISH_VALUE:
+            raise DeckError(f"card {text!r} is worth {value}; a fish is worth -{MAX_FISH_VALUE} to {MAX_FISH_VALUE}")
         return cls(kind, value)
+
+
+MAX_FISH_VALUE = 1000  # far beyond R2's -15 to 15, and far below where a score's sum could overflow
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
 
 
 def _cards(kind: FishKind, values: Iterable[int]) -> tuple[FishCard, ...]:
@@ -96,8 +102,8 @@ MAX_DECK_LIST = 1000  # cards in a written deck list: far above any deck the rul
 
 
 def parse_deck(text: str) -> tuple[FishCard, ...]:
-    """Read a deck list: cards written `kind:value`, separated by commas or spaces, each optionally
-    repeated with `*count` (e.g. `"emperor_tuna:10*6, jellyfish:-10*4"`: a short game's ten cards)."""
+    """Read a deck list: cards written `kind:value`, separated by spaces or commas, each optionally
+    repeated with `*count` (e.g. `"emperor_tuna:10*6 jellyfish:-10*4"`: a short game's ten cards)."""
     if not isinstance(text, str):
         raise DeckError(f"a deck list is a string of cards written kind:value[*count], got {text!r:.60}")
     cards: list[FishCard] = []
@@ -105,7 +111,7 @@ def parse_deck(text: str) -> tuple[FishCard, ...]:
         written, star, count_text = item.partition("*")
         count = 1
         if star:
-            if not count_text.isdigit() or not 1 <= int(count_text) <= MAX_DECK_LIST:
+            if not count_text.isascii() or not count_text.isdigit() or not 1 <= int(count_text) <= MAX_DECK_LIST:
                 raise DeckError(f"{item!r} repeats a card {count_text!r} times; a count is a whole number from 1 to {MAX_DECK_LIST}")
             count = int(count_text)
         cards.extend([FishCard.parse(written)] * count)

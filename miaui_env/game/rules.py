@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from miaui_env.game.cards import DEFAULT_DECK, DeckError, FishCard, FishKind
+from miaui_env.game.cards import DEFAULT_DECK, MAX_FISH_VALUE, DeckError, FishCard, FishKind
 
 MIN_PLAYERS = 3
 MAX_PLAYERS = 6
@@ -113,10 +113,13 @@ class GameConfig:
         size = deck_size(self.rounds)
         if isinstance(self.deck, str | bytes) or not isinstance(self.deck, Sequence):
             raise InvalidConfigError(f"deck must be a sequence of {size} FishCards, got {self.deck!r:.60}")
+        object.__setattr__(self, "deck", tuple(self.deck))  # a list given is kept as the tuple a frozen config holds
         for card in self.deck:
             well_formed = isinstance(card, FishCard) and isinstance(card.kind, FishKind)
             if not well_formed or isinstance(card.value, bool) or not isinstance(card.value, int):
                 raise InvalidConfigError(f"deck card {card!r:.60} is not a FishCard of a FishKind and an integer value (R2)")
+            if not -MAX_FISH_VALUE <= card.value <= MAX_FISH_VALUE:
+                raise InvalidConfigError(f"deck card {card} is worth {card.value}; a fish is worth -{MAX_FISH_VALUE} to {MAX_FISH_VALUE}")
         if len(self.deck) != size:
             short = "" if self.rounds == NUM_ROUNDS else f" for {self.rounds} rounds (MV2: 3 a round and 1 put back)"
             raise InvalidConfigError(f"a deck must hold {size} cards{short} (R3), got {len(self.deck)}")

@@ -70,6 +70,7 @@ import pyspiel
 from miaui_env.display.text import describe_observation
 from miaui_env.game.cards import DEFAULT_DECK, DeckError, FishKind, parse_deck
 from miaui_env.game.rules import (
+    MIN_ROUNDS,
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
     GameConfig,
@@ -277,6 +278,9 @@ def _short_game(full: GameConfig, rounds: object, deck_list: object) -> GameConf
     if "," in deck_list or "=" in deck_list or "(" in deck_list or ")" in deck_list:
         # a game's string, name(key=value,...), must load again: OpenSpiel splits it at these
         raise OpenSpielError(f"{MIAUI_GAME}'s deck {deck_list!r:.60}: separate its cards by spaces (no commas, '=' or brackets)")
+    if not deck_list.strip() and rounds in range(MIN_ROUNDS, NUM_ROUNDS):  # (rounds outside 2-12: GameConfig names them)
+        example = "emperor_tuna:10*6 jellyfish:-10*4"
+        raise OpenSpielError(f"a short game of {rounds!r:.20} rounds needs a deck of its own (MV2): the deck parameter, e.g. {example!r}")
     try:
         deck = parse_deck(deck_list) if deck_list.strip() else DEFAULT_DECK
     except DeckError as error:
@@ -362,8 +366,9 @@ class MiauiState(pyspiel.State):  # type: ignore[misc]
             raise OpenSpielError(f"apply_actions({list(actions)!r:.60}) is not allowed now: {where}")
         assert self.game is not None
         for seat, action in enumerate(actions):
-            if isinstance(action, (int, np.integer)) and not 0 <= action < NUM_DIVER_CARDS:
-                raise OpenSpielError(f"seat {seat}'s action {action} is no diver card; actions are 0-{NUM_DIVER_CARDS - 1} (card a + 1)")
+            if isinstance(action, (int, np.integer)) and not 0 <= action < self._config.rounds:
+                last = self._config.rounds - 1  # 11, or a short game's rounds - 1 (MV1)
+                raise OpenSpielError(f"seat {seat}'s action {action} is no diver card; actions are 0-{last} (card a + 1)")
         self._pending = check_plays(self.game, [int(a) + 1 for a in actions])
 
     def _action_to_string(self, player: int, action: int) -> str:
