@@ -5,6 +5,7 @@ OpenSpiel's exact best responses over the whole game tree, for agents and for an
     python -m training.exact --species 3 --values 12 --octopuses 0 --agents random cautious --mccfr-iterations 10000
     python -m training.exact --species 2 --values 12 --octopuses 1 --yardstick-steps 300000   # and the yardstick's share
     python -m training.exact --game miaui --rounds 3 --deck "emperor_tuna:10*6 jellyfish:-10*4"   # a short Miaui game
+    python -m training.exact --agents --mccfr-seconds 0 --selfplay-steps 1000000   # self-play, then MCCFR as long
 
 The octopus game's small variant (`miaui_env.octopus.rules.Variant`, rulings OV1-OV3) is loaded in
 OpenSpiel (`python_octopus` with `species`, `values`, `octopuses`, `target`) and played for one
@@ -19,17 +20,23 @@ sum of the seats' gains; 0 is a Nash equilibrium (Johanson et al. 2011; Lanctot 
 
 Agents are any agent spec of the game, shown the view they play from. The built-in heuristics are
 deterministic: one legal action a state, probability 1; `random` is the uniform policy over the
-legal actions; a trained policy plays its most likely action (`@sample`, a mixed strategy, is
-refused, as are Miaui's `noisy-counter`, which plays a mixed strategy, and `search`, whose beliefs
-deal the full game). Miaui's heuristics and policies were written and trained for the 12-round game
-and play a short one from the same observation (its hands hold cards 1..rounds). The MCCFR row is
-OpenSpiel's external-sampling Monte Carlo CFR (Lanctot et al. 2009) run for `--mccfr-seconds` of CPU
-time, or `--mccfr-iterations` (seeded and repeatable), on the same game, its average policy measured
-the same way. With `--yardstick-steps`, each agent also meets the yardstick's best response
-(`trained_gains`), measured exactly: the share of the exact gain it finds is how tight
-`training.exploit`'s lower bound is (the octopus game only: the batched Miaui engine the yardstick
-trains on plays the 12-round game). Written to `--out`
-(default results/exact/<variant>/): exact.json and exact.md (the table).
+legal actions; Miaui's `greedy` and `counter` break ties at random, so they are the uniform mixture
+over their equally scored cards; a trained policy plays its most likely action (`@sample`, a mixed
+strategy, is refused, as are Miaui's `middle` and `noisy-counter`, which draw at random, and
+`search`, whose beliefs deal the full game). Miaui's heuristics and policies were written and
+trained for the 12-round game and play a short one from the same observation (its hands hold cards
+1..rounds). The MCCFR row is OpenSpiel's external-sampling Monte Carlo CFR (Lanctot et al. 2009) run
+for `--mccfr-seconds` of CPU time, or `--mccfr-iterations` (seeded and repeatable), on the same
+game, its average policy measured the same way.
+
+The octopus game only (the batched Miaui engine the trainers use plays the 12-round game):
+`--yardstick-steps` trains the yardstick's best response to each agent (`trained_gains`) and
+measures it exactly, so the share of the exact gain it finds is how tight `training.exploit`'s lower
+bound is; `--selfplay-steps` trains teacher-free self-play on the variant (configs/octopus-v2.yaml's
+learner against a pool of its past selves), measures it exactly as it plays (its action chances)
+and by its most likely action, then runs MCCFR for the same CPU time.
+
+Written to `--out` (default results/exact/<variant>/): exact.json and exact.md (the table).
 """
 
 from __future__ import annotations
