@@ -22,7 +22,7 @@ from miaui_env.games import get_game
 from miaui_env.integrations.openspiel import OpenSpielError
 from miaui_env.octopus import observation as octopus_observation
 from miaui_env.octopus import rules as octopus
-from training.exact import MIAUI_SHORT_GAMES, ExactConfig, agent_policy, mccfr_row, measure, run, spiel_game
+from training.exact import MIAUI_SHORT_GAMES, ExactConfig, agent_policy, mccfr_row, measure, run, spiel_game, variant_name
 
 TINY = octopus.Variant(species=1, values=(1, 2), octopuses=1, target=1)  # three cards: a tree of a few hundred nodes
 
@@ -235,3 +235,12 @@ def test_the_miaui_command_writes_its_table_and_refuses_what_it_cannot_measure(t
             [sys.executable, "-m", "training.exact", "--game", "miaui", *args], capture_output=True, text=True, timeout=120
         )
         assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_each_short_game_has_a_folder_of_its_own_and_its_tree_is_counted():
+    other_deck = dataclasses.replace(TWO_ROUNDS, deck=parse_deck("tigerfish:5*4 lantern:3*3"))
+    no_fighting = dataclasses.replace(TWO_ROUNDS, no_fighting=True)
+    names = {variant_name(ExactConfig(game, players=3)) for game in (TWO_ROUNDS, other_deck, no_fighting)}
+    assert len(names) == 3 and "miaui-2r-emperor_tuna10x4-jellyfish-10x3-3p" in names
+    # 7!/(4!3!) = 35 deck orders, and each of 3 seats picks one of 2 cards in round 1
+    assert MIAUI_SHORT_GAMES.tree_leaves(TWO_ROUNDS) == 35 * 2**3
