@@ -192,6 +192,8 @@ class ExactConfig:
     """PPO steps of a trained best response to each agent, with the yardstick's settings (0: none)."""
     selfplay_steps: int = 0
     """PPO steps of teacher-free self-play on the variant (the octopus game), then MCCFR for the same CPU time (0: none)."""
+    yardstick_ppo: tuple[str, ...] = ()
+    """`ppo.KEY=VALUE` overrides of the yardstick's PPO (configs/yardstick.yaml), as `training.exploit --set` takes them."""
 
     def __post_init__(self) -> None:
         if isinstance(self.variant, GameConfig):
@@ -203,6 +205,14 @@ class ExactConfig:
                     f"{describe(self)}, {self.players} players, can go {leaves:.2g} ways; the exact tools take up to "
                     f"{MAX_TREE_LEAVES:,} (fewer rounds, players, or kinds of fish)"
                 )
+        for override in self.yardstick_ppo:
+            if not isinstance(override, str) or not override.startswith("ppo."):
+                raise ExactConfigError(f"yardstick_ppo {override!r:.60}: only ppo.KEY=VALUE settings apply (the yardstick's PPO)")
+        if self.yardstick_ppo:
+            from training.config import load_config
+            from training.ppo import ppo_kwargs
+
+            ppo_kwargs(load_config("yardstick", self.yardstick_ppo).ppo)  # a bad key or value: ConfigError, before any work
         if not self.game.trains and (self.yardstick_steps or self.selfplay_steps):
             raise ExactConfigError("the yardstick and self-play train on the batched Miaui engine, which plays the 12-round game only")
 
@@ -295,7 +305,8 @@ def trained_gains(game: Any, config: ExactConfig, spec: str, profile: Any, value
 
     from miaui_env.agents.policy import PolicyAgent
     from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
-    from training.exploit import VIEW, default_ppo
+    from training.config import load_config
+    from training.exploit import VIEW, YARDSTICK
     from training.hardware import torch_threads
     from training.ppo import new_learner, ppo_kwargs
 
@@ -304,7 +315,7 @@ def trained_gains(game: Any, config: ExactConfig, spec: str, profile: Any, value
     venv = OctopusSelfPlayVecEnv(
         256, num_players=config.players, opponent=target, view=VIEW, reward="win", max_sessions=1, variant=config.variant, seed=config.seed
     )
-    model = new_learner(venv, ppo_kwargs(default_ppo()), config.seed)
+    model = new_learner(venv, ppo_kwargs(load_config(YARDSTICK, config.yardstick_ppo).ppo), config.seed)
     with torch_threads(1):  # as the yardstick trains (training/hardware.py)
         model.learn(config.yardstick_steps)
     learner = agent_policy(game, PolicyAgent(model, "best response", view=VIEW))
@@ -491,6 +502,9 @@ def main(argv: list[str] | None = None) -> None:
         "--yardstick-steps", type=non_negative_int, default=0, help="train the yardstick's best response to each agent this long (0: none)"
     )
     parser.add_argument(
+        "--yardstick-set", dest="yardstick_ppo", action="append", default=[], metavar="KEY=VALUE", help="a ppo.* setting of the yardstick's"
+    )
+    parser.add_argument(
         "--selfplay-steps", type=non_negative_int, default=0, help="train teacher-free self-play this long, then MCCFR as long (0: none)"
     )
     parser.add_argument("--seed", type=non_negative_int, default=0)
@@ -535,6 +549,7 @@ def main(argv: list[str] | None = None) -> None:
             seed=args.seed,
             yardstick_steps=args.yardstick_steps,
             selfplay_steps=args.selfplay_steps,
+            yardstick_ppo=tuple(args.yardstick_ppo),
         )
         run(config, args.out or Path("results") / "exact" / variant_name(config))
 
