@@ -128,7 +128,8 @@ def test_the_yardstick_s_trained_best_response_never_beats_the_exact_one():
 def test_self_play_is_measured_as_it_plays_and_beside_mccfr_at_the_same_cpu_time():
     rows = run(ExactConfig(TINY, agents=(), mccfr_seconds=0, selfplay_steps=16_384), None)
     chances, best, mccfr = rows
-    assert chances.name.startswith("self-play PPO (16,384 steps") and "action chances" in chances.name and "most likely" in best.name
+    # one rollout at the least: 64 steps of each of 512 rows (256 two-player games, both seats learning)
+    assert chances.name.startswith("self-play PPO (32,768 steps") and "action chances" in chances.name and "most likely" in best.name
     assert mccfr.name.startswith("MCCFR (") and chances.seconds == best.seconds > 0
     uniform = exploitability.nash_conv(spiel_game(ExactConfig(TINY)), spiel_policy.UniformRandomPolicy(spiel_game(ExactConfig(TINY))))
     assert chances.nash_conv < uniform  # it learnt something in one rollout of 256 games

@@ -360,8 +360,8 @@ def selfplay_policy(config: ExactConfig) -> tuple[Any, str, float, int]:
     """Teacher-free self-play PPO on the variant, configs/octopus-v2.yaml's learner and view, every seat
     of its own games against its past selves (a snapshot every steps / SELFPLAY_SNAPSHOTS, the pool
     drawn uniformly, as a league's pool; a snapshot at least every rollout); returns the network, the
-    view it plays from, the CPU seconds it took and the steps it trained (whole rollouts: at least
-    `selfplay_steps`, and at least one rollout of 256 games' 64 steps)."""
+    view it plays from, the CPU seconds it took and the steps it trained (whole rollouts of 64 steps
+    of every row, a row a learner seat of 256 games: at least `selfplay_steps`)."""
     import copy
 
     from miaui_env.agents.policy import PolicyAgent
