@@ -63,3 +63,14 @@ def test_the_soak_checks_every_round_and_catches_a_lost_card(monkeypatch):
     monkeypatch.setattr(VectorMiaui, "step", losing_a_card)
     with pytest.raises(soak.InvariantError, match="cards lost after round"):
         soak.soak_miaui(64, 64, seed=0)
+
+
+def test_a_missing_speed_peer_stops_with_what_to_install():
+    import pytest
+
+    benchmark("aec_speed")  # puts benchmarks/ on sys.path, as running a script does
+    from peers import peer
+
+    assert peer("json", "nothing").dumps([1]) == "[1]"
+    with pytest.raises(SystemExit, match=r"the speed peer no_such_peer_module needs pygame: pip install 'miaui-rl\[bench\]'"):
+        peer("no_such_peer_module", "pygame")

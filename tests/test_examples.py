@@ -85,6 +85,21 @@ def test_openspiel_cfr_and_nfsp_on_a_short_miaui_game_measured_exactly():
     assert 0.0 <= found["nfsp"] < 3.0 and found["cfr"] >= 0.0  # NashConv in win share: at most 1 a seat
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--rounds", "3"], "a deck must hold 10 cards for 3 rounds"),
+        (["--rounds", "1"], "rounds=1 is not allowed"),
+        (["--cfr-iterations", "-5"], "--cfr-iterations -5: at least 1"),
+        (["--nfsp-episodes", "0"], "--nfsp-episodes 0: at least 1"),
+    ],
+)
+def test_the_short_game_example_refuses_bad_input_by_name(args, message, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        example("openspiel_short_game").main(args)
+    assert stopped.value.code == 2 and message in capsys.readouterr().err
+
+
 def test_openspiel_mccfr_and_dqn_on_miaui():
     summary = example("openspiel_algorithms").main(["--iterations", "30", "--episodes", "30", "--eval-games", "20", "--seed", "0"])
     assert summary["mccfr_infostates"] > 30 * 3 * 5  # every sampled game reaches ~11 decisions a seat, nearly all new
