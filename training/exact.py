@@ -71,6 +71,10 @@ MIAUI_DECK = "emperor_tuna:10*6 jellyfish:-10*4"  # the three-round game's ten f
 MAX_TREE_LEAVES = 2_000_000  # a short Miaui game's deal orders x card choices: the 3-round game has 45,360 (a minute a row)
 
 
+class ExactConfigError(ValueError):
+    """A measurement the exact tools cannot make: seats, size or training that the variant's game does not allow."""
+
+
 class OctopusVariant:
     """The octopus game's small variants (OV1-OV3) for the exact tools: played one session long."""
 
@@ -94,6 +98,14 @@ class OctopusVariant:
         """The seat to move's observation in the agent's view, and its action mask."""
         seat = state.current_player()
         return octopus_observation.observe(state.state, seat, getattr(agent, "view", "table")), octopus.action_mask(state.state)
+
+    def variant(self, args: argparse.Namespace, players: int) -> octopus.Variant:
+        """The variant the command line names (Variant refuses one outside the game, by name)."""
+        values = tuple(int(v) for v in (args.values or "12"))
+        return octopus.Variant(args.species or 2, values, 1 if args.octopuses is None else args.octopuses, args.target or 1)
+
+    def check(self, variant: Any, players: int) -> None:
+        """Nothing to refuse: every variant of OV1-OV3 is small enough, one session long."""
 
     def describe(self, variant: Any) -> str:
         """The variant in words."""
@@ -138,6 +150,25 @@ class MiauiShortGame:
         mask[state.legal_actions()] = 1
         return seen, mask
 
+    def variant(self, args: argparse.Namespace, players: int) -> GameConfig:
+        """The short game the command line names; InvalidConfigError or DeckError naming a bad one."""
+        rounds, deck = args.rounds or 3, args.deck or MIAUI_DECK
+        try:
+            return GameConfig(players, bool(args.open_baskets), bool(args.no_fighting), parse_deck(deck), rounds)
+        except (DeckError, InvalidConfigError) as error:
+            raise ExactConfigError(f"--rounds {rounds} --deck {deck!r}: {error}") from None
+
+    def check(self, variant: Any, players: int) -> None:
+        """Refuse seats the game does not have and a tree too large to walk."""
+        if players != variant.num_players:
+            raise ExactConfigError(f"players={players} but the Miaui game seats {variant.num_players}")
+        leaves = self.tree_leaves(variant)
+        if leaves > MAX_TREE_LEAVES:
+            raise ExactConfigError(
+                f"{self.describe(variant)}, {players} players, can go {leaves:.2g} ways; the exact tools take up to "
+                f"{MAX_TREE_LEAVES:,} (fewer rounds, players, or kinds of fish)"
+            )
+
     def describe(self, variant: Any) -> str:
         """The short game in words."""
         rules = " ".join(name for name in ("open_baskets", "no_fighting") if getattr(variant, name)) or "standard"
@@ -167,10 +198,6 @@ EXACT_GAMES: dict[str, ExactGame] = {game.name: game for game in (OCTOPUS_VARIAN
 AGENTS = OctopusVariant.agents  # the octopus game's defaults, the command's default game
 
 
-class ExactConfigError(ValueError):
-    """A measurement the exact tools cannot make: seats, size or training that the variant's game does not allow."""
-
-
 @dataclass(frozen=True)
 class ExactConfig:
     """One measurement: the variant, the table, the agents and the MCCFR budget."""
@@ -196,15 +223,7 @@ class ExactConfig:
     """`ppo.KEY=VALUE` overrides of the yardstick's PPO (configs/yardstick.yaml), as `training.exploit --set` takes them."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.variant, GameConfig):
-            if self.players != self.variant.num_players:
-                raise ExactConfigError(f"players={self.players} but the Miaui game seats {self.variant.num_players}")
-            leaves = MIAUI_SHORT_GAMES.tree_leaves(self.variant)
-            if leaves > MAX_TREE_LEAVES:
-                raise ExactConfigError(
-                    f"{describe(self)}, {self.players} players, can go {leaves:.2g} ways; the exact tools take up to "
-                    f"{MAX_TREE_LEAVES:,} (fewer rounds, players, or kinds of fish)"
-                )
+        self.game.check(self.variant, self.players)
         for override in self.yardstick_ppo:
             if not isinstance(override, str) or not override.startswith("ppo."):
                 raise ExactConfigError(f"yardstick_ppo {override!r:.60}: only ppo.KEY=VALUE settings apply (the yardstick's PPO)")
@@ -330,30 +349,26 @@ SELFPLAY_CONFIG = "octopus-v2"  # configs/octopus-v2.yaml: the octopus game's te
 SELFPLAY_SNAPSHOTS = 8  # the pool of past selves a run keeps, one every steps / 8, as a league's pool_size
 
 
-class NetworkPolicy:
+def network_policy(game: Any, network: Any, view: str, best: bool = False) -> Any:
     """A trained octopus network as an OpenSpiel policy: its action distribution over the legal
     actions (a mixed strategy, as it plays in self-play), or with `best` its most likely action."""
+    import torch
+    from open_spiel.python import policy
 
-    def __init__(self, game: Any, network: Any, view: str, best: bool = False):
-        from open_spiel.python import policy
+    class NetworkPolicy(policy.Policy):  # type: ignore[misc]
+        def action_probabilities(self, state: Any, player_id: int | None = None) -> dict[int, float]:
+            seat = state.current_player()
+            seen = octopus_observation.observe(state.state, seat, view)
+            mask = octopus.action_mask(state.state)
+            with torch.no_grad():
+                observation, _ = network.obs_to_tensor(seen[None, :])
+                chances = network.get_distribution(observation, action_masks=mask[None, :]).distribution.probs[0].numpy()
+            legal = [int(a) for a in np.flatnonzero(mask)]
+            if best:
+                return {legal[int(np.argmax(chances[legal]))]: 1.0}
+            return {a: float(chances[a]) for a in legal}
 
-        self.policy = policy.Policy(game, list(range(game.num_players())))
-        self.network, self.view, self.best = network, view, best
-
-    def action_probabilities(self, state: Any, player_id: int | None = None) -> dict[int, float]:
-        """The network's chances for each legal action of the seat to move."""
-        import torch
-
-        seat = state.current_player()
-        seen = octopus_observation.observe(state.state, seat, self.view)
-        mask = octopus.action_mask(state.state)
-        with torch.no_grad():
-            observation, _ = self.network.obs_to_tensor(seen[None, :])
-            chances = self.network.get_distribution(observation, action_masks=mask[None, :]).distribution.probs[0].numpy()
-        legal = [int(a) for a in np.flatnonzero(mask)]
-        if self.best:
-            return {legal[int(np.argmax(chances[legal]))]: 1.0}
-        return {a: float(chances[a]) for a in legal}
+    return NetworkPolicy(game, list(range(game.num_players())))
 
 
 def selfplay_policy(config: ExactConfig) -> tuple[Any, str, float, int]:
@@ -443,13 +458,12 @@ def run(config: ExactConfig, out: Path | None) -> list[Row]:
         network, view, spent, steps = selfplay_policy(config)
         for best, how in ((False, "its action chances"), (True, "its most likely action")):
             name = f"self-play PPO ({steps:,} steps, {spent:.0f} s), {how}"
-            rows.append(dataclasses.replace(measure(game, name, NetworkPolicy(game, network, view, best)), seconds=spent))
+            rows.append(dataclasses.replace(measure(game, name, network_policy(game, network, view, best)), seconds=spent))
             print(_line(rows[-1]), flush=True)
         row, _ = mccfr_row(game, spent, config.seed)  # the same CPU time
         rows.append(row)
         print(_line(row), flush=True)
     if out is not None:
-        check_writable(out)
         record = {"variant": describe(config), "players": config.players, "seed": config.seed, "rows": [vars(r) for r in rows]}
         atomic_write(out / "exact.json", json.dumps(record, indent=2, default=list) + "\n")
         atomic_write(out / "exact.md", table(config, rows))
@@ -530,18 +544,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--mccfr-seconds {args.mccfr_seconds}: from 0 to 86400")
 
     def exact() -> None:
-        variant: octopus.Variant | GameConfig
-        if isinstance(game, MiauiShortGame):
-            rounds, deck = args.rounds or 3, args.deck or MIAUI_DECK
-            try:
-                variant = GameConfig(players, bool(args.open_baskets), bool(args.no_fighting), parse_deck(deck), rounds)
-            except (DeckError, InvalidConfigError) as error:
-                parser.error(f"--rounds {rounds} --deck {deck!r}: {error}")
-        else:
-            values = tuple(int(v) for v in (args.values or "12"))
-            variant = octopus.Variant(args.species or 2, values, 1 if args.octopuses is None else args.octopuses, args.target or 1)
         config = ExactConfig(
-            variant,
+            game.variant(args, players),
             players=players,
             agents=agents,
             mccfr_seconds=args.mccfr_seconds,
