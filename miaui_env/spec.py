@@ -16,7 +16,8 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from miaui_env.game.rules import REWARDS, GameConfig, InvalidConfigError, check_reward
+from miaui_env.game.cards import DEFAULT_DECK, deck_list, parse_deck
+from miaui_env.game.rules import NUM_ROUNDS, REWARDS, GameConfig, InvalidConfigError, check_reward
 from miaui_env.observe.compact import check_observation_dtype
 from miaui_env.observe.observation import VIEWS, check_view
 
@@ -30,6 +31,8 @@ class TableKwargs(TypedDict, total=False):
     view: str
     reward: str
     observation_dtype: str
+    rounds: int
+    deck: str | None
 
 
 @dataclass(frozen=True)
@@ -48,18 +51,40 @@ class TableSpec:
     """The end-of-game reward: "win" (winners share 1), "score" or "margin"."""
     observation_dtype: str = "float32"
     """"float32" (the observation layout's floats) or "uint8" (their exact codes: `miaui_env.observe.compact`)."""
+    rounds: int = NUM_ROUNDS
+    """Rounds, and diver cards 1..rounds in each hand: 2-12, fewer than 12 a short game (MV1), which
+    needs a `deck` of 3 x rounds + 1 fish (MV2)."""
+    deck: str | None = None
+    """The fish deck as a deck list (`cards.parse_deck`, e.g. "emperor_tuna:10*6 jellyfish:-10*4"),
+    or None for the rulebook's 37 cards (R2)."""
 
     def __post_init__(self) -> None:
-        GameConfig(self.num_players, self.open_baskets, self.no_fighting)  # checks the game settings
-        object.__setattr__(self, "num_players", int(self.num_players))
+        if self.deck is not None:
+            if not isinstance(self.deck, str):
+                raise InvalidConfigError(f"deck must be a deck list such as 'emperor_tuna:10*6 jellyfish:-10*4', got {self.deck!r:.60}")
+            object.__setattr__(self, "deck", deck_list(parse_deck(self.deck)))  # one spelling of each deck
+        if self.rounds != NUM_ROUNDS and self.deck is None:
+            raise InvalidConfigError(
+                f"a short game of {self.rounds!r:.20} rounds needs a deck of its own (MV2), "
+                "e.g. deck='emperor_tuna:10*6 jellyfish:-10*4' for 3 rounds"
+            )
+        game = self.game  # checks the game settings
+        object.__setattr__(self, "num_players", game.num_players)
+        object.__setattr__(self, "rounds", game.rounds)
         check_view(self.view)
         check_reward(self.reward)
         object.__setattr__(self, "observation_dtype", check_observation_dtype(self.observation_dtype))
 
     @functools.cached_property
     def game(self) -> GameConfig:
-        """The rules' settings (table size and variants)."""
-        return GameConfig(self.num_players, self.open_baskets, self.no_fighting)
+        """The rules' settings (table size, variants, rounds and deck)."""
+        deck = DEFAULT_DECK if self.deck is None else parse_deck(self.deck)
+        return GameConfig(self.num_players, self.open_baskets, self.no_fighting, deck, self.rounds)
+
+    @property
+    def short(self) -> bool:
+        """A short game (MV1-MV3): fewer rounds than 12, or a deck of its own."""
+        return self.rounds != NUM_ROUNDS or self.deck is not None
 
     @classmethod
     def of(cls, **kwargs: object) -> TableSpec:
@@ -71,8 +96,9 @@ class TableSpec:
         return cls(**kwargs)  # type: ignore[arg-type]
 
     def as_kwargs(self) -> TableKwargs:
-        """The settings as keyword arguments, to build another env or engine on the same table."""
-        return TableKwargs(
+        """The settings as keyword arguments, to build another env or engine on the same table
+        (`rounds` and `deck` only where they differ from the rulebook's)."""
+        kwargs = TableKwargs(
             num_players=self.num_players,
             open_baskets=self.open_baskets,
             no_fighting=self.no_fighting,
@@ -80,6 +106,11 @@ class TableSpec:
             reward=self.reward,
             observation_dtype=self.observation_dtype,
         )
+        if self.rounds != NUM_ROUNDS:
+            kwargs["rounds"] = self.rounds
+        if self.deck is not None:
+            kwargs["deck"] = self.deck
+        return kwargs
 
     def replace(self, **changes: object) -> TableSpec:
         """A copy with some settings changed."""

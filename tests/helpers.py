@@ -111,3 +111,18 @@ def pettingzoos_own_warnings_only(*more: str) -> Iterator[None]:
         ):
             warnings.filterwarnings("ignore", message=message)
         yield
+
+
+# Short games (MV1-MV3): a deck of 3 x rounds + 1 cards that holds every effect early (a Lantern, a
+# Seagull and Jellyfish among the first cards), so that R5 and R9 happen in two or three rounds.
+EFFECTS_FIRST = (
+    "lantern:5 seagull:0 jellyfish:-10 tigerfish:7 jellyfish:-15 emperor_tuna:12 lantern:1 jellyfish:-10 kittenfish:2 seagull:0 "
+    "emperor_tuna:15 tigerfish:9 kittenfish:4 lantern:3 emperor_tuna:10 tigerfish:6 kittenfish:1 jellyfish:-15 seagull:0 "
+    "emperor_tuna:13 tigerfish:8 kittenfish:5 lantern:7 emperor_tuna:11 tigerfish:6 kittenfish:3 seagull:0 emperor_tuna:14 "
+    "tigerfish:7 kittenfish:2 emperor_tuna:12 tigerfish:8 seagull:0 emperor_tuna:13"
+)
+
+
+def effects_first_deck(rounds: int) -> str:
+    """A short game's deck list (MV2) whose first cards hold every effect."""
+    return " ".join(EFFECTS_FIRST.split()[: 3 * rounds + 1])

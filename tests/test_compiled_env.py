@@ -14,6 +14,7 @@ import itertools
 import numpy as np
 import pytest
 from gymnasium.utils import seeding
+from helpers import effects_first_deck
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -79,10 +80,22 @@ EVERY_CONFIGURATION = [
 ]
 
 
-@pytest.mark.parametrize("kwargs", EVERY_CONFIGURATION, ids=lambda kwargs: "-".join(map(str, kwargs.values())))
+SHORT_GAMES = [  # MV1-MV3: 2, 3, 4 and 7 rounds, with their decks
+    dict(num_players=3, rounds=2, deck=effects_first_deck(2), reward="score"),
+    dict(num_players=4, rounds=3, deck=effects_first_deck(3), no_fighting=True, view="recall", observation_dtype="uint8"),
+    dict(num_players=5, rounds=4, deck=effects_first_deck(4), open_baskets=True, reward="margin"),
+    dict(num_players=6, rounds=7, deck=effects_first_deck(7), view="recall", reward="score"),
+]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    EVERY_CONFIGURATION + SHORT_GAMES,
+    ids=lambda kwargs: "-".join(f"{value}" if key != "deck" else "short" for key, value in kwargs.items()),
+)
 def test_both_envs_play_and_show_what_the_reference_does_in_every_configuration(kwargs):
     """One game a configuration through the AEC and the Parallel env, beside the pure rules and encoder."""
-    seed = 7 * kwargs["num_players"] + 3 * kwargs["open_baskets"] + kwargs["no_fighting"]
+    seed = 7 * kwargs["num_players"] + 3 * kwargs.get("open_baskets", False) + kwargs.get("no_fighting", False) + kwargs.get("rounds", 0)
     aec, parallel = miaui_env.env(**kwargs), miaui_env.parallel_env(**kwargs)
     aec.reset(seed=seed)
     observations, _ = parallel.reset(seed=seed)

@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 import pytest
 from gymnasium.utils import seeding
-from helpers import check_round_arrays, stacked_deck
+from helpers import check_round_arrays, effects_first_deck, stacked_deck
 
 from miaui_env import IllegalActionError
 from miaui_env.game.cards import FISH_KINDS, FishKind, parse_deck_order
@@ -84,9 +84,33 @@ def same_bits(engine_obs: np.ndarray, reference_obs: np.ndarray) -> None:
 def test_batched_engine_plays_and_shows_what_the_pure_rules_and_encoder_do(n, open_baskets, no_fighting, view, reward, dtype, threads):
     seed = 1000 * n + 100 * open_baskets + 10 * no_fighting + VIEWS.index(view)
     settings = dict(num_players=n, open_baskets=open_baskets, no_fighting=no_fighting, view=view, reward=reward, observation_dtype=dtype)
-    engine = VectorMiaui(GAMES, seed=seed, threads=threads, **settings)
+    play_beside_the_reference(settings, seed, GAMES, threads)
+
+
+SHORT_GAMES = [  # (rounds, players, open_baskets, no_fighting, view, dtype)
+    (2, 3, False, False, "table", "float32"),
+    (3, 3, False, True, "recall", "uint8"),
+    (3, 4, True, False, "table", "float32"),
+    (5, 6, False, False, "recall", "float32"),
+    (11, 5, True, True, "table", "uint8"),
+]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(("rounds", "n", "open_baskets", "no_fighting", "view", "dtype"), SHORT_GAMES)
+def test_batched_engine_plays_short_games_as_the_pure_rules_do(rounds, n, open_baskets, no_fighting, view, dtype):
+    deck = effects_first_deck(rounds)
+    settings = dict(num_players=n, open_baskets=open_baskets, no_fighting=no_fighting, view=view, observation_dtype=dtype)
+    play_beside_the_reference({**settings, "reward": "score", "rounds": rounds, "deck": deck}, seed=rounds, games=64, threads=1)
+
+
+def play_beside_the_reference(settings: dict, seed: int, games: int, threads: int) -> None:
+    """Two episodes of `games` random games through the engine and the pure rules and encoder side
+    by side, every step compared (observations bit for bit, masks, records, rewards, scores, winners)."""
+    engine = VectorMiaui(games, seed=seed, threads=threads, **settings)
+    view, reward, dtype, n = engine.view, engine.table_spec.reward, engine.table_spec.observation_dtype, engine.num_players
     # The documented seed tree: slot i deals with child i of SeedSequence(seed), game after game.
-    children = np.random.SeedSequence(seed).spawn(GAMES)
+    children = np.random.SeedSequence(seed).spawn(games)
     reference = ReferenceBatch(engine.config, view, dtype, [np.random.Generator(np.random.PCG64(c)) for c in children])
     reference.deal()  # the games dealt at construction
     obs, masks = engine.reset()  # no new seed: each slot's next deal
@@ -94,13 +118,14 @@ def test_batched_engine_plays_and_shows_what_the_pure_rules_and_encoder_do(n, op
     same_bits(obs, reference.observations())
     np.testing.assert_array_equal(masks, reference.masks())
     rng = np.random.default_rng(seed)
+    last = engine.config.rounds
     for _ in range(EPISODES):
-        for decision in range(NUM_ROUNDS - 1):  # round 12's card is forced (R6)
+        for decision in range(last - 1):  # the last round's card is forced (R6)
             actions = np.argmax(rng.random(masks.shape) * masks, axis=2)
             obs, masks, rewards, dones, infos = engine.step(actions)
             records = reference.play(actions)
             check_round_arrays(infos["rounds"], records)
-            if decision < NUM_ROUNDS - 2:
+            if decision < last - 2:
                 assert not dones.any() and not rewards.any()
                 same_bits(obs, reference.observations())
                 np.testing.assert_array_equal(masks, reference.masks())
@@ -354,13 +379,22 @@ def test_trusted_actions_play_as_checked_ones():
             np.testing.assert_array_equal(one, other)
 
 
-def test_a_fresh_deal_with_a_hand_that_is_no_hand_is_refused():
+@pytest.mark.parametrize(
+    ("settings", "seat", "card", "message"),
+    [
+        ({}, 0, 0, "has a hand that does not hold 12 of the diver cards 1-12, as at round 1"),  # a 2 is no 0/1 flag
+        ({"rounds": 3, "deck": effects_first_deck(3)}, 1, 4, "has a hand that does not hold 3 of the diver cards 1-3, as at round 1"),
+    ],
+)
+def test_a_fresh_deal_with_a_hand_that_is_no_hand_is_refused(settings, seat, card, message):
     from miaui_env.game.rules import InvalidConfigError, new_game
 
-    engine = VectorMiaui(1, num_players=4, seed=0)
+    engine = VectorMiaui(1, num_players=4, seed=0, **settings)
     state = new_game(engine.config, np.random.default_rng(0))
-    state.hands[0, 0] = 2
-    with pytest.raises(InvalidConfigError, match=r"states\[0\] has a hand that does not hold the 12 diver cards left at round 1"):
+    state.hands[seat, card] = 2 if not settings else 1  # a short game's hand with a card past its rounds (MV1)
+    if settings:
+        state.hands[seat, 0] = 0  # (as many cards as it should hold)
+    with pytest.raises(InvalidConfigError, match=rf"states\[0\] {message}"):
         engine.load_states([state])
 
 

@@ -47,6 +47,7 @@ import dataclasses
 import json
 import math
 import time
+import types
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,7 +60,7 @@ from miaui_env.agents import RandomAgent
 from miaui_env.agents.loading import AgentSpecError
 from miaui_env.apps.cli import check_writable, distinct, non_negative_int, positive_int, run_command
 from miaui_env.apps.files import atomic_write
-from miaui_env.game.cards import DeckError, parse_deck
+from miaui_env.game.cards import DeckError, deck_list, parse_deck
 from miaui_env.game.rules import NUM_DIVER_CARDS, GameConfig, InvalidConfigError
 from miaui_env.games import get_game
 from miaui_env.observe.observation import OBSERVATION_LAYOUT
@@ -83,7 +84,7 @@ class OctopusVariant:
     options = ("species", "values", "octopuses", "target")  # the command line's options that make a variant
     agents = ("random", "cautious", "risk-aware", "theft-aware", "rival-aware")
     refused: ClassVar[Mapping[str, str]] = MappingProxyType({})
-    trains = True  # OctopusSelfPlayVecEnv plays variants: the yardstick and self-play can train on one
+    selfplay_recipe = "octopus-v2"  # configs/octopus-v2.yaml: the octopus game's teacher-free recipe
     length = ", one session"
 
     def spiel_game(self, variant: Any, players: int, view: str) -> Any:
@@ -98,6 +99,19 @@ class OctopusVariant:
         """The seat to move's observation in the agent's view, and its action mask."""
         seat = state.current_player()
         return octopus_observation.observe(state.state, seat, getattr(agent, "view", "table")), octopus.action_mask(state.state)
+
+    def learner_env(self, variant: Any, players: int, view: str, seed: int, opponent: Any = None) -> Any:
+        """A learner's VecEnv on the variant, one session long: a learner seat of every game, the
+        others `opponent`'s (None: random until `seat_pool`)."""
+        from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
+
+        return OctopusSelfPlayVecEnv(
+            256, num_players=players, opponent=opponent, view=view, reward="win", max_sessions=1, variant=variant, seed=seed
+        )
+
+    def seat_pool(self, venv: Any, pool: Sequence[Any], seed: int) -> None:
+        """From the next game on, each game's opponents are one agent of `pool`, drawn uniformly."""
+        venv.set_opponents(pool, [1.0] * len(pool), seed=seed)
 
     def variant(self, args: argparse.Namespace, players: int) -> octopus.Variant:
         """The variant the command line names (Variant refuses one outside the game, by name)."""
@@ -131,8 +145,11 @@ class MiauiShortGame:
             "middle": "it draws one of two middle cards at random",
         }
     )
-    trains = False  # the batched Miaui engine the yardstick and self-play train on plays the 12-round game
+    selfplay_recipe = "default"  # configs/default.yaml: Miaui's teacher-free recipe (its learner and view)
     length = ""
+
+    def __init__(self) -> None:
+        self._games: dict[tuple[tuple[str, Any], ...], Any] = {}  # the same short game in other views, for `seen`
 
     def spiel_game(self, variant: Any, players: int, view: str) -> Any:
         """The short game in OpenSpiel, turn-based, rewarded by wins, observed in `view`."""
@@ -143,12 +160,52 @@ class MiauiShortGame:
         return pyspiel.convert_to_turn_based(pyspiel.load_game("python_miaui", params))
 
     def seen(self, state: Any, agent: Any) -> tuple[np.ndarray, np.ndarray]:
-        """The seat to move's observation (the game is loaded in the agent's view) and its action mask."""
+        """The seat to move's observation in the agent's view and its action mask. A state of the game
+        loaded in another view is replayed, action by action, in the agent's (a trained best response
+        reads the recall view where the agent it answers reads the table)."""
+        import pyspiel
+
+        parameters = state.get_game().get_parameters()["game"]
+        view = getattr(agent, "view", "table")
+        if parameters["view"] != view:
+            key = tuple(sorted({**parameters, "view": view}.items()))
+            if key not in self._games:
+                game = pyspiel.load_game(parameters["name"], {k: v for k, v in key if k != "name"})
+                self._games[key] = pyspiel.convert_to_turn_based(game)
+            replayed = self._games[key].new_initial_state()
+            for action in state.history():
+                replayed.apply_action(action)
+            state = replayed
         # the turn-based game puts its own cells first; the seat's observation is the last 620
         seen = np.asarray(state.observation_tensor(state.current_player()), dtype=np.float32)[-OBSERVATION_LAYOUT.size :]
         mask = np.zeros(NUM_DIVER_CARDS, dtype=np.int8)
         mask[state.legal_actions()] = 1
         return seen, mask
+
+    def learner_env(self, variant: Any, players: int, view: str, seed: int, opponent: Any = None) -> Any:
+        """A learner's VecEnv on the short game (the batched engine): a learner seat of every game,
+        moving round the table, the others `opponent`'s (None: random until `seat_pool`)."""
+        from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+
+        rules = {"open_baskets": variant.open_baskets, "no_fighting": variant.no_fighting, "rounds": variant.rounds}
+        return MiauiSelfPlayVecEnv(
+            512,
+            num_players=players,
+            learner_seats=[0],
+            opponent=opponent,
+            view=view,
+            reward="win",
+            deck=deck_list(variant.deck),
+            seed=seed,
+            **rules,
+        )
+
+    def seat_pool(self, venv: Any, pool: Sequence[Any], seed: int) -> None:
+        """From the next game on, each game's opponents are one agent of `pool`, drawn uniformly."""
+        from training.opponents import OpponentMixture
+
+        rng = np.random.default_rng(seed)
+        venv.set_opponent(OpponentMixture(list(pool), [1.0] * len(pool), rng, seats_per_game=venv.num_players - 1))
 
     def variant(self, args: argparse.Namespace, players: int) -> GameConfig:
         """The short game the command line names; InvalidConfigError or DeckError naming a bad one."""
@@ -232,8 +289,6 @@ class ExactConfig:
             from training.ppo import ppo_kwargs
 
             ppo_kwargs(load_config("yardstick", self.yardstick_ppo).ppo)  # a bad key or value: ConfigError, before any work
-        if not self.game.trains and (self.yardstick_steps or self.selfplay_steps):
-            raise ExactConfigError("the yardstick and self-play train on the batched Miaui engine, which plays the 12-round game only")
 
     @property
     def game(self) -> ExactGame:
@@ -318,26 +373,21 @@ class Row:
 
 def trained_gains(game: Any, config: ExactConfig, spec: str, profile: Any, values: Sequence[float]) -> tuple[float, ...]:
     """The yardstick's best response to `spec`, trained as `training.exploit` trains one (configs/yardstick.yaml's
-    PPO from new weights, the recall view, every seat of its own games against the agent in the others),
+    PPO from new weights, the recall view, a seat of each of its games against the agent in the others),
     then measured exactly: in each seat, its win share against the agent less the agent's own there."""
     from open_spiel.python.algorithms import expected_game_score
 
-    from miaui_env.agents.policy import PolicyAgent
-    from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
     from training.config import load_config
     from training.exploit import VIEW, YARDSTICK
     from training.hardware import torch_threads
     from training.ppo import new_learner, ppo_kwargs
 
-    assert isinstance(config.variant, octopus.Variant)  # ExactConfig refuses the yardstick on a short Miaui game
     target = get_game(config.game.name).load_agent(spec, seed=config.seed)
-    venv = OctopusSelfPlayVecEnv(
-        256, num_players=config.players, opponent=target, view=VIEW, reward="win", max_sessions=1, variant=config.variant, seed=config.seed
-    )
+    venv = config.game.learner_env(config.variant, config.players, VIEW, config.seed, opponent=target)
     model = new_learner(venv, ppo_kwargs(load_config(YARDSTICK, config.yardstick_ppo).ppo), config.seed)
     with torch_threads(1):  # as the yardstick trains (training/hardware.py)
         model.learn(config.yardstick_steps)
-    learner = agent_policy(game, PolicyAgent(model, "best response", view=VIEW))
+    learner = network_policy(game, model.policy, VIEW, config.game, best=True)
     gains = []
     for seat in range(config.players):
         seated = [learner if s == seat else profile for s in range(config.players)]
@@ -345,21 +395,20 @@ def trained_gains(game: Any, config: ExactConfig, spec: str, profile: Any, value
     return tuple(gains)
 
 
-SELFPLAY_CONFIG = "octopus-v2"  # configs/octopus-v2.yaml: the octopus game's teacher-free recipe
 SELFPLAY_SNAPSHOTS = 8  # the pool of past selves a run keeps, one every steps / 8, as a league's pool_size
 
 
-def network_policy(game: Any, network: Any, view: str, best: bool = False) -> Any:
-    """A trained octopus network as an OpenSpiel policy: its action distribution over the legal
-    actions (a mixed strategy, as it plays in self-play), or with `best` its most likely action."""
+def network_policy(game: Any, network: Any, view: str, exact_game: ExactGame, best: bool = False) -> Any:
+    """A trained network as an OpenSpiel policy: its action distribution over the legal actions (a
+    mixed strategy, as it plays in self-play), or with `best` its most likely action."""
     import torch
     from open_spiel.python import policy
 
+    viewer = types.SimpleNamespace(view=view)  # what `seen` asks of an agent: the view it reads
+
     class NetworkPolicy(policy.Policy):  # type: ignore[misc]
         def action_probabilities(self, state: Any, player_id: int | None = None) -> dict[int, float]:
-            seat = state.current_player()
-            seen = octopus_observation.observe(state.state, seat, view)
-            mask = octopus.action_mask(state.state)
+            seen, mask = exact_game.seen(state, viewer)
             with torch.no_grad():
                 observation, _ = network.obs_to_tensor(seen[None, :])
                 chances = network.get_distribution(observation, action_masks=mask[None, :]).distribution.probs[0].numpy()
@@ -372,24 +421,20 @@ def network_policy(game: Any, network: Any, view: str, best: bool = False) -> An
 
 
 def selfplay_policy(config: ExactConfig) -> tuple[Any, str, float, int]:
-    """Teacher-free self-play PPO on the variant, configs/octopus-v2.yaml's learner and view, every seat
-    of its own games against its past selves (a snapshot every steps / SELFPLAY_SNAPSHOTS, the pool
-    drawn uniformly, as a league's pool; a snapshot at least every rollout); returns the network, the
-    view it plays from, the CPU seconds it took and the steps it trained (whole rollouts of 64 steps
-    of every row, a row a learner seat of 256 games: at least `selfplay_steps`)."""
+    """Teacher-free self-play PPO on the variant, the game's recipe's learner and view (configs/octopus-v2.yaml,
+    configs/default.yaml without its privileged critic), a seat of each of its games against its past
+    selves in the others (a snapshot every steps / SELFPLAY_SNAPSHOTS, the pool drawn uniformly, as a
+    league's pool; a snapshot at least every rollout); returns the network, the view it plays from,
+    the CPU seconds it took and the steps it trained (whole rollouts: at least `selfplay_steps`)."""
     import copy
 
     from miaui_env.agents.policy import PolicyAgent
-    from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
     from training.config import load_config
     from training.hardware import torch_threads
     from training.ppo import new_learner, ppo_kwargs
 
-    assert isinstance(config.variant, octopus.Variant)  # ExactConfig refuses self-play on a short Miaui game
-    recipe = load_config(SELFPLAY_CONFIG)
-    venv = OctopusSelfPlayVecEnv(
-        256, num_players=config.players, view=recipe.view, reward="win", max_sessions=1, variant=config.variant, seed=config.seed
-    )
+    recipe = load_config(config.game.selfplay_recipe)
+    venv = config.game.learner_env(config.variant, config.players, str(recipe.view), config.seed)
     start = time.process_time()
     with torch_threads(1):
         model = new_learner(venv, ppo_kwargs(recipe.ppo), config.seed)
@@ -402,7 +447,7 @@ def selfplay_policy(config: ExactConfig) -> tuple[Any, str, float, int]:
             frozen.set_training_mode(False)
             snapshot = PolicyAgent(frozen, f"self-{k}", view=recipe.view, deterministic=False, seed=config.seed + k)
             pool = [*pool, snapshot][-SELFPLAY_SNAPSHOTS:]
-            venv.set_opponents(pool, [1.0] * len(pool), seed=config.seed + k)
+            config.game.seat_pool(venv, pool, config.seed + k)
             model.learn(chunk, reset_num_timesteps=False)
     return model.policy, str(recipe.view), time.process_time() - start, int(model.num_timesteps)
 
@@ -458,7 +503,8 @@ def run(config: ExactConfig, out: Path | None) -> list[Row]:
         network, view, spent, steps = selfplay_policy(config)
         for best, how in ((False, "its action chances"), (True, "its most likely action")):
             name = f"self-play PPO ({steps:,} steps, {spent:.0f} s), {how}"
-            rows.append(dataclasses.replace(measure(game, name, network_policy(game, network, view, best)), seconds=spent))
+            profile = network_policy(game, network, view, config.game, best)
+            rows.append(dataclasses.replace(measure(game, name, profile), seconds=spent))
             print(_line(rows[-1]), flush=True)
         row, _ = mccfr_row(game, spent, config.seed)  # the same CPU time
         rows.append(row)
@@ -533,9 +579,6 @@ def main(argv: list[str] | None = None) -> None:
     players = args.players or registered.min_players
     agents = tuple(args.agents if args.agents is not None else game.agents)
     distinct(parser, "--agents", agents)
-    if not game.trains and (args.yardstick_steps or args.selfplay_steps):
-        option = "--yardstick-steps" if args.yardstick_steps else "--selfplay-steps"
-        parser.error(f"{option}: the yardstick and self-play train on the batched Miaui engine, which plays the 12-round game only")
     if not registered.min_players <= players <= registered.max_players:
         parser.error(f"--players {players}: {registered.title} seats {registered.min_players}-{registered.max_players}")
     if args.values is not None and not (args.values.isascii() and args.values.isdigit()):

@@ -143,6 +143,11 @@ class ArenaConfig:
         table's reward, and shows agents float32 observations whatever its observation dtype."""
         if not isinstance(table, TableSpec):
             raise InvalidConfigError(f"ArenaConfig.at_table takes a miaui_env.spec.TableSpec, got {table!r:.60}")
+        if table.short:
+            raise InvalidConfigError(
+                f"the arena plays the 12-round game with R2's deck; this table is a short game (rounds={table.rounds}, MV1-MV3): "
+                "measure short games exactly with python -m training.exact --game miaui"
+            )
         return cls(table.num_players, games, table.open_baskets, table.no_fighting, table.view, seed, batch_games)
 
     @property

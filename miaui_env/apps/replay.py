@@ -142,14 +142,14 @@ def _ints(values: Any, field: str) -> tuple[int, ...]:
 def _game_config(table: GameConfig | TableSpec | Mapping[str, Any]) -> GameConfig:
     """The GameConfig a replay records; a plain dict of its fields is 0.2's form, kept for one version."""
     if isinstance(table, TableSpec):
-        return table.game
+        table = table.game
     if isinstance(table, Mapping):
         warnings.warn("record_replay takes a GameConfig or a TableSpec; a dict of settings goes in 0.3", DeprecationWarning, stacklevel=3)
         table = GameConfig(**{key: table[key] for key in _SETTINGS if key in table})
     if not isinstance(table, GameConfig):
         raise InvalidConfigError(f"record_replay takes the table as a GameConfig or a TableSpec; got {type(table).__name__}")
-    if table.deck != DEFAULT_DECK:
-        raise InvalidConfigError("a replay file records games of the default deck (R2); this table's deck is another")
+    if table.deck != DEFAULT_DECK or table.rounds != NUM_ROUNDS:
+        raise InvalidConfigError("a replay file records 12-round games of R2's deck; this table plays a short game (MV1-MV3)")
     return table
 
 

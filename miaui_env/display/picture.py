@@ -164,7 +164,7 @@ def spectator_scene(game: GameState) -> Scene:
         for s in range(n)
     )
     reveal = tuple(describe_round(last)) if last is not None else ()
-    return Scene(_title(n, config.open_baskets, config.no_fighting), _round_line(game.round), kiti, lagoon, seats, reveal)
+    return Scene(_title(n, config.open_baskets, config.no_fighting), _round_line(game.round, config.rounds), kiti, lagoon, seats, reveal)
 
 
 def seat_scene(table: ObservedTable) -> Scene:
@@ -195,7 +195,7 @@ def seat_scene(table: ObservedTable) -> Scene:
             held = (None,) * NUM_DIVER_CARDS
         seats.append(SceneSeat(names[k], held, tuple(_seen_card(card) for card in row.pile), row.height, row.score, _last_seen(row.last)))
     title = _title(n, table.open_baskets, table.no_fighting) + ": one seat's view"
-    return Scene(title, _round_line(round_number), kiti, lagoon, tuple(seats))
+    return Scene(title, _round_line(round_number, NUM_ROUNDS), kiti, lagoon, tuple(seats))  # (an observation names no short game)
 
 
 # -- reading the sources -----------------------------------------------------------------------
@@ -204,8 +204,8 @@ def _title(n: int, open_baskets: bool, no_fighting: bool) -> str:
     return f"Miaui, {n} players" + (f" ({', '.join(variants)})" if variants else "")
 
 
-def _round_line(round_number: int) -> str:
-    return "game over" if round_number > NUM_ROUNDS else f"round {round_number} of {NUM_ROUNDS}"
+def _round_line(round_number: int, rounds: int) -> str:
+    return "game over" if round_number > rounds else f"round {round_number} of {rounds}"
 
 
 def _game_card(game: GameState, index: int, face_down: bool = False, note: str = "") -> DrawnCard:

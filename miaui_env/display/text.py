@@ -70,7 +70,7 @@ def render_table(state: GameState) -> str:
     if state.is_over:
         lines = [f"{title}: game over"]
     else:
-        lines = [f"{title}: round {state.round} of {NUM_ROUNDS}"]
+        lines = [f"{title}: round {state.round} of {config.rounds}"]
         if not config.no_fighting:
             a = kiti_seat(state.round, n)
             lines.append(f"Kiti sits between {seat_name(a)} and {seat_name((a + 1) % n)}")

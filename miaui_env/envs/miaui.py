@@ -37,6 +37,11 @@ every step (tests/test_compiled_env.py).
   `"margin"` (own final score minus the best opponent's).
 - `observation_dtype`: `"float32"` (default) or `"uint8"`: every entry as its exact byte code
   (`miaui_env.observe.compact`; `compact.expand_observations` gives the floats back bit for bit).
+- `rounds` (2-12, default 12) and `deck` (a deck list such as `"emperor_tuna:10*6 jellyfish:-10*4"`,
+  default R2's 37 cards): a short game (MV1-MV3) of `rounds` rounds, hands holding cards 1 to
+  `rounds`, dealt from its 3 x `rounds` + 1 fish; an episode is `rounds - 1` decisions an agent.
+  The observation keeps its layout (cards above `rounds` are never in a hand), so a network built
+  for one plays the other. For exact tools (`python -m training.exact --game miaui`).
 - `render_mode`: `None`, `"ansi"` (`render()` returns the table as text), `"human"` (prints it
   at every deal and every reveal, as the game goes, and whenever `render()` is called) or
   `"rgb_array"` (`render()` returns a picture of the table, (H, W, 3) uint8, drawn with Pillow:

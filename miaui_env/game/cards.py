@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -120,3 +121,9 @@ def parse_deck(text: str) -> tuple[FishCard, ...]:
     if not cards:
         raise DeckError(f"a deck list names at least one card written kind:value[*count], got {text!r:.60}")
     return tuple(cards)
+
+
+def deck_list(cards: Iterable[FishCard]) -> str:
+    """A deck written as `parse_deck` reads it, each run of equal cards as `kind:value*count`."""
+    runs = [(card, sum(1 for _ in run)) for card, run in itertools.groupby(cards)]
+    return " ".join(f"{card}*{count}" if count > 1 else str(card) for card, count in runs)

@@ -90,8 +90,8 @@ class GameConfig:
     deck: tuple[FishCard, ...] = DEFAULT_DECK
     rounds: int = NUM_ROUNDS
     """Rounds, and diver cards in each hand (1..rounds): fewer than 12 is a short game (MV1), dealt
-    from a deck of 3 x rounds + 1 cards (MV2). Played by these rules and the OpenSpiel bridge; the envs,
-    the batched engine and saved states hold the 12-round game only."""
+    from a deck of 3 x rounds + 1 cards (MV2). Played by these rules, the envs, the batched engine and
+    the OpenSpiel bridge; saved states, replays and the arena hold the 12-round game only."""
 
     def __deepcopy__(self, memo: dict[int, object]) -> GameConfig:
         return self  # immutable, deck included: a deep copy (OpenSpiel clones states so) shares it

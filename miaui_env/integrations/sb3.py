@@ -44,7 +44,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent, checked_actions, reset_agent
-from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, IllegalActionError, InvalidConfigError, illegal_action
+from miaui_env.game.rules import NUM_DIVER_CARDS, IllegalActionError, InvalidConfigError, illegal_action
 from miaui_env.game.seeding import Seed, seed_child, seed_children, seed_int, seed_ints, seed_tree
 from miaui_env.integrations.adapters import MASKED_SIZE, MaskedObservationError, split_mask
 from miaui_env.integrations.compact_torch import ExpandsCodes, expand_observations_torch
@@ -229,6 +229,7 @@ class MiauiSelfPlayVecEnv(OneEnvVecEnv):
         if opponent is not None:
             check_agent(opponent, "opponent")
         self.num_games, self.num_players = num_games, num_players
+        self._decisions = self.engine.config.rounds - 1  # an episode's steps: the last card is forced (R6)
         self.learner_seats = np.array(seats)
         if not isinstance(rotate_seats, bool):
             raise InvalidConfigError(f"rotate_seats must be True or False, got {rotate_seats!r}")
@@ -365,7 +366,7 @@ class MiauiSelfPlayVecEnv(OneEnvVecEnv):
                 "winner": bool(winners[i]),
                 "seat": int(learners[i % n_learners]),
                 "opponents": seated[i // n_learners],
-                "episode": {"r": float(self._returns[i]), "l": NUM_ROUNDS - 1, "t": elapsed},
+                "episode": {"r": float(self._returns[i]), "l": self._decisions, "t": elapsed},
             }
             for i in range(self.num_envs)
         ]

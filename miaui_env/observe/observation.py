@@ -37,6 +37,7 @@ from miaui_env.game.rules import (
     SeagullTheft,
     deep_priority,
     kiti_seat,
+    new_hands,
     shallow_priority,
 )
 from miaui_env.observe import layout as layout_module
@@ -401,6 +402,7 @@ class Encoder:
         self._canvas("variant")[:] = (config.open_baskets, config.no_fighting)
         self._canvas("present")[:n] = 1.0
         self._round_columns = round_columns(config)
+        self._dealt_hands = new_hands(config)
 
         self.obs_index = np.stack([observation_index(n, seat, view, config.open_baskets) for seat in range(n)])
         # R5, per FACE_DOWN_PIECES: who sees a face-down card's face, as the declared tables say
@@ -466,7 +468,7 @@ class Encoder:
         for k, column in enumerate(self._round_column_views):
             column[:] = self._round_columns[state.round, :, k]
         self._hands[:] = state.hands
-        np.subtract(1, state.hands, out=self._played, casting="unsafe")
+        np.subtract(self._dealt_hands, state.hands, out=self._played, casting="unsafe")  # (a short game's hands hold 1..rounds)
         self._refresh_lagoon(state)
 
         # Piles and the box change only through catches, so only catchers' piles are rewritten.

@@ -211,8 +211,8 @@ def _game_pieces(
             card = piles[g, s, below] if below >= 0 else empty
             for k in range(CARD_DIM):
                 rows[slot, s, _PILE + CARD_DIM * j + k] = features[card, k]
-        for c in range(NUM_DIVER_CARDS):
-            rows[slot, s, _PLAYED + c] = 1.0 - game.hands[g, s, c]
+        for c in range(NUM_DIVER_CARDS):  # a short game's cards past its rounds were never dealt, so never played (MV1)
+            rows[slot, s, _PLAYED + c] = 1 - game.hands[g, s, c] if c < tables.rounds else 0
         for k in range(_LAST_START, _LAST_STOP):
             rows[slot, s, k] = tables.row_zero[k]
         if reveal.plays[g, s] > 0:
@@ -267,8 +267,8 @@ def _assemble(
     for o in range(n):
         target = obs[g, o]
         if shows_round:
-            for r in range(NUM_ROUNDS):
-                target[_ROUND + r] = 1 if r + 1 == round_number else 0
+            for r in range(NUM_ROUNDS):  # none once the game is over (a short game's round rounds + 1 has a column)
+                target[_ROUND + r] = 1 if r + 1 == round_number and round_number <= tables.rounds else 0
         if shows_hand:  # Sight.OWN: the observer's own hand
             for c in range(NUM_DIVER_CARDS):
                 target[_HAND + c] = game.hands[g, o, c]

@@ -20,7 +20,8 @@ observation back bit for bit); agents and the SB3 VecEnv's opponents still read 
 the results are the same as on one thread, bit for bit; the deals' random numbers (one generator
 per slot) and the bookkeeping stay on the calling thread. The default is one thread.
 
-**Lockstep.** Every game lasts 11 decisions (round 12's card is forced), so the B games of a batch
+**Lockstep.** Every game lasts 11 decisions (round 12's card is forced; a short game of k rounds,
+MV1, lasts k - 1), so the B games of a batch
 move in lockstep: one round number for all, and all end together. The step that ends them returns
 `dones` all True, rewards, and in `infos` the final observations, masks, scores and winners (SB3's
 `terminal_observation` convention); the games have already been replaced by new ones, whose first
@@ -75,9 +76,7 @@ from gymnasium.error import ResetNeeded
 from miaui_env.game.cards import FISH_KINDS, DeckError, FishCard, FishKind, parse_deck_order
 from miaui_env.game.rules import (
     DEAL_UNIFORMS,
-    DECK_SIZE,
     MIN_PLAYERS,
-    NUM_DIVER_CARDS,
     NUM_ROUNDS,
     NUM_SPACES,
     Decision,
@@ -158,7 +157,7 @@ class VectorMiaui:
         ranks = np.array(
             [[[0] * n] + [np.argsort(priority(r, n)).tolist() for r in rounds[1:]] for priority in (deep_priority, shallow_priority)]
         )
-        self._rules = RuleTables(stats, kind, ranks, _SEAGULL, _JELLYFISH, _LANTERN, empty, no_fighting)
+        self._rules = RuleTables(stats, kind, ranks, _SEAGULL, _JELLYFISH, _LANTERN, empty, no_fighting, self.config.rounds)
         self.compact = self.table_spec.observation_dtype == "uint8"
         shown = shown_entries(n, view, open_baskets)  # what the declared tables show (R5, R11)
         self._tables = _encode_tables(self.config, n, stats, shown, self.compact)
@@ -170,7 +169,7 @@ class VectorMiaui:
 
         self.round = 1
         self._game = GameArrays(
-            hands=np.ones((batch, n, NUM_DIVER_CARDS), dtype=np.int8),
+            hands=np.repeat(self._loader.fresh_hands[None], batch, axis=0),
             lagoon=np.full((batch, NUM_SPACES, MAX_STACK), empty, dtype=np.int16),
             lagoon_len=np.zeros((batch, NUM_SPACES), dtype=np.int64),
             peeker=np.full((batch, NUM_SPACES, MAX_STACK), -1, dtype=np.int8),
@@ -178,7 +177,7 @@ class VectorMiaui:
             pile_len=np.zeros((batch, n), dtype=np.int64),
             pile_stats=np.zeros((batch, n, stats.shape[1]), dtype=np.int32),
             box_stats=np.zeros((batch, stats.shape[1]), dtype=np.int32),
-            placement=np.zeros((batch, NUM_ROUNDS * NUM_SPACES), dtype=np.int16),
+            placement=np.zeros((batch, self.config.rounds * NUM_SPACES), dtype=np.int16),
         )
         self._reveal = Reveal(
             plays=np.zeros((batch, n), dtype=np.int64),
@@ -209,7 +208,7 @@ class VectorMiaui:
         shapes = ((n, SEAT_DIM), (n, SEAT_DIM), (lagoon_size,), (rest_size,))
         self._scratch = ObservationPieces(*(_thread_scratch(self._threads, shape, self._obs.dtype) for shape in shapes))
         self._pending_decks: list[list[int] | None] = [None] * batch
-        self._unstacked = np.full((batch, DECK_SIZE), -1, dtype=np.int8)  # what the deal kernel reads when no deck is stacked
+        self._unstacked = np.full((batch, len(self.config.deck)), -1, dtype=np.int8)  # what the deal kernel reads when no deck is stacked
         self._unstacked.flags.writeable = False
         self._new_games()
         self._encode()
@@ -367,16 +366,16 @@ class VectorMiaui:
         as it comes), and `actions` is an int64 array of that shape; nothing is checked again."""
         if not isinstance(trusted, bool | np.bool_):  # a truthy string would skip every check
             raise IllegalActionError(f"trusted must be True or False, got {trusted!r:.60}")
-        if self.round > NUM_ROUNDS:
+        if self.round > self.config.rounds:
             raise ResetNeeded("the games are over and autoreset is off: call reset() or load_states() to start new ones")
         # C order and int64 whatever the caller's layout: the kernels' compiled code is looked up once (`_entry_point`).
         plays = np.ascontiguousarray(actions if trusted else self._checked(actions), dtype=np.int64) + 1
         records = [self._resolve(plays)]
-        if self.round == NUM_ROUNDS:  # R6: the last card is forced
+        if self.round == self.config.rounds:  # R6: the last card is forced
             records.append(self._resolve(self._game.hands.argmax(axis=2) + 1))
         self._encode()
         masks = self.action_masks()
-        done = self.round > NUM_ROUNDS
+        done = self.round > self.config.rounds
         rewards = np.zeros((self.num_envs, self.num_players), dtype=np.float32)
         infos: dict[str, Any] = {"rounds": records}
         if done:
@@ -425,7 +424,7 @@ class VectorMiaui:
         """Start every slot's game from its placement: full hands, the first three cards in the lagoon, nothing else."""
         self.round = 1
         game = self._game
-        game.hands.fill(1)
+        game.hands[:] = self._loader.fresh_hands
         game.lagoon.fill(self._rules.empty)
         game.lagoon[:, :, 0] = game.placement[:, :NUM_SPACES]
         game.lagoon_len.fill(1)
@@ -589,6 +588,7 @@ def _encode_tables(config: GameConfig, n: int, stats: np.ndarray, visible: np.nd
         summary_zero=COMPACT_ZERO[summary_span].copy(),
         empty=len(config.deck),
         hidden=hidden,
+        rounds=config.rounds,
     )
 
 

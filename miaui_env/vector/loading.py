@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from miaui_env.game.cards import DEFAULT_DECK
-from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES, GameConfig, GameState, InvalidConfigError, SeagullTheft
+from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES, GameConfig, GameState, InvalidConfigError, SeagullTheft, new_hands
 from miaui_env.vector.state import MAX_PILE, MAX_STACK, GameArrays, Reveal
 
 
@@ -53,7 +53,7 @@ class EngineSnapshot(NamedTuple):
 class FreshDeals(NamedTuple):
     """Games just dealt (`rules.new_game`), as the engine starts its own: their deal alone."""
 
-    placement: np.ndarray  # (B, 36): the lagoon's three cards, then the undealt deck, top first (what restocking reads, R4)
+    placement: np.ndarray  # (B, 3 x rounds): the lagoon's three cards, then the undealt deck, top first (what restocking reads, R4)
 
 
 class StateLoader:
@@ -63,6 +63,7 @@ class StateLoader:
         self.config, self.num_envs = config, num_envs
         self.stats = stats  # (cards + 2, stat) int32 card stats by deck index, then EMPTY and HIDDEN (RuleTables.stats)
         self.empty = len(config.deck)
+        self.fresh_hands = new_hands(config)  # (n, 12): what every seat holds at round 1
         # A record's FishCard -> a deck index with its stats (equal cards have equal stats). Records name
         # the config's own card objects, so their ids find them first: hashing a FishCard runs Python code.
         self._card_index = {card: index for index, card in enumerate(config.deck)}
@@ -85,7 +86,7 @@ class StateLoader:
             raise InvalidConfigError(f"states must be a sequence of one rules.GameState for each of the {self.num_envs} games")
         if len(states) != self.num_envs:
             raise InvalidConfigError(f"states must give one GameState for each of the {self.num_envs} games, got {len(states)}")
-        n, deck_size = self.config.num_players, len(self.config.deck)
+        n, deck_size, last = self.config.num_players, len(self.config.deck), self.config.rounds
         # Configs already found equal to the engine's, by id (the states keep them alive through the
         # call): comparing two configs whose decks were parsed apart compares 37 cards, ~14 us.
         equal_configs = {id(self.config)}
@@ -99,8 +100,8 @@ class StateLoader:
                     )
                 equal_configs.add(id(state.config))
             if isinstance(state.round, bool) or not isinstance(state.round, int | np.integer):
-                raise InvalidConfigError(f"states[{slot}] has round={state.round!r}; a round is an integer from 1 to {NUM_ROUNDS}")
-            if state.round > NUM_ROUNDS:
+                raise InvalidConfigError(f"states[{slot}] has round={state.round!r}; a round is an integer from 1 to {last}")
+            if state.round > last:
                 raise InvalidConfigError(
                     f"states[{slot}] is a finished game (round {state.round}); only games with a round left to play load"
                 )
@@ -168,10 +169,11 @@ class StateLoader:
         for state in states:
             if state.box or any(state.piles) or any(len(space) != 1 or space[0].peeker is not None for space in state.lagoon):
                 return None
-            if not (state.hands == 1).all():
+            if not np.array_equal(state.hands, self.fresh_hands):
                 return None
         placement = np.array([[*(space[0].card for space in state.lagoon), *state.deck] for state in states], dtype=np.int64)
-        if placement.shape != (self.num_envs, NUM_ROUNDS * NUM_SPACES) or ((placement < 0) | (placement >= len(self.config.deck))).any():
+        fits = placement.shape == (self.num_envs, self.config.rounds * NUM_SPACES)
+        if not fits or ((placement < 0) | (placement >= len(self.config.deck))).any():
             return None  # the general path names what is wrong
         return placement
 
@@ -182,7 +184,8 @@ class StateLoader:
         and sums them for the whole batch: Python touches single cards only in the lagoon and the
         last reveal, a few a game."""
         batch, n, empty, stats = self.num_envs, self.config.num_players, self.empty, self.stats
-        width = stats.shape[1]
+        width, last = stats.shape[1], self.config.rounds
+        left = last + 1 - round_number  # diver cards in each hand (R6)
         hands = np.stack([state.hands for state in states]).astype(np.int8, copy=False)
 
         lagoon_lens, lagoon_cards, peekers = [], [], []
@@ -210,8 +213,10 @@ class StateLoader:
                 _slots_with(batch, lagoon_slot, (peekers_array < -1) | (peekers_array >= n)),
             ),
             (
-                f"has a hand that does not hold the {NUM_DIVER_CARDS + 1 - round_number} diver cards left at round {round_number} (R6)",
-                ((hands != 0) & (hands != 1)).any(axis=(1, 2)) | (hands.sum(axis=2) != NUM_DIVER_CARDS + 1 - round_number).any(axis=1),
+                f"has a hand that does not hold {left} of the diver cards 1-{last}, as at round {round_number} (R6, MV1)",
+                ((hands != 0) & (hands != 1)).any(axis=(1, 2))
+                | (hands.sum(axis=2) != left).any(axis=1)
+                | hands[:, :, last:].any(axis=(1, 2)),
             ),
         ]
         for problem, slots in problems:
@@ -227,7 +232,7 @@ class StateLoader:
             pile_len=pile_len.astype(np.int64),
             pile_stats=_segment_sums(stats[pile_cards], pile_len.ravel()).reshape(batch, n, width),
             box_stats=_segment_sums(stats[box_cards], np.array(box_lens)),
-            placement=np.full((batch, NUM_ROUNDS * NUM_SPACES), empty, dtype=np.int16),
+            placement=np.full((batch, last * NUM_SPACES), empty, dtype=np.int16),
         )
         rows, slots_within = _segment_positions(lagoon_len.ravel())
         game.lagoon[rows, slots_within] = lagoon_cards_array
@@ -304,7 +309,8 @@ class StateLoader:
 def described(config: GameConfig) -> str:
     """A game config in words, for an error message."""
     deck = "" if config.deck == DEFAULT_DECK else ", another deck"
-    return f"{config.num_players} players, open_baskets={config.open_baskets}, no_fighting={config.no_fighting}{deck}"
+    rounds = "" if config.rounds == NUM_ROUNDS else f", {config.rounds} rounds"
+    return f"{config.num_players} players, open_baskets={config.open_baskets}, no_fighting={config.no_fighting}{rounds}{deck}"
 
 
 def _few(slots: list[int], shown: int = 8) -> str:

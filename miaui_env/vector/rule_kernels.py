@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES, Decision
+from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_SPACES, Decision
 from miaui_env.vector.state import GameArrays, Reveal, RoundArrays, RuleTables
 
 # Module globals are compile-time constants to numba. RoundArrays.decisions holds these indices.
@@ -180,12 +180,12 @@ def resolve_games(rules: RuleTables, game: GameArrays, reveal: Reveal, record: R
                     if kind[c] == jellyfish and pile_stats[g, winner, jellyfish] == 3:  # all three go; the rest close up
                         triples[g, winner] += 1
                         _send_triple(g, winner, stats, kind, jellyfish, piles, pile_len, pile_stats, box_stats)
-                    elif kind[c] == lantern and round_number < NUM_ROUNDS:  # R5: the space's next card goes face-down
+                    elif kind[c] == lantern and round_number < rules.rounds:  # R5: the space's next card goes face-down
                         lantern_peeker[depth] = winner
                 lagoon[g, depth, k] = empty
                 peeker[g, depth, k] = -1
             lagoon_len[g, depth] = 0
-        if round_number < NUM_ROUNDS:  # R4: round r+1's cards, face-down where a Lantern was caught (R5)
+        if round_number < rules.rounds:  # R4: round r+1's cards, face-down where a Lantern was caught (R5)
             for depth in range(NUM_SPACES):
                 slot = lagoon_len[g, depth]
                 lagoon[g, depth, slot] = placement[g, NUM_SPACES * round_number + depth]

@@ -30,12 +30,13 @@ class RuleTables(NamedTuple):
     lantern: int
     empty: int  # the EMPTY card index
     no_fighting: bool  # R8 instead of R7
+    rounds: int  # the game's last round: 12, or a short game's (MV1)
 
 
 class GameArrays(NamedTuple):
     """The state of every game, written in place by the rule kernels."""
 
-    hands: np.ndarray  # (B, n, 12) int8: 1 for each diver card in hand
+    hands: np.ndarray  # (B, n, 12) int8: 1 for each diver card in hand (a short game's: 1..rounds, MV1)
     lagoon: np.ndarray  # (B, 3, MAX_STACK) int16: each space's cards, oldest first (EMPTY beyond lagoon_len)
     lagoon_len: np.ndarray  # (B, 3) int64: cards in each space
     peeker: np.ndarray  # (B, 3, MAX_STACK) int8: who saw a lagoon card face-down (R5), -1 for a face-up card
@@ -43,7 +44,7 @@ class GameArrays(NamedTuple):
     pile_len: np.ndarray  # (B, n) int64
     pile_stats: np.ndarray  # (B, n, stat) int32: the summed stats of each pile (its value sum is the score, R10)
     box_stats: np.ndarray  # (B, stat) int32: the summed stats of the box (R9's victims)
-    placement: np.ndarray  # (B, 36) int16: the deal, three cards a round (R4)
+    placement: np.ndarray  # (B, 3 x rounds) int16: the deal, three cards a round (R4)
 
 
 class Reveal(NamedTuple):
@@ -90,6 +91,7 @@ class EncodeTables(NamedTuple):
     summary_zero: np.ndarray  # (CARD_DIM,) int64: the zeros of pile_summary's codes (scales HEIGHT_SCALE, COUNT_SCALE, ...)
     empty: int
     hidden: int
+    rounds: int  # the game's last round: 12, or a short game's (MV1)
 
 
 # The observation pieces the encode kernels assemble for each seat, in the order of EncodeTables.shown.
