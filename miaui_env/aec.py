@@ -28,6 +28,12 @@ class UnknownAgentError(ValueError):
     """An agent name that is not at this table."""
 
 
+class NotResetError(ResetNeeded, AssertionError, AttributeError):
+    """A call that needs a game before the first reset(): Gymnasium's ResetNeeded, and still what
+    PettingZoo's order enforcing raises there (an AssertionError; an AttributeError for `last`), so
+    code that catches those keeps working."""
+
+
 class ResetOptionError(ValueError):
     """A reset `options` that is not a dict."""
 
@@ -208,16 +214,39 @@ class _CheckedOrderEnforcingWrapper(OrderEnforcingWrapper):  # type: ignore[misc
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """The acting agent's observation, reward, termination, truncation and info."""
-        if not self._has_reset:
-            raise AttributeError("agent_selection cannot be accessed before reset")
+        self._check_reset("last()")
         last: tuple[Any, float, bool, bool, dict[str, Any]] = self.env.last(observe)
         return last
+
+    def observe(self, agent: str) -> Any:
+        """What `agent` sees now (NotResetError before the first reset)."""
+        self._check_reset("observe()")
+        return self.env.observe(agent)
+
+    def state(self) -> np.ndarray:
+        """The global state (NotResetError before the first reset)."""
+        self._check_reset("state()")
+        state: np.ndarray = self.env.state()
+        return state
+
+    def render(self) -> Any:
+        """The table as the render mode draws it (NotResetError before the first reset)."""
+        self._check_reset("render()")
+        return self.env.render()
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        """PettingZoo's iterator over the agents to act (NotResetError before the first reset)."""
+        self._check_reset("agent_iter()")
+        return super().agent_iter(max_iter)
+
+    def _check_reset(self, call: str) -> None:
+        if not self._has_reset:
+            raise NotResetError(f"call reset() before {call}: no game has been dealt yet")
 
     def step(self, action: Any) -> None:
         """Pass the action on; ResetNeeded before the first reset, and for an action once every agent
         has left the finished game (a `None` then gets upstream's warning, as PettingZoo's loops expect)."""
-        if not self._has_reset:
-            raise ResetNeeded("call reset() before step(): no game has been dealt yet")
+        self._check_reset("step()")
         if self.env.agents:
             self._has_updated = True
             self.env.step(action)

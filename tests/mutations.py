@@ -408,6 +408,14 @@ CATALOGUE: tuple[Mutation, ...] = (
              "replay: every seeded replay is dealt seed 0's game instead of its own"),
 
     # -- miaui_env/vector/encode_kernels.py and miaui_env/vector/engine.py -------------------------
+    Mutation("engine-short-game-deals-twelve-cards", "miaui_env/vector/engine.py",
+             "        game.hands[:] = self._loader.fresh_hands",
+             "        game.hands.fill(1)",
+             "MV1: the batched engine deals a short game's hands every diver card, not cards 1 to rounds"),
+    Mutation("encode-short-game-round-shown-after-its-end", "miaui_env/vector/encode_kernels.py",
+             "                target[_ROUND + r] = 1 if r + 1 == round_number and round_number <= tables.rounds else 0",
+             "                target[_ROUND + r] = 1 if r + 1 == round_number else 0",
+             "MV1: a finished short game's observation still shows a round about to be played"),
     Mutation("encode-face-down-shown-to-everyone", "miaui_env/vector/encode_kernels.py",
              "            if card != empty and peeker[g, depth, j] >= 0 and hide_in_lagoon:",
              "            if card != empty and peeker[g, depth, j] >= 99 and hide_in_lagoon:",

@@ -312,3 +312,109 @@ def test_an_output_folder_that_is_a_file_is_named_as_such(command, tmp_path):
     done = subprocess.run([sys.executable, "-m", *command, "--out", str(file)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and f"cannot write to {file}: it is a file (or a device), and a folder is needed" in done.stderr
     assert file.read_text() == "x"
+
+
+# The third attack (4,505 inputs): what it found accepted, or ended in Python's own errors.
+ONE_CARD = {"species": 1, "values": (1,), "octopuses": 0, "target": 1}
+TIME_SPAN = np.timedelta64(4)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: octopus_rules.Variant(**ONE_CARD), ValueError, "holds one card; a game needs at least two"),
+        (lambda: rules.GameConfig(num_players=TIME_SPAN), ValueError, "num_players must be an int"),
+        (lambda: miaui_env.env(num_players=TIME_SPAN), ValueError, "num_players"),
+        (lambda: miaui_env.octopus_env(num_players=np.timedelta64(3)), ValueError, "num_players"),
+        (lambda: miaui_env.octopus_env(max_sessions=np.timedelta64(3)), ValueError, "max_sessions"),
+        (lambda: VectorMiaui(np.timedelta64(2)), ValueError, "num_envs must be a positive int"),
+        (lambda: rules.score(None, 0), ValueError, "score takes a rules.GameState"),
+        (lambda: rules.scores(5), ValueError, "scores takes a rules.GameState"),
+        (lambda: rules.winners("x"), ValueError, "scores takes a rules.GameState"),
+        (lambda: miaui_env.game.cards.parse_deck("kittenfish:" + "9" * 5000), ValueError, "a fish is worth -1000 to 1000"),
+        (lambda: octopus_replay.describe_event(None), ValueError, "describe_event takes an engine event"),
+    ],
+)
+def test_the_third_attack_s_calls_are_refused_by_name(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_an_octopus_game_that_ends_at_its_deal_puts_every_agent_out_at_reset():
+    variant = octopus_rules.Variant(species=1, values=(1,), octopuses=1, target=1)  # its deal can end it (O8)
+    ended_at_deal = 0
+    for seed in range(8):
+        env = miaui_env.octopus_env(num_players=2, variant=variant)
+        env.reset(seed=seed)
+        over = env.unwrapped.is_over
+        ended_at_deal += over
+        for _agent in env.agent_iter():  # an AttributeError here before: no agent was selected
+            _, _, terminated, truncated, _ = env.last()
+            assert not over or terminated or truncated
+            env.step(None if terminated or truncated else 1)
+        assert env.agents == []
+    assert 0 < ended_at_deal < 8  # both kinds of deal were played
+
+
+@pytest.mark.parametrize("make", [miaui_env.env, miaui_env.octopus_env], ids=["miaui", "octopus"])
+@pytest.mark.parametrize("call", ["observe", "state", "render", "agent_iter", "last"])
+def test_an_env_asked_for_its_game_before_reset_says_to_reset(make, call):
+    from gymnasium.error import ResetNeeded
+
+    env = make()
+    arguments = ("player_0",) if call == "observe" else ()
+    with pytest.raises(ResetNeeded, match=rf"call reset\(\) before {call}\(\)"):
+        getattr(env, call)(*arguments)
+    with pytest.raises(AssertionError):  # still what PettingZoo's order enforcing raises
+        getattr(env, call)(*arguments)
+
+
+def test_time_span_arrays_and_masked_values_are_no_actions_and_change_nothing():
+    miaui, octopus = miaui_env.env(), miaui_env.octopus_env()
+    miaui.reset(seed=3)
+    octopus.reset(seed=5)
+    for env, action in ((miaui, np.array(np.timedelta64(0))), (octopus, np.ma.array(0, mask=True)), (octopus, np.array(np.timedelta64(0)))):
+        before = env.agent_selection, env.observe(env.agent_selection)["observation"].copy()
+        with pytest.raises(rules.IllegalActionError):
+            env.step(action)
+        assert env.agent_selection == before[0] and (env.observe(env.agent_selection)["observation"] == before[1]).all()
+
+
+def test_the_vecenvs_refuse_masked_actions_and_a_trusted_flag_that_is_no_bool():
+    from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
+    from miaui_env.integrations.sb3 import ActionMasksFromObservation
+
+    for venv in (MiauiSelfPlayVecEnv(2, num_players=3, learner_seats=[0], seed=0), OctopusSelfPlayVecEnv(2, num_players=2, seed=0)):
+        venv.reset()
+        actions = np.array([int(np.flatnonzero(mask)[0]) for mask in venv.action_masks()])
+        with pytest.raises(rules.IllegalActionError, match="masked entries"):
+            venv.step_async(np.ma.array(actions, mask=[True] + [False] * (len(actions) - 1)))
+        with pytest.raises(rules.IllegalActionError, match="trusted must be True or False"):
+            venv.step_async(actions.astype(float), trusted="yes")
+        venv.step(actions)  # nothing was stored: the next step plays as asked
+    with pytest.raises(ValueError, match="wraps an SB3 VecEnv"):
+        ActionMasksFromObservation(None)
+
+
+def test_octopus_heuristics_refuse_masks_that_are_not_flags():
+    env = miaui_env.octopus_env()
+    env.reset(seed=0)
+    seen = env.observe(env.agent_selection)
+    for name in ("cautious", "risk-aware", "theft-aware", "rival-aware"):
+        with pytest.raises(AgentError, match="masks hold 0 and 1 only"):
+            load_octopus_agent(name).act(seen["observation"][None, :], seen["action_mask"][None, :] * 2)
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        (["miaui_env.apps.demo", "--games", "10" * 12], "at most 1,000,000"),
+        (["miaui_env.apps.play", "--replay", "/dev/null"], "it exists and is not a regular file"),
+        (["miaui_env.apps.play", "--replay", "x.json", "--no-replay"], "not allowed with argument --replay"),
+    ],
+)
+def test_commands_refuse_a_demo_past_memory_and_a_replay_file_they_could_not_write(command, message, tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", *command], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, cwd=tmp_path
+    )
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr

@@ -239,7 +239,7 @@ def test_a_replay_records_its_table_from_a_game_config_or_a_table_spec():
     assert by_dict == by_config
     with pytest.raises(InvalidConfigError, match="a GameConfig or a TableSpec; got str"):
         record_replay("4 players", plays, seed=3)
-    with pytest.raises(InvalidConfigError, match="records 12-round games of R2.s deck"):  # the file could not say which deck
+    with pytest.raises(InvalidConfigError, match=r"records 12-round games of R2.s deck"):  # the file could not say which deck
         record_replay(GameConfig(num_players=4, deck=tuple(reversed(DEFAULT_DECK))), plays, seed=3)
 
 

@@ -525,7 +525,7 @@ REFUSED = [
         r"states\[3\] is not a whole game state at round 3: .*27 undealt cards \(got 26\)",
     ),
     ("card not in the deck", lambda: [3, odd_card_state(), 3, 3], r"states\[1\] holds card 99; a card is an integer index"),
-    ("hand too full", lambda: [3, 3, odd_hand_state(), 3], r"states\[2\] has a hand that does not hold 10 of the diver cards 1-12, as at round 3"),
+    ("hand too full", lambda: [3, 3, odd_hand_state(), 3], r"states\[2\] has a hand that does not hold 10 of the diver cards 1-12"),
     ("peeker not a seat", lambda: [odd_peeker_state(), 3, 3, 3], r"states\[0\] has a lagoon peeker that is no seat 0-3"),
 ]
 

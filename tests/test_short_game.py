@@ -118,7 +118,7 @@ def test_mv2_a_short_game_is_shuffled_from_its_deck_only():
 def test_a_deck_given_as_a_list_is_held_as_a_tuple_and_no_fish_is_worth_more_than_a_thousand():
     config = GameConfig(3, deck=list(SHORT_DECK), rounds=3)
     assert config.deck == SHORT_DECK and hash(config) == hash(GameConfig(3, deck=SHORT_DECK, rounds=3))
-    with pytest.raises(InvalidConfigError, match="emperor_tuna:1001 is worth 1001; a fish is worth -1000 to 1000"):
+    with pytest.raises(DeckError, match="a fish card's value is an int from -1000 to 1000, got 1001"):
         GameConfig(3, deck=(card("emperor_tuna:10"),) * 9 + (FishCard(FishKind.EMPEROR_TUNA, 1001),), rounds=3)
 
 

@@ -369,7 +369,7 @@ class EvaluationConfig(_Section):
     every: Positive
     """Evaluate (and checkpoint) every this many learner steps (RLlib: training iterations)."""
     num_players: PlayerCount
-    """Seats at the evaluation games (`players` until 0.2)."""
+    """Seats at the evaluation games (`players` in 0.1; still read, deprecated, until 0.3)."""
     games_per_baseline: Positive
     """Games against each baseline (rounded up to whole duplicate sets)."""
     baselines: tuple[Text, ...]
@@ -415,7 +415,7 @@ class ProbeConfig(_Section):
     steps: Count
     """Best-response PPO steps (0: no probe)."""
     num_players: PlayerCount
-    """Seats at the probe's games (one best response, the final policy in every other seat; `players` until 0.2)."""
+    """Seats at the probe's games (one best response, the final policy in every other seat; `players` in 0.1, read until 0.3)."""
     games: Positive
     """Arena games of each of the probe's evaluations."""
 
@@ -473,7 +473,7 @@ class RunConfig(_Section):
     seed: Count
     """The root of the run's seed tree (`seeds`): same config and seed, same run (on the same machine)."""
     threads: Positive = dataclasses.field(default=1, kw_only=True)  # kw_only: a default before the subclasses' required keys
-    """CPU threads for torch and the batched engine, which take turns (training/hardware.py; 1: see the README's "Threads")."""
+    """CPU threads for torch and the batched engine, taking turns (training/hardware.py; see the self-play guide's "Threads and GPUs")."""
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[A-Za-z0-9_.-]{1,100}", self.run_name) or self.run_name in (".", ".."):

@@ -6,6 +6,7 @@ OpenSpiel's exact best responses over the whole game tree, for agents and for an
     python -m training.exact --species 2 --values 12 --octopuses 1 --yardstick-steps 300000   # and the yardstick's share
     python -m training.exact --game miaui --rounds 3 --deck "emperor_tuna:10*6 jellyfish:-10*4"   # a short Miaui game
     python -m training.exact --agents --mccfr-seconds 0 --selfplay-steps 1000000   # self-play, then MCCFR as long
+    python -m training.exact --game miaui --agents high --yardstick-steps 200000 --selfplay-steps 200000
 
 The octopus game's small variant (`miaui_env.octopus.rules.Variant`, rulings OV1-OV3) is loaded in
 OpenSpiel (`python_octopus` with `species`, `values`, `octopuses`, `target`) and played for one
@@ -29,12 +30,14 @@ trained for the 12-round game and play a short one from the same observation (it
 for `--mccfr-seconds` of CPU time, or `--mccfr-iterations` (seeded and repeatable), on the same
 game, its average policy measured the same way.
 
-The octopus game only (the batched Miaui engine the trainers use plays the 12-round game):
-`--yardstick-steps` trains the yardstick's best response to each agent (`trained_gains`) and
-measures it exactly, so the share of the exact gain it finds is how tight `training.exploit`'s lower
-bound is; `--selfplay-steps` trains teacher-free self-play on the variant (configs/octopus-v2.yaml's
-learner against a pool of its past selves), measures it exactly as it plays (its action chances)
-and by its most likely action, then runs MCCFR for the same CPU time.
+`--yardstick-steps` trains the yardstick's best response to each agent (`trained_gains`: its PPO,
+the recall view, a seat of each game against the agent) on the variant itself and measures it
+exactly, so the share of the exact gain it finds is how tight `training.exploit`'s lower bound is;
+`--selfplay-steps` trains teacher-free self-play on the variant (the game's recipe's learner,
+configs/octopus-v2.yaml or configs/default.yaml without its privileged critic, against a pool of its
+past selves), measures it exactly as it plays (its action chances) and by its most likely action,
+then runs MCCFR for the same CPU time. Both train on the game's SB3 VecEnv (the octopus game's, or
+the batched Miaui engine's, which plays short games).
 
 Written to `--out` (default results/exact/<variant>/): exact.json and exact.md (the table).
 """
@@ -275,7 +278,7 @@ class ExactConfig:
     yardstick_steps: int = 0
     """PPO steps of a trained best response to each agent, with the yardstick's settings (0: none)."""
     selfplay_steps: int = 0
-    """PPO steps of teacher-free self-play on the variant (the octopus game), then MCCFR for the same CPU time (0: none)."""
+    """PPO steps of teacher-free self-play on the variant, then MCCFR for the same CPU time (0: none)."""
     yardstick_ppo: tuple[str, ...] = ()
     """`ppo.KEY=VALUE` overrides of the yardstick's PPO (configs/yardstick.yaml), as `training.exploit --set` takes them."""
 

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from miaui_env.agents import Agent, Policy, as_policy, check_agent, checked_batch, reset_agent
-from miaui_env.game.rules import NUM_ROUNDS, GameConfig, InvalidConfigError, check_reward
+from miaui_env.game.rules import NUM_ROUNDS, GameConfig, InvalidConfigError, check_reward, is_integer
 from miaui_env.game.seeding import check_seed, seed_children, seed_generator, seed_int
 from miaui_env.observe.belief import SeatKnowledge, observed_round
 from miaui_env.observe.observation import table_view
@@ -100,7 +100,7 @@ class RegretMatchingSearchAgent:
         max_games: int = 4096,
     ):
         for label, value in (("worlds", worlds), ("iterations", iterations), ("max_games", max_games)):
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            if not is_integer(value) or value < 1:
                 raise InvalidConfigError(f"{label}={value!r} is not allowed; it must be an integer >= 1")
         if worlds > MAX_WORLDS:
             raise InvalidConfigError(

@@ -63,7 +63,7 @@ from miaui_env.agents.loading import load_agents
 from miaui_env.apps.cli import add_game_argument, check_writable, game_chooser, half_width, non_negative_int, positive_int, run_command
 from miaui_env.apps.files import atomic_write, replacing
 from miaui_env.apps.replay import record_replay, save_replay
-from miaui_env.game.rules import NUM_ROUNDS, InvalidConfigError
+from miaui_env.game.rules import NUM_ROUNDS, InvalidConfigError, is_integer
 from miaui_env.game.seeding import check_seed, seed_ints
 from miaui_env.games import LEGACY_GAME, get_game
 from miaui_env.spec import TableSpec
@@ -128,7 +128,7 @@ class ArenaConfig:
         check_seed(self.seed)
         for name in ("games", "batch_games"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            if not is_integer(value) or value < 1:
                 raise InvalidConfigError(f"ArenaConfig {name}={value!r} is not allowed; it must be an integer >= 1")
         needed = self.games * self.num_players * RESULT_BYTES_PER_SEAT
         if needed > MAX_RESULT_BYTES:

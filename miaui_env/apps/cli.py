@@ -44,6 +44,8 @@ def check_output_file(path: Path) -> None:
     """A file the command will write: not a folder, in a folder that can be written (OSError naming it if not)."""
     if path.name in ("", ".", "..") or path.is_dir():
         raise OSError(f"cannot write to {path}: it is a folder, and a file name is needed")
+    if path.exists() and not path.is_file():  # a device or a pipe (/dev/null): a save there would be refused at the end
+        raise OSError(f"cannot write to {path}: it exists and is not a regular file")
     check_writable(path.parent)
 
 

@@ -63,6 +63,9 @@ def play_games(games: int, players: int, open_baskets: bool, no_fighting: bool, 
     }
 
 
+MAX_GAMES = 1_000_000  # random games in one batch of the engine: about 22 GB at 4 players, past most machines already
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the demo from the command line."""
     parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -73,6 +76,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--out", type=Path, default=Path("results/demo.json"))
     args = parser.parse_args(argv)
+    if args.games > MAX_GAMES:
+        parser.error(f"--games {args.games}: at most {MAX_GAMES:,} (the demo plays them in one batch)")
     run_command(parser.prog, lambda: demo(args))
 
 

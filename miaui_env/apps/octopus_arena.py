@@ -57,6 +57,7 @@ from miaui_env.apps.arena import (
     write_results,
 )
 from miaui_env.apps.cli import check_writable, non_negative_int, positive_int, run_command
+from miaui_env.game.rules import is_integer
 from miaui_env.game.seeding import check_seed, seed_ints
 from miaui_env.octopus import rules
 from miaui_env.octopus.agents import load_octopus_agents
@@ -88,13 +89,13 @@ class OctopusArenaConfig:
 
     def __post_init__(self) -> None:
         n = self.num_players
-        if isinstance(n, bool) or not isinstance(n, int | np.integer) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        if not is_integer(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise InvalidConfigError(f"num_players={n!r} is not allowed; the octopus game is played by 2, 3 or 4 players (O1)")
         check_view(self.view)
         check_seed(self.seed)
         for name in ("games", "batch_games", "max_sessions"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            if not is_integer(value) or value < 1:
                 raise InvalidConfigError(f"OctopusArenaConfig {name}={value!r} is not allowed; it must be an integer >= 1")
         if self.max_sessions > MAX_ARENA_SESSIONS:  # each game draws its sessions' decks before play
             raise InvalidConfigError(

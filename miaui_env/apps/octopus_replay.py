@@ -28,6 +28,7 @@ import numpy as np
 
 from miaui_env.agents import Agent, Policy, agent_name, as_agent
 from miaui_env.apps.replay import ReplayError, read_replay_file, write_replay_file
+from miaui_env.game.rules import is_integer
 from miaui_env.octopus import rules
 from miaui_env.octopus.env import play_decision
 from miaui_env.octopus.observation import Painter
@@ -106,7 +107,7 @@ def play_and_record(
     `view`) dealt by `seed`, as a replay."""
     if isinstance(agents, str | bytes) or not isinstance(agents, Sequence) or not agents:
         raise OctopusReplayError(f"play_and_record seats at least one agent (a list, cycled over the seats); got {agents!r:.60}")
-    if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer):
+    if not is_integer(num_players):
         raise OctopusReplayError(f"num_players={num_players!r:.40} is not allowed; the octopus game is played by 2, 3 or 4 players")
     entrants = [as_agent(agent) for agent in agents]
     seated = [entrants[seat % len(entrants)] for seat in range(num_players)]
@@ -305,6 +306,8 @@ def _cards(cards: Sequence[int]) -> str:
 
 def describe_event(event: rules.Event, me: int | None = None) -> str | None:
     """One line for an engine event, `me` named "you"; None for a flip a line elsewhere already shows."""
+    if not isinstance(event, rules.Event):
+        raise OctopusReplayError(f"describe_event takes an engine event (miaui_env.octopus.rules.Event), got {event!r:.60}")
     match event:
         case rules.SessionStart(session, first):
             return f"Session {session} begins with a shuffled deck; {_does(first, me, 'flips')} first (O2, O8)."

@@ -129,10 +129,11 @@ def main(argv: list[str] | None = None) -> None:
     for variant in variants:  # every game's, so that another game's is refused by name, not as unknown
         parser.add_argument(f"--{variant.replace('_', '-')}", action="store_true", help=f"a variant of {_games_with(variant)}")
     parser.add_argument("--view", default=game.views[0], choices=game.views)
-    parser.add_argument(
+    saving = parser.add_mutually_exclusive_group()  # --replay PATH --no-replay contradict each other
+    saving.add_argument(
         "--replay", type=Path, default=None, help="where the finished game is saved (default: results/replays/GAME-<time>.json)"
     )
-    parser.add_argument("--no-replay", dest="replay", action="store_const", const=_NO_REPLAY, help="do not save the game")
+    saving.add_argument("--no-replay", dest="replay", action="store_const", const=_NO_REPLAY, help="do not save the game")
     args = parser.parse_args(argv)
     foreign = [f"--{variant.replace('_', '-')}" for variant in variants if getattr(args, variant) and variant not in game.variants]
     if foreign:

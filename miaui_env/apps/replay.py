@@ -39,6 +39,7 @@ from miaui_env.game.rules import (
     GameState,
     IllegalActionError,
     InvalidConfigError,
+    is_integer,
     new_game,
     play_round,
     scores,
@@ -334,13 +335,13 @@ def frames(replay: Replay, seat: int | None = None) -> list[np.ndarray]:
     if seat is None:
         return [table_picture(state) for state in states]
     n = replay.config.num_players
-    if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < n:
+    if not is_integer(seat) or not 0 <= seat < n:
         raise InvalidConfigError(f"seat {seat!r:.40} is not at a table of {n}; seats are 0-{n - 1}, or None for the spectator")
     encoder = Encoder(replay.config, "table")
     pictures = []
     for state in states:
         encoder.refresh(state)
-        pictures.append(seat_picture(encoder.observe(seat), replay.config.num_players))
+        pictures.append(seat_picture(encoder.observe(int(seat)), replay.config.num_players))
     return pictures
 
 

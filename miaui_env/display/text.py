@@ -17,6 +17,7 @@ from miaui_env.game.rules import (
     JellyfishTriple,
     RoundRecord,
     SeagullTheft,
+    is_integer,
     kiti_seat,
     score,
 )
@@ -109,7 +110,7 @@ def describe_observation(observation: np.ndarray, seat: int, num_players: int) -
     """One seat's observation in words: exactly what the vector holds, nothing from the game itself."""
     table = decode_observation(observation, num_players, "describe_observation")
     n = num_players
-    if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < n:
+    if not is_integer(seat) or not 0 <= seat < n:
         raise ObservationShapeError(f"describe_observation: seat={seat!r:.40} is not at a {n}-player table; seats are 0-{n - 1}")
     name = [f"{seat_name((seat + k) % n)}{' (you)' if k == 0 else ''}" for k in range(n)]
     lines = [f"Round {table.round} of {NUM_ROUNDS}" if table.round else "The game is over"]

@@ -30,7 +30,7 @@ from miaui_env.agents import Agent, AgentError, Policy, RandomAgent, as_seen, ch
 from miaui_env.display.picture import seat_picture
 from miaui_env.display.text import RENDER_MODES
 from miaui_env.envs.miaui import MiauiParallelEnv, observation_box
-from miaui_env.game.rules import NUM_DIVER_CARDS, InvalidConfigError
+from miaui_env.game.rules import NUM_DIVER_CARDS, InvalidConfigError, is_integer
 from miaui_env.observe.compact import compact_observations
 from miaui_env.registration import GYMNASIUM_ID
 from miaui_env.spec import TableKwargs, TableSpec
@@ -53,7 +53,7 @@ class MiauiSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     ):
         table = TableSpec.of(**settings)
         num_players, self.view = table.num_players, table.view
-        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < num_players):
+        if seat is not None and (not is_integer(seat) or not 0 <= seat < num_players):
             raise InvalidConfigError(f"seat={seat!r} is not allowed; use None (a random seat each game) or an int 0-{num_players - 1}")
         self._opponents = _opponent_list(RandomAgent() if opponents is None else opponents, num_players - 1)
         # An opponent trained on the recall view is shown it; everyone else sees `view`.

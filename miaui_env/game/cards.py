@@ -35,6 +35,13 @@ class FishCard:
     kind: FishKind
     value: int
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.kind, FishKind):
+            allowed = ", ".join(k.value for k in FishKind)
+            raise DeckError(f"a fish card's kind is a FishKind ({allowed}), got {self.kind!r:.40}")
+        if isinstance(self.value, bool) or type(self.value) is not int or not -MAX_FISH_VALUE <= self.value <= MAX_FISH_VALUE:
+            raise DeckError(f"a fish card's value is an int from -{MAX_FISH_VALUE} to {MAX_FISH_VALUE}, got {self.value!r:.40}")
+
     def __str__(self) -> str:
         return f"{self.kind.value}:{self.value}"
 
@@ -51,6 +58,10 @@ class FishCard:
             raise DeckError(f"card {text!r} has unknown kind {kind_name!r}; kinds are {allowed}") from None
         if not _WHOLE_NUMBER.fullmatch(value_text.strip()):  # ASCII digits: int() would take any script's
             raise DeckError(f"card {text!r} has a value that is not an integer")
+        if len(value_text.strip()) > 8:  # (int() refuses 4,300 digits with a message of its own)
+            raise DeckError(
+                f"card {text!r:.60} is worth {value_text.strip()[:12]}...; a fish is worth -{MAX_FISH_VALUE} to {MAX_FISH_VALUE}"
+            )
         value = int(value_text)
         if not -MAX_FISH_VALUE <= value <= MAX_FISH_VALUE:
             raise DeckError(f"card {text!r} is worth {value}; a fish is worth -{MAX_FISH_VALUE} to {MAX_FISH_VALUE}")

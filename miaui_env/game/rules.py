@@ -28,7 +28,7 @@ import enum
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -80,6 +80,11 @@ class Decision(enum.StrEnum):
     NOBODY_LEFT = "nobody_left"  # No Fighting: no player was still in the round (R8)
 
 
+def is_integer(value: object) -> TypeGuard[int | np.integer]:
+    """A Python or numpy integer, not a bool, nor numpy's timedelta64 (an integer to isinstance, yet a time span)."""
+    return type(value) is int or (isinstance(value, int | np.integer) and not isinstance(value, bool | np.timedelta64))
+
+
 @dataclass(frozen=True)
 class GameConfig:
     """The settings of one game."""
@@ -97,7 +102,7 @@ class GameConfig:
         return self  # immutable, deck included: a deep copy (OpenSpiel clones states so) shares it
 
     def __post_init__(self) -> None:
-        if isinstance(self.num_players, bool) or not isinstance(self.num_players, int | np.integer):
+        if not is_integer(self.num_players):
             raise InvalidConfigError(f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, got {self.num_players!r}")
         if not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
             raise InvalidConfigError(
@@ -107,7 +112,7 @@ class GameConfig:
         for name in ("open_baskets", "no_fighting"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidConfigError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        if isinstance(self.rounds, bool) or not isinstance(self.rounds, int | np.integer) or not MIN_ROUNDS <= self.rounds <= NUM_ROUNDS:
+        if not is_integer(self.rounds) or not MIN_ROUNDS <= self.rounds <= NUM_ROUNDS:
             raise InvalidConfigError(f"rounds={self.rounds!r:.40} is not allowed; a game has {MIN_ROUNDS}-{NUM_ROUNDS} rounds (MV1)")
         object.__setattr__(self, "rounds", int(self.rounds))  # a numpy integer is kept as the int it is
         size = deck_size(self.rounds)
@@ -224,7 +229,7 @@ class GameState:
     def card(self, index: int) -> FishCard:
         """The FishCard behind a deck index."""
         size = len(self.config.deck)
-        if isinstance(index, bool) or not isinstance(index, int | np.integer) or not 0 <= index < size:
+        if not is_integer(index) or not 0 <= index < size:
             raise InvalidConfigError(f"card index {index!r:.40} is no card of this deck; indices are 0-{size - 1}")
         return self.config.deck[index]
 
@@ -235,7 +240,7 @@ class GameState:
 
 def check_seat(seat: object, num_players: int) -> int:
     """`seat` as a seat of a `num_players` table; InvalidConfigError naming the seats otherwise."""
-    if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < num_players:
+    if not is_integer(seat) or not 0 <= seat < num_players:
         raise InvalidConfigError(f"seat={seat!r:.40} is not at a {num_players}-player table; seats are 0-{num_players - 1}")
     return int(seat)
 
@@ -247,9 +252,9 @@ def kiti_seat(round_number: int, num_players: int) -> int:
 
 
 def _check_round(round_number: object, num_players: object) -> None:
-    if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+    if not is_integer(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
         raise InvalidConfigError(f"num_players={num_players!r:.40} is not allowed; Miaui is played by {MIN_PLAYERS}-{MAX_PLAYERS} players")
-    if isinstance(round_number, bool) or not isinstance(round_number, int | np.integer) or not 1 <= round_number <= NUM_ROUNDS + 1:
+    if not is_integer(round_number) or not 1 <= round_number <= NUM_ROUNDS + 1:
         raise InvalidConfigError(f"round {round_number!r:.40} is no round; rounds are 1-{NUM_ROUNDS} ({NUM_ROUNDS + 1}: the game is over)")
 
 
@@ -291,7 +296,7 @@ def deal(config: GameConfig, rng: np.random.Generator, deck_order: Sequence[int]
         scalar = isinstance(deck_order, np.ndarray) and deck_order.ndim == 0
         if isinstance(deck_order, str | bytes) or not isinstance(deck_order, Sequence | np.ndarray) or scalar:
             raise DeckError(f"{allowed}, got {deck_order!r:.60}")
-        if any(isinstance(i, bool | np.timedelta64) or not isinstance(i, int | np.integer) for i in deck_order):
+        if any(not is_integer(i) for i in deck_order):
             raise DeckError(f"{allowed}; got a value that is not an integer in {list(deck_order)!r:.80}")
         deck_order = [int(i) for i in deck_order]
         if sorted(deck_order) != list(range(len(config.deck))):
@@ -364,8 +369,8 @@ def illegal_action(who: str, action: object, hand: np.ndarray) -> IllegalActionE
 
 def check_action(hand: np.ndarray, action: object, who: str) -> int:
     """The card index (0-11) `action` names if that card is in `hand`; else `illegal_action`'s error."""
-    if isinstance(action, np.ndarray) and action.shape == () and not isinstance(action, np.ma.MaskedArray):
-        action = action.item()  # (numpy.ma.masked stays itself, to be named as such: its item is a made-up 0.0)
+    if isinstance(action, np.ndarray) and action.shape == () and not isinstance(action, np.ma.MaskedArray) and action.dtype.kind != "m":
+        action = action.item()  # (numpy.ma.masked stays itself, to be named as such: its item is a made-up 0.0; a time span's is an int)
     # numpy's timedelta64 is a numpy integer to isinstance: a time span is no card all the same.
     if isinstance(action, bool | np.timedelta64):
         raise illegal_action(who, action, hand)
@@ -385,7 +390,7 @@ def check_plays(state: GameState, plays: Sequence[int]) -> tuple[int, ...]:
         raise IllegalActionError(f"expected one diver card for each of the {n} seats, got {len(plays)}")
     # Diver card c is action c - 1 (anything else is passed on as it is, to be named in the error).
     cards = [
-        card.item() if isinstance(card, np.ndarray) and card.shape == () else card for card in plays
+        card.item() if isinstance(card, np.ndarray) and card.shape == () and card.dtype.kind != "m" else card for card in plays
     ]  # a numpy scalar array is its number
     for seat, card in enumerate(cards):  # a diver card by its number, as the caller gave it (anything else: check_action's words)
         if isinstance(card, int | np.integer) and not isinstance(card, bool | np.timedelta64):
@@ -502,13 +507,20 @@ def _land(state: GameState, seat: int, card: int, events: list[FishEvent]) -> No
 
 def score(state: GameState, seat: int) -> int:
     """R10: the sum of the values in the seat's fish pile."""
-    deck = state.config.deck
+    deck = checked_state(state, "score").config.deck
     return sum(deck[c].value for c in state.piles[check_seat(seat, state.num_players)])
 
 
 def scores(state: GameState) -> tuple[int, ...]:
     """R10: every seat's score."""
-    return tuple(score(state, seat) for seat in range(state.num_players))
+    return tuple(score(state, seat) for seat in range(checked_state(state, "scores").num_players))
+
+
+def checked_state(state: object, caller: str) -> GameState:
+    """`state` if it is a game state; else InvalidConfigError naming the caller and what it was given."""
+    if not isinstance(state, GameState):
+        raise InvalidConfigError(f"{caller} takes a rules.GameState (e.g. new_game(GameConfig(), rng)), got {state!r:.60}")
+    return state
 
 
 def winners(state: GameState) -> tuple[int, ...]:

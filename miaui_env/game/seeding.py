@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from miaui_env.game.rules import is_integer
+
 Seed = int | np.random.SeedSequence
 INT_BITS = (32, 64)  # the widths `seed_ints` draws
 
@@ -48,7 +50,7 @@ def check_seed(seed: object, name: str = "seed") -> int | None:
     if seed is None:
         return None
     # numpy's timedelta64 is an integer to isinstance: a time span is no seed all the same.
-    if isinstance(seed, bool | np.timedelta64) or not isinstance(seed, int | np.integer) or seed < 0:
+    if not is_integer(seed) or seed < 0:
         raise SeedError(f"{name}={seed!r} is not allowed; a seed is an integer >= 0 (or None for a fresh one)")
     return int(seed)
 
@@ -62,7 +64,7 @@ def seed_child(seed: Seed | None, *path: int) -> np.random.SeedSequence:
     """The node of `seed`'s tree at `path` (child indices, outermost first): `seed_child(s, 2, 0)` is
     child 0 of child 2, as `SeedSequence(s).spawn(3)[2].spawn(1)[0]` gives it, spawn counters untouched."""
     for index in path:
-        if isinstance(index, bool) or not isinstance(index, int | np.integer) or index < 0:
+        if not is_integer(index) or index < 0:
             raise SeedError(f"seed tree path {path!r} is not allowed; a path is child indices, integers >= 0")
     parent = seed_tree(seed)
     return np.random.SeedSequence(parent.entropy, spawn_key=(*parent.spawn_key, *map(int, path)), pool_size=parent.pool_size)

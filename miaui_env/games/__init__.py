@@ -101,7 +101,7 @@ class Game:
                 raise ValueError(f"game {name}={getattr(self, name)!r:.60}: a string")
         for name in ("min_players", "max_players", "default_players"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            if isinstance(value, bool | np.timedelta64) or not isinstance(value, int | np.integer):
                 raise ValueError(f"game {self.name!r}: {name}={value!r:.40} is not an integer")
             object.__setattr__(self, name, int(value))
         for name in ("variants", "views", "baselines", "play_opponents", "card_players"):

@@ -66,7 +66,7 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
 from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent, checked_actions, reset_agent
-from miaui_env.game.rules import IllegalActionError, InvalidConfigError, final_rewards
+from miaui_env.game.rules import IllegalActionError, InvalidConfigError, final_rewards, is_integer
 from miaui_env.game.seeding import Seed, seed_generator, seed_tree
 from miaui_env.integrations.sb3 import OneEnvVecEnv, checked_seats, opponent_seed, slot_seeds
 from miaui_env.observe.layout import VECTOR_BOUND
@@ -132,7 +132,7 @@ class OctopusSelfPlayVecEnv(OneEnvVecEnv):
         max_sessions: int | None = DEFAULT_MAX_SESSIONS,
         variant: rules.Variant = rules.FULL_GAME,
     ):
-        if isinstance(num_games, bool) or not isinstance(num_games, int | np.integer) or num_games < 1:
+        if not is_integer(num_games) or num_games < 1:
             raise InvalidConfigError(f"num_games={num_games!r} is not allowed; it must be an integer >= 1")
         _check_settings(num_players, view, reward, max_sessions)
         seats = checked_seats(learner_seats, int(num_players))
@@ -294,6 +294,8 @@ class OctopusSelfPlayVecEnv(OneEnvVecEnv):
     def step_async(self, actions: np.ndarray, *, trusted: bool = False) -> None:
         """Store every row's action, checked against its mask before anything is played (`trusted`:
         they are what `check_actions` returned, as `MultiTableVecEnv` hands them, and are not checked again)."""
+        if not isinstance(trusted, bool | np.bool_):  # a truthy string would skip every check
+            raise IllegalActionError(f"trusted must be True or False, got {trusted!r:.60}")
         self._actions = actions if trusted else self.check_actions(actions)
         self._actions_pending = True
 
@@ -312,6 +314,8 @@ class OctopusSelfPlayVecEnv(OneEnvVecEnv):
                 f"an opponent failed during the last step or reset ({self._stopped:.200}), leaving games "
                 "between two moves: call reset() to deal new ones"
             )
+        if np.ma.is_masked(actions):  # its hidden data would be played
+            raise IllegalActionError("actions hold masked entries (numpy.ma); give every action")
         try:
             given = np.asarray(actions)
         except ValueError:  # a ragged nesting of lists

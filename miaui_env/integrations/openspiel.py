@@ -80,6 +80,7 @@ from miaui_env.game.rules import (
     RoundRecord,
     check_plays,
     final_rewards,
+    is_integer,
     new_hands,
     play_checked_round,
     scores,
@@ -136,7 +137,7 @@ def _settings(params: object, defaults: dict[str, Any], game: str) -> dict[str, 
 
 def check_player(player: object, players: int, game: str) -> int:
     """`player` as a seat of a `players`-seat table; OpenSpielError naming the seats otherwise."""
-    if isinstance(player, bool) or not isinstance(player, int | np.integer) or not 0 <= player < players:
+    if not is_integer(player) or not 0 <= player < players:
         raise OpenSpielError(f"player {player!r:.40} is not a seat of this {game} table; seats are 0-{players - 1}")
     return int(player)
 

@@ -44,7 +44,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent, checked_actions, reset_agent
-from miaui_env.game.rules import NUM_DIVER_CARDS, IllegalActionError, InvalidConfigError, illegal_action
+from miaui_env.game.rules import NUM_DIVER_CARDS, IllegalActionError, InvalidConfigError, illegal_action, is_integer
 from miaui_env.game.seeding import Seed, seed_child, seed_children, seed_int, seed_ints, seed_tree
 from miaui_env.integrations.adapters import MASKED_SIZE, MaskedObservationError, split_mask
 from miaui_env.integrations.compact_torch import ExpandsCodes, expand_observations_torch
@@ -94,6 +94,8 @@ class ActionMasksFromObservation(VecEnvWrapper):
     (`miaui_env.integrations.adapters.MaskInObservation`, vectorised by SuperSuit, say): what MaskablePPO reads."""
 
     def __init__(self, venv: VecEnv):
+        if not isinstance(venv, VecEnv):
+            raise MaskedObservationError(f"ActionMasksFromObservation wraps an SB3 VecEnv of MaskInObservation's rows, got {venv!r:.60}")
         shape = getattr(venv.observation_space, "shape", None)
         if shape != (MASKED_SIZE,):
             raise MaskedObservationError(
@@ -169,7 +171,7 @@ class OneEnvVecEnv(VecEnv):
     def _get_indices(self, indices: VecEnvIndices) -> Iterable[int]:
         """The env indices `indices` names (None: all; an int; a list of ints), each one of this VecEnv's."""
         chosen = list(super()._get_indices(indices))
-        wrong = [i for i in chosen if isinstance(i, bool) or not isinstance(i, int | np.integer) or not 0 <= i < self.num_envs]
+        wrong = [i for i in chosen if not is_integer(i) or not 0 <= i < self.num_envs]
         if wrong:
             raise InvalidConfigError(f"indices {wrong!r:.60} are not env indices; they are 0-{self.num_envs - 1}")
         return chosen
@@ -302,12 +304,16 @@ class MiauiSelfPlayVecEnv(OneEnvVecEnv):
     def step_async(self, actions: np.ndarray, *, trusted: bool = False) -> None:
         """Store the learner seats' actions (one per env index), checked before any opponent moves;
         `trusted`: they are what `check_actions` returned, and are not checked again."""
+        if not isinstance(trusted, bool | np.bool_):  # a truthy string would skip every check
+            raise IllegalActionError(f"trusted must be True or False, got {trusted!r:.60}")
         self._actions = actions if trusted else self.check_actions(actions)
         self._actions_pending = True
 
     def check_actions(self, actions: np.ndarray) -> np.ndarray:
         """The learner seats' actions as int64 card indices, one per env index; IllegalActionError
         naming the index, game and seat of the first that is no card in its seat's hand."""
+        if np.ma.is_masked(actions):  # its hidden data would be played
+            raise IllegalActionError("actions hold masked entries (numpy.ma); give every card")
         try:
             given = np.asarray(actions)
         except ValueError:  # a ragged nesting of lists
@@ -452,6 +458,8 @@ class MultiTableVecEnv(OneEnvVecEnv):
 
     def step_async(self, actions: np.ndarray) -> None:
         """Hand each table its share of the actions, all of them checked before any table keeps its share."""
+        if np.ma.is_masked(actions):  # its hidden data would be played
+            raise IllegalActionError("actions hold masked entries (numpy.ma); give every card")
         try:
             given = np.asarray(actions)
         except ValueError:  # a ragged nesting of lists
@@ -498,7 +506,7 @@ def checked_seats(learner_seats: object, num_players: int) -> list[int]:
         raise InvalidConfigError(f"learner_seats={learner_seats!r} is not allowed; give {allowed}")
     seats = list(learner_seats)
     for seat in seats:
-        if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < num_players:
+        if not is_integer(seat) or not 0 <= seat < num_players:
             raise InvalidConfigError(f"learner_seats={learner_seats!r}: seat {seat!r} is not allowed; give {allowed}")
     if not seats or len(set(seats)) != len(seats):
         raise InvalidConfigError(f"learner_seats={learner_seats!r} is not allowed; give {allowed}")

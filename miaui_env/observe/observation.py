@@ -36,6 +36,7 @@ from miaui_env.game.rules import (
     InvalidConfigError,
     SeagullTheft,
     deep_priority,
+    is_integer,
     kiti_seat,
     new_hands,
     shallow_priority,
@@ -547,7 +548,7 @@ class Encoder:
     def observe(self, seat: int) -> np.ndarray:
         """The observation vector of `seat` (a new array); InvalidConfigError for a seat not at the table."""
         n = self.config.num_players
-        if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < n:
+        if not is_integer(seat) or not 0 <= seat < n:
             raise InvalidConfigError(f"seat={seat!r:.40} is not at this {n}-player table; seats are 0-{n - 1}")
         obs: np.ndarray = self.canvas.take(self.obs_index[seat])
         for start, card in self._peeked.get(seat, ()):

@@ -120,6 +120,7 @@ from miaui_env.agents.loading import (
     with_play_mode,
 )
 from miaui_env.agents.policy import PolicyAgent, load_sb3_policy
+from miaui_env.game.rules import is_integer
 from miaui_env.game.seeding import Seed, check_seed, seed_children, seed_generator, seed_int
 from miaui_env.observe.layout import VECTOR_BOUND
 from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, SCORE_SCALE, SIZE_SCALE, VALUES
@@ -158,7 +159,7 @@ def success_probability(k: int) -> float:
 
 
 def _check_whole(value: object, low: int, high: int, what: str) -> None:
-    if isinstance(value, bool | np.timedelta64) or not isinstance(value, int | np.integer) or not low <= value <= high:
+    if not is_integer(value) or not low <= value <= high:
         raise InvalidConfigError(f"{what} is {value!r:.40}; it is an integer from {low} to {high}")
 
 
@@ -192,6 +193,8 @@ def checked_batch(observations: object, masks: object, who: str) -> tuple[np.nda
         raise AgentError(f"agent {who!r}: masks are a ({len(obs)}, {NUM_ACTIONS}) array, one row per observation; got {got}")
     if not np.all(np.abs(obs) <= VECTOR_BOUND):  # NaN fails this too
         raise AgentError(f"agent {who!r}: observations hold values that are not finite numbers within +-{VECTOR_BOUND}")
+    if not np.isin(mask, (0, 1)).all():  # a mask is flags: 2 or 0.5 is a value read as something else
+        raise AgentError(f"agent {who!r}: masks hold 0 and 1 only; got the values {sorted(set(np.unique(mask).tolist()))!r:.60}")
     legal = mask > 0
     flip_or_stop = legal[:, STOP_ACTION] & legal[:, FLIP_ACTION] & ~legal[:, NO_THEFT_ACTION:].any(axis=1)
     theft = legal[:, NO_THEFT_ACTION] & ~legal[:, [STOP_ACTION, FLIP_ACTION]].any(axis=1)
@@ -221,7 +224,7 @@ class CautiousAgent:
     name = "cautious"
 
     def __init__(self, seed: Seed | None = None, cards: int = 3, steal: bool = True):
-        if isinstance(cards, bool) or not isinstance(cards, int | np.integer) or cards < 1:
+        if not is_integer(cards) or cards < 1:
             raise InvalidConfigError(f"cards={cards!r} is not allowed; the cautious player stops at a row of 1 or more cards")
         if not isinstance(steal, bool | np.bool_):
             raise InvalidConfigError(f"steal={steal!r:.60} is not allowed; it is True (steal after an octopus) or False")

@@ -160,7 +160,7 @@ from miaui_env.agents import Agent, Policy, checked_actions
 from miaui_env.display.picture import require_pillow
 from miaui_env.display.text import RENDER_MODES, check_render_mode, seat_name
 from miaui_env.game.cards import DeckError
-from miaui_env.game.rules import REWARDS, IllegalActionError, InvalidConfigError, final_rewards
+from miaui_env.game.rules import REWARDS, IllegalActionError, InvalidConfigError, final_rewards, is_integer
 from miaui_env.game.seeding import check_seed
 from miaui_env.observe.layout import VECTOR_BOUND
 from miaui_env.octopus import rules
@@ -218,7 +218,7 @@ METADATA = {
 
 def _check_settings(num_players: Any, view: Any, reward: Any, max_sessions: Any) -> None:
     """InvalidConfigError, Miaui's message style, for any setting outside what the game allows."""
-    if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+    if not is_integer(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
         raise InvalidConfigError(f"num_players={num_players!r} is not allowed; the octopus game is played by 2, 3 or 4 players (O1)")
     try:
         check_view(view)
@@ -226,7 +226,7 @@ def _check_settings(num_players: Any, view: Any, reward: Any, max_sessions: Any)
         raise InvalidConfigError(str(refused)) from None
     if not isinstance(reward, str) or reward not in REWARDS:
         raise InvalidConfigError(f"reward={reward!r} is not allowed; rewards are {', '.join(map(repr, REWARDS))}")
-    if max_sessions is not None and (isinstance(max_sessions, bool) or not isinstance(max_sessions, int | np.integer) or max_sessions < 1):
+    if max_sessions is not None and (not is_integer(max_sessions) or max_sessions < 1):
         raise InvalidConfigError(f"max_sessions={max_sessions!r} is not allowed; it is None (no cap) or an integer >= 1 (O12)")
 
 
@@ -241,8 +241,8 @@ def check_action(mask: np.ndarray, action: object, who: str) -> int:
         return action  # the common case, first: the checks below are slow for what is plainly an int
     if not isinstance(mask, np.ndarray) or mask.shape != (NUM_ACTIONS,):
         raise InvalidConfigError(f"check_action takes a mask of shape ({NUM_ACTIONS},); got {getattr(mask, 'shape', type(mask).__name__)}")
-    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-        action = action.item()  # (a 0-d time span array stays an array: no action)
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu" and not np.ma.is_masked(action):
+        action = action.item()  # (a 0-d time span array, or a masked value, stays an array: no action)
     index = -1  # no action: anything but an integer (a bool or a numpy time span is no integer here)
     if isinstance(action, int | np.integer) and not isinstance(action, bool | np.timedelta64):
         index = int(action)
@@ -443,6 +443,9 @@ class raw_env(AECTurns, AECEnv):  # noqa: N801 (PettingZoo's naming)
         self._seat_everyone()
         self._reported: tuple[int, tuple[int, ...], bool] | None = None  # what the infos last said
         self._after_move()
+        if self._game.is_over:  # a small variant's deal can end it before anyone decides (O8): every agent is out at once
+            self.agent_selection = self.possible_agents[0]
+            self._report()
         self._render_as_it_goes()
 
     def _after_move(self) -> None:
@@ -477,6 +480,12 @@ class raw_env(AECTurns, AECEnv):  # noqa: N801 (PettingZoo's naming)
         rules.step(game, _MOVES[index] if index < len(_MOVES) else rules.decision_of(game, index))
         self._cumulative_rewards[agent] = 0.0
         self._after_move()
+        self._report()
+        self._render_as_it_goes()
+
+    def _report(self) -> None:
+        """New infos at a session's end; at the game's end the rewards, and every agent out."""
+        game = self._dealt()
         totals = game.totals
         reported = (game.session, tuple(totals), game.is_over)
         if reported != self._reported:  # the infos change only at a session's end: new dicts only then
@@ -489,7 +498,6 @@ class raw_env(AECTurns, AECEnv):  # noqa: N801 (PettingZoo's naming)
             for a in self.agents:
                 ended[a] = True
             self._accumulate_rewards()
-        self._render_as_it_goes()
 
     def state(self) -> np.ndarray:
         """The global state vector (see `STATE_LAYOUT`): everything, the deck's order included."""

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from miaui_env.game.rules import is_integer
 from miaui_env.observe.layout import (
     VECTOR_BOUND,
     Layout,
@@ -568,9 +569,9 @@ def observe_canvas(painted: np.ndarray, num_players: int, seat: int, view: str) 
 
 def _refuse_table(num_players: object, seat: object) -> None:
     """InvalidConfigError for a table size or seat `observe_canvas` cannot cut (a numpy integer is read as an int)."""
-    if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+    if not is_integer(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
         raise InvalidConfigError(f"num_players={num_players!r:.40} is not allowed; the octopus game is played by 2, 3 or 4 players (O1)")
-    if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < num_players:
+    if not is_integer(seat) or not 0 <= seat < num_players:
         raise InvalidConfigError(f"seat={seat!r:.40} is not at a {num_players}-player table; seats are 0-{num_players - 1}")
 
 
@@ -582,7 +583,7 @@ def _check_state(state: object) -> None:
 def observe(state: OctopusState, seat: int, view: str = "table") -> np.ndarray:
     """What `seat` sees now in `view` (O4): a float32 vector laid out as OBSERVATION_LAYOUT."""
     _check_state(state)
-    if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < state.num_players:
+    if not is_integer(seat) or not 0 <= seat < state.num_players:
         raise InvalidConfigError(f"seat={seat!r} is not at this table; seats are 0-{state.num_players - 1}")
     return observe_canvas(canvas(state), state.num_players, int(seat), check_view(view))
 

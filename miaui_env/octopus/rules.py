@@ -63,6 +63,7 @@ from typing import NamedTuple, TypeGuard
 import numpy as np
 
 from miaui_env.game import rules as game_rules
+from miaui_env.game.rules import is_integer
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
@@ -165,6 +166,11 @@ class Variant:
         object.__setattr__(self, "values", values)
         fish_ids = sorted(s * CARDS_PER_SPECIES + slot for s in range(self.species) for slot in slots)
         object.__setattr__(self, "cards", (*fish_ids, *OCTOPUS_IDS[: self.octopuses]))
+        if len(self.cards) < 2:  # one card ends every game at its deal: nobody ever decides
+            raise InvalidConfigError(
+                f"a variant of {self.species} species of values {values} and {self.octopuses} octopuses holds one card; "
+                "a game needs at least two, or it ends at its deal"
+            )
 
     @property
     def is_full_game(self) -> bool:
@@ -454,7 +460,7 @@ def new_game(
     """
     if not isinstance(variant, Variant):
         raise InvalidConfigError(f"variant must be an octopus rules.Variant (Variant() is the full game), got {variant!r:.60}")
-    if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+    if not is_integer(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
         raise InvalidConfigError(f"num_players={num_players!r} is not allowed; the octopus game is played by 2, 3 or 4 players (O1)")
     if seed is not None:
         if rng is not None:
@@ -464,7 +470,7 @@ def new_game(
         if rng is not None and (not _is_int(rng) or rng < 0):
             raise InvalidConfigError(f"rng must be a numpy.random.Generator or a seed (an integer >= 0), got {rng!r:.60}")
         rng = np.random.default_rng(rng)
-    if max_sessions is not None and (isinstance(max_sessions, bool) or not isinstance(max_sessions, int | np.integer) or max_sessions < 1):
+    if max_sessions is not None and (not is_integer(max_sessions) or max_sessions < 1):
         raise InvalidConfigError(f"max_sessions={max_sessions!r} is not allowed; it is None (no cap) or an integer >= 1 (O12)")
     decks: list[tuple[int, ...]] = []
     if deck is not None:

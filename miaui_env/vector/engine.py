@@ -87,6 +87,7 @@ from miaui_env.game.rules import (
     deep_priority,
     final_rewards,
     illegal_action,
+    is_integer,
     shallow_priority,
 )
 from miaui_env.game.seeding import SeedError, check_seed, seed_generator, seed_generators
@@ -133,7 +134,7 @@ class VectorMiaui:
     def __init__(
         self, num_envs: int, *, seed: int | None = None, threads: int = 1, autoreset: bool = True, **settings: Unpack[TableKwargs]
     ):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
+        if not is_integer(num_envs) or num_envs < 1:
             raise InvalidConfigError(f"num_envs must be a positive int, got {num_envs!r}")
         if not isinstance(autoreset, bool | np.bool_):
             raise InvalidConfigError(f"autoreset must be True or False, got {autoreset!r}")
@@ -529,7 +530,7 @@ def _entry_point(kernel: Callable[..., None], values: tuple[Any, ...]) -> tuple[
 def check_threads(threads: object) -> int:
     """A thread count for the engine's kernels: 1 up to the threads numba has (its cores by default)."""
     most = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]  # set at import, from the cores
-    if isinstance(threads, bool) or not isinstance(threads, int | np.integer) or not 1 <= threads <= most:
+    if not is_integer(threads) or not 1 <= threads <= most:
         raise InvalidConfigError(f"threads={threads!r} is not allowed; it must be an integer from 1 to {most} (numba's threads here)")
     return int(threads)
 

@@ -27,7 +27,17 @@ from typing import NamedTuple
 import numpy as np
 
 from miaui_env.game.cards import DEFAULT_DECK
-from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES, GameConfig, GameState, InvalidConfigError, SeagullTheft, new_hands
+from miaui_env.game.rules import (
+    NUM_DIVER_CARDS,
+    NUM_ROUNDS,
+    NUM_SPACES,
+    GameConfig,
+    GameState,
+    InvalidConfigError,
+    SeagullTheft,
+    is_integer,
+    new_hands,
+)
 from miaui_env.vector.state import MAX_PILE, MAX_STACK, GameArrays, Reveal
 
 
@@ -99,7 +109,7 @@ class StateLoader:
                         f"states[{slot}] is a game of {described(state.config)}; this engine plays {described(self.config)}"
                     )
                 equal_configs.add(id(state.config))
-            if isinstance(state.round, bool) or not isinstance(state.round, int | np.integer):
+            if not is_integer(state.round):
                 raise InvalidConfigError(f"states[{slot}] has round={state.round!r}; a round is an integer from 1 to {last}")
             if state.round > last:
                 raise InvalidConfigError(

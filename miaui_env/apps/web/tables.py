@@ -42,6 +42,7 @@ from miaui_env.game.rules import (
     RoundRecord,
     SeagullTheft,
     deep_priority,
+    is_integer,
     kiti_seat,
     score,
     shallow_priority,
@@ -71,7 +72,7 @@ def tally_json(tally: FishTally | None) -> dict[str, Any] | None:
 def seat_table(observation: np.ndarray, seat: int, num_players: int) -> dict[str, Any]:
     """The table as `seat` sees it, read from its observation vector alone (see the module docstring)."""
     table = decode_observation(observation, num_players, "seat_table")
-    if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < num_players:
+    if not is_integer(seat) or not 0 <= seat < num_players:
         raise InvalidConfigError(f"seat_table takes the seat whose observation it is, 0-{num_players - 1}; got seat {seat!r}")
     n = num_players
     seats = [(seat + k) % n for k in range(n)]  # row k of the observation is the k-th seat to the viewer's left
