@@ -68,7 +68,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent, checked_actions, reset_agent
 from miaui_env.game.rules import IllegalActionError, InvalidConfigError, final_rewards, is_integer
 from miaui_env.game.seeding import Seed, seed_generator, seed_tree
-from miaui_env.integrations.sb3 import OneEnvVecEnv, checked_seats, opponent_seed, slot_seeds
+from miaui_env.integrations.sb3 import OneEnvVecEnv, checked_seats, index_array, opponent_seed, slot_seeds
 from miaui_env.observe.layout import VECTOR_BOUND
 from miaui_env.octopus import rules
 from miaui_env.octopus.env import DEFAULT_MAX_SESSIONS, _check_settings, check_action, decision_mask
@@ -314,17 +314,7 @@ class OctopusSelfPlayVecEnv(OneEnvVecEnv):
                 f"an opponent failed during the last step or reset ({self._stopped:.200}), leaving games "
                 "between two moves: call reset() to deal new ones"
             )
-        if np.ma.is_masked(actions):  # its hidden data would be played
-            raise IllegalActionError("actions hold masked entries (numpy.ma); give every action")
-        try:
-            given = np.asarray(actions)
-        except ValueError:  # a ragged nesting of lists
-            raise IllegalActionError(f"actions must hold one action index per env index, got {actions!r:.60}") from None
-        if given.shape not in ((self.num_envs,), (self.num_envs, 1)):
-            raise IllegalActionError(f"actions must hold one action index per env index, shape ({self.num_envs},), got shape {given.shape}")
-        if given.dtype.kind not in "iu":  # a float would be truncated, not refused
-            raise IllegalActionError(f"actions must be integer action indices 0-{NUM_ACTIONS - 1}, got dtype {given.dtype}")
-        given = given.reshape(self.num_envs).astype(np.int64)
+        given = index_array(actions, self.num_envs, "action", NUM_ACTIONS)
         bad = (given < 0) | (given >= NUM_ACTIONS)
         if not bad.any():
             bad = self._masks[np.arange(self.num_envs), given] == 0

@@ -312,17 +312,7 @@ class MiauiSelfPlayVecEnv(OneEnvVecEnv):
     def check_actions(self, actions: np.ndarray) -> np.ndarray:
         """The learner seats' actions as int64 card indices, one per env index; IllegalActionError
         naming the index, game and seat of the first that is no card in its seat's hand."""
-        if np.ma.is_masked(actions):  # its hidden data would be played
-            raise IllegalActionError("actions hold masked entries (numpy.ma); give every card")
-        try:
-            given = np.asarray(actions)
-        except ValueError:  # a ragged nesting of lists
-            raise IllegalActionError(f"actions must hold one card index per env index, got {actions!r:.60}") from None
-        if given.shape not in ((self.num_envs,), (self.num_envs, 1)):
-            raise IllegalActionError(f"actions must hold one card index per env index, shape ({self.num_envs},), got shape {given.shape}")
-        if given.dtype.kind not in "iu":  # a float or a string would be truncated or parsed, not refused
-            raise IllegalActionError(f"actions must be integer card indices 0-{NUM_DIVER_CARDS - 1}, got dtype {given.dtype}")
-        given = given.reshape(self.num_envs).astype(np.int64)
+        given = index_array(actions, self.num_envs, "card", NUM_DIVER_CARDS)
         masks = self._learner_view(self._masks)  # the int8 hands: no bool copy on every step
         bad = (given < 0) | (given >= NUM_DIVER_CARDS)
         if not bad.any():
@@ -458,14 +448,7 @@ class MultiTableVecEnv(OneEnvVecEnv):
 
     def step_async(self, actions: np.ndarray) -> None:
         """Hand each table its share of the actions, all of them checked before any table keeps its share."""
-        if np.ma.is_masked(actions):  # its hidden data would be played
-            raise IllegalActionError("actions hold masked entries (numpy.ma); give every card")
-        try:
-            given = np.asarray(actions)
-        except ValueError:  # a ragged nesting of lists
-            raise IllegalActionError(f"actions must hold one action index per env index, got {actions!r:.60}") from None
-        if given.shape[:1] != (self.num_envs,):
-            raise IllegalActionError(f"actions must hold one card index per env index, shape ({self.num_envs},), got shape {given.shape}")
+        given = index_array(actions, self.num_envs, "action", int(getattr(self.action_space, "n", NUM_DIVER_CARDS)))
         spans = zip(self.tables, self._bounds[:-1], self._bounds[1:], strict=True)
         shares = [table.check_actions(given[start:stop]) for table, start, stop in spans]
         for table, share in zip(self.tables, shares, strict=True):
@@ -495,6 +478,24 @@ def _check_same_observation_space(tables: Sequence[SelfPlayTable]) -> None:
                 f"MultiTableVecEnv tables must share one observation space: table 0 has {first} "
                 f"but table {index} has {space}; give every table the same observation_dtype and privileged"
             )
+
+
+def index_array(actions: object, num_envs: int, what: str, count: int) -> np.ndarray:
+    """`actions` as (num_envs,) int64 indices, one per env index (ranges and masks are the caller's to
+    check); IllegalActionError naming what is wrong: masked entries (numpy.ma, whose hidden data would
+    be played), a ragged nesting, another shape, or numbers that are not integers (a float or a string
+    would be truncated or parsed, not refused)."""
+    if np.ma.is_masked(actions):
+        raise IllegalActionError(f"actions hold masked entries (numpy.ma); give every {what}")
+    try:
+        given = np.asarray(actions)
+    except ValueError:  # a ragged nesting of lists
+        raise IllegalActionError(f"actions must hold one {what} index per env index, got {actions!r:.60}") from None
+    if given.shape not in ((num_envs,), (num_envs, 1)):
+        raise IllegalActionError(f"actions must hold one {what} index per env index, shape ({num_envs},), got shape {given.shape}")
+    if given.dtype.kind not in "iu":
+        raise IllegalActionError(f"actions must be integer {what} indices 0-{count - 1}, got dtype {given.dtype}")
+    return given.reshape(num_envs).astype(np.int64)
 
 
 def checked_seats(learner_seats: object, num_players: int) -> list[int]:
