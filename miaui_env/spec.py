@@ -21,6 +21,8 @@ from miaui_env.game.rules import NUM_ROUNDS, REWARDS, GameConfig, InvalidConfigE
 from miaui_env.observe.compact import check_observation_dtype
 from miaui_env.observe.observation import VIEWS, check_view
 
+RULEBOOK_DECK = deck_list(DEFAULT_DECK)  # R2's 37 cards as a deck list
+
 
 class TableKwargs(TypedDict, total=False):
     """The settings as keyword arguments (each optional; `TableSpec` holds the defaults)."""
@@ -62,14 +64,15 @@ class TableSpec:
         if self.deck is not None:
             if not isinstance(self.deck, str):
                 raise InvalidConfigError(f"deck must be a deck list such as 'emperor_tuna:10*6 jellyfish:-10*4', got {self.deck!r:.60}")
-            object.__setattr__(self, "deck", deck_list(parse_deck(self.deck)))  # one spelling of each deck
+            written = deck_list(parse_deck(self.deck))  # one spelling of each deck, and None for R2's
+            object.__setattr__(self, "deck", None if written == RULEBOOK_DECK else written)
         if self.rounds != NUM_ROUNDS and self.deck is None:
             raise InvalidConfigError(
                 f"a short game of {self.rounds!r:.20} rounds needs a deck of its own (MV2), "
                 "e.g. deck='emperor_tuna:10*6 jellyfish:-10*4' for 3 rounds"
             )
         game = self.game  # checks the game settings
-        object.__setattr__(self, "num_players", game.num_players)
+        object.__setattr__(self, "num_players", int(game.num_players))  # a numpy integer is kept as the int it is
         object.__setattr__(self, "rounds", game.rounds)
         check_view(self.view)
         check_reward(self.reward)

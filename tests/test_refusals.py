@@ -8,6 +8,7 @@ observations, another game's agent, replays and states that are not one.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -418,3 +419,68 @@ def test_commands_refuse_a_demo_past_memory_and_a_replay_file_they_could_not_wri
         [sys.executable, "-m", *command], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, cwd=tmp_path
     )
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+SHORT_DECK = "emperor_tuna:10*6 jellyfish:-10*4"
+
+
+@pytest.mark.parametrize("count", [np.uint8(3), np.int8(3), np.int16(5)])
+def test_a_numpy_integer_player_count_builds_every_miaui_table(count):
+    from miaui_env.spec import TableSpec
+
+    for spec in (TableSpec(num_players=count), TableSpec(num_players=count, rounds=3, deck=SHORT_DECK)):
+        assert type(spec.num_players) is int and spec.num_players == int(count)
+    assert VectorMiaui(2, num_players=count, rounds=3, deck=SHORT_DECK).num_players == int(count)
+    assert miaui_env.env(num_players=count).unwrapped.table_spec.num_players == int(count)
+    config = rules.GameConfig(num_players=count)  # its seats kept as an int: uint8 arithmetic would wrap R1's seat orders
+    assert type(config.num_players) is int and rules.deep_priority(1, config.num_players) == rules.deep_priority(1, int(count))
+
+
+@pytest.mark.parametrize(
+    ("make", "action"),
+    [(miaui_env.env, np.array(np.timedelta64(0))), (miaui_env.octopus_env, np.ma.array(0, mask=True))],
+    ids=["miaui-time-span", "octopus-masked"],
+)
+def test_terminate_mode_refuses_what_names_no_action_as_raise_mode_does(make, action):
+    env = make(illegal_action="terminate")
+    env.reset(seed=3)
+    agent = env.agent_selection
+    with pytest.raises(rules.IllegalActionError):
+        env.step(action)
+    assert env.agent_selection == agent and not any(env.terminations.values())
+
+
+def test_deck_lists_write_fish_cards_only_and_the_rulebook_deck_written_out_is_the_full_game():
+    from miaui_env.apps.arena import ArenaConfig
+    from miaui_env.game.cards import DEFAULT_DECK, DeckError, deck_list
+    from miaui_env.spec import TableSpec
+
+    for bad in ("abc", [1, 2, 3], b"ab", {"a": 1}, [], [DEFAULT_DECK[0], "seagull:0"]):
+        with pytest.raises(DeckError, match="deck_list writes a non-empty sequence of FishCards"):
+            deck_list(bad)
+    written_out = TableSpec(deck=deck_list(DEFAULT_DECK))
+    assert written_out.deck is None and not written_out.short and written_out == TableSpec()
+    assert ArenaConfig.at_table(written_out, games=4).table_spec == TableSpec()
+    with pytest.raises(rules.InvalidConfigError, match="the arena plays the 12-round game"):
+        ArenaConfig.at_table(TableSpec(num_players=3, rounds=3, deck=SHORT_DECK), games=4)
+
+
+def test_a_replay_of_a_short_game_is_refused_in_every_form_of_its_table():
+    from miaui_env.spec import TableSpec
+
+    plays = [[1, 1, 1], [2, 2, 2]]
+    for table in (TableSpec(num_players=3, rounds=3, deck=SHORT_DECK), {"num_players": 3, "rounds": 3, "deck": SHORT_DECK}):
+        warned = pytest.warns(DeprecationWarning) if isinstance(table, dict) else contextlib.nullcontext()
+        refused = pytest.raises(rules.InvalidConfigError, match="records 12-round games of R2's deck; this table plays a short game")
+        with warned, refused:
+            miaui_replay.record_replay(table, plays, seed=0)
+
+
+def test_an_empty_deck_for_training_exact_is_refused_not_read_as_the_default():
+    done = subprocess.run(
+        [sys.executable, "-m", "training.exact", "--game", "miaui", "--rounds", "3", "--deck", ""],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and "names at least one card" in done.stderr and "Traceback" not in done.stderr

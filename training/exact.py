@@ -212,7 +212,7 @@ class MiauiShortGame:
 
     def variant(self, args: argparse.Namespace, players: int) -> GameConfig:
         """The short game the command line names; InvalidConfigError or DeckError naming a bad one."""
-        rounds, deck = args.rounds or 3, args.deck or MIAUI_DECK
+        rounds, deck = args.rounds or 3, MIAUI_DECK if args.deck is None else args.deck
         try:
             return GameConfig(players, bool(args.open_baskets), bool(args.no_fighting), parse_deck(deck), rounds)
         except (DeckError, InvalidConfigError) as error:

@@ -146,6 +146,8 @@ def _game_config(table: GameConfig | TableSpec | Mapping[str, Any]) -> GameConfi
         table = table.game
     if isinstance(table, Mapping):
         warnings.warn("record_replay takes a GameConfig or a TableSpec; a dict of settings goes in 0.3", DeprecationWarning, stacklevel=3)
+        if table.get("rounds", NUM_ROUNDS) != NUM_ROUNDS or table.get("deck") is not None:
+            raise InvalidConfigError("a replay file records 12-round games of R2's deck; this table plays a short game (MV1-MV3)")
         table = GameConfig(**{key: table[key] for key in _SETTINGS if key in table})
     if not isinstance(table, GameConfig):
         raise InvalidConfigError(f"record_replay takes the table as a GameConfig or a TableSpec; got {type(table).__name__}")

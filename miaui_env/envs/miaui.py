@@ -487,7 +487,7 @@ class _TerminateIllegalWrapper(RefusingTerminateIllegalWrapper):
     def as_action(action: Any) -> Any:
         """A 0-d array as its item, as raise mode (rules.check_action) takes it."""
         scalar = isinstance(action, np.ndarray) and action.shape == () and not isinstance(action, np.ma.MaskedArray)
-        return action.item() if scalar else action  # (numpy.ma.masked stays itself, to be named as such)
+        return action.item() if scalar and action.dtype.kind != "m" else action  # (numpy.ma.masked and time spans stay themselves)
 
 
 def env(*, illegal_action: str = "raise", illegal_reward: float = -1.0, **kwargs: Any) -> OrderEnforcingWrapper:

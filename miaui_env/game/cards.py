@@ -136,5 +136,8 @@ def parse_deck(text: str) -> tuple[FishCard, ...]:
 
 def deck_list(cards: Iterable[FishCard]) -> str:
     """A deck written as `parse_deck` reads it, each run of equal cards as `kind:value*count`."""
-    runs = [(card, sum(1 for _ in run)) for card, run in itertools.groupby(cards)]
+    given: list[object] = [cards] if isinstance(cards, str | bytes | dict) else list(cards)
+    if not given or not all(isinstance(card, FishCard) for card in given):
+        raise DeckError(f"deck_list writes a non-empty sequence of FishCards, got {given!r:.60}")
+    runs = [(card, sum(1 for _ in run)) for card, run in itertools.groupby(given)]
     return " ".join(f"{card}*{count}" if count > 1 else str(card) for card, count in runs)

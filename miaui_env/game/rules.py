@@ -115,6 +115,7 @@ class GameConfig:
         if not is_integer(self.rounds) or not MIN_ROUNDS <= self.rounds <= NUM_ROUNDS:
             raise InvalidConfigError(f"rounds={self.rounds!r:.40} is not allowed; a game has {MIN_ROUNDS}-{NUM_ROUNDS} rounds (MV1)")
         object.__setattr__(self, "rounds", int(self.rounds))  # a numpy integer is kept as the int it is
+        object.__setattr__(self, "num_players", int(self.num_players))  # (uint8 arithmetic would wrap R1's seat orders)
         size = deck_size(self.rounds)
         if isinstance(self.deck, str | bytes) or not isinstance(self.deck, Sequence):
             raise InvalidConfigError(f"deck must be a sequence of {size} FishCards, got {self.deck!r:.60}")

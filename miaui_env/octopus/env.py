@@ -526,7 +526,8 @@ class _TerminateIllegalWrapper(RefusingTerminateIllegalWrapper):
     @staticmethod
     def as_action(action: Any) -> Any:
         """A 0-d integer array as its item, as raise mode (check_action) takes it."""
-        return action.item() if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu" else action
+        scalar = isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu" and not np.ma.is_masked(action)
+        return action.item() if scalar else action  # (a masked value stays itself: no action)
 
 
 def env(*, illegal_action: str = "raise", illegal_reward: float = -1.0, **kwargs: Any) -> OrderEnforcingWrapper:
