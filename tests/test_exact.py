@@ -8,6 +8,7 @@ import dataclasses
 import json
 import subprocess
 import sys
+import types
 
 import numpy as np
 import pyspiel
@@ -295,3 +296,31 @@ def test_the_yardstick_s_view_tells_apart_every_state_where_the_exact_best_respo
 
         visit(game.new_initial_state())
         assert len(actions_by_view) > 50 and all(len(actions) == 1 for actions in actions_by_view.values())
+
+
+def test_a_miaui_agent_reads_its_own_view_of_a_state_loaded_in_another():
+    # The yardstick's learner reads the recall view; the game it is measured on is loaded in the
+    # table view (its target's). `seen` replays the state's moves in the agent's view.
+    three_rounds = GameConfig(3, deck=parse_deck("emperor_tuna:10*6 jellyfish:-10*4"), rounds=3)
+    table, recall = (spiel_game(ExactConfig(three_rounds, players=3), view) for view in ("table", "recall"))
+    viewers = {view: types.SimpleNamespace(view=view) for view in ("table", "recall")}
+    rng = np.random.default_rng(0)
+    differed = 0
+    for _ in range(20):
+        state, twin = table.new_initial_state(), recall.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, chances = zip(*state.chance_outcomes(), strict=True)
+                action = int(rng.choice(outcomes, p=chances))
+            else:
+                seen = {}
+                for view, own in (("recall", twin), ("table", state)):
+                    seen[view], mask = MIAUI_SHORT_GAMES.seen(state, viewers[view])
+                    expected = np.asarray(own.observation_tensor(own.current_player()), dtype=np.float32)[-seen[view].size :]
+                    np.testing.assert_array_equal(seen[view], expected)
+                    np.testing.assert_array_equal(np.flatnonzero(mask), state.legal_actions())
+                differed += not np.array_equal(seen["table"], seen["recall"])
+                action = int(rng.choice(state.legal_actions()))
+            state.apply_action(action)
+            twin.apply_action(action)
+    assert differed > 0  # the two views differ on these states: the test tells them apart

@@ -21,8 +21,8 @@ the results are the same as on one thread, bit for bit; the deals' random number
 per slot) and the bookkeeping stay on the calling thread. The default is one thread.
 
 **Lockstep.** Every game lasts 11 decisions (round 12's card is forced; a short game of k rounds,
-MV1, lasts k - 1), so the B games of a batch
-move in lockstep: one round number for all, and all end together. The step that ends them returns
+MV1, lasts k - 1), so the B games of a batch move in lockstep: one round number for all, and all
+end together. The step that ends them returns
 `dones` all True, rewards, and in `infos` the final observations, masks, scores and winners (SB3's
 `terminal_observation` convention); the games have already been replaced by new ones, whose first
 observations are what the step returns.
