@@ -146,11 +146,15 @@ def _fresh_clone(root: Path) -> Path:
 
 
 def _stand_ins(clone: Path, made: Path) -> Path:
-    """Every stand-in, each at its path under `made`."""
+    """Every stand-in, each at its path under `made` (a run made once, and copied for the others it stands in for)."""
+    runs: dict[str, Path] = {}
     for path, made_by in STAND_INS.items():
-        if made_by.startswith("-m "):
+        if made_by in runs:
+            shutil.copytree(runs[made_by], made / path)
+        elif made_by.startswith("-m "):
             argv = made_by.format(out=made / path).split()
             subprocess.run([sys.executable, *argv], cwd=clone, check=True, capture_output=True, timeout=600)
+            runs[made_by] = made / path
         else:
             shutil.copytree(clone / made_by, made / path)
     return made
