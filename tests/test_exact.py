@@ -324,3 +324,27 @@ def test_a_miaui_agent_reads_its_own_view_of_a_state_loaded_in_another():
             state.apply_action(action)
             twin.apply_action(action)
     assert differed > 0  # the two views differ on these states: the test tells them apart
+
+
+def test_the_counter_s_answer_at_a_state_depends_on_that_state_s_game_alone():
+    # The counter remembers the reveals it has seen; measured exactly, it is shown only the game that
+    # led to the state it is asked about, whatever it was asked before (the tree walks ask in any order).
+    three_rounds = GameConfig(3, deck=parse_deck("emperor_tuna:10*6 jellyfish:-10*4"), rounds=3)
+    game = spiel_game(ExactConfig(three_rounds, players=3))
+    profile = agent_policy(game, "counter", MIAUI_SHORT_GAMES)
+    rng = np.random.default_rng(1)
+
+    def random_decision() -> object:  # a decision of round 1 or 2, reached by random play
+        state, decisions = game.new_initial_state(), int(rng.integers(0, 6))
+        while state.is_chance_node() or decisions > 0:
+            if state.is_chance_node():
+                outcomes, chances = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(int(rng.choice(outcomes, p=chances)))
+            else:
+                state.apply_action(int(rng.choice(state.legal_actions())))
+                decisions -= 1
+        return state
+
+    asked = [random_decision() for _ in range(60)]
+    alone = [agent_policy(game, "counter", MIAUI_SHORT_GAMES).action_probabilities(state) for state in asked]  # a new counter each
+    assert [profile.action_probabilities(state) for state in asked] == alone  # one counter asked them all, one after another

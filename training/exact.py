@@ -59,7 +59,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from miaui_env.agents import RandomAgent
+from miaui_env.agents import RandomAgent, reset_agent
 from miaui_env.agents.loading import AgentSpecError
 from miaui_env.apps.cli import check_writable, distinct, non_negative_int, positive_int, run_command
 from miaui_env.apps.files import atomic_write
@@ -189,13 +189,14 @@ class MiauiShortGame:
         """A learner's VecEnv on the short game (the batched engine): a learner seat of every game,
         moving round the table, the others `opponent`'s (None: random until `seat_pool`)."""
         from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+        from training.games import SeenAs
 
         rules = {"open_baskets": variant.open_baskets, "no_fighting": variant.no_fighting, "rounds": variant.rounds}
         return MiauiSelfPlayVecEnv(
             512,
             num_players=players,
             learner_seats=[0],
-            opponent=opponent,
+            opponent=None if opponent is None else SeenAs(opponent, view),  # each agent shown its own view, as measured
             view=view,
             reward="win",
             deck=deck_list(variant.deck),
@@ -205,10 +206,12 @@ class MiauiShortGame:
 
     def seat_pool(self, venv: Any, pool: Sequence[Any], seed: int) -> None:
         """From the next game on, each game's opponents are one agent of `pool`, drawn uniformly."""
+        from training.games import SeenAs
         from training.opponents import OpponentMixture
 
         rng = np.random.default_rng(seed)
-        venv.set_opponent(OpponentMixture(list(pool), [1.0] * len(pool), rng, seats_per_game=venv.num_players - 1))
+        seen_as: list[Any] = [SeenAs(agent, venv.engine.view) for agent in pool]  # each shown its own view of the rows
+        venv.set_opponent(OpponentMixture(seen_as, [1.0] * len(pool), rng, seats_per_game=venv.num_players - 1))
 
     def variant(self, args: argparse.Namespace, players: int) -> GameConfig:
         """The short game the command line names; InvalidConfigError or DeckError naming a bad one."""
@@ -341,6 +344,8 @@ def agent_policy(game: Any, spec: str | Any, exact_game: ExactGame = OCTOPUS_VAR
             legal = state.legal_actions()
             if isinstance(agent, RandomAgent):
                 return dict.fromkeys(legal, 1.0 / len(legal))
+            if hasattr(agent, "card_scores"):  # the counter remembers the reveals it has seen: only this game's
+                remember_the_game(state, agent, exact_game)
             seen, mask = exact_game.seen(state, agent)
             if hasattr(agent, "card_scores"):  # greedy, counter: the best card, ties uniformly at random
                 scores = agent.card_scores(seen[None, :], mask[None, :])[0]
@@ -350,6 +355,18 @@ def agent_policy(game: Any, spec: str | Any, exact_game: ExactGame = OCTOPUS_VAR
             return {action: 1.0}
 
     return AgentPolicy(game, list(range(game.num_players())))
+
+
+def remember_the_game(state: Any, agent: Any, exact_game: ExactGame) -> None:
+    """Reset an agent that remembers what it has seen (Miaui's counter), then show it its seat's
+    earlier decisions of the game that led to `state`, as it saw them when it played: so its answer at
+    a state depends on that state's game alone, not on the states asked about before it."""
+    reset_agent(agent)
+    seat, earlier = state.current_player(), state.get_game().new_initial_state()
+    for action in state.history():
+        if not earlier.is_chance_node() and earlier.current_player() == seat:
+            agent.card_scores(*(part[None, :] for part in exact_game.seen(earlier, agent)))
+        earlier.apply_action(action)
 
 
 @dataclass(frozen=True)

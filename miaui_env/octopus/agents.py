@@ -193,7 +193,7 @@ def checked_batch(observations: object, masks: object, who: str) -> tuple[np.nda
         raise AgentError(f"agent {who!r}: masks are a ({len(obs)}, {NUM_ACTIONS}) array, one row per observation; got {got}")
     if not np.all(np.abs(obs) <= VECTOR_BOUND):  # NaN fails this too
         raise AgentError(f"agent {who!r}: observations hold values that are not finite numbers within +-{VECTOR_BOUND}")
-    if not np.isin(mask, (0, 1)).all():  # a mask is flags: 2 or 0.5 is a value read as something else
+    if not ((mask == 0) | (mask == 1)).all():  # a mask is flags: 2 or 0.5 is a value read as something else
         raise AgentError(f"agent {who!r}: masks hold 0 and 1 only; got the values {sorted(set(np.unique(mask).tolist()))!r:.60}")
     legal = mask > 0
     flip_or_stop = legal[:, STOP_ACTION] & legal[:, FLIP_ACTION] & ~legal[:, NO_THEFT_ACTION:].any(axis=1)
