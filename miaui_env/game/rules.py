@@ -82,6 +82,7 @@ class Decision(enum.StrEnum):
 
 def is_integer(value: object) -> TypeGuard[int | np.integer]:
     """A Python or numpy integer, not a bool, nor numpy's timedelta64 (an integer to isinstance, yet a time span)."""
+    # A plain int first: isinstance against numpy's abstract integer is slow, and engines check every step.
     return type(value) is int or (isinstance(value, int | np.integer) and not isinstance(value, bool | np.timedelta64))
 
 

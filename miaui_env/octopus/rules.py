@@ -58,7 +58,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, TypeGuard
+from typing import NamedTuple
 
 import numpy as np
 
@@ -113,16 +113,10 @@ def is_octopus(card: int) -> bool:
 def fish(species: str | int, value: int, copy: int = 0) -> int:
     """The id of a fish card: `fish("cod", 4)`; values 1 and 2 have two copies (`copy` 0 or 1)."""
     index = SPECIES_NAMES.index(species) if isinstance(species, str) and species in SPECIES_NAMES else species
-    slots = [i for i, v in enumerate(FISH_VALUES) if _is_int(value) and v == value]  # (1.0 is no card value)
-    if not (_is_int(index) and 0 <= index < NUM_SPECIES and _is_int(copy) and 0 <= copy < len(slots)):
+    slots = [i for i, v in enumerate(FISH_VALUES) if is_integer(value) and v == value]  # (1.0 is no card value)
+    if not (is_integer(index) and 0 <= index < NUM_SPECIES and is_integer(copy) and 0 <= copy < len(slots)):
         raise InvalidConfigError(f"no fish {species!r} of value {value} (copy {copy}); values are {FISH_VALUES}")
     return int(index) * CARDS_PER_SPECIES + slots[copy]
-
-
-def _is_int(value: object) -> TypeGuard[int | np.integer]:
-    """A Python or numpy integer, not a bool (nor numpy's timedelta64, an integer to isinstance)."""
-    # A plain int first: isinstance against numpy's abstract integer is slow, and this runs every step.
-    return type(value) is int or (isinstance(value, int | np.integer) and not isinstance(value, bool | np.timedelta64))
 
 
 @dataclass(frozen=True)
@@ -146,10 +140,10 @@ class Variant:
     def __post_init__(self) -> None:
         for name, low, high in (("species", 1, NUM_SPECIES), ("octopuses", 0, NUM_OCTOPUSES), ("target", 1, 10**6)):
             value = getattr(self, name)
-            if not _is_int(value) or not low <= value <= high:
+            if not is_integer(value) or not low <= value <= high:
                 raise InvalidConfigError(f"a variant's {name}={value!r:.40} is not allowed; it is an integer from {low} to {high}")
         values = self.values
-        if isinstance(values, str | bytes) or not isinstance(values, Sequence) or not all(_is_int(v) for v in values):
+        if isinstance(values, str | bytes) or not isinstance(values, Sequence) or not all(is_integer(v) for v in values):
             raise InvalidConfigError(f"a variant's values={values!r:.60} are not allowed; give fish values, a part of {FISH_VALUES}")
         values = tuple(sorted(int(v) for v in values))
         slots: list[int] = []
@@ -186,7 +180,7 @@ def checked_cards(cards: object, where: str) -> list[int]:
     if isinstance(cards, str | bytes) or not isinstance(cards, Sequence | np.ndarray) or _is_scalar_array(cards):
         raise InvalidConfigError(f"{where} takes a list of card ids 0-{NUM_CARDS - 1}; got {cards!r:.60}")
     for card in cards:
-        if not _is_int(card) or not 0 <= card < NUM_CARDS:
+        if not is_integer(card) or not 0 <= card < NUM_CARDS:
             raise InvalidConfigError(f"{where}: {card!r:.40} is no card; card ids are the integers 0-{NUM_CARDS - 1}")
     return [int(card) for card in cards]
 
@@ -198,7 +192,7 @@ def _is_scalar_array(value: object) -> bool:
 
 def card_name(card: int) -> str:
     """`cod:4` for a fish, `octopus` for an octopus."""
-    if not _is_int(card) or not 0 <= card < NUM_CARDS:
+    if not is_integer(card) or not 0 <= card < NUM_CARDS:
         raise InvalidConfigError(f"card {card!r:.60} is no card; cards are the ids 0..{NUM_CARDS - 1}")
     if is_octopus(card):
         return "octopus"
@@ -432,7 +426,7 @@ def _check_deck(order: object, variant: Variant) -> tuple[int, ...]:
     allowed = f"a stacked deck is a permutation of the card ids {in_play}, top first"
     if isinstance(order, str | bytes) or not isinstance(order, Sequence | np.ndarray) or _is_scalar_array(order):
         raise InvalidConfigError(f"{allowed}; got {order!r:.60}")
-    if not all(_is_int(c) for c in order):
+    if not all(is_integer(c) for c in order):
         raise InvalidConfigError(f"{allowed}; got a value that is not an integer in {list(order)!r:.80}")
     cards = tuple(int(c) for c in order)
     if sorted(cards) != list(variant.cards):
@@ -467,7 +461,7 @@ def new_game(
             raise InvalidConfigError("give rng or seed, not both")
         rng = seed
     if not isinstance(rng, np.random.Generator):
-        if rng is not None and (not _is_int(rng) or rng < 0):
+        if rng is not None and (not is_integer(rng) or rng < 0):
             raise InvalidConfigError(f"rng must be a numpy.random.Generator or a seed (an integer >= 0), got {rng!r:.60}")
         rng = np.random.default_rng(rng)
     if max_sessions is not None and (not is_integer(max_sessions) or max_sessions < 1):
@@ -487,7 +481,7 @@ def new_game(
         if isinstance(dice, str | bytes) or not isinstance(dice, Sequence | np.ndarray) or _is_scalar_array(dice):
             raise InvalidConfigError(f"stacked dice are a list of die faces among {sorted(set(DIE_FACES))} (O1), got {dice!r:.60}")
         for face in dice:
-            if not _is_int(face) or face not in DIE_FACES:
+            if not is_integer(face) or face not in DIE_FACES:
                 raise InvalidConfigError(f"stacked die faces are among {sorted(set(DIE_FACES))} (O1), got {face!r}")
             faces.append(int(face))
     n = int(num_players)
@@ -643,7 +637,7 @@ def _normalise(decision: object) -> Decision | None:
             return None
     if not isinstance(decision, tuple) or len(decision) != 2:
         return None
-    if all(_is_int(x) for x in decision):
+    if all(is_integer(x) for x in decision):
         return Theft(int(decision[0]), int(decision[1]))
     return None
 
@@ -716,7 +710,7 @@ def action_of(state: OctopusState, decision: Decision) -> int:
 
 def decision_of(state: OctopusState, action: int) -> Decision:
     """The decision an action index names for the seat to act (legal or not: `step` checks)."""
-    if not _is_int(action) or not 0 <= action < NUM_ACTIONS:
+    if not is_integer(action) or not 0 <= action < NUM_ACTIONS:
         raise IllegalDecisionError(f"action {action!r:.60} is not an action; actions are 0-{NUM_ACTIONS - 1}")
     if action < 3:
         return (STOP, FLIP, NO_THEFT)[action]
