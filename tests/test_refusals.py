@@ -484,3 +484,25 @@ def test_an_empty_deck_for_training_exact_is_refused_not_read_as_the_default():
         timeout=120,
     )
     assert done.returncode == 2 and "names at least one card" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"rounds": 3}, "a short game of 3 rounds needs a deck of its own"),
+        ({"rounds": 13, "deck": SHORT_DECK}, "rounds=13 is not allowed; a game has 2-12 rounds"),
+        ({"rounds": True, "deck": SHORT_DECK}, "rounds=True is not allowed"),
+        ({"rounds": 3, "deck": 3}, "deck must be a deck list"),
+        ({"rounds": 3, "deck": "whale:1*10"}, "unknown kind 'whale'"),
+        ({"rounds": 2, "deck": SHORT_DECK}, "a deck must hold 7 cards for 2 rounds"),
+        ({"rounds": 3, "deck": "seagull:0*8 emperor_tuna:10*2"}, "at least 4 cards that are not Seagulls"),
+    ],
+)
+def test_a_short_table_s_bad_rounds_or_deck_is_refused_by_every_surface_that_takes_one(settings, message):
+    from miaui_env.envs.single_agent import MiauiSingleAgentEnv
+    from miaui_env.spec import TableSpec
+
+    surfaces = (TableSpec.of, miaui_env.env, miaui_env.parallel_env, MiauiSingleAgentEnv, lambda **kw: VectorMiaui(2, **kw))
+    for make in surfaces:
+        with pytest.raises(ValueError, match=message):
+            make(num_players=3, **settings)
