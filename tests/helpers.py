@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -126,3 +128,16 @@ EFFECTS_FIRST = (
 def effects_first_deck(rounds: int) -> str:
     """A short game's deck list (MV2) whose first cards hold every effect."""
     return " ".join(EFFECTS_FIRST.split()[: 3 * rounds + 1])
+
+
+TEST_GAMES = Path(__file__).parent / "games"
+
+
+def environment_with_test_games() -> dict[str, str]:
+    """This process's environment, plus what names the test-only games (tests/games/) to a command
+    run in a subprocess: their folder on PYTHONPATH, their entries in MIAUI_RL_GAMES."""
+    from miaui_env.games import GAMES_VARIABLE
+
+    modules = sorted(path.stem for path in TEST_GAMES.glob("*.py"))
+    path = os.pathsep.join(p for p in (str(TEST_GAMES), os.environ.get("PYTHONPATH", "")) if p)
+    return {**os.environ, "PYTHONPATH": path, GAMES_VARIABLE: " ".join(f"{module}:GAME" for module in modules)}

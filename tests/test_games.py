@@ -1,6 +1,7 @@
 """Every game of the registry (miaui_env.games), through its registry entry alone: PettingZoo's
-conformance tests at every table size, every built-in agent playing whole games legally, a fair
-arena, terminal play. A game registered before collection gets all of it."""
+conformance tests at every table size, no seat seeing a simultaneous round's earlier choices, every
+built-in agent playing whole games legally, a fair arena, terminal play. A game registered before
+collection gets all of it (tests/conftest.py registers the test-only games of tests/games/)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import pettingzoos_own_warnings_only
+from helpers import environment_with_test_games, pettingzoos_own_warnings_only
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
 
 from miaui_env.games import game_names, get_game
@@ -43,6 +44,47 @@ def test_pettingzoo_conformance_at_every_table_size(name, n, capsys):
         parallel_api_test(make_parallel(), num_cycles=200)
         parallel_seed_test(make_parallel)
     capsys.readouterr()  # render_test's human mode prints
+
+
+SIMULTANEOUS = [(name, n) for name, n in TABLES if "parallel_env" in get_game(name).parts]
+
+
+def _legal(observation, rng) -> int:
+    return int(rng.choice(np.flatnonzero(observation["action_mask"])))
+
+
+@pytest.mark.oracle  # the leak property of every game of simultaneous moves
+@pytest.mark.parametrize(("name", "n"), SIMULTANEOUS, ids=[f"{name}-{n}p" for name, n in SIMULTANEOUS])
+def test_a_seat_sees_nothing_of_what_the_seats_before_it_chose_in_its_round(name, n):
+    # A game with a Parallel env is one of simultaneous moves: a round's choices are hidden until all
+    # are made. The AEC env asks the seats one after the other, so at each seat's turn its
+    # observation and mask must be the same whichever legal actions the seats before it chose.
+    game = get_game(name)
+    rng = np.random.default_rng(n)
+    compared = 0
+    for trial in range(8):
+        seed, rounds_before = int(rng.integers(2**31)), trial % 3
+        tables = [game.env(num_players=n, view=view) for view in game.views for _ in range(2)]
+        for env in tables:
+            env.reset(seed=seed)
+        shared = np.random.default_rng(seed)
+        for _ in range(rounds_before * n):  # the same rounds at both tables of a view
+            choice = _legal(tables[0].observe(tables[0].agent_selection), shared)
+            for env in tables:
+                env.step(choice)
+        if any(env.terminations[env.agent_selection] for env in tables):
+            continue
+        own = [np.random.default_rng([seed, t]) for t in range(len(tables))]  # then each table its own choices
+        for _ in range(n):
+            for first, second in zip(tables[::2], tables[1::2], strict=True):
+                assert first.agent_selection == second.agent_selection
+                seen, also = first.observe(first.agent_selection), second.observe(second.agent_selection)
+                assert np.array_equal(seen["observation"], also["observation"]), f"{first.agent_selection} sees a choice of its round"
+                assert np.array_equal(seen["action_mask"], also["action_mask"])
+                compared += 1
+            for env, choices in zip(tables, own, strict=True):
+                env.step(_legal(env.observe(env.agent_selection), choices))
+    assert compared >= 8 * n
 
 
 def play_whole_game(game, agent_name: str, n: int, seed: int) -> int:
@@ -97,6 +139,7 @@ def test_terminal_play_starts_and_quits_cleanly(name, tmp_path):
         text=True,
         cwd=tmp_path,
         timeout=120,
+        env=environment_with_test_games(),
     )
     assert done.returncode == 0 and "You are player_0" in done.stdout and "abandoned" in done.stdout, done.stderr
     assert "Traceback" not in done.stderr

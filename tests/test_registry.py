@@ -6,16 +6,20 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import environment_with_test_games
 
 from miaui_env.apps.arena import main as arena_main
 from miaui_env.apps.card import play_card
 from miaui_env.games import (
+    GAMES_VARIABLE,
+    GENERIC_PARTS,
     LEGACY_GAME,
     OPTIONAL_PARTS,
     Game,
@@ -77,7 +81,7 @@ def _parts(**changed: str) -> dict[str, str]:
         ({"min_players": 1}, "must hold, from 2 up"),
         ({"default_players": 9}, "must hold"),
         ({"card_players": (2, 7)}, "not all table sizes"),
-        ({"parts": {key: value for key, value in _parts().items() if key != "play"}}, r"parts missing \['play'\]"),
+        ({"parts": {key: value for key, value in _parts().items() if key != "load_agent"}}, r"parts missing \['load_agent'\]"),
         ({"parts": _parts(gif="x:y")}, r"unknown \['gif'\]"),
         ({"parts": _parts(env="miaui_env.octopus.env.env")}, "not 'module:attribute'"),
     ],
@@ -85,6 +89,30 @@ def _parts(**changed: str) -> dict[str, str]:
 def test_a_game_description_is_checked_when_made(fields, message):
     with pytest.raises(ValueError, match=message):
         dataclasses.replace(get_game("octopus"), **{"name": "bids", **fields})
+
+
+def test_a_game_without_its_own_apps_gets_the_generic_ones_bound_to_it():
+    game = get_game("sealed_bids")  # tests/games/sealed_bids.py: its env and agents, nothing more
+    assert not set(GENERIC_PARTS) & set(game.parts)
+    for part, target in GENERIC_PARTS.items():
+        bound = game.part(part)
+        assert bound.args == (game,) and f"{bound.func.__module__}:{bound.func.__name__}" == target
+    assert get_game("miaui").part("arena").__module__ == "miaui_env.apps.arena"  # a game's own part comes first
+    wordless = dataclasses.replace(get_game("octopus"), name="wordless")
+    with pytest.raises(GamePartError, match="the octopus game has no words"):
+        wordless.part("words")
+
+
+def test_games_named_in_the_environment_variable_join_and_a_broken_name_is_left_out_with_a_warning(tmp_path):
+    (tmp_path / "my_bids.py").write_text("import dataclasses, sealed_bids\nGAME = dataclasses.replace(sealed_bids.GAME, name='my_bids')\n")
+    script = "import miaui_env.games as g; print(' '.join(g.game_names()))"
+    environment = environment_with_test_games()
+    environment["PYTHONPATH"] += os.pathsep + str(tmp_path)
+    environment[GAMES_VARIABLE] = "my_bids:GAME no_such_module:GAME sealed_bids:GAME"
+    done = subprocess.run([sys.executable, "-W", "default", "-c", script], capture_output=True, text=True, env=environment, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["miaui", "octopus", "my_bids", "sealed_bids"]
+    assert "no_such_module:GAME is left out: No module named 'no_such_module'" in done.stderr
 
 
 def test_a_part_that_is_no_part_is_refused_naming_the_parts():
@@ -121,12 +149,13 @@ def test_a_registered_game_joins_every_app_by_name(copy_of_the_octopus_game, tmp
         register(dataclasses.replace(copy_of_the_octopus_game, title="another"))
 
 
-def test_a_registered_game_without_trainer_hooks_is_refused_by_the_trainers(copy_of_the_octopus_game):
+def test_a_registered_game_without_trainer_hooks_trains_through_the_generic_ones(copy_of_the_octopus_game):
     from training.config import ConfigError
-    from training.games import OctopusGame, register_training_game, training_game
+    from training.games import AnyGame, OctopusGame, register_training_game, training_game
 
-    with pytest.raises(ConfigError, match="the copied game has no trainer hooks"):
-        training_game("octopus_copy")
+    generic = training_game("octopus_copy")
+    assert isinstance(generic, AnyGame) and generic.game is copy_of_the_octopus_game
+    assert type(training_game("octopus")) is OctopusGame  # a game's own hooks come first
     with pytest.raises(ConfigError, match="game='chess' is not allowed: unknown game 'chess'"):
         training_game("chess")
 

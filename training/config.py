@@ -547,7 +547,7 @@ class _PlaysTables:
                     for name in game_names()
                     if name != game
                 )
-                raise ConfigError(f"config key '{key}' is {size}; allowed: an integer from {low} to {high} ({game}{others})")
+                raise ConfigError(f"config key '{key}' is {size}; allowed: an integer from {low} to {high} (game: {game}{others})")
 
     @property
     def variants(self) -> tuple[tuple[bool, bool], ...]:

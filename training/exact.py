@@ -398,16 +398,16 @@ def trained_gains(game: Any, config: ExactConfig, spec: str, profile: Any, value
     from open_spiel.python.algorithms import expected_game_score
 
     from training.config import load_config
-    from training.exploit import VIEW, YARDSTICK
+    from training.exploit import YARDSTICK, best_response_view
     from training.hardware import torch_threads
     from training.ppo import new_learner, ppo_kwargs
 
-    target = get_game(config.game.name).load_agent(spec, seed=config.seed)
-    venv = config.game.learner_env(config.variant, config.players, VIEW, config.seed, opponent=target)
+    target, view = get_game(config.game.name).load_agent(spec, seed=config.seed), best_response_view(config.game.name)
+    venv = config.game.learner_env(config.variant, config.players, view, config.seed, opponent=target)
     model = new_learner(venv, ppo_kwargs(load_config(YARDSTICK, config.yardstick_ppo).ppo), config.seed)
     with torch_threads(1):  # as the yardstick trains (training/hardware.py)
         model.learn(config.yardstick_steps)
-    learner = network_policy(game, model.policy, VIEW, config.game, best=True)
+    learner = network_policy(game, model.policy, view, config.game, best=True)
     gains = []
     for seat in range(config.players):
         seated = [learner if s == seat else profile for s in range(config.players)]

@@ -11,6 +11,8 @@ gauntlet plays them.
 - The octopus game (`OctopusGame`): `OctopusSelfPlayVecEnv` (every row a game of its own, since
   turns are sequential), its own per-game seating of the same agents by the same weights, the
   octopus arena (duplicate decks and dice).
+- Any other registered game (`AnyGame`, with no hooks of its own): `AECSelfPlayVecEnv` on the
+  game's own AEC env (every row a game of its own) and the generic arena (miaui_env.apps.any_game).
 """
 
 from __future__ import annotations
@@ -23,23 +25,25 @@ from typing import Any, Protocol
 import numpy as np
 
 from miaui_env.agents import Agent, Policy, as_seen, reset_agent
+from miaui_env.apps.any_game import AnyArenaConfig
 from miaui_env.apps.octopus_arena import OctopusArenaConfig
 from miaui_env.game.rules import NUM_ROUNDS
 from miaui_env.games import Game, UnknownGameError, get_game
+from miaui_env.integrations.aec_selfplay import AECSelfPlayVecEnv
 from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 from miaui_env.spec import TableSpec
 from training.config import ConfigError, RunSeeds, SelfPlayConfig, variant_name
-from training.gauntlet import GauntletResult, gauntlet, octopus_gauntlet
+from training.gauntlet import GauntletResult, any_game_gauntlet, gauntlet, octopus_gauntlet
 from training.kickstart import own_part
 from training.opponents import OpponentMixture
 
 COMPACT = "uint8"  # Miaui's rows: uint8 codes, copied to the device as such and expanded there (miaui_env.observe.compact)
 
-EvaluationTable = TableSpec | OctopusArenaConfig
+EvaluationTable = TableSpec | OctopusArenaConfig | AnyArenaConfig
 """Where a gauntlet plays: a Miaui table (players, variant, view, reward) or an octopus arena's settings."""
 
-SelfPlayTable = MiauiSelfPlayVecEnv | OctopusSelfPlayVecEnv
+SelfPlayTable = MiauiSelfPlayVecEnv | OctopusSelfPlayVecEnv | AECSelfPlayVecEnv
 """A table of self-play games, one of either game's VecEnvs."""
 
 WeightSetter = Callable[[Sequence[float]], None]
@@ -313,6 +317,64 @@ class OctopusGame(RegisteredGame):
         return [("base", OctopusArenaConfig(num_players=config.evaluation.num_players, view=config.view))]
 
 
+class AnyGame(RegisteredGame):
+    """A registered game without trainer hooks of its own, trained through its AEC env (`AECSelfPlayVecEnv`,
+    a game of its own per row) and measured in the generic arena (miaui_env.apps.any_game)."""
+
+    row_dtype = "float32"  # the env's own observation
+    rows_change_view = False  # a row is the view it was dealt in
+    yardstick_clones = False  # kickstart.teacher's default is Miaui's counter: a best response starts from scratch or the target
+    privileged_critic = False  # an AEC env gives no global-state rows for a critic
+    in_run_exploiters = False
+    gauntlet = staticmethod(any_game_gauntlet)
+    cloning_chunk = 64  # games end apart: each chunk's unfinished games teach the policy, not the value
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def teacher_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The rows themselves: each is the seat's observation."""
+        return rows
+
+    def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[SelfPlayTable]:
+        """The tables as `AECSelfPlayVecEnv`s of the game's env (float32 rows)."""
+        if observation_dtype != "float32":
+            raise ConfigError(f"{self.game.title}'s rows are float32, not {observation_dtype}")
+        children = config.seeds.sequence("tables").spawn(len(config.tables))
+        return [
+            AECSelfPlayVecEnv(
+                self.name,
+                table.num_games,
+                num_players=table.num_players,
+                learner_seats=table.learner_seats,
+                view=config.view,
+                reward=config.reward,
+                seed=child,
+            )
+            for table, child in zip(config.tables, children, strict=True)
+        ]
+
+    def best_response_table(
+        self, games: int, players: int, target: Agent, view: str, threads: int, variant: tuple[bool, bool], privileged: bool
+    ) -> SelfPlayTable:
+        """Every seat learns, each row a game of its own, the target in every other seat."""
+        return AECSelfPlayVecEnv(self.name, games, num_players=players, opponent=target, view=view, reward="win")
+
+    def probe_table(self, players: int, variant: tuple[bool, bool]) -> EvaluationTable:
+        """The generic arena at `players` seats."""
+        return AnyArenaConfig(self.name, players)
+
+    def seat(self, table: Any, agents: list[Agent | Policy], weights: list[float], seed: np.random.SeedSequence, draw: str) -> WeightSetter:
+        """Each new game of the table draws its opponents (`AECSelfPlayVecEnv.set_opponents`)."""
+        table.set_opponents(agents, weights, seed, draw)
+        setter: WeightSetter = table.set_opponent_weights
+        return setter
+
+    def evaluation_tables(self, config: SelfPlayConfig) -> list[tuple[str, EvaluationTable]]:
+        """`evaluation.num_players` seats of the game, seen through the run's view."""
+        return [("base", AnyArenaConfig(self.name, config.evaluation.num_players, view=config.view))]
+
+
 _TRAINING_GAMES: dict[str, TrainingGame] = {}
 
 
@@ -328,15 +390,12 @@ register_training_game(OctopusGame())
 
 
 def training_game(name: str) -> TrainingGame:
-    """The trainer hooks of the game a config's `game` names; ConfigError for a game that has none."""
+    """The trainer hooks of the game a config's `game` names: its own, else the generic ones (`AnyGame`); ConfigError for no such game."""
     try:
-        title = get_game(name).title
+        get_game(name)
     except UnknownGameError as error:
         raise ConfigError(f"game={name!r:.60} is not allowed: {error}") from None
-    if name not in _TRAINING_GAMES:
-        trained = ", ".join(_TRAINING_GAMES)
-        raise ConfigError(f"game={name!r}: {title} has no trainer hooks (training.games.register_training_game); trained: {trained}")
-    return _TRAINING_GAMES[name]
+    return _TRAINING_GAMES.get(name) or AnyGame(name)
 
 
 def check_config(config: SelfPlayConfig) -> None:
@@ -356,6 +415,7 @@ def check_config(config: SelfPlayConfig) -> None:
 
 
 __all__ = [
+    "AnyGame",
     "MiauiGame",
     "OctopusGame",
     "RegisteredGame",

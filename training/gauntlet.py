@@ -1,6 +1,7 @@
 """The evaluation gauntlet every trainer measures with, and the one chart of measures over training.
 
-A gauntlet is an arena run (miaui_env.apps.arena; the octopus game's, miaui_env.apps.octopus_arena)
+A gauntlet is an arena run (miaui_env.apps.arena; the octopus game's, miaui_env.apps.octopus_arena;
+any other game's, miaui_env.apps.any_game)
 of a learner against n-1 copies of one opponent, dealt in duplicate sets so that every seat meets
 every deal. Self-play PPO evaluates its learner
 against each baseline with it (training/selfplay.py), the RLlib trainer its exported policy
@@ -23,13 +24,15 @@ import numpy as np
 
 from miaui_env.agents import Agent, Policy, agent_name
 from miaui_env.agents.loading import load_agent
-from miaui_env.apps import octopus_arena
+from miaui_env.apps import any_game, octopus_arena
+from miaui_env.apps.any_game import AnyArenaConfig
 from miaui_env.apps.arena import ArenaConfig, SampleGames, gauntlet_significance, play, summarize
 from miaui_env.apps.files import replacing
 from miaui_env.apps.octopus_arena import OctopusArenaConfig
 from miaui_env.apps.octopus_replay import play_and_record
 from miaui_env.apps.octopus_replay import save_replay as save_octopus_replay
 from miaui_env.apps.replay import record_replay, save_replay
+from miaui_env.games import get_game
 from miaui_env.octopus.agents import load_octopus_agent
 from miaui_env.spec import TableSpec
 from training.config import ConfigError, EvaluationConfig, ProbeConfig, RunSeeds
@@ -120,6 +123,31 @@ def octopus_gauntlet(
         )
         save_octopus_replay(replace(game, players=(names[0], *[opponent] * (arena.num_players - 1))), replay)
     return measured(names, seats, scores, winners, arena.num_players)
+
+
+def any_game_gauntlet(
+    learner: Agent | Policy,
+    opponent: str,
+    table: AnyArenaConfig,
+    games: int,
+    seeds: RunSeeds,
+    path: tuple[int, ...],
+    replay: Path | None = None,
+) -> GauntletResult:
+    """The gauntlet of a game played through its AEC env (miaui_env.apps.any_game): `learner` against
+    n-1 copies of the game's agent `opponent` at `table`, `games` games in duplicate sets dealt from the
+    seed tree at `path`, the first game saved as a replay at `replay`, if given."""
+    arena = replace(table, games=games, seed=seeds.integer("evaluation", *path, 0))
+    game = get_game(arena.game)
+    rival = game.load_agent(opponent, seed=seeds.integer("evaluation", *path, 1))
+    names = [agent_name(learner), opponent]
+    seats, game_seeds = any_game.schedule("gauntlet", 2, arena)
+    played = any_game.play_games(game, [learner, rival], seats, game_seeds, arena.view, arena.batch_games, keep=int(replay is not None))
+    if replay is not None:
+        players = [names[agent] for agent in seats[0]]
+        record = any_game.record(game, arena.num_players, arena.view, int(game_seeds[0]), players, played.decisions[0])
+        any_game.save_replay(record, replay)
+    return measured(names, seats, played.scores, played.winners, arena.num_players)
 
 
 def measured(names: list[str], seats: np.ndarray, scores: np.ndarray, winners: np.ndarray, num_players: int) -> GauntletResult:

@@ -32,6 +32,7 @@ from miaui_env.apps.files import replacing
 from miaui_env.game.saved_state import MAX_FILE_BYTES, read_bounded
 
 if TYPE_CHECKING:
+    from miaui_env.integrations.aec_selfplay import AECSelfPlayVecEnv
     from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
     from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
     from training.config import OpponentsConfig
@@ -316,7 +317,9 @@ class Opponents:
 
 
 def finished_games(
-    tables: Sequence[MiauiSelfPlayVecEnv | OctopusSelfPlayVecEnv], starts: Sequence[int], infos: Sequence[dict[str, Any]]
+    tables: Sequence[MiauiSelfPlayVecEnv | OctopusSelfPlayVecEnv | AECSelfPlayVecEnv],
+    starts: Sequence[int],
+    infos: Sequence[dict[str, Any]],
 ) -> list[GameResult]:
     """Each game that just ended at `tables` (whose rows start at `starts` in `infos`): who the learner
     met, its win share (its seats' mean) and the seats, one result per game, as a league counts them."""

@@ -18,7 +18,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from miaui_env.game.rules import NUM_DIVER_CARDS
+from miaui_env.game.rules import NUM_DIVER_CARDS, is_integer
 from miaui_env.game.seeding import Seed, seed_generator
 from miaui_env.observe.observation import OBSERVATION_LAYOUT, table_view
 
@@ -41,21 +41,23 @@ class Agent(Protocol):
 
 
 class RandomAgent:
-    """Plays a uniformly random legal card."""
+    """Plays a uniformly random legal action (of 12 by default, both built-in games' count)."""
 
     name = "random"
 
-    def __init__(self, seed: Seed | None = None):
-        self.rng = seed_generator(seed)
+    def __init__(self, seed: Seed | None = None, num_actions: int = NUM_DIVER_CARDS):
+        if not is_integer(num_actions) or num_actions < 1:
+            raise AgentError(f"num_actions={num_actions!r:.40} is not allowed; it is an integer >= 1, the game's action count")
+        self.rng, self.num_actions = seed_generator(seed), int(num_actions)
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """A random legal action for every row (both games have 12 actions); AgentError for masks of
-        another shape than (rows, 12), or a row that allows nothing."""
+        """A random legal action for every row; AgentError for masks of another shape than
+        (rows, num_actions), or a row that allows nothing."""
         masks = np.asarray(masks)
         rows = np.shape(observations)[0] if np.ndim(observations) > 0 else None
-        if masks.ndim != 2 or masks.shape[1] != NUM_DIVER_CARDS or len(masks) != rows:
+        if masks.ndim != 2 or masks.shape[1] != self.num_actions or len(masks) != rows:
             raise AgentError(
-                f"the random agent takes masks of shape (rows, {NUM_DIVER_CARDS}), one per observation row; "
+                f"the random agent takes masks of shape (rows, {self.num_actions}), one per observation row; "
                 f"got {masks.shape} for {rows if rows is not None else 'no'} rows"
             )
         if masks.dtype.kind not in "biuf" or ((masks != 0) & (masks != 1)).any():

@@ -35,13 +35,13 @@ import importlib
 import inspect
 import json
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from miaui_env.agents import Agent, as_agent, builtin_agents
-from miaui_env.agents.checkpoint import check_policy_spaces
+from miaui_env.agents.checkpoint import check_policy_spaces, read_metadata
 from miaui_env.agents.policy import PolicyAgent, load_rllib_policy, load_sb3_policy
 from miaui_env.game.saved_state import MAX_FILE_BYTES, read_bounded
 from miaui_env.game.seeding import check_seed, seed_children, seed_int
@@ -109,6 +109,29 @@ def load_agent(spec: str, seed: int | None = None) -> Agent:
     base, mode = split_play_mode(spec)
     refuse_play_mode_on_builtin(spec, base, mode, builtin_agents())  # before anything is loaded
     return with_play_mode(_load(base, seed), spec, base, mode)
+
+
+def load_game_agent(
+    game: str, spec: str, seed: int | None, built_ins: Mapping[str, Callable[[int | None], Agent]], observation_version: int
+) -> Agent | PolicyAgent:
+    """An agent of the registered game `game`: one of its `built_ins` (name: a factory taking the
+    seed), or a policy trained on it (a self-play run's folder or model .zip, `@best` or `@sample`
+    after it), checked to be `game`'s and of its `observation_version`. What a plug-in game's
+    `load_agent` part can be (miaui_env.games); AgentSpecError for a spec nothing loads."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentSpecError(f"an agent spec is a non-empty string (a built-in name or a run's folder), got {spec!r:.60}")
+    seed = check_seed(seed)
+    base, mode = split_play_mode(spec)
+    refuse_play_mode_on_builtin(spec, base, mode, built_ins)
+    if base in built_ins:
+        return built_ins[base](seed)
+    path = Path(base)
+    if not (path.suffix == ".zip" and names_a_file(path, Path.is_file)) and not names_a_file(path / "model.zip", Path.is_file):
+        raise AgentSpecError(
+            f"unknown {game} agent {spec!r:.100}; its agents are {', '.join(built_ins)} or a {game} run's folder (with model.zip)"
+        )
+    metadata = read_metadata((path if path.is_dir() else path.parent) / "metadata.json", game, observation_version)
+    return with_play_mode(load_sb3_policy(path, seed=seed, metadata=metadata), spec, base, mode)
 
 
 def refuse_play_mode_on_builtin(spec: str, base: str, mode: str | None, builtins: Collection[str]) -> None:

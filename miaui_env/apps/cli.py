@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from miaui_env._interrupts import exit_interrupted, hand_interrupts_back
-from miaui_env.games import LEGACY_GAME, game_names, get_game
+from miaui_env.games import LEGACY_GAME, GamePartError, game_names, get_game
 
 
 def game_chooser() -> argparse.ArgumentParser:
@@ -95,14 +95,15 @@ def distinct(parser: argparse.ArgumentParser, option: str, values: Sequence[obje
 
 
 def run_command(prog: str, command: Callable[[], int | None], interrupted: str = "interrupted") -> NoReturn:
-    """Run a command's work: a user error (ValueError, OSError) or Ctrl-C ends it with one line, not a traceback."""
+    """Run a command's work: a user error (ValueError, OSError, a game part that cannot be had) or Ctrl-C
+    ends it with one line, not a traceback."""
     remembered = hand_interrupts_back()  # the start-up's one-line exit (miaui_env/_interrupts.py) gives way to the command's own
     try:
         status = command()
     except KeyboardInterrupt:
         print(f"\n{prog}: {interrupted}", file=sys.stderr)
         exit_interrupted()
-    except (ValueError, OSError) as error:
+    except (ValueError, OSError, GamePartError) as error:
         fail(prog, error)
     if remembered is not None and remembered.came:  # a Ctrl-C that CPython dropped on the way (a ctypes callback)
         print(f"\n{prog}: {interrupted}", file=sys.stderr)

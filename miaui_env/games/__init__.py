@@ -11,24 +11,41 @@ and no compiler, and sits below every other room of the library. The parts every
 `PARTS`; the built-in games are Miaui (`miaui_env.games.miaui`) and the octopus fishing game
 (`miaui_env.games.octopus`).
 
-A game of your own joins with `register(Game(...))`, or, from an installed package, through the
-`miaui_rl.games` entry-point group (each entry point a `Game`), which the registry reads once, at
-its first lookup:
+A game of your own needs only `PARTS`: a PettingZoo AEC env and its agents. The arena, terminal
+play, replays (`GENERIC_PARTS`, `miaui_env.apps.any_game`) and the self-play trainer
+(`training.games.AnyGame`) then play it through that env, if the env
+- takes the keyword arguments `num_players`, `view` (one of the game's `views`), `reward` ("win":
+  the winners share 1) and `render_mode` ("ansi" among them: a spectator's text);
+- shows every agent `{"observation": float32 vector, "action_mask": int8 vector}`, the mask of
+  the agent to act holding its legal actions;
+- deals the same game from the same `reset(seed=...)` and the same actions;
+- puts `"score"` (a number) and `"winner"` (bool) in every agent's info once the game is over.
+Terminal play and replays put the game in words through its `words` part (a `GameWords`).
+The tests' own third game, `tests/games/sealed_bids.py`, is an example of a hundred-odd lines.
+
+A game joins with `register(Game(...))`; from an installed package, through the `miaui_rl.games`
+entry-point group (each entry point a `Game`); or, for a module on the import path that is not
+installed, through the environment variable `MIAUI_RL_GAMES` ("module:attribute" names). The
+registry reads both once, at its first lookup:
 
     # pyproject.toml of your package
     [project.entry-points."miaui_rl.games"]
     bids = "my_package.bids:GAME"
+
+    MIAUI_RL_GAMES=sealed_bids:GAME python -m miaui_env.apps.play --game sealed_bids
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata
+import os
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -39,18 +56,33 @@ PARTS: Mapping[str, str] = MappingProxyType(
         "agent_names": "agent_names(): the built-in agents' names",
         "shipped_policies": "shipped_policies(): the names of the trained policies shipped for the game",
         "observation_version": "the int version of the observation layout its checkpoints record",
+    }
+)
+"""Every part a game gives, and what it is."""
+
+GENERIC_PARTS: Mapping[str, str] = MappingProxyType(
+    {
+        "gauntlet": "miaui_env.apps.any_game:gauntlet",
+        "arena": "miaui_env.apps.any_game:arena_main",
+        "play": "miaui_env.apps.any_game:play",
+        "replay": "miaui_env.apps.any_game:replay_main",
+    }
+)
+"""The parts a game may leave to the library: each plays the game through its AEC env alone
+(`miaui_env.apps.any_game`), handed the game as its first argument. Miaui and the octopus game give
+their own (stacked decks and dice, batched engines, richer replays)."""
+
+OPTIONAL_PARTS: Mapping[str, str] = MappingProxyType(
+    {
+        "parallel_env": "the PettingZoo Parallel env constructor, for a game of simultaneous moves",
+        "words": "a GameWords: the game in words for the generic terminal play and replays (its rules, a seat's view, an action)",
         "gauntlet": "gauntlet(names, num_players, games, seed, show_progress): one arena gauntlet, an ArenaResult",
         "arena": "main(argv): the game's arena command, `python -m miaui_env.apps.arena --game NAME`",
         "play": "play(args): a person's game in the terminal, from `python -m miaui_env.apps.play`'s parsed arguments",
         "replay": "main(argv): the game's replay command, `python -m miaui_env.apps.replay` on its replays",
     }
 )
-"""Every part a game gives, and what it is."""
-
-OPTIONAL_PARTS: Mapping[str, str] = MappingProxyType(
-    {"parallel_env": "the PettingZoo Parallel env constructor, for a game of simultaneous moves"}
-)
-"""Parts only some games give."""
+"""Parts only some games give (the generic ones of GENERIC_PARTS stand in for the last four)."""
 
 LEGACY_GAME = "miaui"
 """The game of a file that names none: run folders, arena results and replays written before the
@@ -58,6 +90,10 @@ library had a second game are Miaui's."""
 
 ENTRY_POINT_GROUP = "miaui_rl.games"
 """Installed packages add games here; each entry point names a `Game`."""
+
+GAMES_VARIABLE = "MIAUI_RL_GAMES"
+"""An environment variable of "module:attribute" names, space-separated, each a `Game` on the import
+path: games of modules that are not installed packages (a game of one's own tests, for example)."""
 
 _BUILT_IN = ("miaui_env.games.miaui:GAME", "miaui_env.games.octopus:GAME")
 
@@ -68,6 +104,22 @@ class UnknownGameError(ValueError):
 
 class GamePartError(ImportError):
     """A game's part that cannot be imported (its module or attribute is missing, or an extra is not installed)."""
+
+
+class GameWords(Protocol):
+    """A game in words, for the generic terminal play and replays (a game's `words` part)."""
+
+    def introduction(self, num_players: int, seat: int) -> list[str]:
+        """What a new player needs before the first decision: who they are and the rules in short."""
+        ...
+
+    def seat_view(self, env: Any, agent: str) -> list[str]:
+        """What `agent` may see now at the env's table (nothing hidden from it shown)."""
+        ...
+
+    def action(self, action: int) -> str:
+        """An action in words ("bid 3")."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -140,18 +192,15 @@ class Game:
         return range(self.min_players, self.max_players + 1)
 
     def part(self, name: str) -> Any:
-        """The part `name` (one of `PARTS` or `OPTIONAL_PARTS`), imported on first use; GamePartError if it cannot be."""
+        """The part `name` (one of `PARTS` or `OPTIONAL_PARTS`), imported on first use: the game's own,
+        else the library's generic one bound to this game (GENERIC_PARTS); GamePartError if there is none."""
         if name not in PARTS and name not in OPTIONAL_PARTS:
             raise ValueError(f"{name!r} is not a game part; parts: {', '.join([*PARTS, *OPTIONAL_PARTS])}")
         if name not in self.parts:
+            if name in GENERIC_PARTS:
+                return functools.partial(_imported(GENERIC_PARTS[name], f"the generic {name}"), self)
             raise GamePartError(f"{self.title} has no {name}: {OPTIONAL_PARTS[name]}")
-        module, _, attribute = self.parts[name].partition(":")
-        try:
-            return getattr(importlib.import_module(module), attribute)
-        except ImportError as error:
-            raise GamePartError(f"{self.title}'s {name} ({self.parts[name]}) cannot be imported: {error}") from error
-        except AttributeError:
-            raise GamePartError(f"{self.title}'s {name}: module {module} has no {attribute!r}") from None
+        return _imported(self.parts[name], f"{self.title}'s {name}")
 
     def env(self, **kwargs: Any) -> Any:
         """The game's AEC env."""
@@ -177,6 +226,17 @@ class Game:
     def observation_version(self) -> int:
         """The observation layout version its checkpoints record."""
         return int(self.part("observation_version"))
+
+
+def _imported(target: str, what: str) -> Any:
+    """The attribute "module:attribute" names; GamePartError naming `what` if it cannot be imported."""
+    module, _, attribute = target.partition(":")
+    try:
+        return getattr(importlib.import_module(module), attribute)
+    except ImportError as error:
+        raise GamePartError(f"{what} ({target}) cannot be imported: {error}") from error
+    except AttributeError:
+        raise GamePartError(f"{what}: module {module} has no {attribute!r}") from None
 
 
 _registry: dict[str, Game] = {}
@@ -253,15 +313,28 @@ def _discover() -> None:
             )
             continue
         _registry[game.name] = game
+    for target in os.environ.get(GAMES_VARIABLE, "").split():
+        try:
+            game = _load(target)
+        except (ImportError, AttributeError, TypeError, ValueError) as error:  # a stale variable must not stop every command
+            warnings.warn(f"{GAMES_VARIABLE}: {target} is left out: {error}", stacklevel=2)
+            continue
+        if game.name in _registry:
+            warnings.warn(f"{GAMES_VARIABLE}: {target} names the game {game.name!r}, which is taken; it is left out", stacklevel=2)
+            continue
+        _registry[game.name] = game
 
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "GAMES_VARIABLE",
+    "GENERIC_PARTS",
     "LEGACY_GAME",
     "OPTIONAL_PARTS",
     "PARTS",
     "Game",
     "GamePartError",
+    "GameWords",
     "UnknownGameError",
     "game_names",
     "game_of",

@@ -68,52 +68,13 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent, checked_actions, reset_agent
 from miaui_env.game.rules import IllegalActionError, InvalidConfigError, final_rewards, is_integer
 from miaui_env.game.seeding import Seed, seed_generator, seed_tree
+from miaui_env.integrations.aec_selfplay import DRAWS, OpponentSeating
 from miaui_env.integrations.sb3 import OneEnvVecEnv, checked_seats, index_array, opponent_seed, slot_seeds
 from miaui_env.observe.layout import VECTOR_BOUND
 from miaui_env.octopus import rules
 from miaui_env.octopus.env import DEFAULT_MAX_SESSIONS, _check_settings, check_action, decision_mask
-from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, Painter, check_view, observe_canvas
+from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, VIEWS, Painter, observe_canvas
 from miaui_env.octopus.rules import NUM_ACTIONS, OctopusState
-
-DRAWS = ("game", "seat")  # a mix deals all of a game's opponent seats to one agent, or each seat its own
-
-
-class OpponentSeating:
-    """Who plays the opponent seats of each new game: `agents` drawn by `weights` (normalised) from
-    `rng`, one for the whole game (`draw="game"`) or one per seat (`draw="seat"`)."""
-
-    def __init__(self, agents: Sequence[Agent | Policy], weights: Sequence[float], rng: np.random.Generator, draw: str = "game"):
-        if draw not in DRAWS:
-            raise InvalidConfigError(f"draw={draw!r} is not allowed; allowed: {', '.join(DRAWS)}")
-        if isinstance(agents, str | bytes) or not isinstance(agents, Sequence) or not agents:
-            raise InvalidConfigError(f"opponents must be a non-empty list of agents, got {agents!r:.60}")
-        self.agents = [check_agent(agent, "opponent") for agent in agents]
-        for agent in self.agents:
-            if hasattr(agent, "view"):
-                check_view(agent.view)
-        self.rng, self.draw = rng, draw
-        self.set_weights(weights)
-
-    def set_weights(self, weights: Sequence[float]) -> None:
-        """Draw by these weights from the next new game on (one per agent, each finite and >= 0, not all zero)."""
-        try:
-            given = np.asarray(weights, dtype=np.float64)
-        except (TypeError, ValueError):
-            given = np.array([np.nan])
-        # numpy reads True as 1.0: a flag where a weight belongs is a slip, not a weight
-        booleans = isinstance(weights, Sequence) and any(isinstance(weight, bool | np.bool_) for weight in weights)
-        if booleans or given.shape != (len(self.agents),) or not np.isfinite(given).all() or (given < 0).any() or given.sum() <= 0:
-            raise InvalidConfigError(
-                f"weights={weights!r:.80} is not allowed; give one finite weight >= 0 per opponent "
-                f"(the mix has {len(self.agents)}), not all zero"
-            )
-        self.weights = given / given.sum()
-
-    def deal(self, num_players: int, learner_seat: int) -> list[Agent | Policy | None]:
-        """The agent of every seat of a new game (None at the learner's seat)."""
-        draws = 1 if self.draw == "game" else num_players
-        picked = self.rng.choice(len(self.agents), size=draws, p=self.weights).tolist()
-        return [None if seat == learner_seat else self.agents[picked[0 if draws == 1 else seat]] for seat in range(num_players)]
 
 
 class OctopusSelfPlayVecEnv(OneEnvVecEnv):
@@ -150,7 +111,9 @@ class OctopusSelfPlayVecEnv(OneEnvVecEnv):
         # The learner seat of each row, as Python ints: the hot loops compare them with `game.active` per row.
         self.row_seats: list[int] = [int(seat) for seat in seats] * self.num_games
         self._default_opponent = RandomAgent(None if seed is None else opponent_seed(seed))
-        self._seating = OpponentSeating([opponent if opponent is not None else self._default_opponent], [1.0], np.random.default_rng(0))
+        self._seating = OpponentSeating(
+            [opponent if opponent is not None else self._default_opponent], [1.0], np.random.default_rng(0), views=VIEWS
+        )
         self._next_seating: OpponentSeating | None = None
         self.render_mode = None
         space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
@@ -190,7 +153,7 @@ class OctopusSelfPlayVecEnv(OneEnvVecEnv):
 
     def set_opponent(self, opponent: Agent | Policy) -> None:
         """Play the non-learner seats of the games dealt from the next reset or autoreset on with `opponent`."""
-        self._next_seating = OpponentSeating([opponent], [1.0], np.random.default_rng(0))
+        self._next_seating = OpponentSeating([opponent], [1.0], np.random.default_rng(0), views=VIEWS)
 
     def set_opponents(
         self, agents: Sequence[Agent | Policy], weights: Sequence[float] | None = None, seed: Seed | None = None, draw: str = "game"
@@ -198,7 +161,7 @@ class OctopusSelfPlayVecEnv(OneEnvVecEnv):
         """Deal the opponent seats of every game from the next reset or autoreset on among `agents`, by
         `weights` (None: alike), drawn from `seed`: one agent a game (`draw="game"`) or one a seat (`"seat"`)."""
         weights = [1.0] * len(agents) if weights is None and isinstance(agents, Sequence) else weights
-        self._next_seating = OpponentSeating(agents, weights if weights is not None else [], seed_generator(seed), draw)
+        self._next_seating = OpponentSeating(agents, weights if weights is not None else [], seed_generator(seed), draw, views=VIEWS)
 
     def set_opponent_weights(self, weights: Sequence[float]) -> None:
         """New draw weights for the mix `set_opponents` gave (one per agent), from the next new game on."""
