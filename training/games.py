@@ -257,15 +257,66 @@ class MiauiGame(RegisteredGame):
         return [(variant_name(spec.open_baskets, spec.no_fighting), spec) for spec in config.evaluation_specs]
 
 
-class OctopusGame(RegisteredGame):
-    """The octopus fishing game: a game of its own per row, per-game seating, the octopus arena."""
+class GamePerRow(RegisteredGame):
+    """A game whose self-play VecEnv gives each row a game of its own, seating each new game's opponents
+    itself (`set_opponents`), on float32 rows of the seat's own view: the octopus game, and any game
+    trained through its AEC env."""
 
-    name = "octopus"
-    row_dtype = "float32"  # the octopus observation has no compact codes
+    row_dtype = "float32"  # the env's own observation: no compact codes
     rows_change_view = False  # a row is the view it was dealt in
     yardstick_clones = False  # kickstart.teacher's default is Miaui's counter: a best response starts from scratch or the target
-    privileged_critic = False  # its env has no global-state rows for a critic
+    privileged_critic = False  # no global-state rows for a critic
     in_run_exploiters = False  # its probe and the yardstick measure it
+    cloning_chunk = 64  # games end apart: each chunk's unfinished games teach the policy, not the value
+
+    def teacher_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The rows themselves: each is the seat's float32 observation."""
+        return rows
+
+    def seat(self, table: Any, agents: list[Agent | Policy], weights: list[float], seed: np.random.SeedSequence, draw: str) -> WeightSetter:
+        """Each new game of the table draws its opponents (the VecEnv's `set_opponents`)."""
+        table.set_opponents(agents, weights, seed, draw)
+        setter: WeightSetter = table.set_opponent_weights
+        return setter
+
+    def per_row_table(self, num_games: int, **settings: Any) -> SelfPlayTable:
+        """The game's self-play VecEnv of `num_games` games (num_players, learner_seats, opponent, view, reward, seed)."""
+        raise NotImplementedError
+
+    def arena_table(self, players: int, view: str = "table") -> EvaluationTable:
+        """Where its gauntlets play: `players` seats, agents that say no view shown `view`."""
+        raise NotImplementedError
+
+    def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[SelfPlayTable]:
+        """The config's tables, table i dealt from child i of the `tables` stream (float32 rows)."""
+        if observation_dtype != "float32":
+            raise ConfigError(f"{self.game.title}'s rows are float32, not {observation_dtype}")
+        children = config.seeds.sequence("tables").spawn(len(config.tables))
+        settings = {"view": config.view, "reward": config.reward}
+        return [
+            self.per_row_table(table.num_games, num_players=table.num_players, learner_seats=table.learner_seats, seed=child, **settings)
+            for table, child in zip(config.tables, children, strict=True)
+        ]
+
+    def best_response_table(
+        self, games: int, players: int, target: Agent, view: str, threads: int, variant: tuple[bool, bool], privileged: bool
+    ) -> SelfPlayTable:
+        """Every seat learns, each row a game of its own, the target (shown its own view) in every other seat."""
+        return self.per_row_table(games, num_players=players, opponent=target, view=view, reward="win")
+
+    def probe_table(self, players: int, variant: tuple[bool, bool]) -> EvaluationTable:
+        """Its arena at `players` seats (the game has no variants)."""
+        return self.arena_table(players)
+
+    def evaluation_tables(self, config: SelfPlayConfig) -> list[tuple[str, EvaluationTable]]:
+        """`evaluation.num_players` seats of the one game (no variants), seen through the run's view."""
+        return [("base", self.arena_table(config.evaluation.num_players, config.view))]
+
+
+class OctopusGame(GamePerRow):
+    """The octopus fishing game: `OctopusSelfPlayVecEnv` on its rules engine, the octopus arena."""
+
+    name = "octopus"
 
     @property
     def baselines(self) -> tuple[str, ...]:
@@ -273,106 +324,32 @@ class OctopusGame(RegisteredGame):
         return tuple(self.game.agent_names())
 
     gauntlet = staticmethod(octopus_gauntlet)  # the octopus arena's (training/gauntlet.py)
-    cloning_chunk = 64  # games end apart: each chunk's unfinished games teach the policy, not the value
 
-    def teacher_rows(self, rows: np.ndarray) -> np.ndarray:
-        """The rows themselves: every octopus row is the seat's float32 observation."""
-        return rows
+    def per_row_table(self, num_games: int, **settings: Any) -> SelfPlayTable:
+        """An `OctopusSelfPlayVecEnv` on the rules engine."""
+        return OctopusSelfPlayVecEnv(num_games, **settings)
 
-    def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[SelfPlayTable]:
-        """The tables as `OctopusSelfPlayVecEnv`s (float32 rows: the octopus observation has no compact codes)."""
-        if observation_dtype != "float32":
-            raise ConfigError(f"octopus rows are float32, not {observation_dtype}")
-        children = config.seeds.sequence("tables").spawn(len(config.tables))
-        return [
-            OctopusSelfPlayVecEnv(
-                table.num_games,
-                num_players=table.num_players,
-                learner_seats=table.learner_seats,
-                view=config.view,
-                reward=config.reward,
-                seed=child,
-            )
-            for table, child in zip(config.tables, children, strict=True)
-        ]
-
-    def best_response_table(
-        self, games: int, players: int, target: Agent, view: str, threads: int, variant: tuple[bool, bool], privileged: bool
-    ) -> SelfPlayTable:
-        """Every seat learns, each row a game of its own (the VecEnv shows the target its own view)."""
-        return OctopusSelfPlayVecEnv(games, num_players=players, opponent=target, view=view, reward="win")
-
-    def probe_table(self, players: int, variant: tuple[bool, bool]) -> EvaluationTable:
-        """The octopus arena at `players` seats (the game has no variants)."""
-        return OctopusArenaConfig(num_players=players)
-
-    def seat(self, table: Any, agents: list[Agent | Policy], weights: list[float], seed: np.random.SeedSequence, draw: str) -> WeightSetter:
-        """Each new game of the table draws its opponents (`OctopusSelfPlayVecEnv.set_opponents`)."""
-        table.set_opponents(agents, weights, seed, draw)
-        setter: WeightSetter = table.set_opponent_weights
-        return setter
-
-    def evaluation_tables(self, config: SelfPlayConfig) -> list[tuple[str, EvaluationTable]]:
-        """`evaluation.num_players` seats of the one game (no variants), seen through the run's view."""
-        return [("base", OctopusArenaConfig(num_players=config.evaluation.num_players, view=config.view))]
+    def arena_table(self, players: int, view: str = "table") -> EvaluationTable:
+        """The octopus arena (duplicate decks and dice) at `players` seats."""
+        return OctopusArenaConfig(num_players=players, view=view)
 
 
-class AnyGame(RegisteredGame):
-    """A registered game without trainer hooks of its own, trained through its AEC env (`AECSelfPlayVecEnv`,
-    a game of its own per row) and measured in the generic arena (miaui_env.apps.any_game)."""
+class AnyGame(GamePerRow):
+    """A registered game without trainer hooks of its own, trained through its AEC env (`AECSelfPlayVecEnv`)
+    and measured in the generic arena (miaui_env.apps.any_game)."""
 
-    row_dtype = "float32"  # the env's own observation
-    rows_change_view = False  # a row is the view it was dealt in
-    yardstick_clones = False  # kickstart.teacher's default is Miaui's counter: a best response starts from scratch or the target
-    privileged_critic = False  # an AEC env gives no global-state rows for a critic
-    in_run_exploiters = False
     gauntlet = staticmethod(any_game_gauntlet)
-    cloning_chunk = 64  # games end apart: each chunk's unfinished games teach the policy, not the value
 
     def __init__(self, name: str):
         self.name = name
 
-    def teacher_rows(self, rows: np.ndarray) -> np.ndarray:
-        """The rows themselves: each is the seat's observation."""
-        return rows
+    def per_row_table(self, num_games: int, **settings: Any) -> SelfPlayTable:
+        """An `AECSelfPlayVecEnv` on the game's AEC env."""
+        return AECSelfPlayVecEnv(self.name, num_games, **settings)
 
-    def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[SelfPlayTable]:
-        """The tables as `AECSelfPlayVecEnv`s of the game's env (float32 rows)."""
-        if observation_dtype != "float32":
-            raise ConfigError(f"{self.game.title}'s rows are float32, not {observation_dtype}")
-        children = config.seeds.sequence("tables").spawn(len(config.tables))
-        return [
-            AECSelfPlayVecEnv(
-                self.name,
-                table.num_games,
-                num_players=table.num_players,
-                learner_seats=table.learner_seats,
-                view=config.view,
-                reward=config.reward,
-                seed=child,
-            )
-            for table, child in zip(config.tables, children, strict=True)
-        ]
-
-    def best_response_table(
-        self, games: int, players: int, target: Agent, view: str, threads: int, variant: tuple[bool, bool], privileged: bool
-    ) -> SelfPlayTable:
-        """Every seat learns, each row a game of its own, the target in every other seat."""
-        return AECSelfPlayVecEnv(self.name, games, num_players=players, opponent=target, view=view, reward="win")
-
-    def probe_table(self, players: int, variant: tuple[bool, bool]) -> EvaluationTable:
+    def arena_table(self, players: int, view: str = "table") -> EvaluationTable:
         """The generic arena at `players` seats."""
-        return AnyArenaConfig(self.name, players)
-
-    def seat(self, table: Any, agents: list[Agent | Policy], weights: list[float], seed: np.random.SeedSequence, draw: str) -> WeightSetter:
-        """Each new game of the table draws its opponents (`AECSelfPlayVecEnv.set_opponents`)."""
-        table.set_opponents(agents, weights, seed, draw)
-        setter: WeightSetter = table.set_opponent_weights
-        return setter
-
-    def evaluation_tables(self, config: SelfPlayConfig) -> list[tuple[str, EvaluationTable]]:
-        """`evaluation.num_players` seats of the game, seen through the run's view."""
-        return [("base", AnyArenaConfig(self.name, config.evaluation.num_players, view=config.view))]
+        return AnyArenaConfig(self.name, players, view=view)
 
 
 _TRAINING_GAMES: dict[str, TrainingGame] = {}
@@ -416,6 +393,7 @@ def check_config(config: SelfPlayConfig) -> None:
 
 __all__ = [
     "AnyGame",
+    "GamePerRow",
     "MiauiGame",
     "OctopusGame",
     "RegisteredGame",

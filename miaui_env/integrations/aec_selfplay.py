@@ -94,7 +94,94 @@ class OpponentSeating:
         return [None if seat == learner_seat else self.agents[picked[0 if draws == 1 else seat]] for seat in range(num_players)]
 
 
-class AECSelfPlayVecEnv(OneEnvVecEnv):
+class GamePerRowVecEnv(OneEnvVecEnv):
+    """What the self-play VecEnvs of a game per row share (this module's and `OctopusSelfPlayVecEnv`):
+    seeding the next reset, the opponents each new game draws, and actions stored once for one step."""
+
+    opponent_views: Sequence[str]
+    """The views an opponent may say it plays from."""
+    _default_opponent: RandomAgent
+    _seating: OpponentSeating
+    _next_seating: OpponentSeating | None
+    _next_seeds: list[int] | None
+    _actions: np.ndarray
+    _actions_pending: bool
+    _masks: np.ndarray
+
+    def check_actions(self, actions: np.ndarray) -> np.ndarray:
+        """The rows' actions as int64 indices, each one its row's mask allows (IllegalActionError if not)."""
+        raise NotImplementedError
+
+    # -- seeding and opponents ------------------------------------------------------------------
+    def seed(self, seed: Seed | None = None) -> list[int | None]:
+        """Deal the next reset's games from `seed` (None: fresh entropy), as the constructor's `seed` would."""
+        tree = seed_tree(seed)
+        self._next_seeds = slot_seeds(tree, self.num_envs)
+        self._default_opponent.rng = seed_generator(opponent_seed(tree))
+        return list(self._next_seeds)
+
+    @property
+    def opponent(self) -> Agent | Policy:
+        """The opponent of the games dealt now, when one agent plays them all (else the first of the mix)."""
+        return self._seating.agents[0]
+
+    @property
+    def opponents(self) -> list[Agent | Policy]:
+        """The agents the games dealt now draw their opponents from."""
+        return list(self._seating.agents)
+
+    def set_opponent(self, opponent: Agent | Policy) -> None:
+        """Play the opponent seats of the games dealt from the next reset or autoreset on with `opponent`."""
+        self._next_seating = self._seating_of([opponent], [1.0], np.random.default_rng(0))
+
+    def set_opponents(
+        self, agents: Sequence[Agent | Policy], weights: Sequence[float] | None = None, seed: Seed | None = None, draw: str = "game"
+    ) -> None:
+        """Deal the opponent seats of every game from the next reset or autoreset on among `agents`, by `weights` (None: alike)."""
+        weights = [1.0] * len(agents) if weights is None and isinstance(agents, Sequence) else weights
+        self._next_seating = self._seating_of(agents, weights if weights is not None else [], seed_generator(seed), draw)
+
+    def set_opponent_weights(self, weights: Sequence[float]) -> None:
+        """New draw weights for the mix `set_opponents` gave, from the next new game on."""
+        (self._next_seating or self._seating).set_weights(weights)
+
+    def _take_next_seating(self) -> bool:
+        """Seat the mix `set_opponents` gave, its agents reset; whether there was one."""
+        if self._next_seating is None:
+            return False
+        self._seating, self._next_seating = self._next_seating, None
+        for agent in self._seating.agents:
+            reset_agent(agent)
+        return True
+
+    def _seating_of(
+        self, agents: Sequence[Agent | Policy], weights: Sequence[float], rng: np.random.Generator, draw: str = "game"
+    ) -> OpponentSeating:
+        return OpponentSeating(agents, weights, rng, draw, views=self.opponent_views)
+
+    def step_async(self, actions: np.ndarray, *, trusted: bool = False) -> None:
+        """Store every row's action, checked against its mask before anything is played."""
+        if not isinstance(trusted, bool | np.bool_):
+            raise IllegalActionError(f"trusted must be True or False, got {trusted!r:.60}")
+        self._actions = actions if trusted else self.check_actions(actions)
+        self._actions_pending = True
+
+    def check_actions_pending(self) -> None:
+        """IllegalActionError unless `step_async` stored actions since the last `step_wait`."""
+        if not self._actions_pending:
+            raise IllegalActionError("step_wait() needs step_async(actions) first: each decision is played once")
+
+    @property
+    def rows_per_game(self) -> int:
+        """Rows that share one game: 1, every row plays a game of its own."""
+        return 1
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, actions) bool: each row's legal actions at its seat's decision."""
+        return self._masks.astype(bool)
+
+
+class AECSelfPlayVecEnv(GamePerRowVecEnv):
     """Learner seats of many games of any registered game as one SB3 VecEnv, one game per row; see the module docstring."""
 
     def __init__(
@@ -128,6 +215,7 @@ class AECSelfPlayVecEnv(OneEnvVecEnv):
         self.row_seats: list[int] = [int(seat) for seat in seats] * int(num_games)
         self.num_games, rows = int(num_games), int(num_games) * len(seats)
         self.observation_version = self.game.observation_version
+        self.opponent_views = (self.view,)  # the env deals every seat its view
         self._default_opponent = RandomAgent(None if seed is None else opponent_seed(seed), num_actions=self.num_actions)
         self._seating = self._seating_of([opponent if opponent is not None else self._default_opponent], [1.0], np.random.default_rng(0))
         self._next_seating: OpponentSeating | None = None
@@ -151,35 +239,6 @@ class AECSelfPlayVecEnv(OneEnvVecEnv):
         self, agents: Sequence[Agent | Policy], weights: Sequence[float], rng: np.random.Generator, draw: str = "game"
     ) -> OpponentSeating:
         return OpponentSeating(agents, weights, rng, draw, views=(self.view,))  # every seat of the env is dealt its view
-
-    # -- seeding and opponents ------------------------------------------------------------------
-    def seed(self, seed: Seed | None = None) -> list[int | None]:
-        """Deal the next reset's games from `seed` (None: fresh entropy), as the constructor's `seed` would."""
-        tree = seed_tree(seed)
-        self._next_seeds = slot_seeds(tree, self.num_envs)
-        self._default_opponent.rng = seed_generator(opponent_seed(tree))
-        return list(self._next_seeds)
-
-    def set_opponent(self, opponent: Agent | Policy) -> None:
-        """Play the opponent seats of the games dealt from the next reset or autoreset on with `opponent`."""
-        self._next_seating = self._seating_of([opponent], [1.0], np.random.default_rng(0))
-
-    def set_opponents(
-        self, agents: Sequence[Agent | Policy], weights: Sequence[float] | None = None, seed: Seed | None = None, draw: str = "game"
-    ) -> None:
-        """Deal the opponent seats of every game from the next reset or autoreset on among `agents`, by `weights` (None: alike)."""
-        weights = [1.0] * len(agents) if weights is None and isinstance(agents, Sequence) else weights
-        self._next_seating = self._seating_of(agents, weights if weights is not None else [], seed_generator(seed), draw)
-
-    def set_opponent_weights(self, weights: Sequence[float]) -> None:
-        """New draw weights for the mix `set_opponents` gave, from the next new game on."""
-        (self._next_seating or self._seating).set_weights(weights)
-
-    def _take_next_seating(self) -> None:
-        if self._next_seating is not None:
-            self._seating, self._next_seating = self._next_seating, None
-        for agent in self._seating.agents:
-            reset_agent(agent)
 
     # -- the games ------------------------------------------------------------------------------
     def _learner(self, row: int) -> str:
@@ -253,25 +312,15 @@ class AECSelfPlayVecEnv(OneEnvVecEnv):
             seeds = self._next_seeds if self._next_seeds is not None else [None] * self.num_envs
             self._rngs = [seed_generator(s) for s in seeds]
         self._next_seeds = None
-        self._take_next_seating()
+        if not self._take_next_seating():  # a new seating's agents are reset as it is taken
+            for agent in self._seating.agents:
+                reset_agent(agent)
         self._actions_pending, self._stopped, self._dealt = False, None, True
         rows = list(range(self.num_envs))
         self._start(rows)
         for r in rows:
             self._present(r)
         return self._obs.copy()
-
-    def step_async(self, actions: np.ndarray, *, trusted: bool = False) -> None:
-        """Store every row's action, checked against its mask before anything is played."""
-        if not isinstance(trusted, bool | np.bool_):
-            raise IllegalActionError(f"trusted must be True or False, got {trusted!r:.60}")
-        self._actions = actions if trusted else self.check_actions(actions)
-        self._actions_pending = True
-
-    def check_actions_pending(self) -> None:
-        """IllegalActionError unless `step_async` stored actions since the last `step_wait`."""
-        if not self._actions_pending:
-            raise IllegalActionError("step_wait() needs step_async(actions) first: each decision is played once")
 
     def check_actions(self, actions: np.ndarray) -> np.ndarray:
         """The rows' actions as int64 indices; IllegalActionError naming the row and seat of the first one its mask does not allow."""
@@ -327,14 +376,5 @@ class AECSelfPlayVecEnv(OneEnvVecEnv):
             "episode": {"r": reward, "l": int(self._lengths[row]), "t": round(float(time.time() - self._starts[row]), 6)},
         }
 
-    @property
-    def rows_per_game(self) -> int:
-        """Rows that share one game: 1, every row plays a game of its own."""
-        return 1
 
-    def action_masks(self) -> np.ndarray:
-        """(num_envs, actions) bool: each row's legal actions at its seat's decision."""
-        return self._masks.astype(bool)
-
-
-__all__ = ["DRAWS", "AECSelfPlayVecEnv", "OpponentSeating"]
+__all__ = ["DRAWS", "AECSelfPlayVecEnv", "GamePerRowVecEnv", "OpponentSeating"]

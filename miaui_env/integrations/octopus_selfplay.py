@@ -67,9 +67,9 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
 from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent, checked_actions, reset_agent
 from miaui_env.game.rules import IllegalActionError, InvalidConfigError, final_rewards, is_integer
-from miaui_env.game.seeding import Seed, seed_generator, seed_tree
-from miaui_env.integrations.aec_selfplay import DRAWS, OpponentSeating
-from miaui_env.integrations.sb3 import OneEnvVecEnv, checked_seats, index_array, opponent_seed, slot_seeds
+from miaui_env.game.seeding import Seed, seed_generator
+from miaui_env.integrations.aec_selfplay import DRAWS, GamePerRowVecEnv, OpponentSeating
+from miaui_env.integrations.sb3 import checked_seats, index_array, opponent_seed, slot_seeds
 from miaui_env.observe.layout import VECTOR_BOUND
 from miaui_env.octopus import rules
 from miaui_env.octopus.env import DEFAULT_MAX_SESSIONS, _check_settings, check_action, decision_mask
@@ -77,7 +77,7 @@ from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSIO
 from miaui_env.octopus.rules import NUM_ACTIONS, OctopusState
 
 
-class OctopusSelfPlayVecEnv(OneEnvVecEnv):
+class OctopusSelfPlayVecEnv(GamePerRowVecEnv):
     """Learner seats of many octopus games as one SB3 VecEnv, one game per row; see the module docstring."""
 
     def __init__(
@@ -110,10 +110,9 @@ class OctopusSelfPlayVecEnv(OneEnvVecEnv):
         rows = self.num_games * len(seats)
         # The learner seat of each row, as Python ints: the hot loops compare them with `game.active` per row.
         self.row_seats: list[int] = [int(seat) for seat in seats] * self.num_games
+        self.opponent_views = VIEWS
         self._default_opponent = RandomAgent(None if seed is None else opponent_seed(seed))
-        self._seating = OpponentSeating(
-            [opponent if opponent is not None else self._default_opponent], [1.0], np.random.default_rng(0), views=VIEWS
-        )
+        self._seating = self._seating_of([opponent if opponent is not None else self._default_opponent], [1.0], np.random.default_rng(0))
         self._next_seating: OpponentSeating | None = None
         self.render_mode = None
         space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
@@ -131,50 +130,6 @@ class OctopusSelfPlayVecEnv(OneEnvVecEnv):
         self._lengths = np.zeros(rows, dtype=np.int64)  # learner decisions so far in each row's game
         self._starts = np.zeros(rows)
         self.opponent_decisions = 0  # opponents' decisions played so far (for the benchmark)
-
-    # -- seeding and opponents ------------------------------------------------------------------
-    def seed(self, seed: Seed | None = None) -> list[int | None]:
-        """Deal the next reset's games from `seed` (None: fresh entropy), as the constructor's `seed`
-        would (the default random opponent too); returns each row's game seed."""
-        tree = seed_tree(seed)
-        self._next_seeds = slot_seeds(tree, self.num_envs)
-        self._default_opponent.rng = seed_generator(opponent_seed(tree))
-        return list(self._next_seeds)
-
-    @property
-    def opponent(self) -> Agent | Policy:
-        """The opponent of the games dealt now, when one agent plays them all (else the first of the mix)."""
-        return self._seating.agents[0]
-
-    @property
-    def opponents(self) -> list[Agent | Policy]:
-        """The agents the games dealt now draw their opponents from."""
-        return list(self._seating.agents)
-
-    def set_opponent(self, opponent: Agent | Policy) -> None:
-        """Play the non-learner seats of the games dealt from the next reset or autoreset on with `opponent`."""
-        self._next_seating = OpponentSeating([opponent], [1.0], np.random.default_rng(0), views=VIEWS)
-
-    def set_opponents(
-        self, agents: Sequence[Agent | Policy], weights: Sequence[float] | None = None, seed: Seed | None = None, draw: str = "game"
-    ) -> None:
-        """Deal the opponent seats of every game from the next reset or autoreset on among `agents`, by
-        `weights` (None: alike), drawn from `seed`: one agent a game (`draw="game"`) or one a seat (`"seat"`)."""
-        weights = [1.0] * len(agents) if weights is None and isinstance(agents, Sequence) else weights
-        self._next_seating = OpponentSeating(agents, weights if weights is not None else [], seed_generator(seed), draw, views=VIEWS)
-
-    def set_opponent_weights(self, weights: Sequence[float]) -> None:
-        """New draw weights for the mix `set_opponents` gave (one per agent), from the next new game on."""
-        (self._next_seating or self._seating).set_weights(weights)
-
-    def _take_next_seating(self) -> bool:
-        """Seat the mix `set_opponents` gave, its agents reset; whether there was one."""
-        if self._next_seating is None:
-            return False
-        self._seating, self._next_seating = self._next_seating, None
-        for agent in self._seating.agents:
-            reset_agent(agent)
-        return True
 
     # -- VecEnv ---------------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
@@ -254,19 +209,6 @@ class OctopusSelfPlayVecEnv(OneEnvVecEnv):
             self.opponent_decisions += len(waiting)
             waiting = [r for r in waiting if not self._games[r].is_over and self._games[r].active != self.row_seats[r]]
 
-    def step_async(self, actions: np.ndarray, *, trusted: bool = False) -> None:
-        """Store every row's action, checked against its mask before anything is played (`trusted`:
-        they are what `check_actions` returned, as `MultiTableVecEnv` hands them, and are not checked again)."""
-        if not isinstance(trusted, bool | np.bool_):  # a truthy string would skip every check
-            raise IllegalActionError(f"trusted must be True or False, got {trusted!r:.60}")
-        self._actions = actions if trusted else self.check_actions(actions)
-        self._actions_pending = True
-
-    def check_actions_pending(self) -> None:
-        """IllegalActionError unless `step_async` stored actions since the last `step_wait`."""
-        if not self._actions_pending:
-            raise IllegalActionError("step_wait() needs step_async(actions) first: each decision is played once")
-
     def check_actions(self, actions: np.ndarray) -> np.ndarray:
         """The rows' actions as int64 indices; IllegalActionError naming the row, game and seat of the
         first one its mask does not allow (the same message as the AEC env's)."""
@@ -330,15 +272,6 @@ class OctopusSelfPlayVecEnv(OneEnvVecEnv):
             "opponents": tuple(agent_name(agent) for agent in self._seated[row] if agent is not None),
             "episode": {"r": reward, "l": int(self._lengths[row]), "t": round(float(time.time() - self._starts[row]), 6)},
         }
-
-    @property
-    def rows_per_game(self) -> int:
-        """Rows that share one game: 1, every row plays a game of its own (a league counts each row's result)."""
-        return 1
-
-    def action_masks(self) -> np.ndarray:
-        """(num_envs, 12) bool: each row's legal actions at its seat's decision (never all False)."""
-        return self._masks.astype(bool)
 
     @property
     def games(self) -> list[OctopusState]:
