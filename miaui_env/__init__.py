@@ -24,12 +24,9 @@ works in a fresh interpreter too.
 from __future__ import annotations
 
 import importlib
-import sys
-import warnings
 from typing import TYPE_CHECKING, Any
 
 from miaui_env import _interrupts  # noqa: F401  # first: Ctrl-C while one of our commands starts ends it in one line
-from miaui_env._moved import OLD_PATHS
 from miaui_env.game.cards import DEFAULT_DECK, DeckError, FishCard, FishKind
 from miaui_env.game.rules import GameConfig, IllegalActionError, InvalidConfigError, RoundRecord
 from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT
@@ -44,8 +41,6 @@ if TYPE_CHECKING:
     from miaui_env.vector import VectorMiaui
 
 __version__ = "0.2.0"
-if OLD_PATHS not in sys.meta_path:  # 0.1's module paths (miaui_env._moved), before a file finder loads one twice
-    sys.meta_path.insert(0, OLD_PATHS)
 register_envs()
 
 _LAZY = {
@@ -58,16 +53,12 @@ _LAZY = {
     "MiauiSelfPlayVecEnv": "miaui_env.integrations.sb3",
     "octopus_env": "miaui_env.octopus.env",  # the octopus game's AEC env (`miaui_env.octopus.env`)
 }
-_DEPRECATED = {"Settings": "TableSpec"}
 
 
 def __getattr__(name: str) -> Any:
-    """The envs, engine and VecEnv, imported on first use (PEP 562); 0.1's `Settings` with a warning."""
+    """The envs, engine and VecEnv, imported on first use (PEP 562)."""
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
-    if name in _DEPRECATED:
-        warnings.warn(f"miaui_env.{name} is now miaui_env.{_DEPRECATED[name]}; the old name goes in 0.3", DeprecationWarning, stacklevel=2)
-        return globals()[_DEPRECATED[name]]
     raise AttributeError(f"module 'miaui_env' has no attribute {name!r}")
 
 

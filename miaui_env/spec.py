@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -118,28 +117,6 @@ class TableSpec:
     def replace(self, **changes: object) -> TableSpec:
         """A copy with some settings changed."""
         return TableSpec.of(**{**self.as_kwargs(), **changes})
-
-
-def _settings(holder: Any) -> TableSpec:
-    """0.1's name of `table_spec`, kept until 0.3 with a DeprecationWarning."""
-    warnings.warn("`.settings` is now `.table_spec` (a TableSpec); the old name goes in 0.3", DeprecationWarning, stacklevel=2)
-    table_spec: TableSpec = holder.table_spec
-    return table_spec
-
-
-DEPRECATED_SETTINGS = property(_settings)
-"""`settings = DEPRECATED_SETTINGS` in a class holding a `table_spec`: 0.1's attribute name, with a warning."""
-
-_DEPRECATED = {"Settings": TableSpec, "SettingsKwargs": TableKwargs}
-
-
-def __getattr__(name: str) -> object:
-    """The names of 0.1 (`Settings`, `SettingsKwargs`), kept for one version with a DeprecationWarning."""
-    if name in _DEPRECATED:
-        new = _DEPRECATED[name]
-        warnings.warn(f"{name} is now {new.__name__} (miaui_env.spec); the old name goes in 0.3", DeprecationWarning, stacklevel=2)
-        return new
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["REWARDS", "VIEWS", "TableKwargs", "TableSpec"]

@@ -141,3 +141,34 @@ def environment_with_test_games() -> dict[str, str]:
     modules = sorted(path.stem for path in TEST_GAMES.glob("*.py"))
     path = os.pathsep.join(p for p in (str(TEST_GAMES), os.environ.get("PYTHONPATH", "")) if p)
     return {**os.environ, "PYTHONPATH": path, GAMES_VARIABLE: " ".join(f"{module}:GAME" for module in modules)}
+
+
+OLD_MODULES = tuple(
+    f"miaui_env.{name}"
+    for name in (
+        "adapters",
+        "arena",
+        "belief",
+        "cards",
+        "cli",
+        "compact",
+        "compact_torch",
+        "demo",
+        "env",
+        "files",
+        "observation",
+        "picture",
+        "play",
+        "privileged",
+        "render",
+        "replay",
+        "rules",
+        "saved_state",
+        "sb3",
+        "seeding",
+        "settings",
+        "single_agent",
+        "web",
+    )
+)
+"""Every module 0.1 had at the package's top level (0.1's tree): aliases in 0.2, gone since 0.3."""

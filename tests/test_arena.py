@@ -122,14 +122,13 @@ def test_a_checkpoint_for_another_observation_layout_is_refused(tmp_path):
     assert agent.act(np.zeros((3, 620), dtype=np.float32), masks).tolist() == [4, 4, 4]
 
 
-@pytest.mark.parametrize("command", ["miaui_env.apps.arena", "training.evaluate"])  # the old command still works
-def test_command_line_writes_table_json_csv_and_png(tmp_path, command):
+def test_command_line_writes_table_json_csv_and_png(tmp_path):
     out = tmp_path / "arena"
     done = subprocess.run(
         [
             sys.executable,
             "-m",
-            command,
+            "miaui_env.apps.arena",
             "--pool",
             "greedy",
             "random",
@@ -358,22 +357,12 @@ def test_the_arena_config_names_its_table_as_the_table_spec_does():
         ArenaConfig.at_table({"num_players": 4})  # type: ignore[arg-type]
 
 
-def test_players_is_the_old_name_of_num_players_and_warns():
-    with pytest.warns(DeprecationWarning, match="ArenaConfig: players= is now num_players="):
-        old = ArenaConfig(players=3, games=30, seed=2)
-    assert old == ArenaConfig(num_players=3, games=30, seed=2)
-    with pytest.warns(DeprecationWarning, match="ArenaConfig.players is now ArenaConfig.num_players"):
-        assert old.players == 3
-    with pytest.raises(InvalidConfigError, match="ArenaConfig was given num_players and players"):
-        ArenaConfig(num_players=3, players=4)
-    seats, scores, winners = play([GreedyAgent(0), RandomAgent(1)], "gauntlet", old)
-    names = ["greedy", "random"]
-    with pytest.warns(DeprecationWarning, match="summarize: players= is now num_players="):
-        assert summarize(names, seats, scores, winners, players=3) == summarize(names, seats, scores, winners, 3)
-    with pytest.warns(DeprecationWarning, match="gauntlet_significance: players="):
-        assert gauntlet_significance(seats, winners, players=3, candidate="greedy") == gauntlet_significance(seats, winners, 3, "greedy")
-    with pytest.warns(DeprecationWarning, match="lineups: players="):
-        assert (lineups("pool", 5, players=4, sets=3) == lineups("pool", 5, 4, 3)).all()
+def test_players_the_0_1_name_of_num_players_is_gone():
+    with pytest.raises(TypeError, match="players"):
+        ArenaConfig(players=3, games=30, seed=2)  # type: ignore[call-arg]
+    assert not hasattr(ArenaConfig(num_players=3), "players")
+    with pytest.raises(TypeError, match="players"):
+        lineups("pool", 5, players=4, sets=3)  # type: ignore[call-arg]
 
 
 @pytest.mark.parametrize("flag", ["--players", "--num-players"])

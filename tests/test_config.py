@@ -165,7 +165,10 @@ def test_rllib_configs_refuse_unknown_keys_too(tmp_path):
         ("opponents.weights.random=true", "config key 'opponents.weights.random' is True; allowed: a number >= 0"),
         ("opponents.weights={random: -1}", "config key 'opponents.weights.random' is -1; allowed: a number >= 0"),
         ("tables=[{num_players: 7, num_games: 2}]", r"config key 'tables\[0\].num_players' is 7; allowed: an integer from 2 to 6"),
-        ("tables=[{num_players: 2, num_games: 2}]", r"config key 'tables\[0\].num_players' is 2; allowed: an integer from 3 to 6 \(miaui"),
+        (
+            "tables=[{num_players: 2, num_games: 2}]",
+            r"config key 'tables\[0\].num_players' is 2; allowed: an integer from 3 to 6 \(game: miaui",
+        ),
         ("tables=[{num_players: 4, num_games: 2, open_baskets: 1}]", r"'tables\[0\].open_baskets' is 1; allowed: a bool"),
         ("tables=[{num_players: 4}]", r"config key 'tables\[0\].num_games' is missing"),
         ("tables=[]", "config key 'tables' is empty; allowed: at least one table"),
@@ -408,18 +411,14 @@ def test_players_is_num_players_everywhere():
     assert '"num_players"' in schema and '"players"' not in schema
 
 
-@pytest.mark.parametrize(("section", "seats"), [("evaluation", 5), ("probe", 6)])
-def test_a_renamed_key_is_read_with_a_deprecation_warning(tmp_path, section, seats):
-    with pytest.warns(DeprecationWarning, match=f"config key '{section}.players' is now '{section}.num_players'; the old name goes in 0.3"):
-        config = load_config(config_file(tmp_path, f"{section}: {{players: {seats}}}"))
-    held = getattr(config, section)
-    assert held.num_players == seats and "players" not in held.to_dict()
-    with pytest.warns(DeprecationWarning, match=f"{type(held).__name__}.players is now .num_players"):
-        assert held.players == seats
-    with pytest.warns(DeprecationWarning, match="'players' is now 'num_players'"):
-        assert getattr(load_config(None, [f"{section}.players=3"]), section).num_players == 3
-    with pytest.raises(ConfigError, match=f"'{section}.players' is the old name of '{section}.num_players': give one of them"):
-        load_config(config_file(tmp_path, f"{section}: {{players: {seats}, num_players: 4}}"))
+@pytest.mark.parametrize("section", ["evaluation", "probe"])
+def test_the_0_1_key_players_is_refused_naming_num_players(tmp_path, section):
+    # read as num_players with a DeprecationWarning in 0.2; an unknown key since 0.3
+    with pytest.raises(ConfigError, match=f"'{section}.players'.*num_players"):
+        load_config(config_file(tmp_path, f"{section}: {{players: 5}}"))
+    with pytest.raises(ConfigError, match=f"unknown key '{section}.players'; known keys here: .*num_players"):
+        load_config(None, [f"{section}.players=3"])
+    assert not hasattr(getattr(load_config(None), section), "players")
 
 
 def test_the_names_of_0_1_stay_out_of_messages():
@@ -431,8 +430,7 @@ def test_the_names_of_0_1_stay_out_of_messages():
 
 @pytest.mark.parametrize("path", sorted((ROOT / "checkpoints").glob("*/config.yaml")), ids=lambda path: path.parent.name)
 def test_every_shipped_checkpoints_config_loads(path):
-    """A shipped policy's config.yaml loads (`--resume` reads it) with today's key names: no
-    DeprecationWarning (the old names' warnings are tested above)."""
+    """A shipped policy's config.yaml loads (`--resume` reads it) with today's key names, warning of nothing."""
     written = read_yaml(path.read_text())
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)

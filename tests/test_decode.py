@@ -3,7 +3,6 @@ from: checked against the rules' own game (never against itself), and refused in
 
 from __future__ import annotations
 
-import warnings
 from collections import Counter
 
 import numpy as np
@@ -175,11 +174,5 @@ def test_every_display_refuses_what_is_not_one_seats_observation_and_names_itsel
         seat_table(good, 4, 4)
 
 
-def test_describe_view_is_the_old_name_of_describe_observation():
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        assert text.describe_view is describe_observation
-    assert [warning.category for warning in caught] == [DeprecationWarning]
-    assert "describe_observation" in str(caught[0].message)
-    with pytest.raises(AttributeError, match="no attribute 'describe_nothing'"):
-        text.describe_nothing  # noqa: B018
+def test_describe_view_the_0_1_name_of_describe_observation_is_gone():
+    assert callable(describe_observation) and not hasattr(text, "describe_view")

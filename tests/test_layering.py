@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import OLD_MODULES
 
 pytestmark = pytest.mark.slow  # trains, spawns commands or builds: out of the fast loop (docs/contributing.md)
 
@@ -110,81 +111,19 @@ def test_the_package_attribute_env_is_the_constructor():
     assert done.stdout.strip() == "True", done.stderr
 
 
-def old_paths():
-    """Every module 0.1 had at the package's top level (read from the tree of 0.1's layout, not from MOVED)."""
-    return [
-        "adapters",
-        "arena",
-        "belief",
-        "cards",
-        "cli",
-        "compact",
-        "compact_torch",
-        "demo",
-        "env",
-        "files",
-        "observation",
-        "picture",
-        "play",
-        "privileged",
-        "render",
-        "replay",
-        "rules",
-        "saved_state",
-        "sb3",
-        "seeding",
-        "settings",
-        "single_agent",
-        "web",
-    ]
-
-
-OLD_PATHS = old_paths()
-
-
-@pytest.mark.parametrize("old", OLD_PATHS)
-def test_the_old_module_paths_are_deprecated_aliases_of_their_new_rooms(old):
-    code = (
-        "import warnings, importlib; warnings.simplefilter('error', DeprecationWarning)\n"
-        f"try:\n    importlib.import_module('miaui_env.{old}')\nexcept DeprecationWarning as w:\n    print(w)\n"
-        f"warnings.simplefilter('ignore')\nfrom miaui_env._moved import MOVED\n"
-        f"print(importlib.import_module('miaui_env.{old}') is importlib.import_module(MOVED['miaui_env.{old}']))"
-    )
+@pytest.mark.parametrize("old", [*OLD_MODULES, "miaui_env.web.views", "miaui_env.web.app"])
+def test_the_0_1_module_paths_are_gone(old):
+    # 0.2 kept them as deprecated aliases; 0.3 removed them (docs/errors.md, "Upgrading to 0.3")
+    code = f"import importlib, sys\ntry:\n    importlib.import_module({old!r})\nexcept ModuleNotFoundError as gone:\n    print(gone)"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    warning, same = done.stdout.strip().splitlines()
-    assert f"miaui_env.{old} moved to miaui_env." in warning and same == "True", done.stderr
+    assert done.returncode == 0 and "No module named 'miaui_env." in done.stdout, (done.stdout, done.stderr)
 
 
-def test_an_old_command_path_still_runs_its_command():
-    done = subprocess.run([sys.executable, "-m", "miaui_env.arena", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0 and "--candidate" in done.stdout, done.stderr
-    assert "miaui_env.arena moved to miaui_env.apps.arena" in done.stderr
-
-
-def test_the_old_names_warn_and_stand_for_the_new():
-    with pytest.warns(DeprecationWarning, match="TableSpec"):
-        from miaui_env import Settings
-    from miaui_env import TableSpec
-
-    assert Settings is TableSpec
-
-
-def test_the_old_settings_attribute_warns_and_is_the_table_spec():
+def test_the_0_1_names_are_gone():
     import miaui_env
     from miaui_env.vector import VectorMiaui
 
+    for name in ("Settings", "SettingsKwargs"):
+        assert not hasattr(miaui_env, name) and not hasattr(miaui_env.spec, name)
     for made in (miaui_env.raw_env(num_players=5, view="recall"), VectorMiaui(2, num_players=5, view="recall")):
-        with pytest.warns(DeprecationWarning, match="table_spec"):
-            assert made.settings is made.table_spec
-
-
-def test_a_module_of_an_old_package_is_the_new_module_not_a_second_copy():
-    code = (
-        "import warnings; warnings.simplefilter('ignore')\n"
-        "import miaui_env.web.app as old, miaui_env.web.games as old_games\n"
-        "import miaui_env.apps.web.app as new, miaui_env.apps.web.games as games\n"
-        "import miaui_env.web.views as views, miaui_env.apps.web.routes as routes\n"  # 0.1's views are the routes now
-        "print(old is new and old_games is games and old.GameStore is games.GameStore and views is routes)"
-    )
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert done.stdout.strip() == "True", done.stderr
+        assert not hasattr(made, "settings") and made.table_spec.num_players == 5

@@ -38,7 +38,6 @@ def test_a_whole_game_with_bad_input_asked_again():
 
 def test_quitting_and_closed_input_end_quietly():
     assert "Game abandoned." in run_play(["q"], "--seed", "1").stdout
-    assert "Game abandoned." in run_play(["q"], "--seed", "1", command="training.play").stdout  # the old command still works
     ended = run_play([], "--seed", "1")
     assert ended.returncode == 0 and "Game abandoned." in ended.stdout and "Traceback" not in ended.stderr
 

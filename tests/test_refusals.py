@@ -8,7 +8,6 @@ observations, another game's agent, replays and states that are not one.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import stat
@@ -27,6 +26,7 @@ from miaui_env.agents.loading import AgentSpecError, load_agent
 from miaui_env.apps import octopus_replay
 from miaui_env.apps import replay as miaui_replay
 from miaui_env.game import rules, saved_state
+from miaui_env.game.cards import parse_deck
 from miaui_env.integrations.adapters import MASKED_SIZE, split_mask
 from miaui_env.integrations.openspiel import OpenSpielError
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
@@ -469,10 +469,11 @@ def test_a_replay_of_a_short_game_is_refused_in_every_form_of_its_table():
     from miaui_env.spec import TableSpec
 
     plays = [[1, 1, 1], [2, 2, 2]]
-    for table in (TableSpec(num_players=3, rounds=3, deck=SHORT_DECK), {"num_players": 3, "rounds": 3, "deck": SHORT_DECK}):
-        warned = pytest.warns(DeprecationWarning) if isinstance(table, dict) else contextlib.nullcontext()
-        refused = pytest.raises(rules.InvalidConfigError, match="records 12-round games of R2's deck; this table plays a short game")
-        with warned, refused:
+    for table in (
+        TableSpec(num_players=3, rounds=3, deck=SHORT_DECK),
+        rules.GameConfig(num_players=3, rounds=3, deck=parse_deck(SHORT_DECK)),
+    ):
+        with pytest.raises(rules.InvalidConfigError, match="records 12-round games of R2's deck; this table plays a short game"):
             miaui_replay.record_replay(table, plays, seed=0)
 
 

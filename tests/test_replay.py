@@ -234,23 +234,21 @@ def test_a_replay_records_its_table_from_a_game_config_or_a_table_spec():
     by_config = record_replay(GameConfig(num_players=4, no_fighting=True), plays, seed=3)
     by_spec = record_replay(TableSpec(num_players=4, no_fighting=True, view="recall", reward="score"), plays, seed=3)
     assert by_spec == by_config and by_config.config == GameConfig(num_players=4, no_fighting=True)
-    with pytest.warns(DeprecationWarning, match="record_replay takes a GameConfig or a TableSpec; a dict"):
-        by_dict = record_replay({"num_players": 4, "no_fighting": True, "view": "table"}, plays, seed=3)  # 0.2's form
-    assert by_dict == by_config
+    with pytest.raises(InvalidConfigError, match="a GameConfig or a TableSpec; got dict"):  # 0.1's form, gone since 0.3
+        record_replay({"num_players": 4, "no_fighting": True, "view": "table"}, plays, seed=3)  # type: ignore[arg-type]
     with pytest.raises(InvalidConfigError, match="a GameConfig or a TableSpec; got str"):
         record_replay("4 players", plays, seed=3)
     with pytest.raises(InvalidConfigError, match=r"records 12-round games of R2.s deck"):  # the file could not say which deck
         record_replay(GameConfig(num_players=4, deck=tuple(reversed(DEFAULT_DECK))), plays, seed=3)
 
 
-def test_the_file_keeps_its_format_and_the_old_attribute_warns():
+def test_the_file_keeps_its_format():
     text = good_replay_text()
     assert list(json.loads(text)) == ["version", "settings", "players", "seed", "deck", "plays", "records", "scores", "winners"]
     assert json.loads(text)["settings"] == {"num_players": 4, "open_baskets": False, "no_fighting": False}
     replay = replay_from_json(text)
     assert replay.config == GameConfig(num_players=4) and replay_to_json(replay) == text
-    with pytest.warns(DeprecationWarning, match="Replay.settings is now Replay.config"):
-        assert replay.settings == {"num_players": 4, "open_baskets": False, "no_fighting": False}
+    assert not hasattr(replay, "settings")  # 0.1's attribute, gone since 0.3
 
 
 def test_arena_replays_are_the_games_the_arena_played(tmp_path):

@@ -67,12 +67,10 @@ def test_slot_generators_are_the_childrens_streams():
     assert len({tuple(draws(g)) for g in seed_generators(None, 2)}) == 2
 
 
-def test_the_old_engine_name_of_slot_generators_still_works_and_warns():
+def test_the_0_1_engine_name_slot_generators_is_gone():
     from miaui_env.vector import engine
 
-    with pytest.warns(DeprecationWarning, match="seeding.seed_generators"):
-        old = engine.slot_generators
-    assert old is seed_generators
+    assert callable(seed_generators) and not hasattr(engine, "slot_generators")
 
 
 @pytest.mark.parametrize(

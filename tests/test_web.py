@@ -696,7 +696,7 @@ def test_odd_replay_names_are_refused_without_the_servers_paths(client, tmp_path
 
 
 def test_a_body_over_the_limit_gets_the_json_413_from_a_real_server(tmp_path):
-    command = [sys.executable, "-m", "training.web", "--port", "0", "--replays", str(tmp_path), "--library", str(tmp_path)]
+    command = [sys.executable, "-m", "miaui_env.apps.web", "--port", "0", "--replays", str(tmp_path), "--library", str(tmp_path)]
     server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         url = re.search(r"http://\S+/", server.stdout.readline()).group(0)
@@ -788,7 +788,7 @@ def test_the_command_serves_on_loopback_and_answers_only_its_own_host_names(tmp_
     command = [
         sys.executable,
         "-m",
-        "training.web",
+        "miaui_env.apps.web",
         "--port",
         "0",
         "--replays",
@@ -816,7 +816,19 @@ def test_the_command_serves_on_loopback_and_answers_only_its_own_host_names(tmp_
 
 
 def test_the_command_on_ipv6_loopback_serves_the_url_it_prints(tmp_path):
-    command = [sys.executable, "-m", "training.web", "--host", "::1", "--port", "0", "--replays", str(tmp_path), "--library", str(tmp_path)]
+    command = [
+        sys.executable,
+        "-m",
+        "miaui_env.apps.web",
+        "--host",
+        "::1",
+        "--port",
+        "0",
+        "--replays",
+        str(tmp_path),
+        "--library",
+        str(tmp_path),
+    ]
     server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = server.stdout.readline()

@@ -20,8 +20,8 @@ messages are read off the JSON schema, which the docs render: `json_schema(SelfP
 `python -m training.config --schema [selfplay|rllib]` (each field's docstring its description).
 
 The table is named as `miaui_env.spec.TableSpec` names it: `num_players`, `open_baskets`,
-`no_fighting`, `view`, `reward`. A key renamed in 0.2 (`evaluation.players`, `probe.players`: now
-`num_players`) is still read, with a DeprecationWarning naming the new key, until 0.3.
+`no_fighting`, `view`, `reward` (0.1's `evaluation.players` and `probe.players` are `num_players`
+since 0.2, and refused as unknown keys since 0.3).
 
 YAML 1.2 (ruamel.yaml), in files and in `--set`: `1e-4` is a number, `010` is ten, `yes` is text,
 and a key given twice in one mapping is refused. A `--set` value is read by the type of its key:
@@ -47,7 +47,6 @@ import json
 import re
 import types
 import typing
-import warnings
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -264,13 +263,6 @@ def _inherited_descriptions(schema: dict[str, Any], kind: type[Any]) -> None:
 
 
 _SECTION = ConfigDict(extra="forbid", use_attribute_docstrings=True, json_schema_extra=_inherited_descriptions)
-_RENAMED_KEYS: dict[str, dict[str, str]] = {"EvaluationConfig": {"players": "num_players"}, "ProbeConfig": {"players": "num_players"}}
-"""Keys renamed in 0.2, by section (old: new): the old spelling is read, with a DeprecationWarning, until 0.3."""
-
-
-def _renamed_attribute(section: object, old: str, new: str) -> Any:
-    warnings.warn(f"{type(section).__name__}.{old} is now .{new}; the old name goes in 0.3", DeprecationWarning, stacklevel=3)
-    return getattr(section, new)
 
 
 class _Section:
@@ -369,7 +361,7 @@ class EvaluationConfig(_Section):
     every: Positive
     """Evaluate (and checkpoint) every this many learner steps (RLlib: training iterations)."""
     num_players: PlayerCount
-    """Seats at the evaluation games (`players` in 0.1; still read, deprecated, until 0.3)."""
+    """Seats at the evaluation games."""
     games_per_baseline: Positive
     """Games against each baseline (rounded up to whole duplicate sets)."""
     baselines: tuple[Text, ...]
@@ -378,11 +370,6 @@ class EvaluationConfig(_Section):
     def __post_init__(self) -> None:
         if not self.baselines:
             raise ConfigError("config key 'evaluation.baselines' is empty; allowed: at least one agent (e.g. [random, counter])")
-
-    @property
-    def players(self) -> int:
-        """Deprecated: `num_players`, until 0.3."""
-        return typing.cast(int, _renamed_attribute(self, "players", "num_players"))
 
 
 @dataclass(frozen=True, config=_SECTION)
@@ -415,18 +402,13 @@ class ProbeConfig(_Section):
     steps: Count
     """Best-response PPO steps (0: no probe)."""
     num_players: PlayerCount
-    """Seats at the probe's games (one best response, the final policy in every other seat; `players` in 0.1, read until 0.3)."""
+    """Seats at the probe's games (one best response, the final policy in every other seat)."""
     games: Positive
     """Arena games of each of the probe's evaluations."""
 
     def in_metadata(self) -> dict[str, int]:
         """The settings as metadata.json's `exploitability` records them (the file keeps the key `players`)."""
         return {"steps": self.steps, "players": self.num_players, "games": self.games}
-
-    @property
-    def players(self) -> int:
-        """Deprecated: `num_players`, until 0.3."""
-        return typing.cast(int, _renamed_attribute(self, "players", "num_players"))
 
 
 @dataclass(frozen=True, config=_SECTION)
@@ -831,20 +813,14 @@ class _Schema:
     def merged(self, base: Any, given: Any, node: Mapping[str, Any] | None = None, key: str = "") -> Any:
         """`given` merged onto `base` (plain data): a section or a free mapping merges key by key (a free
         mapping all the way down); anything else, lists and `opponents.weights` included, is replaced
-        whole. A key renamed in 0.2 is read as its new name (a DeprecationWarning); an unknown key is
-        kept, for the check to refuse."""
+        whole. An unknown key is kept, for the check to refuse."""
         node = self.resolved(self.root if node is None else node)[0]
         if isinstance(given, list) and node.get("type") == "array":
             return [self.merged(None, item, node["items"], f"{key}[{i}]") for i, item in enumerate(given)]
         if not isinstance(given, dict) or not ("properties" in node or self.is_free(node)):
             return copy.deepcopy(given)
-        merged, renames = dict(base) if isinstance(base, dict) else {}, _RENAMED_KEYS.get(node.get("title", ""), {})
+        merged = dict(base) if isinstance(base, dict) else {}
         for name, value in given.items():
-            if name in renames:
-                old, name = _join(key, name), renames[name]
-                if name in given:
-                    raise ConfigError(f"config key {old!r} is the old name of {_join(key, name)!r}: give one of them")
-                warnings.warn(f"config key {old!r} is now {_join(key, name)!r}; the old name goes in 0.3", DeprecationWarning, stacklevel=2)
             child = self.child(node, name)
             merged[name] = copy.deepcopy(value) if child is None else self.merged(merged.get(name), value, child, _join(key, name))
         return merged
@@ -859,11 +835,6 @@ class _Schema:
         parts, node = key.split("."), typing.cast(Mapping[str, Any], self.root)
         for depth, part in enumerate(parts):
             resolved = self.resolved(node)[0]
-            renames = _RENAMED_KEYS.get(resolved.get("title", ""), {})
-            if part in renames:
-                message = f"--set {override}: {part!r} is now {renames[part]!r}; the old name goes in 0.3"
-                warnings.warn(message, DeprecationWarning, stacklevel=2)
-                parts[depth] = part = renames[part]
             child = self.child(node, part) if resolved.get("type") != "array" else None
             if child is None:
                 if "properties" in resolved:

@@ -21,8 +21,7 @@ view (R11: what a perfect-memory player knows) says so and is shown it; the othe
 are shown `view`, the recall observations narrowed to what the table shows (exactly the table
 view). The baselines see the same either way: the counter remembers every reveal itself.
 
-From the command line (`python -m miaui_env.apps.arena`, or `miaui-arena`; `python -m training.evaluate`
-is the same command):
+From the command line (`python -m miaui_env.apps.arena`, or `miaui-arena`):
 
     python -m miaui_env.apps.arena --candidate counter --field random            # gauntlet
     python -m miaui_env.apps.arena --pool counter greedy random --players 5      # mixed tables
@@ -36,25 +35,20 @@ with `--replays N` the first N games as replays in `--out`/replays/ (`miaui_env.
 Seeds. Duplicate set k is dealt with slot seed k of `seeding.seed_ints(seed, sets)` (32-bit words
 of the seed's state), every game of the set alike; `run` seeds the agents from the children of the
 same seed (`load_agents`). Same arguments and seed, same games and numbers.
-
-In 0.1 `ArenaConfig` and the functions here named the table size `players`; that name is still
-taken (and `ArenaConfig.players` still read) with a DeprecationWarning until 0.3.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import functools
 import itertools
 import json
 import math
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Generic, ParamSpec, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -73,34 +67,7 @@ MODES = ("gauntlet", "pool")
 RESULT_BYTES_PER_SEAT = 8 + 8 + 1 + 8  # per game and seat: agent index, score, winner flag, schedule
 MAX_RESULT_BYTES = 4 * 2**30  # what one run may keep of its games' results
 
-_Parameters = ParamSpec("_Parameters")
-_Result = TypeVar("_Result")
-_Class = TypeVar("_Class", bound=type)
 
-
-def _players_renamed(function: Callable[_Parameters, _Result]) -> Callable[_Parameters, _Result]:
-    """`function`, also taking its `num_players` argument by its 0.1 keyword `players` (DeprecationWarning, until 0.3)."""
-
-    @functools.wraps(function)
-    def taking_players(*args: _Parameters.args, **kwargs: _Parameters.kwargs) -> _Result:
-        if "players" in kwargs:
-            where = function.__qualname__.removesuffix(".__init__")
-            if "num_players" in kwargs:
-                raise InvalidConfigError(f"{where} was given num_players and players (its old name); give num_players alone")
-            warnings.warn(f"{where}: players= is now num_players=; the old name goes in 0.3", DeprecationWarning, stacklevel=2)
-            kwargs["num_players"] = kwargs.pop("players")
-        return function(*args, **kwargs)
-
-    return taking_players
-
-
-def _init_takes_players(cls: _Class) -> _Class:
-    """A dataclass whose constructor also takes `num_players` by its 0.1 keyword `players` (see `_players_renamed`)."""
-    cls.__init__ = _players_renamed(cls.__init__)  # type: ignore[misc]  # the constructor dataclass wrote, wrapped
-    return cls
-
-
-@_init_takes_players
 @dataclass(frozen=True)
 class ArenaConfig:
     """Everything that decides an arena run; the same config gives the same games and numbers.
@@ -155,12 +122,6 @@ class ArenaConfig:
         """The table every game is played at (reward "win", float32 observations: what the arena deals)."""
         return TableSpec(self.num_players, self.open_baskets, self.no_fighting, self.view)
 
-    @property
-    def players(self) -> int:
-        """The 0.1 name of `num_players` (DeprecationWarning, until 0.3)."""
-        warnings.warn("ArenaConfig.players is now ArenaConfig.num_players; the old name goes in 0.3", DeprecationWarning, stacklevel=2)
-        return self.num_players
-
 
 @dataclass
 class AgentResult:
@@ -202,7 +163,6 @@ class ArenaResult(Generic[_GameConfig]):
         return fields if game == LEGACY_GAME else {"game": game, **fields}
 
 
-@_players_renamed
 def lineups(mode: str, num_agents: int, num_players: int, sets: int) -> np.ndarray:
     """(sets, num_players) agent index per seat for each duplicate set, before rotation."""
     if mode == "gauntlet":  # agent 0 is the candidate, agents 1.. the field
@@ -223,7 +183,6 @@ class SampleGames:
     seeds: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     plays: np.ndarray = field(default_factory=lambda: np.zeros((0, NUM_ROUNDS - 1, 0), dtype=np.int64))
 
-    @_players_renamed
     def start(self, game_seeds: np.ndarray, num_players: int) -> None:
         """Make room for the sample of a schedule with these game seeds."""
         self.count = min(self.count, len(game_seeds))
@@ -321,7 +280,6 @@ def _mean_ci(per_set: np.ndarray) -> tuple[float, float]:
     return mean, critical * spread / math.sqrt(values.size)
 
 
-@_players_renamed
 def summarize(
     agent_names: Sequence[str], seats: np.ndarray, scores: np.ndarray, winners: np.ndarray, num_players: int
 ) -> list[AgentResult]:
@@ -378,7 +336,6 @@ def summarize(
 MIN_SETS_FOR_Z = 30  # below this many duplicate sets the normal approximation is not trusted
 
 
-@_players_renamed
 def gauntlet_significance(seats: np.ndarray, winners: np.ndarray, num_players: int, candidate: str) -> str:
     """One-sided test over duplicate sets: is the candidate's win share above the fair 1/n?
 

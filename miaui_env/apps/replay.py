@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,12 +72,6 @@ class Replay:
     scores: tuple[int, ...]
     winners: tuple[int, ...]
 
-    @property
-    def settings(self) -> dict[str, Any]:
-        """Deprecated (goes in 0.3): the table as the file's `settings` dict; read `config` instead."""
-        warnings.warn("Replay.settings is now Replay.config (a GameConfig); the old name goes in 0.3", DeprecationWarning, stacklevel=2)
-        return _settings_of(self.config)
-
 
 def dealt_deck(state: GameState) -> tuple[str, ...]:
     """The deck of a game not yet played as `reset(options={"deck": ...})` takes it: the put-back
@@ -89,12 +82,10 @@ def dealt_deck(state: GameState) -> tuple[str, ...]:
     return tuple(str(state.card(card)) for card in cards)
 
 
-def record_replay(
-    config: GameConfig | TableSpec | Mapping[str, Any], plays: Any, *, seed: int | None = None, deck: Any = None, players: Any = None
-) -> Replay:
+def record_replay(config: GameConfig | TableSpec, plays: Any, *, seed: int | None = None, deck: Any = None, players: Any = None) -> Replay:
     """The replay of a game at the table `config` (its players and variants: a GameConfig or a
-    TableSpec; a dict of them is deprecated) dealt by `seed` or `deck` whose rounds were `plays` (11 rounds of
-    a diver card 1-12 per seat): played through the rules here, so its records are the game's."""
+    TableSpec) dealt by `seed` or `deck` whose rounds were `plays` (11 rounds of a diver card 1-12
+    per seat): played through the rules here, so its records are the game's."""
     config = _game_config(config)
     plays = _plays(plays)
     names = _player_names(players, config.num_players) if players is not None else tuple(seat_name(s) for s in range(config.num_players))
@@ -140,15 +131,10 @@ def _ints(values: Any, field: str) -> tuple[int, ...]:
     return tuple(values)
 
 
-def _game_config(table: GameConfig | TableSpec | Mapping[str, Any]) -> GameConfig:
-    """The GameConfig a replay records; a plain dict of its fields is 0.2's form, kept for one version."""
+def _game_config(table: object) -> GameConfig:  # anything: what is not a table is refused by name
+    """The GameConfig a replay records."""
     if isinstance(table, TableSpec):
         table = table.game
-    if isinstance(table, Mapping):
-        warnings.warn("record_replay takes a GameConfig or a TableSpec; a dict of settings goes in 0.3", DeprecationWarning, stacklevel=3)
-        if table.get("rounds", NUM_ROUNDS) != NUM_ROUNDS or table.get("deck") is not None:
-            raise InvalidConfigError("a replay file records 12-round games of R2's deck; this table plays a short game (MV1-MV3)")
-        table = GameConfig(**{key: table[key] for key in _SETTINGS if key in table})
     if not isinstance(table, GameConfig):
         raise InvalidConfigError(f"record_replay takes the table as a GameConfig or a TableSpec; got {type(table).__name__}")
     if table.deck != DEFAULT_DECK or table.rounds != NUM_ROUNDS:

@@ -3,8 +3,6 @@ seat's observation holds, in words (what human play shows; read through `display
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from miaui_env.display.decode import FishTally, ObservationShapeError, decode_observation
@@ -151,13 +149,3 @@ def describe_observation(observation: np.ndarray, seat: int, num_players: int) -
                 note += ", three Jellyfish went to the box"
             lines.append(note)
     return "\n".join(lines)
-
-
-def __getattr__(name: str) -> object:
-    """`describe_view`, 0.2's name of `describe_observation`, kept for one version with a DeprecationWarning."""
-    if name == "describe_view":
-        warnings.warn(
-            "describe_view is now describe_observation (miaui_env.display.text); the old name goes in 0.3", DeprecationWarning, stacklevel=2
-        )
-        return describe_observation
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

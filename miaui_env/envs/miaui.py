@@ -193,7 +193,7 @@ from miaui_env.game.rules import (
 from miaui_env.game.seeding import check_seed
 from miaui_env.observe.layout import VECTOR_BOUND
 from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT, Encoder
-from miaui_env.spec import DEPRECATED_SETTINGS, TableKwargs, TableSpec
+from miaui_env.spec import TableKwargs, TableSpec
 from miaui_env.vector import VectorMiaui
 
 RESET_OPTIONS = ("deck",)
@@ -287,8 +287,6 @@ class _MiauiEnv(SeatedEnv):
     """What the AEC and Parallel envs share: settings, spaces, the game, its encoder and generator."""
 
     metadata = METADATA
-
-    settings = DEPRECATED_SETTINGS  # 0.1's name of `table_spec`
 
     def __init__(self, *, render_mode: str | None = None, **settings: Unpack[TableKwargs]):
         self.table_spec = TableSpec.of(**settings)

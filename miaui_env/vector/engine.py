@@ -64,7 +64,6 @@ from __future__ import annotations
 import contextlib
 import inspect
 import os
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Unpack
@@ -105,7 +104,7 @@ from miaui_env.observe.observation import (
     shown_entries,
     stats_table,
 )
-from miaui_env.spec import DEPRECATED_SETTINGS, TableKwargs, TableSpec
+from miaui_env.spec import TableKwargs, TableSpec
 from miaui_env.vector import encode_kernels, rule_kernels
 from miaui_env.vector.loading import EngineSnapshot, FreshDeals, StateLoader, described
 from miaui_env.vector.state import (
@@ -128,8 +127,6 @@ _DEALS_AHEAD = 4  # deals' worth of uniforms drawn per slot at once (one generat
 
 class VectorMiaui:
     """B games of Miaui stepped together; see the module docstring."""
-
-    settings = DEPRECATED_SETTINGS  # 0.1's name of `table_spec`
 
     def __init__(
         self, num_envs: int, *, seed: int | None = None, threads: int = 1, autoreset: bool = True, **settings: Unpack[TableKwargs]
@@ -660,15 +657,3 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     view = array.view()
     view.flags.writeable = False
     return view
-
-
-def __getattr__(name: str) -> object:
-    """`slot_generators` of 0.1, now `miaui_env.game.seeding.seed_generators`, kept for one version with a DeprecationWarning."""
-    if name == "slot_generators":
-        warnings.warn(
-            "miaui_env.vector.engine.slot_generators is now miaui_env.game.seeding.seed_generators; the old name goes in 0.3",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return seed_generators
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

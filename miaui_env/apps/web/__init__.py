@@ -1,6 +1,6 @@
 """Play and watch Miaui in the browser: a small Flask app served by waitress (the `web` extra).
 
-    python -m training.web [--host 127.0.0.1] [--port 8000]     # or miaui-web, or python -m miaui_env.apps.web
+    python -m miaui_env.apps.web [--host 127.0.0.1] [--port 8000]     # or miaui-web
 
 **Play**: choose the table (size, variants, your seat and view) and an opponent for every other
 seat from the server's own list (the built-in agents, the shipped policies in both play modes, the
