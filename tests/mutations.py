@@ -23,8 +23,10 @@ fixed seed and its example database (.hypothesis/) emptied before each run, so a
 and no mutant inherits another's failing examples. `--tests` narrows the run (baseline included) to
 the oracle tests of the files named.
 
-Compiled kernels: all runs share one NUMBA_CACHE_DIR inside the scratch, written by the baseline,
-so the kernels of unmutated files are compiled once. Numba checks a cached kernel against its own
+Compiled kernels: all runs share one NUMBA_CACHE_DIR inside the scratch, seeded with the kernels
+the checkout has compiled already (its own test runs cached them; the copy keeps each source's bytes
+and mtime, which is all numba checks) and completed by the baseline, so the kernels of unmutated
+files are compiled once, or not at all. Numba checks a cached kernel against its own
 source file only; a kernel also bakes in the module globals it reads and the kernels it calls. A
 mutant of a file that a kernel file imports (directly or through other imports: rules.py,
 observation.py, the kernel files themselves) therefore runs on a hard-linked copy of the cache
@@ -42,11 +44,11 @@ CI runs a rotating sample, `python tests/mutations.py --sample 8`: every k-th mu
 catalogue from offset turn % k (k = ceil(len / 8), the turn today's date unless `--turn` says), so
 k consecutive days run every mutant once; the run prints its turn, and `--turn T` repeats it.
 
-How long: the copy and the baseline take about as long as `pytest -m oracle` itself (with a cold
-kernel cache); a killed mutant takes 3-10 seconds, or 15-60 when it is a kernel's mutant (or one of a
-file a kernel imports) and the kernels are compiled for it; a survivor runs the whole subset. On a
-quiet 2-core machine the whole catalogue (72 mutants then, all killed) took 18 minutes, the baseline
-(every kernel compiled cold) 197 s of it. A run of some mutants (`--only`) or some test files
+How long: the copy and the baseline take about as long as `pytest -m oracle` itself (68 s on a quiet
+2-core machine with the checkout's kernels compiled, 197 s with every kernel compiled cold); a killed
+mutant takes 3-10 seconds, or 15-60 when it is a kernel's mutant (or one of a file a kernel imports)
+and the kernels are compiled for it; a survivor runs the whole subset. On a quiet 2-core machine the
+whole catalogue (72 mutants then, all killed) took 18 minutes. A run of some mutants (`--only`) or some test files
 (`--tests`) writes results/mutants-partial.md instead of results/mutants.md. A mutant that hangs past --timeout
 counts as killed and is reported as a timeout. The exit status is 0 when every mutant was killed, 1
 when any survived, 2 when the catalogue, the copy or the baseline is wrong.
@@ -648,6 +650,30 @@ def stale_kernel_files(repo: Path, mutated: str) -> list[Path]:
     return stale
 
 
+def seed_kernel_cache(checkout: Path, repo: Path, cache: Path) -> int:
+    """Copy the checkout's compiled kernels to where numba looks for the copy's (`cache`, the copy's
+    NUMBA_CACHE_DIR); returns how many files. Numba keys a cached kernel on its source file's folder
+    and stamp (mtime and size), and the copy keeps every source's bytes and mtime, so the kernels the
+    checkout's own tests compiled (in its __pycache__ folders, or under its NUMBA_CACHE_DIR) are valid
+    there, and the baseline does not compile them again."""
+    from numba.core import config
+    from numba.core.caching import UserProvidedCacheLocator
+
+    def cache_folder(source_folder: Path, root: Path) -> Path:
+        return root / UserProvidedCacheLocator.get_suitable_cache_subpath(str(source_folder / "kernels.py"))
+
+    copied = 0
+    for folder in sorted({path.parent for path in (checkout / "miaui_env").rglob("*.py")}):
+        origins = [folder / "__pycache__"] + ([cache_folder(folder, Path(config.CACHE_DIR))] if config.CACHE_DIR else [])
+        for origin in origins:
+            for entry in sorted(origin.glob("*.nb[ic]")) if origin.is_dir() else []:
+                target = cache_folder(repo / folder.relative_to(checkout), cache)
+                target.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(entry, target / entry.name)
+                copied += 1
+    return copied
+
+
 def mutant_cache(pristine: Path, run_cache: Path, stale: Sequence[Path]) -> Path:
     """The NUMBA_CACHE_DIR for one mutant: the shared cache itself when no kernel depends on the
     mutated file, else a hard-linked copy without the entries of the `stale` kernel files."""
@@ -764,6 +790,7 @@ def run_catalogue(mutations: Sequence[Mutation], timeout: float | None, keep: bo
             print(f"mutations: `import miaui_env` in the scratch copy found {where} ({found.stderr.strip()[-300:]})", file=sys.stderr)
             return 2
         print(f"miaui_env imports from the copy: {where}", flush=True)
+        print(f"compiled kernels taken from the checkout: {seed_kernel_cache(ROOT, repo, pristine)} cache files", flush=True)
         files = oracle_files(repo) if not tests else [str(Path(f)) for f in tests]
         missing = [f for f in files if not (repo / f).is_file()]
         if missing:

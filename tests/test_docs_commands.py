@@ -31,7 +31,7 @@ from tests.test_docs import PAGES, ROOT
 
 pytestmark = pytest.mark.slow  # spawns every documented command: out of the fast loop (docs/contributing.md)
 
-STARTUP_SECONDS = 8  # a refusal comes within about 2 s of the start here
+STARTUP_SECONDS = 6  # a refusal comes within about 2 s of the start here
 
 # A pattern found in a command -> why that command does not run here.
 NOT_RUN = {

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from mutations import CATALOGUE, rotating_sample
+from mutations import CATALOGUE, rotating_sample, seed_kernel_cache
 
 TOOL = Path(__file__).resolve().parent / "mutations.py"
 
@@ -32,3 +32,18 @@ def test_a_turn_lists_its_slice_and_a_bad_sample_is_refused():
     for arguments in (["--sample", "0"], ["--sample", "4", "--only", CATALOGUE[0].name]):
         refused = subprocess.run([sys.executable, str(TOOL), *arguments], capture_output=True, text=True)
         assert refused.returncode == 2 and "--sample takes a number >= 1, and not with --only" in refused.stderr
+
+
+def test_the_checkouts_compiled_kernels_are_put_where_numba_looks_for_the_copys(tmp_path):
+    from numba.core.caching import UserProvidedCacheLocator
+
+    checkout, copy, cache = tmp_path / "checkout", tmp_path / "copy", tmp_path / "cache"
+    kernels = checkout / "miaui_env" / "vector"
+    (kernels / "__pycache__").mkdir(parents=True)
+    (kernels / "rule_kernels.py").write_text("")
+    for name in ("rule_kernels.resolve-10.py311.nbi", "rule_kernels.resolve-10.py311.1.nbc", "rule_kernels.cpython-311.pyc"):
+        (kernels / "__pycache__" / name).write_bytes(name.encode())
+    assert seed_kernel_cache(checkout, copy, cache) == 2  # the index and its data, not Python's bytecode
+    expected = cache / UserProvidedCacheLocator.get_suitable_cache_subpath(str(copy / "miaui_env" / "vector" / "rule_kernels.py"))
+    assert sorted(path.name for path in expected.iterdir()) == ["rule_kernels.resolve-10.py311.1.nbc", "rule_kernels.resolve-10.py311.nbi"]
+    assert (expected / "rule_kernels.resolve-10.py311.nbi").read_bytes() == b"rule_kernels.resolve-10.py311.nbi"
