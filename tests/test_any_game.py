@@ -4,21 +4,27 @@ miaui_env.integrations.aec_selfplay, training.games.AnyGame), each through its r
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import re
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
+import gymnasium
 import numpy as np
 import pytest
 from helpers import environment_with_test_games
+from pettingzoo import AECEnv
 
+from miaui_env.agents import RandomAgent
 from miaui_env.apps import any_game
 from miaui_env.apps.arena import main as arena_main
 from miaui_env.apps.replay import main as replay_main
-from miaui_env.games import OPTIONAL_PARTS, GamePartError, get_game, register
+from miaui_env.game.rules import InvalidConfigError
+from miaui_env.games import OPTIONAL_PARTS, Game, GamePartError, get_game, register
 
 ROOT = Path(__file__).parent.parent
 GAME = "sealed_bids"
@@ -63,6 +69,9 @@ def test_the_replay_command_tells_a_saved_game_and_refuses_a_tampered_one(tmp_pa
         ({"num_players": 7}, "not a table of sealed bids"),
         ({"game": "miaui"}, "a replay of game 'miaui'"),
         ({"seed": -1}, "seed=-1"),
+        ({"seed": None}, "seed=None: a replay's seed is an integer >= 0"),
+        ({"version": True}, "version True"),
+        ({"winners": [not won for won in replay["winners"]]}, "come to winners"),
     ]:
         tampered = tmp_path / "tampered.json"
         tampered.write_text(json.dumps({**replay, **change}))
@@ -105,22 +114,169 @@ def test_terminal_play_of_a_game_without_words_ends_in_one_line_naming_them(caps
 
 
 def test_an_env_that_ends_without_a_result_in_its_infos_is_named():
-    class Silent:
-        def __init__(self, env):
-            self.env = env
+    game, agents = get_game(GAME), ["player_0", "player_1"]
+    with pytest.raises(any_game.GameProtocolError, match="without a number 'score' and a bool 'winner'"):
+        any_game.final_results({agent: {} for agent in agents}, agents, game)
+    with pytest.raises(any_game.GameProtocolError, match="no winner"):
+        any_game.final_results({agent: {"score": 1, "winner": False} for agent in agents}, agents, game)
 
-        def __getattr__(self, name):
-            return getattr(self.env, name)
 
-        @property
-        def infos(self):
-            return {agent: {} for agent in self.env.possible_agents}
+# -- a game of turns whose players can be out before it ends, with no "table" view --------------------
+class StayOrLeave(AECEnv):
+    """On its turn a seat stays (0, paid 0.1 at once) or leaves (1: out at once, score 0; seat 0 may
+    not). After two turns a seat, the seats still in share the win (score 1)."""
+
+    metadata: typing.ClassVar = {"name": "stay_or_leave_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+
+    def __init__(self, num_players=3, view="open", reward="win", render_mode=None):
+        super().__init__()
+        if view != "open" or reward != "win":
+            raise ValueError(f"view={view!r}, reward={reward!r}: the game has the view 'open' and the reward 'win'")
+        self.num_players, self.render_mode = num_players, render_mode
+        self.possible_agents = [f"player_{seat}" for seat in range(num_players)]
+        box = gymnasium.spaces.Box(0, 1, (2,), np.float32)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, gymnasium.spaces.Dict({"observation": box, "action_mask": box}))
+        self.action_spaces = {agent: gymnasium.spaces.Discrete(2) for agent in self.possible_agents}
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed=None, options=None):
+        self.agents, self.turns = list(self.possible_agents), 0
+        self.rewards, self._cumulative_rewards = dict.fromkeys(self.agents, 0.0), dict.fromkeys(self.agents, 0.0)
+        self.terminations, self.truncations = dict.fromkeys(self.agents, False), dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self.agent_selection = self.agents[0]
+
+    def observe(self, agent):
+        return {"observation": np.array([self.turns / 8, 0], np.float32), "action_mask": np.array([1, agent != "player_0"], np.int8)}
+
+    def render(self):
+        return f"turn {self.turns}; in: {', '.join(agent for agent in self.agents if not self.terminations[agent])}"
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        self._cumulative_rewards[agent] = 0
+        self._clear_rewards()
+        self.turns += 1
+        if action == 0:
+            self.rewards[agent] = 0.1
+        else:
+            self.terminations[agent], self.infos[agent] = True, {"score": 0.0, "winner": False}
+        still_in = [other for other in self.agents if not self.terminations[other]]
+        if self.turns >= 2 * self.num_players:
+            for other in still_in:
+                self.terminations[other], self.infos[other] = True, {"score": 1.0, "winner": True}
+                self.rewards[other] += 1.0 / len(still_in)
+        else:
+            seat = self.possible_agents.index(agent)
+            self.agent_selection = next(
+                other for k in range(1, self.num_players + 1) if (other := self.possible_agents[(seat + k) % self.num_players]) in still_in
+            )
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+
+def stay_or_leave_agent(spec, seed=None):
+    if spec != "random":
+        raise ValueError(f"unknown agent {spec!r}; agents: random")
+    return RandomAgent(seed, num_actions=2)
+
+
+class StayOrLeaveWords:
+    def introduction(self, num_players, seat):
+        return ["Stay (0) or leave (1); the seats still in after two turns each share the win."]
+
+    def seat_view(self, env, agent):
+        return [env.unwrapped.render()]
+
+    def action(self, action):
+        return ("stay", "leave")[action]
+
+
+STAY_OR_LEAVE_WORDS = StayOrLeaveWords()
+
+
+@pytest.fixture
+def stay_or_leave():
+    module = __name__
+    return register(
+        Game(
+            name="stay_or_leave",
+            title="stay or leave",
+            min_players=2,
+            max_players=4,
+            default_players=3,
+            variants=(),
+            views=("open",),
+            baselines=("random",),
+            card_players=(3,),
+            play_opponents=("random",),
+            parts={
+                "env": f"{module}:StayOrLeave",
+                "load_agent": f"{module}:stay_or_leave_agent",
+                "agent_names": f"{module}:list",
+                "shipped_policies": f"{module}:list",
+                "observation_version": f"{module}:STAY_OR_LEAVE_VERSION",
+                "words": f"{module}:STAY_OR_LEAVE_WORDS",
+            },
+        )
+    )
+
+
+STAY_OR_LEAVE_VERSION = 1
+
+
+def test_a_game_whose_players_leave_before_its_end_plays_in_the_arena_replays_and_terminal_play(stay_or_leave, tmp_path):
+    from miaui_env.apps.card import play_card
+
+    result = stay_or_leave.part("gauntlet")(["random", "random"], 3, 60, 2, False)
+    assert result.duplicate_sets == 20 and sum(agent.games for agent in result.agents) == 180
+    assert 0 < result.agents[0].win_share < 1  # some games were won by staying, some lost by leaving
+    (cell,) = play_card("random", ["random"], [3], [30], seed=1, show_progress=False, game="stay_or_leave")  # its only view, not "table"
+    assert cell.games == 30
+    replay = any_game.record(stay_or_leave, 3, "open", 0, ["a", "b", "c"], [0, 1, 0, 0, 0, 0])  # player_1 leaves at once
+    assert replay["scores"] == [1.0, 0.0, 1.0] and replay["winners"] == [True, False, True]
+    told = "\n".join(any_game.history(stay_or_leave, replay))
+    assert "player_1: leave" in told and "Won by player_0 and player_2" in told
+    answers = iter(["0", "0"])
+    args = argparse.Namespace(players=3, seat=0, seed=4, view="open", opponents=["random"], replay=tmp_path / "mine.json")
+    assert any_game.play(stay_or_leave, args, read=lambda prompt: next(answers)) == 0
+    assert any_game.load_replay(stay_or_leave, tmp_path / "mine.json")["winners"][0]  # seat 0 cannot leave: it stays in and wins
+
+
+def test_the_generic_vecenv_pays_a_row_its_seats_rewards_and_counts_them_in_the_episode_return(stay_or_leave):
+    from miaui_env.integrations.aec_selfplay import AECSelfPlayVecEnv
+
+    venv = AECSelfPlayVecEnv("stay_or_leave", 4, num_players=3, learner_seats=[0], seed=0)
+    venv.reset()
+    paid, returns = np.zeros(4), []
+    for _ in range(4):
+        _, rewards, dones, infos = venv.step(np.zeros(4, dtype=np.int64))  # seat 0 stays
+        paid += rewards
+        for row in np.flatnonzero(dones):
+            returns.append((infos[row]["episode"]["r"], paid[row]))
+            paid[row] = 0
+    assert returns and all(reported == pytest.approx(summed) for reported, summed in returns)
+    assert all(reported > 1 / 3 for reported, _ in returns)  # 0.2 for staying twice, and a share of the win
+
+
+def test_an_agent_playing_from_another_view_is_refused_at_a_table_and_the_best_response_plays_from_the_targets():
+    from training.games import training_game
 
     game = get_game(GAME)
-    env = game.env(num_players=2)
-    env.reset(seed=0)
-    with pytest.raises(any_game.GameProtocolError, match="without a number 'score' and a bool 'winner'"):
-        any_game.final_results(Silent(env), game)
+    recall_player = RandomAgent(0, num_actions=3)
+    recall_player.view = "recall"  # type: ignore[attr-defined]
+    with pytest.raises(InvalidConfigError, match="plays from the 'recall' view; this table deals 'table'"):
+        any_game.table_view(game, [recall_player], "table")
+    assert any_game.table_view(game, [RandomAgent(0, num_actions=3)], None) == "table"
+    assert training_game(GAME).best_response_view(recall_player) == "recall"
+    assert training_game("miaui").best_response_view(recall_player) == "recall"  # Miaui's table shows the target its own
 
 
 def test_the_generic_self_play_vecenv_pays_each_row_its_own_seat_s_result():

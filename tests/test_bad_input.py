@@ -598,7 +598,6 @@ BAD_ARENA_CONFIGS = [
     ({"games": 2.5}, "games=2.5"),
     ({"batch_games": -1}, "batch_games=-1"),
     ({"num_players": 4.0}, "4.0"),
-    ({"num_players": 4, "players": 4}, "players"),
     ({"view": "x"}, "view='x'"),
     ({"seed": -1}, "seed=-1"),
 ]

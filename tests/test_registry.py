@@ -108,11 +108,16 @@ def test_games_named_in_the_environment_variable_join_and_a_broken_name_is_left_
     script = "import miaui_env.games as g; print(' '.join(g.game_names()))"
     environment = environment_with_test_games()
     environment["PYTHONPATH"] += os.pathsep + str(tmp_path)
-    environment[GAMES_VARIABLE] = "my_bids:GAME no_such_module:GAME sealed_bids:GAME"
+    (tmp_path / "broken_game.py").write_text("GAME = (\n")  # a module that does not even parse
+    environment[GAMES_VARIABLE] = "my_bids:GAME no_such_module:GAME broken_game:GAME colonless sealed_bids:GAME"
     done = subprocess.run([sys.executable, "-W", "default", "-c", script], capture_output=True, text=True, env=environment, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["miaui", "octopus", "my_bids", "sealed_bids"]
-    assert "no_such_module:GAME is left out: No module named 'no_such_module'" in done.stderr
+    assert "no_such_module:GAME is left out: ModuleNotFoundError: No module named 'no_such_module'" in done.stderr
+    assert (
+        "broken_game:GAME is left out: SyntaxError" in done.stderr
+        and "'colonless' is left out: name a game as module:attribute" in done.stderr
+    )
 
 
 def test_a_part_that_is_no_part_is_refused_naming_the_parts():

@@ -524,12 +524,14 @@ class _PlaysTables:
         sizes += [("probe.num_players", probe.num_players)] if probe is not None else []
         for key, size in sizes:
             if not low <= size <= high:
-                others = "".join(
-                    f"; {get_game(name).title} has {get_game(name).min_players} to {get_game(name).max_players} (game: {name})"
+                others = ", ".join(
+                    f"{get_game(name).title} {get_game(name).min_players}-{get_game(name).max_players}"
                     for name in game_names()
                     if name != game
                 )
-                raise ConfigError(f"config key '{key}' is {size}; allowed: an integer from {low} to {high} (game: {game}{others})")
+                raise ConfigError(
+                    f"config key '{key}' is {size}; allowed: an integer from {low} to {high} (game: {game}; other games' sizes: {others})"
+                )
 
     @property
     def variants(self) -> tuple[tuple[bool, bool], ...]:
@@ -609,9 +611,14 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
                     )
 
     def check_game(self) -> None:
-        """Refuse (ConfigError) a table variant the run's game does not have (the octopus game has none).
-        Checked when the run starts, not per --set: `game` and these keys are often set one after the other."""
+        """Refuse (ConfigError) a view or a table variant the run's game does not have (the octopus game has no
+        variant). Checked when the run starts, not per --set: `game` and these keys are often set one after the other."""
         game = get_game(self.game)
+        if self.view not in game.views:
+            views = ", ".join(game.views)
+            raise ConfigError(
+                f"config key 'view' is {self.view!r}, which {game.title} (game: {self.game}) does not have; its views: {views}"
+            )
         for i, table in enumerate(self.tables):
             played = [name for name, on in (("open_baskets", table.open_baskets), ("no_fighting", table.no_fighting)) if on]
             foreign = [name for name in played if name not in game.variants]

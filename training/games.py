@@ -41,10 +41,10 @@ from training.opponents import OpponentMixture
 COMPACT = "uint8"  # Miaui's rows: uint8 codes, copied to the device as such and expanded there (miaui_env.observe.compact)
 
 EvaluationTable = TableSpec | OctopusArenaConfig | AnyArenaConfig
-"""Where a gauntlet plays: a Miaui table (players, variant, view, reward) or an octopus arena's settings."""
+"""Where a gauntlet plays: a Miaui table (players, variant, view, reward), an octopus arena's settings, or another game's generic arena."""
 
 SelfPlayTable = MiauiSelfPlayVecEnv | OctopusSelfPlayVecEnv | AECSelfPlayVecEnv
-"""A table of self-play games, one of either game's VecEnvs."""
+"""A table of self-play games: Miaui's, the octopus game's or another game's VecEnv."""
 
 WeightSetter = Callable[[Sequence[float]], None]
 """Sets a table's opponent draw weights, one per agent, from its next games on."""
@@ -109,6 +109,10 @@ class TrainingGame(Protocol):
 
     def probe_table(self, players: int, variant: tuple[bool, bool]) -> EvaluationTable:
         """Where the yardstick's gauntlets play: `players` seats of `variant` (open_baskets, no_fighting)."""
+        ...
+
+    def best_response_view(self, target: Agent) -> str:
+        """The view the yardstick's best response against `target` plays from."""
         ...
 
     def seat(self, table: Any, agents: list[Agent | Policy], weights: list[float], seed: np.random.SeedSequence, draw: str) -> WeightSetter:
@@ -189,6 +193,10 @@ class RegisteredGame:
     def load_agent(self, spec: str, seed: int | None = None) -> Agent:
         """The game's agent `spec` names (a built-in, a shipped policy, a checkpoint)."""
         return typing.cast(Agent, self.game.load_agent(spec, seed=seed))
+
+    def best_response_view(self, target: Agent) -> str:
+        """The game's richest view (its last: everything ever public); its table shows the target its own."""
+        return self.game.views[-1]
 
 
 class MiauiGame(RegisteredGame):
@@ -283,8 +291,8 @@ class GamePerRow(RegisteredGame):
         """The game's self-play VecEnv of `num_games` games (num_players, learner_seats, opponent, view, reward, seed)."""
         raise NotImplementedError
 
-    def arena_table(self, players: int, view: str = "table") -> EvaluationTable:
-        """Where its gauntlets play: `players` seats, agents that say no view shown `view`."""
+    def arena_table(self, players: int, view: str | None = None) -> EvaluationTable:
+        """Where its gauntlets play: `players` seats, agents that say no view shown `view` (None: the game's first)."""
         raise NotImplementedError
 
     def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[SelfPlayTable]:
@@ -329,9 +337,9 @@ class OctopusGame(GamePerRow):
         """An `OctopusSelfPlayVecEnv` on the rules engine."""
         return OctopusSelfPlayVecEnv(num_games, **settings)
 
-    def arena_table(self, players: int, view: str = "table") -> EvaluationTable:
+    def arena_table(self, players: int, view: str | None = None) -> EvaluationTable:
         """The octopus arena (duplicate decks and dice) at `players` seats."""
-        return OctopusArenaConfig(num_players=players, view=view)
+        return OctopusArenaConfig(num_players=players, view=view or self.game.views[0])
 
 
 class AnyGame(GamePerRow):
@@ -347,9 +355,13 @@ class AnyGame(GamePerRow):
         """An `AECSelfPlayVecEnv` on the game's AEC env."""
         return AECSelfPlayVecEnv(self.name, num_games, **settings)
 
-    def arena_table(self, players: int, view: str = "table") -> EvaluationTable:
-        """The generic arena at `players` seats."""
+    def arena_table(self, players: int, view: str | None = None) -> EvaluationTable:
+        """The generic arena at `players` seats (None: the view its agents play from)."""
         return AnyArenaConfig(self.name, players, view=view)
+
+    def best_response_view(self, target: Agent) -> str:
+        """The view the target plays from (its env deals one view to every seat), else the game's first."""
+        return str(getattr(target, "view", self.game.views[0]))
 
 
 _TRAINING_GAMES: dict[str, TrainingGame] = {}

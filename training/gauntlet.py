@@ -145,7 +145,7 @@ def any_game_gauntlet(
     played = any_game.play_games(game, [learner, rival], seats, game_seeds, arena.view, arena.batch_games, keep=int(replay is not None))
     if replay is not None:
         players = [names[agent] for agent in seats[0]]
-        record = any_game.record(game, arena.num_players, arena.view, int(game_seeds[0]), players, played.decisions[0])
+        record = any_game.record(game, arena.num_players, played.view, int(game_seeds[0]), players, played.decisions[0])
         any_game.save_replay(record, replay)
     return measured(names, seats, played.scores, played.winners, arena.num_players)
 

@@ -80,7 +80,8 @@ class AnyArenaConfig:
     num_players: int
     games: int = 1000
     """Games to play, rounded up to whole duplicate sets of `num_players` games."""
-    view: str = "table"
+    view: str | None = None
+    """The view every seat is dealt; None: the one the agents say they play from, else the game's first (`table_view`)."""
     seed: int = 0
     batch_games: int = 256
     """Games played in lockstep, so each agent acts on a batch."""
@@ -91,9 +92,10 @@ class AnyArenaConfig:
             raise InvalidConfigError(
                 f"num_players={self.num_players!r} is not allowed; {game.title} is played by {game.min_players}-{game.max_players} players"
             )
-        if self.view not in game.views:
+        if self.view is not None and self.view not in game.views:
             raise InvalidConfigError(f"view={self.view!r} is not allowed; {game.title}'s views are {', '.join(game.views)}")
-        check_seed(self.seed)
+        if check_seed(self.seed) is None:
+            raise InvalidConfigError("AnyArenaConfig seed=None is not allowed; the arena's games are dealt from a seed (an integer >= 0)")
         for name in ("games", "batch_games"):
             value = getattr(self, name)
             if not is_integer(value) or value < 1:
@@ -118,13 +120,42 @@ class PlayedGames:
     winners: np.ndarray
     seeds: np.ndarray
     decisions: list[list[int]]
+    view: str
+    """The view every seat was dealt."""
 
 
-def final_results(env: Any, game: Game) -> tuple[list[float], list[bool]]:
-    """Every seat's final score and whether it won, from the infos of an env whose game is over."""
+class Table:
+    """One game through its AEC env: who decides next (an agent that is out steps None on the way,
+    PettingZoo's convention, its last info kept), and the result once the game is over."""
+
+    def __init__(self, game: Game, env: Any):
+        self.game, self.env = game, env
+        self.left: dict[str, dict[str, Any]] = {}  # the last info of every agent that stepped out
+
+    def to_decide(self) -> str | None:
+        """The agent to decide now; None once the game is over."""
+        env = self.env
+        while env.agents:
+            agent = env.agent_selection
+            if not (env.terminations[agent] or env.truncations[agent]):
+                return str(agent)
+            if all(env.terminations[other] or env.truncations[other] for other in env.agents):
+                return None  # every agent's result is in the infos
+            self.left[agent] = dict(env.infos[agent])
+            env.step(None)
+        return None
+
+    def results(self) -> tuple[list[float], list[bool]]:
+        """Every seat's final score and whether it won (GameProtocolError if the infos do not say)."""
+        infos = {**self.left, **{agent: self.env.infos[agent] for agent in self.env.agents}}
+        return final_results(infos, self.env.possible_agents, self.game)
+
+
+def final_results(infos: Any, agents: Sequence[str], game: Game) -> tuple[list[float], list[bool]]:
+    """Every seat's final score and whether it won, from the agents' last infos."""
     try:
-        infos = [env.infos[agent] for agent in env.possible_agents]
-        scores, won = [float(info["score"]) for info in infos], [bool(info["winner"]) for info in infos]
+        last = [infos[agent] for agent in agents]
+        scores, won = [float(info["score"]) for info in last], [bool(info["winner"]) for info in last]
     except (KeyError, TypeError, ValueError) as missing:
         raise GameProtocolError(
             f"{game.title}'s env ended a game without a number 'score' and a bool 'winner' in every agent's info ({missing!r:.60}); "
@@ -135,8 +166,18 @@ def final_results(env: Any, game: Game) -> tuple[list[float], list[bool]]:
     return scores, won
 
 
-def _is_over(env: Any) -> bool:
-    return all(env.terminations[agent] or env.truncations[agent] for agent in env.agents)
+def table_view(game: Game, agents: Sequence[Agent | Policy], view: str | None) -> str:
+    """The view a table deals every seat: `view`, else the one the agents say they play from, else the
+    game's first; InvalidConfigError naming an agent that plays from another (the env deals one view)."""
+    said = {str(agent.view) for agent in agents if hasattr(agent, "view")}
+    chosen = view if view is not None else (said.pop() if len(said) == 1 else game.views[0])
+    if chosen not in game.views:
+        raise InvalidConfigError(f"view={chosen!r} is not allowed; {game.title}'s views are {', '.join(game.views)}")
+    for agent in agents:
+        own = getattr(agent, "view", chosen)
+        if own != chosen:
+            raise InvalidConfigError(f"agent {agent_name(agent)!r} plays from the {own!r} view; this table deals {chosen!r}")
+    return chosen
 
 
 def play_games(
@@ -144,46 +185,45 @@ def play_games(
     agents: Sequence[Agent | Policy],
     seats: np.ndarray,
     seeds: np.ndarray,
-    view: str,
+    view: str | None = None,
     batch_games: int = 256,
     keep: int = 0,
     progress: Callable[[int], object] | None = None,
 ) -> PlayedGames:
-    """Play game g with agent `seats[g, s]` in seat s, dealt by `reset(seed=seeds[g])`, `batch_games` at a time."""
+    """Play game g with agent `seats[g, s]` in seat s, dealt by `reset(seed=seeds[g])`, `batch_games`
+    at a time, every seat shown `view` (None: `table_view`'s choice)."""
     entrants = [as_agent(agent) for agent in agents]
-    for agent in entrants:
-        own = getattr(agent, "view", view)
-        if own != view:
-            raise InvalidConfigError(f"agent {agent_name(agent)!r} plays from the {own!r} view; this table deals {view!r}")
+    view = table_view(game, entrants, view)
     total, n = seats.shape
     scores, winners = np.zeros((total, n)), np.zeros((total, n), dtype=bool)
     decisions: list[list[int]] = [[] for _ in range(min(keep, total))]
     for start in range(0, total, batch_games):
-        envs = {}
+        tables = {}
         for g in range(start, min(start + batch_games, total)):
-            envs[g] = game.env(num_players=n, view=view)
-            envs[g].reset(seed=int(seeds[g]))
+            tables[g] = Table(game, game.env(num_players=n, view=view))
+            tables[g].env.reset(seed=int(seeds[g]))
         for agent in entrants:
             agent.reset()
-        while envs:
-            waiting: dict[int, list[int]] = {}
-            for g, env in list(envs.items()):
-                if _is_over(env):
-                    scores[g], winners[g] = final_results(env, game)
-                    del envs[g]
+        while tables:
+            waiting: dict[int, list[tuple[int, str]]] = {}
+            for g, game_table in list(tables.items()):
+                deciding = game_table.to_decide()
+                if deciding is None:
+                    scores[g], winners[g] = game_table.results()
+                    del tables[g]
                     if progress is not None:
                         progress(1)
                     continue
-                waiting.setdefault(int(seats[g, env.possible_agents.index(env.agent_selection)]), []).append(g)
+                waiting.setdefault(int(seats[g, game_table.env.possible_agents.index(deciding)]), []).append((g, deciding))
             for a, mine in waiting.items():
-                seen = [envs[g].observe(envs[g].agent_selection) for g in mine]
+                seen = [tables[g].env.observe(deciding) for g, deciding in mine]
                 observations = np.stack([np.asarray(s["observation"], dtype=np.float32) for s in seen])
                 masks = np.stack([np.asarray(s["action_mask"], dtype=np.int8) for s in seen])
-                for g, action in zip(mine, checked_actions(entrants[a], observations, masks).tolist(), strict=True):
-                    envs[g].step(action)
+                for (g, _), action in zip(mine, checked_actions(entrants[a], observations, masks).tolist(), strict=True):
+                    tables[g].env.step(action)
                     if g < len(decisions):
                         decisions[g].append(action)
-    return PlayedGames(seats, scores, winners, seeds, decisions)
+    return PlayedGames(seats, scores, winners, seeds, decisions, view)
 
 
 def schedule(mode: str, num_agents: int, config: AnyArenaConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -219,7 +259,7 @@ def run(
         played = play_games(game, agents, seats, seeds, config.view, config.batch_games, replays if out else 0, bar.update)
     for g, decisions in enumerate(played.decisions):
         players = [labels[a] for a in seats[g]]
-        replay = record(game, config.num_players, config.view, int(seeds[g]), players, decisions)
+        replay = record(game, config.num_players, played.view, int(seeds[g]), players, decisions)
         save_replay(replay, out / "replays" / f"game-{g:04d}.json")  # type: ignore[operator]  # kept only with `out`
     results = summarize(labels, seats, played.scores, played.winners, config.num_players)
     significance = gauntlet_significance(seats, played.winners, config.num_players, labels[0]) if mode == "gauntlet" else None
@@ -249,7 +289,9 @@ def arena_main(game: Game, argv: list[str] | None = None) -> None:
     parser.add_argument("--field", nargs="+", default=[game.baselines[0]], help="gauntlet: the fixed opponents (cycled over the seats)")
     parser.add_argument("--players", "--num-players", dest="num_players", type=int, default=game.default_players, choices=game.players)
     parser.add_argument("--games", type=positive_int, default=1000)
-    parser.add_argument("--view", default=game.views[0], choices=game.views)
+    parser.add_argument(
+        "--view", default=None, choices=game.views, help="the view every seat is dealt (default: the agents' own, else the first)"
+    )
     parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--batch-games", type=positive_int, default=256, help="games played in lockstep")
     parser.add_argument("--replays", type=non_negative_int, default=0, help="save the first N games as replays in --out/replays/")
@@ -264,6 +306,8 @@ def arena_main(game: Game, argv: list[str] | None = None) -> None:
         result = run(game, names, mode, config, args.out, replays=args.replays)
         print(table(result))
         print(f"{result.duplicate_sets} duplicate sets in {result.seconds:.1f} s; written to {args.out}/arena.json, arena.csv, arena.png")
+        if args.replays:
+            print(f"the first {min(args.replays, result.duplicate_sets * args.num_players)} games as replays in {args.out}/replays/")
 
     run_command(prog, arena, interrupted="interrupted: nothing written")
 
@@ -282,22 +326,20 @@ def record(game: Game, num_players: int, view: str, seed: int, players: Sequence
         "players": [str(p) for p in players],
         "decisions": [int(d) for d in decisions],
     }
-    env = play_back(game, replay)
-    replay["scores"], replay["winners"] = final_results(env, game)
+    replay["scores"], replay["winners"] = play_back(game, replay).results()
     return replay
 
 
-def play_back(game: Game, replay: dict[str, Any], each: Callable[[Any, str, int], object] | None = None) -> Any:
-    """The env after the replay's decisions (`each(env, agent, action)` before every one); AnyGameReplayError
+def play_back(game: Game, replay: dict[str, Any], each: Callable[[Any, str, int], object] | None = None) -> Table:
+    """The game after the replay's decisions (`each(env, agent, action)` before every one); AnyGameReplayError
     where one is illegal or the game and the decisions do not end together."""
     try:
-        env = game.env(num_players=replay["num_players"], view=replay["view"], render_mode="ansi")
-        env.reset(seed=replay["seed"])
+        played = Table(game, game.env(num_players=replay["num_players"], view=replay["view"], render_mode="ansi"))
+        played.env.reset(seed=replay["seed"])
     except ValueError as refused:
         raise AnyGameReplayError(f"its table cannot be dealt: {refused}") from None
-    decisions = iter(enumerate(replay["decisions"]))
-    while not _is_over(env):
-        agent = env.agent_selection
+    env, decisions = played.env, iter(enumerate(replay["decisions"]))
+    while (agent := played.to_decide()) is not None:
         index, action = next(decisions, (None, None))
         if action is None:
             raise AnyGameReplayError(f"its {len(replay['decisions'])} decisions end before the game does ({agent} to act)")
@@ -309,7 +351,7 @@ def play_back(game: Game, replay: dict[str, Any], each: Callable[[Any, str, int]
         env.step(int(action))
     if next(decisions, None) is not None:
         raise AnyGameReplayError(f"the game ends before its {len(replay['decisions'])} decisions do")
-    return env
+    return played
 
 
 def _checked(game: Game, data: Any) -> dict[str, Any]:
@@ -317,25 +359,25 @@ def _checked(game: Game, data: Any) -> dict[str, Any]:
     fields = ("game", "version", "num_players", "view", "seed", "players", "decisions", "scores", "winners")
     if not isinstance(data, dict) or set(data) != set(fields):
         raise AnyGameReplayError(f"not a {game.title} replay: a replay is a JSON object of exactly {', '.join(fields)}")
-    if data["game"] != game.name or data["version"] != REPLAY_VERSION:
+    if data["game"] != game.name or not is_integer(data["version"]) or data["version"] != REPLAY_VERSION:
         raise AnyGameReplayError(
             f"a replay of game {data['game']!r:.40}, version {data['version']!r:.20}; this is {game.name!r}, version {REPLAY_VERSION}"
         )
     n = data["num_players"]
     if not is_integer(n) or n not in game.players or data["view"] not in game.views:
         raise AnyGameReplayError(f"num_players={n!r:.20}, view={data['view']!r:.20}: not a table of {game.title}")
-    try:
-        check_seed(data["seed"])
-    except ValueError as bad:
-        raise AnyGameReplayError(str(bad)) from None
+    if not is_integer(data["seed"]) or data["seed"] < 0:  # a replay without a seed would be checked against a fresh deal
+        raise AnyGameReplayError(f"seed={data['seed']!r:.40}: a replay's seed is an integer >= 0")
     players, decisions = data["players"], data["decisions"]
     if not isinstance(players, list) or len(players) != n or not all(isinstance(p, str) for p in players):
         raise AnyGameReplayError(f"players must be {n} names")
     if not isinstance(decisions, list) or len(decisions) > MAX_REPLAY_DECISIONS or not all(is_integer(d) for d in decisions):
         raise AnyGameReplayError(f"decisions must be a list of at most {MAX_REPLAY_DECISIONS:,} action indices")
-    env = play_back(game, data)
-    if final_results(env, game) != (data["scores"], data["winners"]):
-        raise AnyGameReplayError(f"its decisions come to scores {final_results(env, game)[0]}, not the {data['scores']!r:.60} it says")
+    scores, winners = play_back(game, data).results()
+    if scores != data["scores"]:
+        raise AnyGameReplayError(f"its decisions come to scores {scores}, not the {data['scores']!r:.60} it says")
+    if winners != data["winners"]:
+        raise AnyGameReplayError(f"its decisions come to winners {winners}, not the {data['winners']!r:.60} it says")
     return data
 
 
@@ -377,8 +419,7 @@ def history(game: Game, replay: dict[str, Any]) -> list[str]:
             shown[0] = text
         lines.append(f"  {agent}: {words.action(action) if words else f'action {action}'}")
 
-    env = play_back(game, replay, tell)
-    lines.append(env.render())
+    lines.append(play_back(game, replay, tell).env.render())
     best = [f"player_{s}" for s, won in enumerate(replay["winners"]) if won]
     lines.append("Final scores: " + ", ".join(f"player_{s} {score:g}" for s, score in enumerate(replay["scores"])))
     lines.append(f"Won by {' and '.join(best)}")
@@ -426,15 +467,16 @@ def play(game: Game, args: argparse.Namespace, read: Callable[[str], str] = inpu
     agents = {
         seat: game.load_agent(args.opponents[i % len(args.opponents)], seed=args.seed * 10 + seat + 1) for i, seat in enumerate(others)
     }
+    table_view(game, list(agents.values()), args.view)  # the env deals every seat the view you chose
     for seat in others:
         print(f"player_{seat}: {agent_name(agents[seat])}")
     print(f"You are player_{me} at a table of {n}.")
     print("\n".join(words.introduction(n, me)))
-    env = game.env(num_players=n, view=args.view)
+    played = Table(game, game.env(num_players=n, view=args.view))
+    env = played.env
     env.reset(seed=args.seed)
     decisions: list[int] = []
-    while not _is_over(env):
-        agent = env.agent_selection
+    while (agent := played.to_decide()) is not None:
         seat, seen = env.possible_agents.index(agent), env.observe(agent)
         if seat == me:
             print("\n" + "\n".join(words.seat_view(env, agent)))
@@ -447,7 +489,7 @@ def play(game: Game, args: argparse.Namespace, read: Callable[[str], str] = inpu
             action = int(checked_actions(agents[seat], observation, mask)[0])
         decisions.append(action)
         env.step(action)
-    scores, won = final_results(env, game)
+    scores, won = played.results()
     print("\n" + "\n".join(words.seat_view(env, env.possible_agents[me])))
     print("Final scores:")
     for seat, score in enumerate(scores):

@@ -14,12 +14,14 @@ and no compiler, and sits below every other room of the library. The parts every
 A game of your own needs only `PARTS`: a PettingZoo AEC env and its agents. The arena, terminal
 play, replays (`GENERIC_PARTS`, `miaui_env.apps.any_game`) and the self-play trainer
 (`training.games.AnyGame`) then play it through that env, if the env
-- takes the keyword arguments `num_players`, `view` (one of the game's `views`), `reward` ("win":
-  the winners share 1) and `render_mode` ("ansi" among them: a spectator's text);
+- takes the keyword arguments `num_players`, `view` (one of the game's `views`; the first is the
+  default), `reward` ("win": the winners share 1) and `render_mode` ("ansi" among them: a
+  spectator's text);
 - shows every agent `{"observation": float32 vector, "action_mask": int8 vector}`, the mask of
   the agent to act holding its legal actions;
 - deals the same game from the same `reset(seed=...)` and the same actions;
-- puts `"score"` (a number) and `"winner"` (bool) in every agent's info once the game is over.
+- puts `"score"` (a number) and `"winner"` (bool) in an agent's info once it is out: at the game's
+  end, or earlier for an agent out before it (which then steps None, PettingZoo's convention).
 Terminal play and replays put the game in words through its `words` part (a `GameWords`).
 The tests' own third game, `tests/games/sealed_bids.py`, is an example of a hundred-odd lines.
 
@@ -32,7 +34,7 @@ registry reads both once, at its first lookup:
     [project.entry-points."miaui_rl.games"]
     bids = "my_package.bids:GAME"
 
-    MIAUI_RL_GAMES=sealed_bids:GAME python -m miaui_env.apps.play --game sealed_bids
+    MIAUI_RL_GAMES=my_bids:GAME python -m miaui_env.apps.play --game bids   # my_bids.py on the import path
 """
 
 from __future__ import annotations
@@ -314,13 +316,16 @@ def _discover() -> None:
             continue
         _registry[game.name] = game
     for target in os.environ.get(GAMES_VARIABLE, "").split():
+        if ":" not in target:
+            warnings.warn(f"{GAMES_VARIABLE}: {target!r} is left out: name a game as module:attribute", stacklevel=4)
+            continue
         try:
             game = _load(target)
-        except (ImportError, AttributeError, TypeError, ValueError) as error:  # a stale variable must not stop every command
-            warnings.warn(f"{GAMES_VARIABLE}: {target} is left out: {error}", stacklevel=2)
+        except Exception as error:  # a stale or broken module must not stop every command, Miaui's too
+            warnings.warn(f"{GAMES_VARIABLE}: {target} is left out: {type(error).__name__}: {error}", stacklevel=4)
             continue
         if game.name in _registry:
-            warnings.warn(f"{GAMES_VARIABLE}: {target} names the game {game.name!r}, which is taken; it is left out", stacklevel=2)
+            warnings.warn(f"{GAMES_VARIABLE}: {target} names the game {game.name!r}, which is taken; it is left out", stacklevel=4)
             continue
         _registry[game.name] = game
 

@@ -58,7 +58,8 @@ class OpponentSeating:
         weights: Sequence[float],
         rng: np.random.Generator,
         draw: str = "game",
-        views: Sequence[str] = ("table",),
+        *,
+        views: Sequence[str],
     ):
         if draw not in DRAWS:
             raise InvalidConfigError(f"draw={draw!r} is not allowed; allowed: {', '.join(DRAWS)}")
@@ -114,7 +115,8 @@ class GamePerRowVecEnv(OneEnvVecEnv):
 
     # -- seeding and opponents ------------------------------------------------------------------
     def seed(self, seed: Seed | None = None) -> list[int | None]:
-        """Deal the next reset's games from `seed` (None: fresh entropy), as the constructor's `seed` would."""
+        """Deal the next reset's games from `seed` (None: fresh entropy), as the constructor's `seed`
+        would (the default random opponent too); returns each row's seed."""
         tree = seed_tree(seed)
         self._next_seeds = slot_seeds(tree, self.num_envs)
         self._default_opponent.rng = seed_generator(opponent_seed(tree))
@@ -229,16 +231,12 @@ class AECSelfPlayVecEnv(GamePerRowVecEnv):
         self._obs = np.zeros((rows, *space.shape), dtype=np.float32)
         self._masks = np.zeros((rows, self.num_actions), dtype=np.int8)
         self._returns = np.zeros(rows)  # what each row's learner was given since its last decision
+        self._episode_returns = np.zeros(rows)  # ... and since its game began
         self._actions = np.zeros(rows, dtype=np.int64)
         self._actions_pending, self._dealt = False, False
         self._stopped: str | None = None
         self._lengths = np.zeros(rows, dtype=np.int64)
         self._starts = np.zeros(rows)
-
-    def _seating_of(
-        self, agents: Sequence[Agent | Policy], weights: Sequence[float], rng: np.random.Generator, draw: str = "game"
-    ) -> OpponentSeating:
-        return OpponentSeating(agents, weights, rng, draw, views=(self.view,))  # every seat of the env is dealt its view
 
     # -- the games ------------------------------------------------------------------------------
     def _learner(self, row: int) -> str:
@@ -249,14 +247,16 @@ class AECSelfPlayVecEnv(GamePerRowVecEnv):
         return bool(env.terminations[learner] or env.truncations[learner])
 
     def _deal(self, row: int) -> None:
-        self._lengths[row], self._starts[row], self._returns[row] = 0, time.time(), 0.0
+        self._lengths[row], self._starts[row], self._returns[row], self._episode_returns[row] = 0, time.time(), 0.0, 0.0
         self._seated[row] = self._seating.deal(self.num_players, self.row_seats[row])
         self._envs[row].reset(seed=int(self._rngs[row].integers(2**63)))
 
     def _step(self, row: int, action: int | None) -> None:
         env = self._envs[row]
         env.step(action)
-        self._returns[row] += env.rewards.get(self._learner(row), 0.0)
+        reward = env.rewards.get(self._learner(row), 0.0)
+        self._returns[row] += reward
+        self._episode_returns[row] += reward
 
     def _play_on(self, rows: list[int]) -> None:
         """Play the opponents of `rows`' games, batched by agent, until each waits on its learner or the learner is done."""
@@ -357,14 +357,14 @@ class AECSelfPlayVecEnv(GamePerRowVecEnv):
         if ended:
             self._take_next_seating()
         for r in ended:
-            infos[r] = self._finish(r, float(rewards[r]))
+            infos[r] = self._finish(r, float(self._episode_returns[r]))
             dones[r] = True
         self._start(ended)
         for r in rows:
             self._present(r)
         return self._obs.copy(), rewards, dones, infos
 
-    def _finish(self, row: int, reward: float) -> dict[str, Any]:
+    def _finish(self, row: int, episode_return: float) -> dict[str, Any]:
         env, learner = self._envs[row], self._learner(row)
         info = env.infos.get(learner, {})
         return {
@@ -373,7 +373,7 @@ class AECSelfPlayVecEnv(GamePerRowVecEnv):
             "seat": self.row_seats[row],
             "winner": bool(info.get("winner", False)),
             "opponents": tuple(agent_name(agent) for agent in self._seated[row] if agent is not None),
-            "episode": {"r": reward, "l": int(self._lengths[row]), "t": round(float(time.time() - self._starts[row]), 6)},
+            "episode": {"r": episode_return, "l": int(self._lengths[row]), "t": round(float(time.time() - self._starts[row]), 6)},
         }
 
 

@@ -209,7 +209,7 @@ class Words:
 
     def introduction(self, num_players: int, seat: int) -> list[str]:
         """The rules, in short."""
-        return [f"You are player_{seat} of {num_players}. Each round bid 1-3 for the prize shown; a tied top bid wins nothing."]
+        return ["Each round bid 1-3 for the prize shown; the highest bid wins it, unless it is tied: then nobody does."]
 
     def seat_view(self, env: Any, agent: str) -> list[str]:
         """What `agent` may see now."""
