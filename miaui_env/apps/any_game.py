@@ -39,17 +39,8 @@ from typing import Any
 import numpy as np
 
 from miaui_env.agents import Agent, AgentError, Policy, agent_name, as_agent, checked_actions
-from miaui_env.apps.arena import (
-    MAX_RESULT_BYTES,
-    MODES,
-    RESULT_BYTES_PER_SEAT,
-    ArenaResult,
-    gauntlet_significance,
-    lineups,
-    summarize,
-    table,
-    write_results,
-)
+from miaui_env.apps import arena  # its statistics, table and files serve every game's arena
+from miaui_env.apps.arena import ArenaResult
 from miaui_env.apps.cli import add_game_argument, check_output_file, check_writable, non_negative_int, positive_int, run_command
 from miaui_env.apps.replay import ReplayError, read_replay_file, write_replay_file
 from miaui_env.game.rules import InvalidConfigError, is_integer
@@ -100,7 +91,7 @@ class AnyArenaConfig:
             value = getattr(self, name)
             if not is_integer(value) or value < 1:
                 raise InvalidConfigError(f"AnyArenaConfig {name}={value!r} is not allowed; it must be an integer >= 1")
-        most = MAX_RESULT_BYTES // (self.num_players * RESULT_BYTES_PER_SEAT)  # Miaui's arena's bound on what a run keeps
+        most = arena.MAX_RESULT_BYTES // (self.num_players * arena.RESULT_BYTES_PER_SEAT)  # Miaui's arena's bound on what a run keeps
         if self.games > most:
             raise InvalidConfigError(f"AnyArenaConfig games={self.games} is not allowed; at most {most:,} a run")
 
@@ -228,14 +219,14 @@ def play_games(
 
 def schedule(mode: str, num_agents: int, config: AnyArenaConfig) -> tuple[np.ndarray, np.ndarray]:
     """(games, num_players) agent index per seat and each game's seed: sets in order, the lineup rotated one seat a game."""
-    if mode not in MODES:
-        raise InvalidConfigError(f"mode={mode!r} is not allowed; modes are {', '.join(MODES)}")
+    if mode not in arena.MODES:
+        raise InvalidConfigError(f"mode={mode!r} is not allowed; modes are {', '.join(arena.MODES)}")
     least = 2 if mode == "gauntlet" else 1
     if num_agents < least:
         raise AgentError(f"a {mode} needs at least {least} agent(s), got {num_agents}")
     n = config.num_players
     sets = config.scheduled_games // n
-    base = lineups(mode, num_agents, n, sets)
+    base = arena.lineups(mode, num_agents, n, sets)
     seats = np.concatenate([np.roll(base, r, axis=1)[:, None] for r in range(n)], axis=1).reshape(sets * n, n)
     return seats, np.repeat(seed_ints(config.seed, sets), n)
 
@@ -261,13 +252,13 @@ def run(
         players = [labels[a] for a in seats[g]]
         replay = record(game, config.num_players, played.view, int(seeds[g]), players, decisions)
         save_replay(replay, out / "replays" / f"game-{g:04d}.json")  # type: ignore[operator]  # kept only with `out`
-    results = summarize(labels, seats, played.scores, played.winners, config.num_players)
-    significance = gauntlet_significance(seats, played.winners, config.num_players, labels[0]) if mode == "gauntlet" else None
+    results = arena.summarize(labels, seats, played.scores, played.winners, config.num_players)
+    significance = arena.gauntlet_significance(seats, played.winners, config.num_players, labels[0]) if mode == "gauntlet" else None
     seconds = round(time.perf_counter() - started, 2)
     result = ArenaResult(config, mode, results, significance, len(seats) // config.num_players, seconds, game=game.name)
     if out is not None:
         title = f"{game.title} arena, {mode}: {config.num_players} players, {len(seats)} games"
-        write_results(result.as_dict(), result.agents, config.num_players, out, title)
+        arena.write_results(result.as_dict(), result.agents, config.num_players, out, title)
     return result
 
 
@@ -300,16 +291,16 @@ def arena_main(game: Game, argv: list[str] | None = None) -> None:
     names = [args.candidate, *args.field] if args.candidate is not None else list(args.pool)
     mode = "gauntlet" if args.candidate is not None else "pool"
 
-    def arena() -> None:
+    def play_arena() -> None:
         config = AnyArenaConfig(game.name, args.num_players, args.games, args.view, args.seed, args.batch_games)
         check_writable(args.out)
         result = run(game, names, mode, config, args.out, replays=args.replays)
-        print(table(result))
+        print(arena.table(result))
         print(f"{result.duplicate_sets} duplicate sets in {result.seconds:.1f} s; written to {args.out}/arena.json, arena.csv, arena.png")
         if args.replays:
             print(f"the first {min(args.replays, result.duplicate_sets * args.num_players)} games as replays in {args.out}/replays/")
 
-    run_command(prog, arena, interrupted="interrupted: nothing written")
+    run_command(prog, play_arena, interrupted="interrupted: nothing written")
 
 
 # -- replays ----------------------------------------------------------------------------------------

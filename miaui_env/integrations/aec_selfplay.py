@@ -108,6 +108,16 @@ class GamePerRowVecEnv(OneEnvVecEnv):
     _actions: np.ndarray
     _actions_pending: bool
     _masks: np.ndarray
+    _stopped: str | None
+    """Why the games stopped between two moves (an opponent failed): only reset() goes on."""
+
+    def _opponent_actions(self, agent: Agent | Policy, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """`agent`'s checked actions for a batch of the seats it plays; if it fails, the games stop between two moves."""
+        try:
+            return checked_actions(agent, observations, masks)
+        except BaseException as failed:
+            self._stopped = f"{type(failed).__name__}: {failed}"
+            raise
 
     def check_actions(self, actions: np.ndarray) -> np.ndarray:
         """The rows' actions as int64 indices, each one its row's mask allows (IllegalActionError if not)."""
@@ -279,12 +289,7 @@ class AECSelfPlayVecEnv(GamePerRowVecEnv):
                 seen = [self._envs[r].observe(self._envs[r].agent_selection) for r in mine]
                 observations = np.stack([np.asarray(s["observation"], dtype=np.float32) for s in seen])
                 masks = np.stack([np.asarray(s["action_mask"], dtype=np.int8) for s in seen])
-                try:
-                    actions = checked_actions(agent, observations, masks)
-                except BaseException as failed:  # the games stopped mid-move: only a new deal can go on from here
-                    self._stopped = f"{type(failed).__name__}: {failed}"
-                    raise
-                for r, action in zip(mine, actions.tolist(), strict=True):
+                for r, action in zip(mine, self._opponent_actions(agent, observations, masks).tolist(), strict=True):
                     self._step(r, action)
                 still += mine
             waiting = still

@@ -65,7 +65,7 @@ import gymnasium
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
-from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent, checked_actions, reset_agent
+from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent, reset_agent
 from miaui_env.game.rules import IllegalActionError, InvalidConfigError, final_rewards, is_integer
 from miaui_env.game.seeding import Seed, seed_generator
 from miaui_env.integrations.aec_selfplay import DRAWS, GamePerRowVecEnv, OpponentSeating
@@ -198,12 +198,7 @@ class OctopusSelfPlayVecEnv(GamePerRowVecEnv):
                     game = self._games[r]
                     seen[i] = observe_canvas(self._painters[r].canvas(game), self.num_players, game.active, view)
                     masks[i] = decision_mask(game)
-                try:
-                    actions = checked_actions(agent, seen, masks)
-                except BaseException as failed:  # the games stopped mid-move: only a new deal can go on from here
-                    self._stopped = f"{type(failed).__name__}: {failed}"
-                    raise
-                for r, action in zip(mine, actions.tolist(), strict=True):
+                for r, action in zip(mine, self._opponent_actions(agent, seen, masks).tolist(), strict=True):
                     game = self._games[r]
                     rules.step(game, rules.decision_of(game, action))
             self.opponent_decisions += len(waiting)
