@@ -112,26 +112,38 @@ def load_agent(spec: str, seed: int | None = None) -> Agent:
 
 
 def load_game_agent(
-    game: str, spec: str, seed: int | None, built_ins: Mapping[str, Callable[[int | None], Agent]], observation_version: int
+    game: str,
+    spec: str,
+    seed: int | None,
+    built_ins: Mapping[str, Callable[[int | None], Agent]],
+    observation_version: int,
+    check: Callable[[Any, Path], None] | None = None,
 ) -> Agent | PolicyAgent:
     """An agent of the registered game `game`: one of its `built_ins` (name: a factory taking the
-    seed), or a policy trained on it (a self-play run's folder or model .zip, `@best` or `@sample`
-    after it), checked to be `game`'s and of its `observation_version`. What a plug-in game's
-    `load_agent` part can be (miaui_env.games); AgentSpecError for a spec nothing loads."""
+    seed), or a policy trained on it (a shipped policy's name, a self-play run's folder or a model
+    .zip, `@best` or `@sample` after it), checked to be `game`'s, of its `observation_version`, and
+    by `check(model, path)` if given. What a game's `load_agent` part can be (miaui_env.games);
+    AgentSpecError for a spec nothing loads."""
     if not isinstance(spec, str) or not spec.strip():
-        raise AgentSpecError(f"an agent spec is a non-empty string (a built-in name or a run's folder), got {spec!r:.60}")
+        raise AgentSpecError(f"a {game} agent spec is a non-empty string (a built-in name or a checkpoint), got {spec!r:.60}")
     seed = check_seed(seed)
     base, mode = split_play_mode(spec)
     refuse_play_mode_on_builtin(spec, base, mode, built_ins)
     if base in built_ins:
         return built_ins[base](seed)
-    path = Path(base)
-    if not (path.suffix == ".zip" and names_a_file(path, Path.is_file)) and not names_a_file(path / "model.zip", Path.is_file):
+    path = policy_path(base)
+    if path is None:
+        shipped = ", ".join(shipped_policy_names(game)) or "none installed"
         raise AgentSpecError(
-            f"unknown {game} agent {spec!r:.100}; its agents are {', '.join(built_ins)} or a {game} run's folder (with model.zip)"
+            f"unknown {game} agent {spec!r}; {game} agents are {', '.join(built_ins)}, a shipped {game} policy ({shipped}) "
+            f"or a {game} run's folder (with model.zip)"
         )
-    metadata = read_metadata((path if path.is_dir() else path.parent) / "metadata.json", game, observation_version)
-    return with_play_mode(load_sb3_policy(path, seed=seed, metadata=metadata), spec, base, mode)
+    agent = load_sb3_policy(
+        path, seed=seed, metadata=read_metadata((path if path.is_dir() else path.parent) / "metadata.json", game, observation_version)
+    )
+    if check is not None:
+        check(agent.policy, path)
+    return with_play_mode(agent, spec, base, mode)
 
 
 def refuse_play_mode_on_builtin(spec: str, base: str, mode: str | None, builtins: Collection[str]) -> None:

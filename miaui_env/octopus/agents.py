@@ -110,18 +110,11 @@ import gymnasium
 import numpy as np
 
 from miaui_env.agents import Agent, AgentError, RandomAgent
-from miaui_env.agents.checkpoint import CheckpointSpaceError, read_metadata
-from miaui_env.agents.loading import (
-    AgentSpecError,
-    policy_path,
-    refuse_play_mode_on_builtin,
-    shipped_policy_names,
-    split_play_mode,
-    with_play_mode,
-)
-from miaui_env.agents.policy import PolicyAgent, load_sb3_policy
+from miaui_env.agents.checkpoint import CheckpointSpaceError
+from miaui_env.agents.loading import load_game_agent, shipped_policy_names
+from miaui_env.agents.policy import PolicyAgent
 from miaui_env.game.rules import is_integer
-from miaui_env.game.seeding import Seed, check_seed, seed_children, seed_generator, seed_int
+from miaui_env.game.seeding import Seed, seed_children, seed_generator, seed_int
 from miaui_env.observe.layout import VECTOR_BOUND
 from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, SCORE_SCALE, SIZE_SCALE, VALUES
 from miaui_env.octopus.rules import (
@@ -444,29 +437,8 @@ def load_octopus_agent(spec: str, seed: int | None = None) -> Agent | PolicyAgen
     (octopus-ppo-v1), or an octopus self-play run (its folder, or a model .zip), a trained policy
     optionally followed by `@best` or `@sample` (how it plays); seeded by `seed`. AgentSpecError
     for a name nothing loads, CheckpointError for a checkpoint that is not an octopus policy."""
-    table = octopus_agents()
-    if not isinstance(spec, str) or not spec.strip():
-        raise AgentSpecError(f"an octopus agent spec is a non-empty string (a built-in name or a checkpoint), got {spec!r:.60}")
-    seed = check_seed(seed)
-    base, mode = split_play_mode(spec)
-    refuse_play_mode_on_builtin(spec, base, mode, table)
-    if base in table:
-        return table[base](seed)
-    path = policy_path(base)
-    if path is None:
-        raise AgentSpecError(
-            f"unknown octopus agent {spec!r}; octopus agents are {', '.join(table)}, a shipped octopus policy "
-            f"({', '.join(shipped_octopus_policies()) or 'none installed'}) or an octopus run's folder (with model.zip)"
-        )
-    agent = load_sb3_policy(path, seed=seed, metadata=octopus_metadata(path))
-    check_policy_shape(agent.policy, path)
-    return with_play_mode(agent, spec, base, mode)
-
-
-def octopus_metadata(path: Path) -> dict[str, Any]:
-    """The metadata of the octopus policy at `path` (a run's folder or its model .zip); CheckpointError
-    if it is missing, damaged, another game's, or built for another observation layout."""
-    return read_metadata((path if path.is_dir() else path.parent) / "metadata.json", "octopus", OBSERVATION_VERSION)
+    loaded: Agent | PolicyAgent = load_game_agent("octopus", spec, seed, octopus_agents(), OBSERVATION_VERSION, check=check_policy_shape)
+    return loaded
 
 
 def check_policy_shape(model: Any, source: Path) -> None:
