@@ -87,6 +87,7 @@ SKIPPED_AT_TOP = {"runs", "results", "build", "dist"}
 
 # The test files that test a library file, run first when that file is mutated.
 FIRST_TESTS = {
+    "miaui_env/apps/any_game.py": ("tests/test_any_game.py",),
     "miaui_env/game/rules.py": ("tests/test_rules.py", "tests/test_short_game.py"),
     "miaui_env/vector/rule_kernels.py": ("tests/test_vector.py", "tests/test_compiled_env.py", "tests/test_replay.py"),
     "miaui_env/vector/encode_kernels.py": ("tests/test_vector.py", "tests/test_leaks.py", "tests/test_compiled_env.py"),
@@ -549,6 +550,19 @@ CATALOGUE: tuple[Mutation, ...] = (
              "            self.rewards = dict(zip(self.agents, final_rewards(np.array(totals), self.reward_mode).tolist(), strict=True))",
              '            self.rewards = dict(zip(self.agents, final_rewards(np.array(totals), "score").tolist(), strict=True))',
              "rewards: the octopus env pays the final total in every reward mode"),
+    # the generic apps of a plug-in game (miaui_env/apps/any_game.py)
+    Mutation("any-game-replay-ignores-its-winners", "miaui_env/apps/any_game.py",
+             '    if winners != data["winners"]:',
+             "    if False:",
+             "a plug-in game's replay checker stops comparing the winners a file says with the game's"),
+    Mutation("any-game-asks-an-agent-that-is-out", "miaui_env/apps/any_game.py",
+             "            self.left[agent] = dict(env.infos[agent])",
+             "            return str(agent)",
+             "a plug-in game's agent that is out before the end is asked to act instead of stepping out"),
+    Mutation("any-game-arena-never-rotates-the-lineup", "miaui_env/apps/any_game.py",
+             "    seats = np.concatenate([np.roll(base, r, axis=1)[:, None] for r in range(n)], axis=1).reshape(sets * n, n)",
+             "    seats = np.concatenate([np.roll(base, 0, axis=1)[:, None] for r in range(n)], axis=1).reshape(sets * n, n)",
+             "a plug-in game's duplicate set plays one seating n times instead of every seat of the deal"),
 )
 # fmt: on
 

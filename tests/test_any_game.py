@@ -30,6 +30,7 @@ ROOT = Path(__file__).parent.parent
 GAME = "sealed_bids"
 
 
+@pytest.mark.oracle  # the generic arena's duplicate sets and replays
 def test_a_gauntlet_finds_the_prize_matcher_above_random_and_writes_replays_that_play_back(tmp_path, capsys):
     gauntlet = ["--game", GAME, "--candidate", "match-the-prize", "--field", "random", "--games", "600", "--seed", "3"]
     with pytest.raises(SystemExit) as done:
@@ -49,6 +50,7 @@ def test_a_gauntlet_finds_the_prize_matcher_above_random_and_writes_replays_that
     assert len({json.loads(path.read_text())["seed"] for path in replays[:3]}) == 1  # ... on one deal
 
 
+@pytest.mark.oracle  # the generic replay checker
 def test_the_replay_command_tells_a_saved_game_and_refuses_a_tampered_one(tmp_path, capsys):
     game = get_game(GAME)
     players = ["match-the-prize", "random", "random"]
@@ -232,6 +234,7 @@ def stay_or_leave():
 STAY_OR_LEAVE_VERSION = 1
 
 
+@pytest.mark.oracle  # a game whose players leave early, in every generic app
 def test_a_game_whose_players_leave_before_its_end_plays_in_the_arena_replays_and_terminal_play(stay_or_leave, tmp_path):
     from miaui_env.apps.card import play_card
 
