@@ -17,11 +17,13 @@ draws later, after decisions that differ, differs too. Games are played in locks
 agent acts on a batch. Modes, statistics (win share, mean score and rank with 95% intervals over
 sets, Plackett-Luce ratings, the gauntlet's test against the fair share) and files (arena.json,
 arena.csv, arena.png under `--out`; `--replays N` the first N games as replays) are Miaui's
-arena's. Every seat is shown the table's view (`--view`); an agent that says it plays from another
-view is refused, since the env deals one view to every seat.
+arena's. Every seat is dealt one view (`--view`; by default the one the agents say they play from,
+else the game's first), and an agent that plays from another is refused: the env deals one view
+to every seat. An agent out before the game ends steps None (PettingZoo's convention), and its last
+info holds its result (`Table`).
 
 Replays hold the seed and every decision, and are checked when read: the decisions are played
-again through the env, each must be legal, and the scores must come out as written.
+again through the env, each must be legal, and the scores and winners must come out as written.
 """
 
 from __future__ import annotations
