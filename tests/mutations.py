@@ -666,10 +666,12 @@ def stale_kernel_files(repo: Path, mutated: str) -> list[Path]:
 
 def seed_kernel_cache(checkout: Path, repo: Path, cache: Path) -> int:
     """Copy the checkout's compiled kernels to where numba looks for the copy's (`cache`, the copy's
-    NUMBA_CACHE_DIR); returns how many files. Numba keys a cached kernel on its source file's folder
-    and stamp (mtime and size), and the copy keeps every source's bytes and mtime, so the kernels the
-    checkout's own tests compiled (in its __pycache__ folders, or under its NUMBA_CACHE_DIR) are valid
-    there, and the baseline does not compile them again."""
+    NUMBA_CACHE_DIR); returns how many files. Numba files a cached kernel under its source's folder
+    and checks it against the source's stamp, which the copy keeps (the same bytes and mtime), so the
+    kernels the checkout's own tests compiled (in its __pycache__ folders, or under its
+    NUMBA_CACHE_DIR) are valid there, and the baseline does not compile them again. Like numba in the
+    checkout itself, it does not see a kernel made stale by an edit of another module whose globals
+    the kernel baked in; CI's fresh clone compiles every kernel afresh in its oracle run."""
     from numba.core import config
     from numba.core.caching import UserProvidedCacheLocator
 
@@ -782,7 +784,7 @@ def run_catalogue(mutations: Sequence[Mutation], timeout: float | None, keep: bo
     if problems:
         print("mutations: the catalogue does not apply to this tree:\n  " + "\n  ".join(problems), file=sys.stderr)
         return 2
-    scratch = Path(tempfile.mkdtemp(prefix="miaui-mutants-"))
+    scratch = Path(tempfile.mkdtemp(prefix="miaui-mutants-")).resolve()  # the path numba's cache folders are named by
     repo, pristine, run_cache, guard = scratch / "repo", scratch / "numba-cache", scratch / "numba-cache-mutant", scratch / "guard"
     try:
         print(f"copying {ROOT} to {repo} ...", flush=True)

@@ -152,3 +152,22 @@ def CompactInputPolicyClass() -> type:  # noqa: N802 (a class, fetched)
     from miaui_env.integrations.sb3 import CompactInputPolicy
 
     return CompactInputPolicy
+
+
+def test_a_0_1_run_that_names_no_network_is_refused_in_one_line_and_loads_once_it_names_it(tmp_path):
+    import json
+    import shutil
+
+    from miaui_env.agents.checkpoint import CheckpointError
+
+    folder = tmp_path / "old-run"  # a best response saved before 0.2 named networks: its zip pickles miaui_env.privileged
+    shutil.copytree(SHIPPED / "miaui-ppo-v1" / "exploit" / "best-response-4p", folder)
+    metadata = json.loads((folder / "metadata.json").read_text())
+    named = metadata.pop("policy")
+    (folder / "metadata.json").write_text(json.dumps(metadata))
+    with pytest.raises(
+        CheckpointError, match=r"pickles a module path this library no longer has .*miaui_env\.privileged.*Upgrading to 0\.3"
+    ):
+        load_agent(str(folder))
+    (folder / "metadata.json").write_text(json.dumps({**metadata, "policy": named}))  # what the upgrade table says to do
+    assert load_agent(str(folder)).policy is not None

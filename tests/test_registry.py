@@ -109,7 +109,8 @@ def test_games_named_in_the_environment_variable_join_and_a_broken_name_is_left_
     environment = environment_with_test_games()
     environment["PYTHONPATH"] += os.pathsep + str(tmp_path)
     (tmp_path / "broken_game.py").write_text("GAME = (\n")  # a module that does not even parse
-    environment[GAMES_VARIABLE] = "my_bids:GAME no_such_module:GAME broken_game:GAME colonless sealed_bids:GAME"
+    (tmp_path / "exiting_game.py").write_text("import sys\nsys.exit('bye')\n")  # one that ends the process at import
+    environment[GAMES_VARIABLE] = "my_bids:GAME no_such_module:GAME broken_game:GAME exiting_game:GAME colonless sealed_bids:GAME"
     done = subprocess.run([sys.executable, "-W", "default", "-c", script], capture_output=True, text=True, env=environment, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["miaui", "octopus", "my_bids", "sealed_bids"]

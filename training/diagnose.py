@@ -111,12 +111,12 @@ def policy_change(run: Path, states: int, seed: int) -> list[dict[str, float]]:
     import torch
     from sb3_contrib import MaskablePPO
 
-    from miaui_env.agents.policy import action_probabilities
+    from miaui_env.agents.policy import action_probabilities, load_named_model
 
     snapshots = sorted((run / "pool").glob("step_*.pt"))
     if len(snapshots) < 2:
         return []
-    model = MaskablePPO.load(run / "model.zip", device="cpu")
+    model = load_named_model(MaskablePPO, run / "model.zip", _metadata(run), device="cpu")
     view = str(_metadata(run).get("view", "table"))
     observations, masks = fixed_states(model, game_of(_metadata(run)), view, states, seed)
     chances = []

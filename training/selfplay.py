@@ -74,7 +74,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
 from miaui_env.agents import Agent, Policy, agent_name
 from miaui_env.agents.checkpoint import CheckpointError
-from miaui_env.agents.policy import PolicyAgent
+from miaui_env.agents.policy import PolicyAgent, load_named_model
 from miaui_env.agents.policy_spec import policy_spec
 from miaui_env.apps.cli import check_writable, half_width, run_command
 from miaui_env.apps.files import atomic_write, write_rows
@@ -213,7 +213,9 @@ class Run:
             )
         tensorboard = str(directory / "tensorboard")
         # A run may move between machines: map_location puts the weights on this run's device.
-        model = MagnetPPO.load(directory / "model.zip", env=self.venv, device=torch_device(config.device), tensorboard_log=tensorboard)
+        model = load_named_model(
+            MagnetPPO, directory / "model.zip", metadata, env=self.venv, device=torch_device(config.device), tensorboard_log=tensorboard
+        )
         model.magnet = self.new_magnet(model)
         magnet_file = directory / "magnet.pt"
         if model.magnet is not None and magnet_file.exists():  # a run that had no magnet before starts one at its weights

@@ -125,7 +125,7 @@ def load_game_agent(
     by `check(model, path)` if given. What a game's `load_agent` part can be (miaui_env.games);
     AgentSpecError for a spec nothing loads."""
     if not isinstance(spec, str) or not spec.strip():
-        raise AgentSpecError(f"a {game} agent spec is a non-empty string (a built-in name or a checkpoint), got {spec!r:.60}")
+        raise AgentSpecError(f"an agent spec of {game} is a non-empty string (a built-in name or a checkpoint), got {spec!r:.60}")
     seed = check_seed(seed)
     base, mode = split_play_mode(spec)
     refuse_play_mode_on_builtin(spec, base, mode, built_ins)
@@ -135,8 +135,8 @@ def load_game_agent(
     if path is None:
         shipped = ", ".join(shipped_policy_names(game)) or "none installed"
         raise AgentSpecError(
-            f"unknown {game} agent {spec!r}; {game} agents are {', '.join(built_ins)}, a shipped {game} policy ({shipped}) "
-            f"or a {game} run's folder (with model.zip)"
+            f"unknown {game} agent {spec!r:.100}; {game} agents are {', '.join(built_ins)}, a shipped {game} policy ({shipped}) "
+            f"or the folder of a {game} run (with model.zip)"
         )
     agent = load_sb3_policy(
         path, seed=seed, metadata=read_metadata((path if path.is_dir() else path.parent) / "metadata.json", game, observation_version)

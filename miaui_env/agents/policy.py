@@ -77,6 +77,21 @@ def action_probabilities(policy: Any, observations: np.ndarray, masks: np.ndarra
     return np.asarray(distribution.distribution.probs.cpu().numpy(), dtype=np.float64)
 
 
+def load_named_model(model_class: Any, model_file: Path, metadata: Any, **kwargs: Any) -> Any:
+    """`model_class.load(model_file, ...)` building the network its metadata names (`policy`), not the
+    classes the save pickled; CheckpointError for a save whose pickles name a module path this
+    library no longer has (a run saved by 0.1 without the names)."""
+    named = policy_objects(metadata["policy"]) if isinstance(metadata, dict) and "policy" in metadata else None
+    try:
+        return model_class.load(model_file, custom_objects=named, **kwargs)
+    except ImportError as error:
+        raise CheckpointError(
+            f"{model_file} pickles a module path this library no longer has ({error}): a run saved by miaui-rl 0.1; "
+            f'name its network in {model_file.parent / "metadata.json"} ("policy", see docs/errors.md, Upgrading to 0.3) '
+            "or load it with miaui-rl 0.2"
+        ) from None
+
+
 def load_sb3_policy(
     path: Path, name: str | None = None, deterministic: bool | None = None, seed: int | None = None, metadata: dict[str, Any] | None = None
 ) -> PolicyAgent:
@@ -93,9 +108,7 @@ def load_sb3_policy(
         with zipfile.ZipFile(model_file) as archive:  # SB3 only asserts its `data` member (and -O drops that)
             if "data" not in archive.namelist():
                 raise ValueError("it has no 'data' member, so it is no Stable-Baselines3 save")
-        # The network named in the metadata, not the classes the save pickled with their module paths.
-        named = policy_objects(metadata["policy"]) if "policy" in metadata else None
-        model = MaskablePPO.load(model_file, device="cpu", custom_objects=named)
+        model = load_named_model(MaskablePPO, model_file, metadata, device="cpu")
     except (ValueError, KeyError, OSError, RuntimeError, zipfile.BadZipFile) as error:
         raise CheckpointError(f"{model_file} is not a loadable MaskablePPO model ({error})") from None
     name = name or (path.name if path.is_dir() else path.stem)

@@ -29,6 +29,7 @@ again through the env, each must be legal, and the scores and winners must come 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -136,6 +137,8 @@ class Table:
                 return None  # every agent's result is in the infos
             self.left[agent] = dict(env.infos[agent])
             env.step(None)
+            if agent in env.agents and env.agent_selection == agent:
+                raise GameProtocolError(f"{self.game.title}'s env kept {agent}, which is out, after its step None")
         return None
 
     def results(self) -> tuple[list[float], list[bool]]:
@@ -257,7 +260,8 @@ def run(
     results = arena.summarize(labels, seats, played.scores, played.winners, config.num_players)
     significance = arena.gauntlet_significance(seats, played.winners, config.num_players, labels[0]) if mode == "gauntlet" else None
     seconds = round(time.perf_counter() - started, 2)
-    result = ArenaResult(config, mode, results, significance, len(seats) // config.num_players, seconds, game=game.name)
+    dealt = dataclasses.replace(config, view=played.view)  # the view every seat was dealt, as arena.json records it
+    result = ArenaResult(dealt, mode, results, significance, len(seats) // config.num_players, seconds, game=game.name)
     if out is not None:
         title = f"{game.title} arena, {mode}: {config.num_players} players, {len(seats)} games"
         arena.write_results(result.as_dict(), result.agents, config.num_players, out, title)
@@ -460,12 +464,12 @@ def play(game: Game, args: argparse.Namespace, read: Callable[[str], str] = inpu
     agents = {
         seat: game.load_agent(args.opponents[i % len(args.opponents)], seed=args.seed * 10 + seat + 1) for i, seat in enumerate(others)
     }
-    table_view(game, list(agents.values()), args.view)  # the env deals every seat the view you chose
+    view = table_view(game, list(agents.values()), args.view)  # the env deals every seat one view
     for seat in others:
         print(f"player_{seat}: {agent_name(agents[seat])}")
     print(f"You are player_{me} at a table of {n}.")
     print("\n".join(words.introduction(n, me)))
-    played = Table(game, game.env(num_players=n, view=args.view))
+    played = Table(game, game.env(num_players=n, view=view))
     env = played.env
     env.reset(seed=args.seed)
     decisions: list[int] = []
@@ -490,7 +494,7 @@ def play(game: Game, args: argparse.Namespace, read: Callable[[str], str] = inpu
     print("You win!" if won[me] else "Better luck next time.")
     if args.replay is not None:
         players = ["you" if seat == me else agent_name(agents[seat]) for seat in range(n)]
-        path = save_replay(record(game, n, args.view, args.seed, players, decisions), args.replay)
+        path = save_replay(record(game, n, view, args.seed, players, decisions), args.replay)
         print(f"The game is saved as a replay: {path} (python -m miaui_env.apps.replay {path})")
     return 0
 

@@ -321,7 +321,7 @@ def _discover() -> None:
             continue
         try:
             game = _load(target)
-        except Exception as error:  # a stale or broken module must not stop every command, Miaui's too
+        except (Exception, SystemExit) as error:  # a stale or broken module must not stop every command, Miaui's too
             warnings.warn(f"{GAMES_VARIABLE}: {target} is left out: {type(error).__name__}: {error}", stacklevel=4)
             continue
         if game.name in _registry:
