@@ -346,3 +346,76 @@ device: cpu
     for path in (tmp_path / "run" / "replays").glob("step-*.json"):
         assert any_game.load_replay(get_game(GAME), path)["players"][0] == "learner"
     assert metadata["exploitability"]["players"] == 3
+
+
+# -- bad input to what this module's apps add ------------------------------------------------------
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [
+        ({"num_players": 9}, "num_players=9 is not allowed; sealed bids is played by 2-4"),
+        ({"num_players": 3, "games": 0}, "games=0"),
+        ({"num_players": 3, "batch_games": 1.5}, "batch_games=1.5"),
+        ({"num_players": 3, "view": "recall"}, "view='recall' is not allowed; sealed bids's views are table"),
+        ({"num_players": 3, "seed": -1}, "seed=-1"),
+        ({"num_players": 3, "seed": None}, "seed=None is not allowed"),
+        ({"num_players": 3, "game": "chess"}, "unknown game 'chess'"),
+    ],
+)
+def test_the_generic_arena_config_refuses_bad_values_by_name(settings, named):
+    with pytest.raises(ValueError, match=re.escape(named)):
+        any_game.AnyArenaConfig(**{"game": GAME, **settings})
+
+
+def test_the_generic_vecenv_refuses_bad_settings_and_a_bad_action_changes_nothing():
+    from miaui_env.integrations.aec_selfplay import AECSelfPlayVecEnv
+
+    for settings, named in [
+        ({"num_games": 0}, "num_games=0"),
+        ({"num_games": 2, "num_players": 9}, "num_players=9"),
+        ({"num_games": 2, "view": "recall"}, "view='recall'"),
+        ({"num_games": 2, "learner_seats": [5]}, "seat 5"),
+        ({"num_games": 2, "opponent": "random"}, "opponent"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(named)):
+            AECSelfPlayVecEnv(GAME, **settings)
+    venv = AECSelfPlayVecEnv(GAME, 2, num_players=2, learner_seats=[0], seed=1)
+    with pytest.raises(ValueError, match="call reset"):
+        venv.step(np.zeros(2, dtype=np.int64))
+    before = venv.reset()
+    masks = venv.action_masks()
+    for actions in (np.array([3, 0]), np.array([0]), np.array([0.5, 0.0])):
+        with pytest.raises(ValueError, match="action"):
+            venv.step(actions)
+        assert np.array_equal(venv._obs, before) and np.array_equal(venv.action_masks(), masks)
+    venv.step(np.argmax(masks, axis=1))  # the games go on from where they were
+
+
+@pytest.mark.parametrize("count", [0, -3, 1.5, True, "12"])
+def test_a_random_player_of_no_action_count_is_refused(count):
+    with pytest.raises(ValueError, match=re.escape(f"num_actions={count!r}")):
+        RandomAgent(0, num_actions=count)
+
+
+def test_a_run_in_a_view_its_game_does_not_have_is_refused_naming_the_key(tmp_path):
+    from training.config import ConfigError, load_config
+    from training.selfplay import train
+
+    (tmp_path / "bids.yaml").write_text(f"game: {GAME}\ntables: [{{num_players: 3, num_games: 2}}]\nevaluation: {{num_players: 3}}\n")
+    with pytest.raises(ConfigError, match=r"config key 'view' is 'recall', which sealed bids .* does not have; its views: table"):
+        train(load_config(tmp_path / "bids.yaml"), tmp_path / "run", show_progress=False)
+    assert not (tmp_path / "run" / "model.zip").exists()
+
+
+def test_an_env_that_keeps_an_agent_that_is_out_is_named_not_looped_on(stay_or_leave):
+    class Stuck(StayOrLeave):
+        def _was_dead_step(self, action):  # an env that forgets to remove the agent that is out
+            return None
+
+    table = any_game.Table(stay_or_leave, Stuck(num_players=3))
+    table.env.reset()
+    table.env.step(0)
+    table.env.step(1)  # player_1 leaves; player_2 decides, then player_0 ...
+    table.env.step(0)
+    table.env.agent_selection = "player_1"  # ... and the env hands the turn back to the one that left
+    with pytest.raises(any_game.GameProtocolError, match="kept player_1, which is out, after its step None"):
+        table.to_decide()

@@ -696,7 +696,7 @@ def test_odd_replay_names_are_refused_without_the_servers_paths(client, tmp_path
 
 
 def test_a_body_over_the_limit_gets_the_json_413_from_a_real_server(tmp_path):
-    command = [sys.executable, "-m", "miaui_env.apps.web", "--port", "0", "--replays", str(tmp_path), "--library", str(tmp_path)]
+    command = web_command(tmp_path, "--library", str(tmp_path))
     server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         url = re.search(r"http://\S+/", server.stdout.readline()).group(0)
@@ -784,19 +784,13 @@ def test_saved_replays_are_listed_and_opened_by_name(tmp_path):
 
 
 # -- the command ------------------------------------------------------------------------------------
+def web_command(tmp_path, *more: str) -> list[str]:
+    """The browser app's command on a free port, its replays in `tmp_path`, and `more` options."""
+    return [sys.executable, "-m", "miaui_env.apps.web", "--port", "0", "--replays", str(tmp_path), *more]
+
+
 def test_the_command_serves_on_loopback_and_answers_only_its_own_host_names(tmp_path):
-    command = [
-        sys.executable,
-        "-m",
-        "miaui_env.apps.web",
-        "--port",
-        "0",
-        "--replays",
-        str(tmp_path),
-        "--library",
-        str(tmp_path),
-        str(tmp_path / "checkpoints"),
-    ]
+    command = web_command(tmp_path, "--library", str(tmp_path), str(tmp_path / "checkpoints"))
     server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = server.stdout.readline()
@@ -816,19 +810,7 @@ def test_the_command_serves_on_loopback_and_answers_only_its_own_host_names(tmp_
 
 
 def test_the_command_on_ipv6_loopback_serves_the_url_it_prints(tmp_path):
-    command = [
-        sys.executable,
-        "-m",
-        "miaui_env.apps.web",
-        "--host",
-        "::1",
-        "--port",
-        "0",
-        "--replays",
-        str(tmp_path),
-        "--library",
-        str(tmp_path),
-    ]
+    command = web_command(tmp_path, "--host", "::1", "--library", str(tmp_path))
     server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = server.stdout.readline()

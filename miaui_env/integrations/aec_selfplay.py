@@ -110,6 +110,20 @@ class GamePerRowVecEnv(OneEnvVecEnv):
     _masks: np.ndarray
     _stopped: str | None
     """Why the games stopped between two moves (an opponent failed): only reset() goes on."""
+    _rngs: list[np.random.Generator]
+    """Each row's generator, carried on from game to game."""
+
+    def _before_new_deals(self) -> None:
+        """A reset's first step: each row's generator from the seed `seed()` or the constructor gave, if
+        any since (else carried on, as between games: a second reset, PPO's after cloning played on the
+        same tables, deals from the seed too, not from fresh entropy), and the opponents reset."""
+        if self._next_seeds is not None or not self._rngs:  # seeded (or the first reset of an unseeded env)
+            seeds = self._next_seeds if self._next_seeds is not None else [None] * self.num_envs
+            self._rngs = [seed_generator(s) for s in seeds]
+        self._next_seeds = None
+        if not self._take_next_seating():  # a new seating's agents are reset as it is taken
+            for agent in self._seating.agents:
+                reset_agent(agent)
 
     def _opponent_actions(self, agent: Agent | Policy, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """`agent`'s checked actions for a batch of the seats it plays; if it fails, the games stop between two moves."""
@@ -313,13 +327,7 @@ class AECSelfPlayVecEnv(GamePerRowVecEnv):
     # -- VecEnv ---------------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
         """New games in every row, each played on to its learner seat's first decision."""
-        if self._next_seeds is not None or not self._rngs:
-            seeds = self._next_seeds if self._next_seeds is not None else [None] * self.num_envs
-            self._rngs = [seed_generator(s) for s in seeds]
-        self._next_seeds = None
-        if not self._take_next_seating():  # a new seating's agents are reset as it is taken
-            for agent in self._seating.agents:
-                reset_agent(agent)
+        self._before_new_deals()
         self._actions_pending, self._stopped, self._dealt = False, None, True
         rows = list(range(self.num_envs))
         self._start(rows)

@@ -65,9 +65,9 @@ import gymnasium
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
-from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent, reset_agent
+from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent
 from miaui_env.game.rules import IllegalActionError, InvalidConfigError, final_rewards, is_integer
-from miaui_env.game.seeding import Seed, seed_generator
+from miaui_env.game.seeding import Seed
 from miaui_env.integrations.aec_selfplay import DRAWS, GamePerRowVecEnv, OpponentSeating
 from miaui_env.integrations.sb3 import checked_seats, index_array, opponent_seed, slot_seeds
 from miaui_env.observe.layout import VECTOR_BOUND
@@ -135,15 +135,7 @@ class OctopusSelfPlayVecEnv(GamePerRowVecEnv):
     def reset(self) -> np.ndarray:
         """New games in every row (dealt from the seed given to `seed()` or the constructor, if any
         since), each played on to its learner seat's first decision."""
-        if self._next_seeds is not None or not self._rngs:  # seeded (or the first reset of an unseeded env)
-            seeds = self._next_seeds if self._next_seeds is not None else [None] * self.num_envs
-            self._rngs = [seed_generator(s) for s in seeds]
-        # Otherwise each row's generator carries on, as between games: a second reset (PPO's, after
-        # cloning played on the same tables) deals from the seed too, not from fresh entropy.
-        self._next_seeds = None
-        if not self._take_next_seating():  # a new seating's agents are reset as it is taken
-            for agent in self._seating.agents:
-                reset_agent(agent)
+        self._before_new_deals()
         self._seated = [[] for _ in range(self.num_envs)]
         self._games = [self._new_game(row) for row in range(self.num_envs)]
         self._actions_pending, self._stopped = False, None
