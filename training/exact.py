@@ -398,11 +398,13 @@ def trained_gains(game: Any, config: ExactConfig, spec: str, profile: Any, value
     from open_spiel.python.algorithms import expected_game_score
 
     from training.config import load_config
-    from training.exploit import YARDSTICK, best_response_view
+    from training.exploit import YARDSTICK
+    from training.games import training_game
     from training.hardware import torch_threads
     from training.ppo import new_learner, ppo_kwargs
 
-    target, view = get_game(config.game.name).load_agent(spec, seed=config.seed), best_response_view(config.game.name)
+    target = get_game(config.game.name).load_agent(spec, seed=config.seed)
+    view = training_game(config.game.name).best_response_view(target)  # the trainers' own choice of view
     venv = config.game.learner_env(config.variant, config.players, view, config.seed, opponent=target)
     model = new_learner(venv, ppo_kwargs(load_config(YARDSTICK, config.yardstick_ppo).ppo), config.seed)
     with torch_threads(1):  # as the yardstick trains (training/hardware.py)
