@@ -239,6 +239,7 @@ class AECSelfPlayVecEnv(GamePerRowVecEnv):
             check_agent(opponent, "opponent")
         self.learner_seats = np.array(seats)
         self.row_seats: list[int] = [int(seat) for seat in seats] * int(num_games)
+        self._learners = [str(probe.possible_agents[seat]) for seat in self.row_seats]  # each row's agent name, looked up once
         self.num_games, rows = int(num_games), int(num_games) * len(seats)
         self.observation_version = self.game.observation_version
         self.opponent_views = (self.view,)  # the env deals every seat its view
@@ -264,7 +265,7 @@ class AECSelfPlayVecEnv(GamePerRowVecEnv):
 
     # -- the games ------------------------------------------------------------------------------
     def _learner(self, row: int) -> str:
-        return str(self._envs[row].possible_agents[self.row_seats[row]])
+        return self._learners[row]
 
     def _learner_done(self, row: int) -> bool:
         env, learner = self._envs[row], self._learner(row)
