@@ -28,6 +28,8 @@ nothing the actor computes reads.
 `seat_width` (a policy keyword, `ppo.policy_kwargs.seat_width` in a run config; 0, the default,
 leaves it out) puts a `SeatSummary` in front of the actor: one small network shared by every
 opponent's seat row, its mean and max over the opponents read beside the flat observation.
+`card_odds` (`ppo.policy_kwargs.card_odds: true`) puts `miaui_env.integrations.card_odds.CardOdds`
+there: the card-counting odds a careful player weighs, computed from the observation.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from stable_baselines3.common.torch_layers import create_mlp
 from torch import nn
 
 from miaui_env.game.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
+from miaui_env.integrations.card_odds import CardOdds
 from miaui_env.integrations.compact_torch import ExpandsCodes
 from miaui_env.observe.compact import CARD_CODE_SCALE, CARD_CODE_ZERO, COMPACT_DTYPE, COMPACT_SCALE, COMPACT_ZERO, CompactError, codes_of
 from miaui_env.observe.observation import CARD_DIM, OBSERVATION_LAYOUT, SEAT_DIM, SEAT_LAYOUT, features
@@ -129,7 +132,7 @@ class SeatSummary(nn.Module):
         self.out_dim = OBSERVATION_LAYOUT.size + 2 * width
 
     def forward(self, own: torch.Tensor) -> torch.Tensor:
-        """(..., OBSERVATION_LAYOUT.size) -> (..., out_dim): the observation, the opponents' mean, their max."""
+        """(..., n >= OBSERVATION_LAYOUT.size) -> (..., n + 2 * width): the rows, the opponents' mean, their max."""
         seats = own[..., self.start : self.start + MAX_PLAYERS * SEAT_DIM].reshape(*own.shape[:-1], MAX_PLAYERS, SEAT_DIM)
         opponents = seats[..., 1:, :]  # row 0 is the seat itself
         present = opponents[..., self.present : self.present + 1]
@@ -145,17 +148,30 @@ class AsymmetricMlpExtractor(nn.Module):
     first `own_size` features, the value network all of them. With `seat_width` > 0 the policy
     network reads Miaui's observation through a `SeatSummary` of that width first."""
 
-    def __init__(self, feature_dim: int, own_size: int, net_arch: Any, activation_fn: type[nn.Module], seat_width: int = 0):
+    def __init__(
+        self,
+        feature_dim: int,
+        own_size: int,
+        net_arch: Any,
+        activation_fn: type[nn.Module],
+        seat_width: int = 0,
+        card_odds: bool = False,
+    ):
         super().__init__()
         pi_arch, vf_arch = (net_arch.get("pi", []), net_arch.get("vf", [])) if isinstance(net_arch, dict) else (net_arch, net_arch)
         self.own_size = own_size
         front: list[nn.Module] = []
         actor_inputs = own_size
+        for name, wanted in (("seat_width", seat_width > 0), ("card_odds", card_odds)):
+            if wanted and own_size != OBSERVATION_LAYOUT.size:
+                raise ValueError(f"{name} reads Miaui's {OBSERVATION_LAYOUT.size}-column observation; own_size is {own_size}")
+        if card_odds:
+            front.append(CardOdds())
+            actor_inputs += CardOdds.out_extra
         if seat_width > 0:
-            if own_size != OBSERVATION_LAYOUT.size:
-                raise ValueError(f"seat_width reads Miaui's {OBSERVATION_LAYOUT.size}-column observation; own_size is {own_size}")
             summary = SeatSummary(seat_width, activation_fn)
-            front, actor_inputs = [summary], summary.out_dim
+            front.append(summary)
+            actor_inputs += summary.out_dim - OBSERVATION_LAYOUT.size
         self.policy_net = nn.Sequential(*front, *create_mlp(actor_inputs, -1, list(pi_arch), activation_fn))
         self.value_net = nn.Sequential(*create_mlp(feature_dim, -1, list(vf_arch), activation_fn))
         self.latent_dim_pi = pi_arch[-1] if pi_arch else actor_inputs
@@ -191,16 +207,19 @@ class PrivilegedCriticPolicy(ExpandsCodes, MaskableActorCriticPolicy):
         lr_schedule: Any,
         own_size: int = OBSERVATION_LAYOUT.size,
         seat_width: int = 0,
+        card_odds: bool = False,
         **kwargs: Any,
     ):
         full = int(np.prod(observation_space.shape))
         if isinstance(seat_width, bool) or not isinstance(seat_width, int) or seat_width < 0:
             raise ValueError(f"seat_width={seat_width!r} must be an integer >= 0 (0: the policy reads the flat observation alone)")
+        if not isinstance(card_odds, bool):
+            raise ValueError(f"card_odds={card_odds!r} must be true or false (true: the policy reads the card-counting odds too)")
         if not 0 < own_size < full:
             raise ValueError(f"own_size={own_size!r} must be between 1 and the row length {full - 1}: the critic's part follows it")
         if kwargs.get("features_extractor_class") not in (None,) or kwargs.get("share_features_extractor") is False:
             raise ValueError("PrivilegedCriticPolicy reads the rows as they are: no features_extractor_class, one shared (flat) extractor")
-        self.own_size, self.row_size, self.seat_width = own_size, full, seat_width
+        self.own_size, self.row_size, self.seat_width, self.card_odds = own_size, full, seat_width, card_odds
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
         if (own_size, full) == (OBSERVATION_LAYOUT.size, OBSERVATION_LAYOUT.size + PRIVILEGED_SIZE):
             scale, zero = np.concatenate([COMPACT_SCALE, PRIVILEGED_CODE_SCALE]), np.concatenate([COMPACT_ZERO, PRIVILEGED_CODE_ZERO])
@@ -208,11 +227,18 @@ class PrivilegedCriticPolicy(ExpandsCodes, MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         # Duck-typed as SB3's MlpExtractor: latent_dim_pi/vf, forward, forward_actor, forward_critic.
-        extractor = AsymmetricMlpExtractor(self.features_dim, self.own_size, self.net_arch, self.activation_fn, self.seat_width)
+        extractor = AsymmetricMlpExtractor(
+            self.features_dim, self.own_size, self.net_arch, self.activation_fn, self.seat_width, self.card_odds
+        )
         self.mlp_extractor = extractor.to(self.device)  # type: ignore[assignment]
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
-        return {**super()._get_constructor_parameters(), "own_size": self.own_size, "seat_width": self.seat_width}
+        return {
+            **super()._get_constructor_parameters(),
+            "own_size": self.own_size,
+            "seat_width": self.seat_width,
+            "card_odds": self.card_odds,
+        }
 
     def obs_to_tensor(self, observation: Any) -> tuple[Any, bool]:
         """As SB3's, accepting observation-only rows (the critic's part zero)."""

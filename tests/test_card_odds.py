@@ -1,0 +1,120 @@
+"""The card-counting odds a policy may read (miaui_env.integrations.card_odds), checked against the
+counter heuristic's compiled kernels on states of real games, and a policy that reads them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import miaui_env
+from miaui_env.agents.heuristics import CountingAgent, GreedyAgent, depth_values, winning_chances
+from miaui_env.integrations.card_odds import ODDS_SIZE, CardOdds, cards_held, catch_chances, space_values
+from miaui_env.integrations.privileged import PrivilegedCriticPolicy
+from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+from miaui_env.observe.observation import OBSERVATION_LAYOUT, SEAT_LAYOUT, VALUE_SCALE
+
+TABLES = [
+    {"num_players": 3, "view": "recall"},
+    {"num_players": 4, "view": "table"},
+    {"num_players": 5, "view": "recall", "no_fighting": True},
+    {"num_players": 6, "view": "table", "open_baskets": True},
+    {"num_players": 4, "view": "recall", "open_baskets": True, "no_fighting": True},
+]
+
+
+def observed_states(table: dict, games: int = 6, seed: int = 0) -> np.ndarray:
+    """Every observation of `games` games at `table`, each seat playing a random legal card."""
+    rng = np.random.default_rng(seed)
+    env = miaui_env.env(**table)
+    rows = []
+    for game in range(games):
+        env.reset(seed=seed + game)
+        for _agent in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            rows.append(observation["observation"])
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    return np.asarray(rows, dtype=np.float32)
+
+
+@pytest.fixture(scope="module", params=TABLES, ids=lambda table: "-".join(f"{k}={v}" for k, v in table.items()))
+def states(request) -> np.ndarray:
+    return observed_states(request.param)
+
+
+def test_space_values_are_the_counter_s(states):
+    np.testing.assert_allclose(space_values(torch.from_numpy(states)).numpy(), depth_values(states), atol=1e-5)
+
+
+def test_the_cards_each_opponent_holds_are_those_the_counter_counts_from_one_observation(states):
+    held = cards_held(torch.from_numpy(states)).numpy().astype(bool)
+    # A counter fresh at each state remembers exactly what that one observation shows played.
+    counted = np.stack([CountingAgent().opponent_cards(row[None])[0] for row in states])
+    assert np.array_equal(held[:, 1:], counted[:, 1:])
+
+
+def test_catch_chances_are_the_counter_s_for_the_same_cards(states):
+    held = np.stack([CountingAgent().opponent_cards(row[None])[0] for row in states])
+    chances = catch_chances(torch.from_numpy(states), torch.from_numpy(held.astype(np.float32))).numpy()
+    np.testing.assert_allclose(chances, winning_chances(states, held), atol=1e-5)
+
+
+def test_the_expected_catch_is_the_greedy_score_with_counted_cards(states):
+    odds = CardOdds()(torch.from_numpy(states)).numpy()
+    assert odds.shape == (len(states), OBSERVATION_LAYOUT.size + ODDS_SIZE)
+    assert np.array_equal(odds[:, : OBSERVATION_LAYOUT.size], states)  # the observation itself goes through unchanged
+    expected = odds[:, OBSERVATION_LAYOUT.size + 3 + 36 : OBSERVATION_LAYOUT.size + 3 + 36 + 12] * VALUE_SCALE
+
+    class CountsOneObservation(GreedyAgent):  # greedy's scores, with each state's own counted cards
+        def opponent_cards(self, observations: np.ndarray) -> np.ndarray:
+            return np.stack([CountingAgent().opponent_cards(row[None])[0] for row in observations])
+
+    masks = states[:, OBSERVATION_LAYOUT.span("hand")]
+    scores = CountsOneObservation().card_scores(states, masks)
+    legal = masks > 0
+    np.testing.assert_allclose(expected[legal], scores[legal], atol=1e-4)
+
+
+def test_in_round_one_the_twelve_s_chance_of_the_deepest_space_follows_kiti_s_ties():
+    """R6: the highest card catches the deepest space; a tie with another 12 goes to whoever Kiti
+    ranks first (R8). In round 1 each opponent holds all twelve cards."""
+    rows = observed_states({"num_players": 4, "view": "recall"}, games=1)[:1]
+    seats = rows[0, OBSERVATION_LAYOUT.span("seats")].reshape(6, SEAT_LAYOUT.size)
+    deep = seats[:, SEAT_LAYOUT.offset("deep_priority")]
+    wins_tie = [deep[0] > deep[seat] for seat in (1, 2, 3)]
+    expected = np.prod([11 / 12 + (1 / 12 if won else 0.0) for won in wins_tie])
+    chances = catch_chances(torch.from_numpy(rows), cards_held(torch.from_numpy(rows)))
+    assert chances[0, 11, 0].item() == pytest.approx(expected, abs=1e-6)
+    left = CardOdds()(torch.from_numpy(rows))[0, -5:].numpy()
+    assert np.array_equal(left, [1, 1, 1, 0, 0])  # every card still held by the three opponents; two empty seats
+
+
+def test_a_policy_that_reads_the_odds_saves_loads_and_plays_as_trained(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    venv = MiauiSelfPlayVecEnv(4, num_players=4, learner_seats=[0], seed=0, privileged=True)
+    kwargs = {"card_odds": True, "seat_width": 4, "net_arch": {"pi": [16], "vf": [16]}}
+    model = MaskablePPO(PrivilegedCriticPolicy, venv, policy_kwargs=kwargs, n_steps=11, batch_size=44, seed=0, device="cpu")
+    model.learn(44)
+    front = model.policy.mlp_extractor.policy_net
+    assert isinstance(front[0], CardOdds) and front[2].in_features == OBSERVATION_LAYOUT.size + ODDS_SIZE + 8
+    model.save(tmp_path / "model.zip")
+    loaded = MaskablePPO.load(tmp_path / "model.zip", device="cpu")
+    assert loaded.policy.card_odds is True
+    rows, masks = venv.reset(), venv.action_masks()
+    with torch.no_grad():
+        ours = model.policy.get_distribution(model.policy.obs_to_tensor(rows)[0], action_masks=masks).distribution.probs
+        theirs = loaded.policy.get_distribution(loaded.policy.obs_to_tensor(rows)[0], action_masks=masks).distribution.probs
+    assert torch.equal(ours, theirs)
+
+
+@pytest.mark.parametrize("card_odds", [1, "yes", None])
+def test_card_odds_that_is_not_a_flag_is_refused(card_odds):
+    from sb3_contrib import MaskablePPO
+
+    venv = MiauiSelfPlayVecEnv(2, num_players=3, privileged=True, seed=0)
+    with pytest.raises(ValueError, match=f"card_odds={card_odds!r} must be true or false"):
+        MaskablePPO(PrivilegedCriticPolicy, venv, policy_kwargs={"card_odds": card_odds}, device="cpu")
