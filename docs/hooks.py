@@ -67,7 +67,7 @@ def _allowed(field: Mapping[str, Any]) -> str:
 
 def _default(config: Any, key: str) -> str:
     """The shipped default of a dotted key, as YAML would write it."""
-    from training.config import thaw
+    from training.config_files import thaw
 
     value = thaw(config)
     for part in key.split("."):

@@ -12,7 +12,8 @@ import pytest
 from miaui_env.agents.checkpoint import CheckpointError, read_metadata
 from miaui_env.apps import octopus_replay, replay
 from miaui_env.game.saved_state import MAX_FILE_BYTES, MAX_STATE_BYTES, StateFormatError, load_state, read_bounded
-from training.config import MAX_CONFIG_BYTES, ConfigError, load_config
+from training.config import load_config
+from training.config_files import MAX_CONFIG_BYTES, ConfigError
 
 READERS = {
     "replay": (replay.load_replay, replay.ReplayError, MAX_FILE_BYTES),

@@ -21,8 +21,6 @@ from miaui_env.game.seeding import seed_children
 from miaui_env.observe.observation import VIEWS
 from miaui_env.spec import TableSpec
 from training.config import (
-    CONFIG_DIR,
-    ConfigError,
     EvaluationConfig,
     KickstartConfig,
     MagnetConfig,
@@ -35,8 +33,8 @@ from training.config import (
     TableConfig,
     json_schema,
     load_config,
-    read_yaml,
 )
+from training.config_files import CONFIG_DIR, ConfigError, read_yaml
 
 ROOT = Path(__file__).parent.parent
 SMOKE = ROOT / "configs" / "smoke.yaml"

@@ -34,6 +34,10 @@ wheel carries), else the checkout's configs/; a config file that does not exist 
 by name (`--config smoke.yaml`). New runs go to `ROOT`/checkpoints/<run_name>: the checkout, or,
 installed from a wheel, the current directory. Seeds: every random stream of a run is a named child
 of one `numpy.random.SeedSequence(config.seed)` (`RunSeeds`, `config.seeds`).
+
+Three modules by concept: the files (training/config_files.py: finding, reading and writing YAML),
+the schema (training/config_schema.py: value types, sections, merging and messages) and, here, the
+run configs themselves.
 """
 
 from __future__ import annotations
@@ -41,134 +45,54 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
-import functools
-import io
 import json
 import re
-import types
 import typing
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, TypeAlias
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 import numpy as np
-from pydantic import AfterValidator, ConfigDict, Field, Strict, TypeAdapter, ValidationError, WithJsonSchema
+from pydantic import AfterValidator
 from pydantic.dataclasses import dataclass
-from pydantic_core import ErrorDetails
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-from ruamel.yaml.nodes import ScalarNode
-from ruamel.yaml.representer import SafeRepresenter
-from ruamel.yaml.resolver import VersionedResolver
 
-from miaui_env.agents.loading import PLAY_MODES
-from miaui_env.game.rules import REWARDS
-from miaui_env.game.saved_state import read_bounded
 from miaui_env.game.seeding import seed_child, seed_int
 from miaui_env.games import LEGACY_GAME, game_names, get_game
-from miaui_env.observe.observation import VIEWS
 from miaui_env.spec import TableSpec
+from training.config_files import (
+    DEFAULT_CONFIG,
+    RLLIB_CONFIG,
+    config_file,
+    read_config_text,
+    read_yaml,
+    thaw,
+    write_yaml,
+)
+from training.config_files import (
+    ConfigError as ConfigError,  # the error of every config, where users import it (docs/errors.md)
+)
+from training.config_schema import (
+    _SECTION,
+    Count,
+    Device,
+    Flag,
+    FreeSection,
+    GameName,
+    PlayerCount,
+    PlayMode,
+    Positive,
+    Rate,
+    Reward,
+    Share,
+    Text,
+    View,
+    _frozen,
+    _schema,
+    _Section,
+)
 
-CHECKOUT = Path(__file__).resolve().parent.parent  # the repository, or site-packages when installed
-ROOT = CHECKOUT if (CHECKOUT / "pyproject.toml").is_file() else Path.cwd()  # its checkpoints/ holds new runs
-
-
-def _shipped_configs() -> Path:
-    """The installed package's configs (a wheel carries configs/ as training/configs/), else the checkout's."""
-    packaged = resources.files("training") / "configs"
-    return packaged if isinstance(packaged, Path) and packaged.is_dir() else CHECKOUT / "configs"
-
-
-CONFIG_DIR = _shipped_configs()
-DEFAULT_CONFIG = CONFIG_DIR / "default.yaml"
-RLLIB_CONFIG = CONFIG_DIR / "rllib.yaml"
 SelfPlayMode = Literal["latest", "mixture", "league"]
 SELF_PLAY_MODES: tuple[str, ...] = typing.get_args(SelfPlayMode)
-
-
-class ConfigError(ValueError):
-    """A config file or override that does not fit the schema of the run config."""
-
-
-# -- YAML ---------------------------------------------------------------------------------------
-_YAML_1_1 = VersionedResolver(version=(1, 1))
-
-
-class _Representer(SafeRepresenter):
-    """Writes YAML 1.2 that YAML 1.1 readers (PyYAML) read the same: a float with a dot (`3.0e-05`; 1.1
-    reads `3e-05` as text), and a string that 1.1 reads otherwise (`yes`, `on`) quoted."""
-
-    def represent_str(self, data: str) -> ScalarNode:
-        """A string, quoted where YAML 1.1 would read something else."""
-        plain = _YAML_1_1.resolve(ScalarNode, data, (True, False)) == "tag:yaml.org,2002:str"
-        return self.represent_scalar("tag:yaml.org,2002:str", data, style=None if plain else "'")
-
-    def represent_float(self, data: float) -> ScalarNode:
-        """A float with a dot in its mantissa."""
-        node = super().represent_float(data)
-        node.value = re.sub(r"^([-+]?[0-9]+)e", r"\1.0e", node.value)
-        return node
-
-
-_Representer.add_representer(str, _Representer.represent_str)
-_Representer.add_representer(float, _Representer.represent_float)
-
-
-def _yaml() -> YAML:
-    """A safe YAML 1.2 reader and writer (block style; duplicate keys refused)."""
-    yaml = YAML(typ="safe", pure=True)
-    yaml.Representer = _Representer
-    yaml.default_flow_style = False
-    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]  # keys in the schema's order
-    return yaml
-
-
-MAX_CONFIG_BYTES = 1 << 20  # a config is a few kilobytes
-MAX_CONFIG_DEPTH = 16  # the deepest a config nests: ppo.policy_kwargs.net_arch.pi is 4 levels
-
-
-def read_config_text(path: Path) -> str:
-    """The text of the config file at `path`, at most MAX_CONFIG_BYTES of UTF-8 (ConfigError otherwise)."""
-    data = read_bounded(path, MAX_CONFIG_BYTES, ConfigError, "a config")
-    try:
-        return data.decode()
-    except UnicodeDecodeError as error:
-        raise ConfigError(f"{path}: not a YAML text file (not UTF-8: {error.reason} at byte {error.start})") from None
-
-
-def read_yaml(text: str, source: str = "") -> Any:
-    """YAML 1.2 text as plain data; ConfigError (naming `source` and the line) for text that is not
-    YAML, a key given twice in one mapping, a tag a safe loader does not build, or nesting deeper
-    than MAX_CONFIG_DEPTH."""
-    try:
-        data = _yaml().load(text)
-    except YAMLError as error:
-        where = getattr(error, "problem_mark", None)
-        line = f" (line {where.line + 1})" if where is not None else ""
-        raise ConfigError(f"{source}not valid YAML{line}: {getattr(error, 'problem', None) or error}") from None
-    except RecursionError:
-        raise ConfigError(f"{source}nests deeper than a config can (at most {MAX_CONFIG_DEPTH} levels)") from None
-    except ValueError as error:  # Python's own limit on the digits of an integer literal
-        raise ConfigError(f"{source}not a config: {error}") from None
-    if _depth(data) > MAX_CONFIG_DEPTH:
-        raise ConfigError(f"{source}nests deeper than a config can (at most {MAX_CONFIG_DEPTH} levels)")
-    return data
-
-
-def _depth(data: Any, limit: int = MAX_CONFIG_DEPTH + 1) -> int:
-    """How deep `data` nests (a scalar: 0), counted no further than `limit`."""
-    if limit == 0 or not isinstance(data, dict | list):
-        return 0
-    items = data.values() if isinstance(data, dict) else data
-    return 1 + max((_depth(item, limit - 1) for item in items), default=0)
-
-
-def write_yaml(data: Any) -> str:
-    """Plain data as YAML 1.2 that YAML 1.1 readers read the same."""
-    text = io.StringIO()
-    _yaml().dump(data, text)
-    return text.getvalue()
 
 
 # -- seeds --------------------------------------------------------------------------------------
@@ -206,79 +130,6 @@ class RunSeeds:
     def integer(self, stream: Stream, *path: int) -> int:
         """The stream's (or its descendant's) seed as one 32-bit int."""
         return seed_int(self.sequence(stream, *path))
-
-
-# -- value types: strict (a bool is not a number, 1.5 is not an integer), ranges in the JSON schema
-def _frozen(value: Any) -> Any:
-    """Read-only copies of YAML data: mappings as MappingProxyType, lists as tuples."""
-    if isinstance(value, Mapping):
-        return types.MappingProxyType({key: _frozen(item) for key, item in value.items()})
-    if isinstance(value, list | tuple):
-        return tuple(_frozen(item) for item in value)
-    return value
-
-
-Flag = Annotated[bool, Strict()]
-Text = Annotated[str, Strict()]
-MOST = 10**15
-"""The largest count a config may give (steps, games, seeds): past any run, and safe in numpy's int64."""
-Count = Annotated[int, Strict(), Field(ge=0, le=MOST)]
-Positive = Annotated[int, Strict(), Field(ge=1, le=MOST)]
-_FEWEST = min(get_game(name).min_players for name in game_names())
-_MOST = max(get_game(name).max_players for name in game_names())
-PlayerCount = Annotated[int, Strict(), Field(ge=_FEWEST, le=_MOST)]
-"""A table size some game of the registry has; each game's own range is checked with the whole config (`check_tables`)."""
-Rate = Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)]
-Share = Annotated[float, Strict(), Field(ge=0, le=1, allow_inf_nan=False)]
-DEVICE_PATTERN = r"auto|cpu|cuda(:[0-9]+)?"
-"""The device names a config or `--device` may give (training/hardware.py)."""
-Device = Annotated[str, Strict(), Field(pattern=f"^({DEVICE_PATTERN})$")]
-FreeSection = Annotated[Mapping[Text, Any], AfterValidator(_frozen)]
-"""Another library's keyword arguments: any key, any value, read-only."""
-if TYPE_CHECKING:
-    View: TypeAlias = str
-    Reward: TypeAlias = str
-    PlayMode: TypeAlias = str
-else:  # the names the library allows, as Literals: pydantic refuses any other, the JSON schema lists them
-    View, Reward, PlayMode = Literal[VIEWS], Literal[REWARDS], Literal[tuple(PLAY_MODES)]
-
-
-def _registered(name: Any) -> str:
-    if not isinstance(name, str) or name not in game_names():
-        raise ConfigError(f"config key 'game' is {name!r}; allowed: one of {', '.join(map(repr, game_names()))}")
-    return name
-
-
-GameName = Annotated[Any, AfterValidator(_registered), WithJsonSchema({"type": "string", "enum": list(game_names())})]
-"""A game of the registry (miaui_env.games), checked when the config is read (a game registered later, too)."""
-
-
-def _inherited_descriptions(schema: dict[str, Any], kind: type[Any]) -> None:
-    """Pydantic reads the docstrings of a class's own fields only: an inherited field gets its base's."""
-    for name, field in schema.get("properties", {}).items():
-        inherited = [getattr(base, "__pydantic_fields__", {}).get(name) for base in kind.__mro__[1:]]
-        descriptions = [info.description for info in inherited if info is not None and info.description]
-        if "description" not in field and descriptions:
-            field["description"] = descriptions[0]
-
-
-_SECTION = ConfigDict(extra="forbid", use_attribute_docstrings=True, json_schema_extra=_inherited_descriptions)
-
-
-class _Section:
-    """A config section: a frozen pydantic dataclass converted to and from plain YAML data."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """The section as plain data (dicts, lists, numbers, strings), as YAML holds it."""
-        data = thaw(self)
-        assert isinstance(data, dict)
-        return data
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """The section from plain data, checked: every key known, every value of its type."""
-        schema = _schema(cls)
-        return typing.cast(Self, schema.validated(schema.merged(None, dict(data))))
 
 
 # -- the schema ---------------------------------------------------------------------------------
@@ -721,187 +572,9 @@ def load_config(path: Path | str | None = None, overrides: Sequence[str] = ()) -
     return SelfPlayConfig.load(path, overrides)
 
 
-def config_file(path: Path | str) -> Path:
-    """`path` if it is a file, else the shipped config of that name (`smoke.yaml` or `smoke`, in `CONFIG_DIR`)."""
-    given = Path(path)
-    if given.is_file():
-        return given
-    if given.is_dir():
-        raise ConfigError(f"config file {str(path)!r} is a folder; a config is a YAML file")
-    if given.exists():  # /dev/null, a pipe, a device
-        raise ConfigError(f"config file {str(path)!r} is not a regular file (a device, a pipe or a socket); a config is a YAML file")
-    shipped = CONFIG_DIR / (given.name if given.suffix == ".yaml" else f"{given.name}.yaml")
-    if given.parent == Path() and shipped.is_file():
-        return shipped
-    names = ", ".join(sorted(file.stem for file in CONFIG_DIR.glob("*.yaml")))
-    raise ConfigError(f"config file {str(path)!r} does not exist (the shipped configs, by name: {names})")
-
-
 def json_schema(kind: type[RunConfig] = SelfPlayConfig) -> dict[str, Any]:
     """The JSON schema of a run config (each field's docstring its description), for the docs."""
     return copy.deepcopy(_schema(kind).root)
-
-
-def thaw(value: Any) -> Any:
-    """Plain, mutable data from config values (sections and read-only mappings to dicts, tuples to
-    lists), e.g. to pass a free section to a library as keyword arguments."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: thaw(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, Mapping):
-        return {key: thaw(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [thaw(item) for item in value]
-    return value
-
-
-# -- merging, overrides and messages, read off the JSON schema ------------------------------------
-_ANY: dict[str, Any] = {}  # the schema of a value inside a free section: anything, merged key by key
-_TYPE_WORDS = {"boolean": "a bool (true or false)", "integer": "an integer", "number": "a number", "string": "a string"}
-
-
-class _Schema:
-    """A config class's JSON schema, walked by key: what each key holds decides how files merge, how a
-    `--set` value is read, and what an error message says is allowed."""
-
-    def __init__(self, kind: type[_Section]):
-        self.adapter = TypeAdapter(kind)
-        self.root = self.adapter.json_schema()
-
-    def resolved(self, node: Mapping[str, Any]) -> tuple[Mapping[str, Any], bool]:
-        """`node` with its $ref followed and `X | None` unwrapped to X, and whether it may be null."""
-        if "$ref" in node:
-            return self.resolved(self.root["$defs"][node["$ref"].rpartition("/")[2]])
-        options = [option for option in node.get("anyOf", ()) if option.get("type") != "null"]
-        if len(options) == 1:
-            return self.resolved(options[0])[0], True
-        return node, False
-
-    def is_free(self, node: Mapping[str, Any]) -> bool:
-        """Whether `node` holds another library's mapping (any key; merged key by key, all the way down)."""
-        node = self.resolved(node)[0]
-        return node is _ANY or (node.get("type") == "object" and node.get("additionalProperties", True) in (True, {}))
-
-    def child(self, node: Mapping[str, Any], key: str | int) -> Mapping[str, Any] | None:
-        """The schema of `key` inside `node` (None where `node` has no such key)."""
-        node = self.resolved(node)[0]
-        if "properties" in node:
-            return typing.cast(Mapping[str, Any] | None, node["properties"].get(key))
-        if self.is_free(node):
-            return _ANY
-        if node.get("type") == "object":
-            return typing.cast(Mapping[str, Any], node["additionalProperties"])
-        return typing.cast(Mapping[str, Any], node["items"]) if node.get("type") == "array" else None
-
-    def at(self, location: Sequence[str | int]) -> Mapping[str, Any]:
-        """The schema at a key path (anything, past a key the schema does not know)."""
-        return functools.reduce(lambda node, key: self.child(node, key) or _ANY, location, typing.cast(Mapping[str, Any], self.root))
-
-    def describe(self, node: Mapping[str, Any]) -> str:
-        """What a value of `node` may be, in words."""
-        node, nullable = self.resolved(node)
-        kind = node.get("type")
-        if "enum" in node:
-            text = "one of " + ", ".join(repr(choice) for choice in node["enum"])
-        elif "properties" in node:
-            text = "a mapping with keys " + ", ".join(node["properties"])
-        elif kind == "array":
-            text = f"a list, each {self.describe(node['items'])}"
-        elif kind == "object":
-            text = "a mapping" if self.is_free(node) else f"a mapping of names, each to {self.describe(node['additionalProperties'])}"
-        else:
-            text = _TYPE_WORDS.get(str(kind), "a value")
-            low, high = node.get("minimum"), node.get("maximum")
-            if low is not None:
-                text += f" from {low:g} to {high:g}" if high is not None else f" >= {low:g}"
-            if "pattern" in node:
-                text += f" matching {node['pattern']}"
-        return text + " or null" if nullable else text
-
-    def merged(self, base: Any, given: Any, node: Mapping[str, Any] | None = None, key: str = "") -> Any:
-        """`given` merged onto `base` (plain data): a section or a free mapping merges key by key (a free
-        mapping all the way down); anything else, lists and `opponents.weights` included, is replaced
-        whole. An unknown key is kept, for the check to refuse."""
-        node = self.resolved(self.root if node is None else node)[0]
-        if isinstance(given, list) and node.get("type") == "array":
-            return [self.merged(None, item, node["items"], f"{key}[{i}]") for i, item in enumerate(given)]
-        if not isinstance(given, dict) or not ("properties" in node or self.is_free(node)):
-            return copy.deepcopy(given)
-        merged = dict(base) if isinstance(base, dict) else {}
-        for name, value in given.items():
-            child = self.child(node, name)
-            merged[name] = copy.deepcopy(value) if child is None else self.merged(merged.get(name), value, child, _join(key, name))
-        return merged
-
-    def overridden(self, data: dict[str, Any], override: str) -> dict[str, Any]:
-        """`data` with a `--set key=value` override applied. The value is read by the key's type (a
-        string key takes the text as it is; anything else is read as YAML) and set as a file would set
-        it; a dotted key reaches into any mapping, so `opponents.weights.pool=0` changes one weight."""
-        key, sep, text = override.partition("=")
-        if not sep:
-            raise ConfigError(f"--set {override!r} is not key=value (e.g. --set ppo.learning_rate=1e-4)")
-        parts, node = key.split("."), typing.cast(Mapping[str, Any], self.root)
-        for depth, part in enumerate(parts):
-            resolved = self.resolved(node)[0]
-            child = self.child(node, part) if resolved.get("type") != "array" else None
-            if child is None:
-                if "properties" in resolved:
-                    known = ", ".join(sorted(resolved["properties"]))
-                    raise ConfigError(f"--set {override}: unknown key {'.'.join(parts[: depth + 1])!r}; known keys here: {known}")
-                whole = ".".join(parts[:depth])
-                raise ConfigError(f"--set {override}: {whole!r} has no keys; set it whole (--set {whole}=...)")
-            node = child
-        value = text if self.resolved(node)[0].get("type") == "string" else read_yaml(text, f"--set {override:.100}: ")
-
-        def setting(held: Any, depth: int) -> Any:
-            if depth == len(parts):
-                return self.merged(held, value, node, key)
-            held = dict(held) if isinstance(held, dict) else {}
-            held[parts[depth]] = setting(held.get(parts[depth]), depth + 1)
-            return held
-
-        return typing.cast(dict[str, Any], setting(data, 0))
-
-    def validated(self, data: Any, source: str = "") -> Any:
-        """The config object `data` describes; ConfigError (prefixed by `source`) naming the first problem."""
-        try:
-            return self.adapter.validate_python(data)
-        except ValidationError as error:
-            raise ConfigError(f"{source}{self.problem(error.errors()[0], data)}") from None
-
-    def problem(self, error: ErrorDetails, data: Any) -> str:
-        """One of pydantic's errors as our message: the dotted key, the value, and what is allowed."""
-        location, value = list(error["loc"]), error["input"]
-        if "[key]" in location:  # a mapping's key that is not a name: the mapping is what is wrong
-            location = location[: location.index("[key]") - 1]
-            value = functools.reduce(lambda node, key: node[key], location, data)
-        if error["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
-            known = ", ".join(sorted(self.resolved(self.at(location[:-1]))[0].get("properties", {})))
-            return f"unknown config key {_dotted(location)!r}; known keys here: {known}"
-        if error["type"] in ("missing", "missing_argument"):
-            return f"config key {_dotted(location)!r} is missing"
-        cause = error.get("ctx", {}).get("error")
-        if isinstance(cause, ConfigError):
-            return str(cause)
-        return f"config key {_dotted(location)!r} is {value!r:.80}; allowed: {self.describe(self.at(location))}"
-
-
-_SCHEMAS: dict[type[_Section], _Schema] = {}
-
-
-def _schema(kind: type[_Section]) -> _Schema:
-    """The config class's schema (built once)."""
-    if kind not in _SCHEMAS:
-        _SCHEMAS[kind] = _Schema(kind)
-    return _SCHEMAS[kind]
-
-
-def _join(key: str, name: object) -> str:
-    return f"{key}.{name}" if key else str(name)
-
-
-def _dotted(location: Sequence[str | int]) -> str:
-    """A key path as the message names it: `tables[0].num_players`."""
-    return "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in location).lstrip(".")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -23,7 +23,8 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from training.config import DEVICE_PATTERN, ConfigError
+from training.config_files import ConfigError
+from training.config_schema import DEVICE_PATTERN
 
 if TYPE_CHECKING:
     import torch

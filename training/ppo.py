@@ -23,7 +23,8 @@ from miaui_env.agents.loading import load_agent
 from miaui_env.agents.policy import PolicyAgent
 from miaui_env.agents.policy_spec import FEATURES_EXTRACTORS, PolicySpecError, activation
 from miaui_env.observe.observation import OBSERVATION_LAYOUT
-from training.config import ConfigError, SelfPlayConfig, thaw
+from training.config import ConfigError, SelfPlayConfig
+from training.config_files import thaw
 
 if TYPE_CHECKING:
     from stable_baselines3.common.vec_env import VecEnv

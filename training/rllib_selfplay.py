@@ -52,7 +52,8 @@ from miaui_env.apps.cli import check_writable, fail, half_width, run_command
 from miaui_env.apps.files import atomic_write, write_rows
 from miaui_env.observe.observation import OBSERVATION_VERSION
 from training.checkpoint import open_checkpoint, write_checkpoint
-from training.config import ROOT, RLlibConfig, thaw, variant_name
+from training.config import RLlibConfig, variant_name
+from training.config_files import ROOT, thaw
 from training.gauntlet import check_arenas, gauntlet
 from training.hardware import check_threads
 

@@ -81,7 +81,8 @@ from miaui_env.apps.files import atomic_write, write_rows
 from miaui_env.integrations.sb3 import MultiTableVecEnv
 from training import exploit
 from training.checkpoint import naming_a_full_disk, open_checkpoint, saved_game, write_checkpoint
-from training.config import ROOT, ConfigError, SelfPlayConfig, load_config, variant_name
+from training.config import SelfPlayConfig, load_config, variant_name
+from training.config_files import ROOT, ConfigError
 from training.exploiters import Exploiters
 from training.games import SelfPlayTable, WeightSetter, check_config, training_game
 from training.gauntlet import Curve, check_arenas, plot_curves
