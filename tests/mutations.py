@@ -93,6 +93,7 @@ FIRST_TESTS = {
     "miaui_env/vector/encode_kernels.py": ("tests/test_vector.py", "tests/test_leaks.py", "tests/test_compiled_env.py"),
     "miaui_env/vector/engine.py": ("tests/test_vector.py", "tests/test_compiled_env.py"),
     "miaui_env/observe/observation.py": ("tests/test_observation.py", "tests/test_leaks.py"),
+    "miaui_env/observe/encoder.py": ("tests/test_observation.py", "tests/test_vector.py", "tests/test_leaks.py"),
     "miaui_env/observe/layout.py": ("tests/test_observation.py", "tests/test_octopus_env.py", "tests/test_leaks.py"),
     "miaui_env/apps/arena.py": ("tests/test_arena.py",),
     "miaui_env/apps/replay.py": ("tests/test_replay.py",),

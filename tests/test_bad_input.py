@@ -29,7 +29,8 @@ from miaui_env.envs.miaui import ResetOptionError, ResetOptionWarning, UnknownAg
 from miaui_env.envs.single_agent import MiauiSingleAgentEnv
 from miaui_env.game.rules import final_rewards, kiti_seat, new_game, play_round, score
 from miaui_env.game.seeding import SeedError
-from miaui_env.observe.observation import OBSERVATION_LAYOUT, Encoder
+from miaui_env.observe.encoder import Encoder
+from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from miaui_env.vector import VectorMiaui
 
 ROOT = Path(__file__).parent.parent

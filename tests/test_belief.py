@@ -17,7 +17,8 @@ import pytest
 from miaui_env.game.cards import DEFAULT_DECK, FishKind
 from miaui_env.game.rules import GameConfig, GameState, new_game, play_round
 from miaui_env.observe.belief import KnowledgeError, SeatKnowledge, put_back_weights
-from miaui_env.observe.observation import OBSERVATION_LAYOUT, Encoder
+from miaui_env.observe.encoder import Encoder
+from miaui_env.observe.observation import OBSERVATION_LAYOUT
 
 CONFIGS = [
     GameConfig(n, open_baskets, no_fighting)

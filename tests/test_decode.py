@@ -17,7 +17,8 @@ from miaui_env.display.text import describe_observation, fish_in_words
 from miaui_env.game import rules
 from miaui_env.game.cards import FISH_KINDS, FishCard, FishKind
 from miaui_env.game.rules import GameConfig, GameState, InvalidConfigError, SeagullTheft, play_round
-from miaui_env.observe.observation import HIDDEN_FEATURE, LAGOON_SLOTS, OBSERVATION_LAYOUT, PILE_SLOTS, VALUE_SCALE, Encoder
+from miaui_env.observe.encoder import Encoder
+from miaui_env.observe.observation import HIDDEN_FEATURE, LAGOON_SLOTS, OBSERVATION_LAYOUT, PILE_SLOTS, VALUE_SCALE
 
 
 def tally(cards: list[FishCard], face_down: int = 0) -> FishTally:

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import miaui_env
 from miaui_env.game.rules import GameConfig, GameState, LagoonCard, new_game, play_round
+from miaui_env.observe.encoder import Encoder
 from miaui_env.observe.layout import Layout, Piece, Sight, UndeclaredVisibilityError
 from miaui_env.observe.observation import (
     CARD_DIM,
@@ -28,7 +29,6 @@ from miaui_env.observe.observation import (
     SEAT_LAYOUT,
     STATE_LAYOUT,
     VISIBILITY,
-    Encoder,
     check_declared,
     face_down_public,
     layout_tables,

@@ -16,7 +16,7 @@ from stable_baselines3.common.env_util import make_vec_env
 import miaui_env
 from miaui_env.display.picture import MissingExtraError, require_pillow, seat_picture, table_picture
 from miaui_env.game.rules import InvalidConfigError, LagoonCard, play_round
-from miaui_env.observe.observation import Encoder
+from miaui_env.observe.encoder import Encoder
 
 # Round 1 puts a Lantern at the bottom; whoever catches it peeks round 2's bottom card face-down (R5).
 LANTERN_FIRST = [["lantern:7", "tigerfish:6", "kittenfish:2"], ["emperor_tuna:15", "tigerfish:9", "kittenfish:4"]]

@@ -30,8 +30,9 @@ from miaui_env.game.cards import parse_deck
 from miaui_env.integrations.adapters import MASKED_SIZE, split_mask
 from miaui_env.integrations.openspiel import OpenSpielError
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+from miaui_env.observe.encoder import Encoder
 from miaui_env.observe.layout import VectorShapeError
-from miaui_env.observe.observation import OBSERVATION_LAYOUT, Encoder
+from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from miaui_env.octopus import observation as octopus_observation
 from miaui_env.octopus import rules as octopus_rules
 from miaui_env.octopus.agents import load_octopus_agent

@@ -37,7 +37,7 @@ from miaui_env.apps.replay import (
 from miaui_env.game.cards import DEFAULT_DECK
 from miaui_env.game.rules import GameConfig, InvalidConfigError, new_game, play_round, scores, winners
 from miaui_env.game.saved_state import record_to_dict
-from miaui_env.observe.observation import Encoder
+from miaui_env.observe.encoder import Encoder
 from miaui_env.spec import TableSpec
 
 ROOT = Path(__file__).parent.parent

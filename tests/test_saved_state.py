@@ -34,7 +34,7 @@ from miaui_env.game.rules import (
     winners,
 )
 from miaui_env.game.saved_state import STATE_FORMAT_VERSION, StateFormatError, load_state, save_state, state_from_dict, state_to_dict
-from miaui_env.observe.observation import Encoder
+from miaui_env.observe.encoder import Encoder
 from miaui_env.vector import VectorMiaui
 
 CONFIGS = list(itertools.product(range(3, 7), (False, True), (False, True)))

@@ -11,7 +11,7 @@ from miaui_env.agents.search import RegretMatchingSearchAgent
 from miaui_env.apps.arena import ArenaConfig, play, summarize
 from miaui_env.game.rules import GameConfig, InvalidConfigError, new_game, play_round
 from miaui_env.observe.belief import SeatKnowledge
-from miaui_env.observe.observation import Encoder
+from miaui_env.observe.encoder import Encoder
 from miaui_env.vector import VectorMiaui
 
 SMALL = {"worlds": 2, "iterations": 2}

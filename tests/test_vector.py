@@ -1,6 +1,6 @@
 """The batched engine against the pure reference: every game it plays is played beside it by
 `rules.play_round` on a `GameState` of the test's own, dealt by `rules.new_game` from the slot's
-seed, and shown by `observation.Encoder`: observations bit for bit, masks, rewards, round records,
+seed, and shown by `encoder.Encoder`: observations bit for bit, masks, rewards, round records,
 final observations, scores and winners, at every step, in every configuration."""
 
 from __future__ import annotations
@@ -30,10 +30,11 @@ from miaui_env.game.rules import (
     scores,
     winners,
 )
-from miaui_env.observe import observation
+from miaui_env.observe import encoder, observation
 from miaui_env.observe.compact import compact_observations
+from miaui_env.observe.encoder import Encoder
 from miaui_env.observe.layout import OpponentSight, Shown, Sight
-from miaui_env.observe.observation import VIEWS, Encoder
+from miaui_env.observe.observation import VIEWS
 from miaui_env.vector import VectorMiaui, rule_kernels
 
 CONFIGURATIONS = list(itertools.product(range(3, 7), (False, True), (False, True), VIEWS, REWARDS, ("float32", "uint8"), (1, 2)))
@@ -404,7 +405,7 @@ def test_the_engines_state_is_read_through_read_only_views_that_follow_the_games
     for array in (*game, stats, seen):
         with pytest.raises(ValueError, match="read-only"):
             array.flat[0] = 1
-    np.testing.assert_array_equal(stats, observation.stats_table(engine.config))
+    np.testing.assert_array_equal(stats, encoder.stats_table(engine.config))
     rng = np.random.default_rng(2)
     for _ in range(3):
         obs, masks, *_ = engine.step(np.argmax(rng.random((3, 4, 12)) * engine.action_masks(), axis=2))

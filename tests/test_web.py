@@ -33,7 +33,7 @@ from miaui_env.apps.web.tables import reveal_steps, seat_table, spectator_table
 from miaui_env.game import rules
 from miaui_env.game.cards import parse_deck_order
 from miaui_env.game.rules import GameConfig, SeagullTheft, play_round
-from miaui_env.observe.observation import Encoder
+from miaui_env.observe.encoder import Encoder
 from miaui_env.spec import TableSpec
 
 ROOT = Path(__file__).parent.parent

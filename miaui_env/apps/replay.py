@@ -47,7 +47,7 @@ from miaui_env.game.rules import (
 from miaui_env.game.saved_state import MAX_FILE_BYTES, file_path, read_bounded, record_to_dict
 from miaui_env.game.seeding import SeedError, check_seed, seed_generator
 from miaui_env.games import LEGACY_GAME, UnknownGameError, game_of, get_game
-from miaui_env.observe.observation import Encoder
+from miaui_env.observe.encoder import Encoder
 from miaui_env.spec import TableSpec
 
 REPLAY_VERSION = 1

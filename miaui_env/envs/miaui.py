@@ -191,8 +191,9 @@ from miaui_env.game.rules import (
     play_checked_round,
 )
 from miaui_env.game.seeding import check_seed
+from miaui_env.observe.encoder import Encoder
 from miaui_env.observe.layout import VECTOR_BOUND
-from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT, Encoder
+from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT
 from miaui_env.spec import TableKwargs, TableSpec
 from miaui_env.vector import VectorMiaui
 

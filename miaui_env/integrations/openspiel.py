@@ -85,7 +85,8 @@ from miaui_env.game.rules import (
     play_checked_round,
     scores,
 )
-from miaui_env.observe.observation import OBSERVATION_LAYOUT, Encoder
+from miaui_env.observe.encoder import Encoder
+from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from miaui_env.octopus import observation as octopus_observation
 from miaui_env.octopus import rules as octopus
 from miaui_env.spec import TableSpec

@@ -46,7 +46,8 @@ from miaui_env.game.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
 from miaui_env.integrations.card_odds import CardOdds
 from miaui_env.integrations.compact_torch import ExpandsCodes
 from miaui_env.observe.compact import CARD_CODE_SCALE, CARD_CODE_ZERO, COMPACT_DTYPE, COMPACT_SCALE, COMPACT_ZERO, CompactError, codes_of
-from miaui_env.observe.observation import CARD_DIM, OBSERVATION_LAYOUT, SEAT_DIM, SEAT_LAYOUT, features
+from miaui_env.observe.encoder import features
+from miaui_env.observe.observation import CARD_DIM, OBSERVATION_LAYOUT, SEAT_DIM, SEAT_LAYOUT
 from miaui_env.vector import VectorMiaui
 
 COUNT_SCALE = 4.0  # as the observation's pile summaries: four top fish sum to a value of 1

@@ -45,8 +45,9 @@ from miaui_env.game.rules import (
     kiti_seat,
     play_round,
 )
+from miaui_env.observe.encoder import Encoder
 from miaui_env.observe.layout import Layout
-from miaui_env.observe.observation import CARD_DIM, HIDDEN_FEATURE, LAGOON_SLOTS, OBSERVATION_LAYOUT, VALUE_SCALE, VIEWS, Encoder
+from miaui_env.observe.observation import CARD_DIM, HIDDEN_FEATURE, LAGOON_SLOTS, OBSERVATION_LAYOUT, VALUE_SCALE, VIEWS
 
 _VIEW = OBSERVATION_LAYOUT.view
 _VALUE = len(FISH_KINDS)

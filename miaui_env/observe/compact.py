@@ -31,7 +31,8 @@ import numpy as np
 
 from miaui_env.game.cards import DEFAULT_DECK, FISH_KINDS
 from miaui_env.game.rules import MAX_PLAYERS, MIN_PLAYERS, InvalidConfigError
-from miaui_env.observe.observation import CARD_DIM, COUNT_SCALE, HEIGHT_SCALE, OBSERVATION_LAYOUT, STATS_DIVISOR, VALUE_SCALE
+from miaui_env.observe.encoder import STATS_DIVISOR
+from miaui_env.observe.observation import CARD_DIM, COUNT_SCALE, HEIGHT_SCALE, OBSERVATION_LAYOUT, VALUE_SCALE
 
 COMPACT_DTYPE = np.dtype(np.uint8)
 OBSERVATION_DTYPES = ("float32", "uint8")

@@ -30,6 +30,7 @@ from numba.extending import overload
 
 from miaui_env.game.cards import FISH_KINDS
 from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES
+from miaui_env.observe.encoder import ROUND_COLUMNS, STATS_DIVISOR
 from miaui_env.observe.observation import (
     CARD_DIM,
     COUNT_SCALE,
@@ -37,9 +38,7 @@ from miaui_env.observe.observation import (
     LAGOON_SLOTS,
     OBSERVATION_LAYOUT,
     PILE_SLOTS,
-    ROUND_COLUMNS,
     SEAT_LAYOUT,
-    STATS_DIVISOR,
     VALUE_SCALE,
 )
 from miaui_env.vector.state import ASSEMBLED_PIECES, EncodeTables, GameArrays, ObservationPieces, Reveal

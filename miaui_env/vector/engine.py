@@ -91,18 +91,15 @@ from miaui_env.game.rules import (
 )
 from miaui_env.game.seeding import SeedError, check_seed, seed_generator, seed_generators
 from miaui_env.observe.compact import COMPACT_DTYPE, COMPACT_SCALE, COMPACT_ZERO, empty_compact
+from miaui_env.observe.encoder import ROUND_COLUMNS, features, round_columns, stats_table
 from miaui_env.observe.observation import (
     FACE_DOWN_PIECES,
     OBSERVATION_LAYOUT,
-    ROUND_COLUMNS,
     SEAT_DIM,
     SEAT_LAYOUT,
     face_down_peeks,
     face_down_public,
-    features,
-    round_columns,
     shown_entries,
-    stats_table,
 )
 from miaui_env.spec import TableKwargs, TableSpec
 from miaui_env.vector import encode_kernels, rule_kernels

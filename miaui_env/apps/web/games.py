@@ -42,7 +42,8 @@ from miaui_env.game.rules import (
 )
 from miaui_env.game.seeding import seed_generator
 from miaui_env.games import game_of
-from miaui_env.observe.observation import VIEWS, Encoder
+from miaui_env.observe.encoder import Encoder
+from miaui_env.observe.observation import VIEWS
 from miaui_env.spec import TableSpec
 
 GAME = "miaui"  # the game this page plays (the octopus page is web/octopus.py)
