@@ -108,16 +108,23 @@ def policy_evaluations(name: str | None) -> str:
     if not evaluations:
         raise GenerateError(f"{path} holds no evaluations")
     step = max(row["step"] for row in evaluations)
-    rows = [f"At its last evaluation, after {step:,} learner steps (`metadata.json`, `evaluations`):", "",
-            "| baseline | variant | win share ± 95% CI | games |", "|---|---|---|---|"]  # fmt: skip
+    rows = [
+        f"At its last evaluation, after {step:,} learner steps (`metadata.json`, `evaluations`):",
+        "",
+        "| baseline | variant | win share ± 95% CI | games |",
+        "|---|---|---|---|",
+    ]
     for row in (row for row in evaluations if row["step"] == step):
         share = f"{row['win_share']:.3f} ± {row['win_share_ci']:.3f}"
         rows.append(f"| `{row['baseline']}` | {row.get('variant', 'base')} | {share} | {row['games']:,} |")
     probe = metadata.get("exploitability")
     if probe:
-        rows += ["", f"Exploitability (`metadata.json`, `exploitability`): a best response trained {probe['steps']:,} steps at "
-                 f"{probe['players']} players wins {probe['win_share']:.3f} ± {probe['win_share_ci']:.3f} over {probe['games']:,} games, "
-                 f"a gain of {probe['gain']:+.3f} ± {probe['gain_ci']:.3f} over the fair share."]  # fmt: skip
+        rows += [
+            "",
+            f"Exploitability (`metadata.json`, `exploitability`): a best response trained {probe['steps']:,} steps at "
+            f"{probe['players']} players wins {probe['win_share']:.3f} ± {probe['win_share_ci']:.3f} over {probe['games']:,} games, "
+            f"a gain of {probe['gain']:+.3f} ± {probe['gain_ci']:.3f} over the fair share.",
+        ]
     return "\n".join(rows)
 
 
