@@ -12,6 +12,7 @@ from miaui_env.agents.heuristics import CountingAgent, GreedyAgent, depth_values
 from miaui_env.integrations.card_odds import ODDS_SIZE, CardOdds, cards_held, catch_chances, space_values
 from miaui_env.integrations.privileged import PrivilegedCriticPolicy
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+from miaui_env.observe.compact import expand_observations
 from miaui_env.observe.observation import OBSERVATION_LAYOUT, SEAT_LAYOUT, VALUE_SCALE
 
 TABLES = [
@@ -118,3 +119,45 @@ def test_card_odds_that_is_not_a_flag_is_refused(card_odds):
     venv = MiauiSelfPlayVecEnv(2, num_players=3, privileged=True, seed=0)
     with pytest.raises(ValueError, match=f"card_odds={card_odds!r} must be true or false"):
         MaskablePPO(PrivilegedCriticPolicy, venv, policy_kwargs={"card_odds": card_odds}, device="cpu")
+
+
+def test_in_a_short_game_no_opponent_holds_a_card_above_its_rounds():
+    """A game of N rounds deals every hand the cards 1 to N: the counts never give an opponent a
+    card that was never dealt, and a card above N has no chance to catch anything."""
+    rows = observed_states({"num_players": 4, "view": "recall", "rounds": 4, "deck": "emperor_tuna:10*7 jellyfish:-10*6"}, games=3)
+    held = cards_held(torch.from_numpy(rows)).numpy()
+    assert held[:, 1:4, :4].any() and not held[:, :, 4:].any()
+    round_one = rows[:, OBSERVATION_LAYOUT.span("round")][:, 0] > 0
+    assert np.array_equal(held[round_one][:, 1:4, :4], np.ones((round_one.sum(), 3, 4)))  # round 1: every dealt card still held
+
+
+@pytest.mark.parametrize("dtype", ["float32", "uint8"])
+def test_the_features_extractor_reads_float_rows_and_codes_alike(dtype):
+    from sb3_contrib import MaskablePPO
+
+    from miaui_env.integrations.card_odds import CardOddsFeatures
+
+    venv = MiauiSelfPlayVecEnv(4, num_players=4, learner_seats=[0], seed=0, observation_dtype=dtype)
+    kwargs = {"features_extractor_class": CardOddsFeatures, "net_arch": [16]}
+    if dtype == "uint8":
+        from miaui_env.integrations.sb3 import CompactInputPolicy
+
+        model = MaskablePPO(CompactInputPolicy, venv, policy_kwargs=kwargs, n_steps=11, batch_size=44, seed=0, device="cpu")
+    else:
+        model = MaskablePPO("MlpPolicy", venv, policy_kwargs=kwargs, n_steps=11, batch_size=44, seed=0, device="cpu")
+    model.learn(44)
+    rows = venv.reset()
+    floats = expand_observations(rows) if dtype == "uint8" else rows
+    with torch.no_grad():
+        features = model.policy.features_extractor(torch.as_tensor(rows).float()).numpy()
+    assert features.shape == (4, OBSERVATION_LAYOUT.size + ODDS_SIZE)
+    assert np.array_equal(features, CardOdds()(torch.from_numpy(floats)).numpy())
+
+
+def test_the_features_extractor_refuses_another_game_s_rows():
+    import gymnasium
+
+    from miaui_env.integrations.card_odds import CardOddsFeatures
+
+    with pytest.raises(ValueError, match=r"CardOddsFeatures reads Miaui observations of shape \(620,\)"):
+        CardOddsFeatures(gymnasium.spaces.Box(0, 1, (100,)))

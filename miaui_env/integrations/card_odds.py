@@ -1,7 +1,7 @@
 """Card counting as network inputs: the odds a careful Miaui player weighs, computed in torch.
 
-    policy_kwargs={"card_odds": True}                 # PrivilegedCriticPolicy, in Python
-    ppo: {policy_kwargs: {card_odds: true}}           # in a run's config (with the privileged critic)
+    ppo: {policy_kwargs: {card_odds: true}}                                # a run's config, with the privileged critic
+    ppo: {policy_kwargs: {features_extractor_class: CardOddsFeatures}}     # without it (any MaskablePPO policy)
 
 A policy network that reads the flat observation must learn, from one-hot cards, what each
 opponent may still hold and how likely each of its own cards is to win each lagoon space: a
@@ -15,7 +15,8 @@ The maths is `miaui_env.agents.heuristics`' (its docstring): each space's value 
 card's chance to catch each space, every opponent's card drawn uniformly and independently from
 the cards she has not revealed, Kiti's priorities breaking ties (R6-R8; no catch on a tie in No
 Fighting). In the recall view and Open Baskets every card played is in sight, so the counts are
-exact; from the table view only the last reveal is, and the counts are what is in sight.
+exact; from the table view only the last reveal is, and the counts are what is in sight. A short
+game (fewer rounds) deals each hand the cards 1 to its rounds, and the counts know it.
 
 | feature | size | meaning |
 |---|---|---|
@@ -29,12 +30,18 @@ exact; from the table view only the last reveal is, and the counts are what is i
 
 from __future__ import annotations
 
+from typing import Any
+
+import gymnasium
+import numpy as np
 import torch
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from miaui_env.agents.heuristics import TYPICAL_JELLYFISH, UNKNOWN_FISH_VALUE
 from miaui_env.game.cards import FISH_KINDS, FishKind
-from miaui_env.game.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
+from miaui_env.game.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES, InvalidConfigError
+from miaui_env.integrations.compact_torch import expand_observations_torch
 from miaui_env.observe.observation import (
     CARD_DIM,
     COUNT_SCALE,
@@ -108,12 +115,17 @@ def space_values(rows: torch.Tensor) -> torch.Tensor:
 
 
 def cards_held(rows: torch.Tensor) -> torch.Tensor:
-    """(batch, 6, 12) float: 1 for each card each seat (relative; row 0 the observer) has not been
-    seen to play: every card shown played in its row, and the last reveal's."""
+    """(batch, 6, 12) float: 1 for each card each seat (relative; row 0 the observer) may still hold:
+    dealt (every hand is the cards 1 to the game's rounds, which the observer's own hand and cards
+    played show) and not seen played (in its row, or in the last reveal)."""
     seats = _piece(rows, "seats", MAX_PLAYERS, _SEAT_SIZE)
     played = seats[..., _PLAYED : _PLAYED + NUM_DIVER_CARDS]
     last = seats[..., _CARD_PLAYED : _CARD_PLAYED + NUM_DIVER_CARDS]
-    return ((played <= 0) & (last <= 0)).to(rows.dtype)
+    own_cards = (_piece(rows, "hand", NUM_DIVER_CARDS) > 0) | (played[:, 0] > 0)
+    cards = torch.arange(1, NUM_DIVER_CARDS + 1, device=rows.device)
+    rounds = (own_cards * cards).amax(dim=-1)  # a short game deals 1..rounds (12 in the whole game)
+    dealt = cards <= rounds[:, None]
+    return (dealt[:, None, :] & (played <= 0) & (last <= 0)).to(rows.dtype)
 
 
 def catch_chances(rows: torch.Tensor, held: torch.Tensor) -> torch.Tensor:
@@ -159,3 +171,26 @@ class CardOdds(nn.Module):
         left = held[:, 1:].sum(dim=-1) * present / NUM_DIVER_CARDS
         odds = torch.cat([values / VALUE_SCALE, chances.flatten(1), expected / VALUE_SCALE, left], dim=1)
         return torch.cat([observations, odds.reshape(*observations.shape[:-1], ODDS_SIZE)], dim=-1)
+
+
+class CardOddsFeatures(BaseFeaturesExtractor):
+    """Features extractor: Miaui's observation (float32, or uint8 codes expanded exactly) followed by
+    its `ODDS_SIZE` odds, for any MaskablePPO policy (`policy_kwargs.features_extractor_class`)."""
+
+    def __init__(self, observation_space: gymnasium.spaces.Box):
+        if getattr(observation_space, "shape", None) != (OBSERVATION_LAYOUT.size,):
+            raise InvalidConfigError(
+                f"CardOddsFeatures reads Miaui observations of shape ({OBSERVATION_LAYOUT.size},), "
+                f"but the observation space is {observation_space}; use it for Miaui only"
+            )
+        super().__init__(observation_space, OBSERVATION_LAYOUT.size + ODDS_SIZE)
+        self.codes = observation_space.dtype == np.uint8
+        self.odds = CardOdds()
+
+    def forward(self, observations: Any) -> Any:
+        """The rows (codes expanded), then their odds."""
+        rows = expand_observations_torch(observations.to(torch.uint8)) if self.codes else observations.float()
+        return self.odds(rows)
+
+
+__all__ = ["ODDS_PIECES", "ODDS_SIZE", "CardOdds", "CardOddsFeatures", "cards_held", "catch_chances", "space_values"]
