@@ -330,8 +330,6 @@ ppo: {{n_steps: 64, batch_size: 1024, learning_rate: 0.001, policy_kwargs: {{net
 opponents: {{weights: {{pool: 0.5, random: 0.25, match-the-prize: 0.25}}, snapshot_every: 10000}}
 evaluation: {{every: 10000, num_players: 3, games_per_baseline: 600, baselines: [random, match-the-prize]}}
 kickstart: {{decisions: 0}}
-privileged_critic: false
-exploiters: {{every: 0}}
 magnet: {{coef: 0}}
 probe: {{steps: 3000, num_players: 3, games: 60}}
 device: cpu
@@ -400,7 +398,7 @@ def test_a_run_in_a_view_its_game_does_not_have_is_refused_naming_the_key(tmp_pa
     from training.config import ConfigError, load_config
     from training.selfplay import train
 
-    (tmp_path / "bids.yaml").write_text(f"game: {GAME}\ntables: [{{num_players: 3, num_games: 2}}]\nevaluation: {{num_players: 3}}\n")
+    (tmp_path / "bids.yaml").write_text(f"game: {GAME}\nview: recall\ntables: [{{num_players: 3, num_games: 2}}]\n")
     with pytest.raises(ConfigError, match=r"config key 'view' is 'recall', which sealed bids .* does not have; its views: table"):
         train(load_config(tmp_path / "bids.yaml"), tmp_path / "run", show_progress=False)
     assert not (tmp_path / "run" / "model.zip").exists()
@@ -419,3 +417,17 @@ def test_an_env_that_keeps_an_agent_that_is_out_is_named_not_looped_on(stay_or_l
     table.env.agent_selection = "player_1"  # ... and the env hands the turn back to the one that left
     with pytest.raises(any_game.GameProtocolError, match="kept player_1, which is out, after its step None"):
         table.to_decide()
+
+
+def test_a_plug_in_game_s_runs_start_from_defaults_made_of_its_sizes_and_agents():
+    """`--set game=...` on a plug-in game: a table of each size, its agents as opponents and
+    baselines, its first view; none of Miaui's keys."""
+    from training.config import ConfigError, SelfPlayConfig, load_config
+
+    config = load_config(None, [f"game={GAME}"])
+    game = get_game(GAME)
+    assert type(config) is SelfPlayConfig and config.view == game.views[0]
+    assert [table.num_players for table in config.tables] == list(range(game.min_players, game.max_players + 1))
+    assert set(config.evaluation.baselines) == set(game.agent_names()) and set(config.opponents.weights) == {"pool", *game.agent_names()}
+    with pytest.raises(ConfigError, match="unknown key 'privileged_critic'"):
+        load_config(None, [f"game={GAME}", "privileged_critic=false"])

@@ -24,6 +24,8 @@ from training.config import (
     EvaluationConfig,
     KickstartConfig,
     MagnetConfig,
+    MiauiSelfPlayConfig,
+    MiauiTableConfig,
     OpponentsConfig,
     ProbeConfig,
     RLlibConfig,
@@ -51,7 +53,7 @@ def test_the_defaults_are_the_yaml_files_typed():
     config = load_config()
     assert isinstance(config, SelfPlayConfig) and config == SelfPlayConfig.load()
     assert config.run_name == "miaui-ppo" and isinstance(config.total_timesteps, int)
-    assert config.tables[3] == TableConfig(num_players=6, num_games=96, learner_seats=(0, 3))
+    assert config.tables[3] == MiauiTableConfig(num_players=6, num_games=96, learner_seats=(0, 3))
     assert config.opponents.baseline_names == ("counter", "noisy-counter", "greedy", "random", "high", "low", "extremes", "middle")
     assert config.magnet == MagnetConfig(coef=0.05, policy="average", rate=0.01)
     assert config.exploiters.every == 0 and config.exploiter_sizes == (3, 4, 6)  # off; on, at every table size in turn
@@ -78,7 +80,7 @@ def test_the_config_is_frozen():
 
 def test_a_table_entry_may_leave_out_its_options():
     config = load_config(None, ["tables=[{num_players: 5, num_games: 8}]"])
-    assert config.tables == (TableConfig(num_players=5, num_games=8, learner_seats=None, open_baskets=False, no_fighting=False),)
+    assert config.tables == (MiauiTableConfig(num_players=5, num_games=8, learner_seats=None, open_baskets=False, no_fighting=False),)
 
 
 # -- unknown keys ----------------------------------------------------------------------------------
@@ -273,12 +275,15 @@ def test_override_gives_a_changed_copy():
 
 
 # -- round trip -------------------------------------------------------------------------------------
-@pytest.mark.parametrize("kind_and_file", [(SelfPlayConfig, None), (SelfPlayConfig, SMOKE), (RLlibConfig, None)])
+@pytest.mark.parametrize(
+    "kind_and_file",
+    [(SelfPlayConfig, None), (SelfPlayConfig, SMOKE), (SelfPlayConfig, ROOT / "configs" / "octopus.yaml"), (RLlibConfig, None)],
+)
 def test_the_config_round_trips_through_yaml(tmp_path, kind_and_file):
     kind, path = kind_and_file
     config = kind.load(path, ["kickstart.learning_rate=1e-4"] if kind is SelfPlayConfig else ["training.lr=1e-4"])
     text = config.to_yaml()
-    assert kind.from_dict(read_yaml(text)) == config
+    assert type(config).from_dict(read_yaml(text)) == config
     saved = tmp_path / "config.yaml"
     saved.write_text(text)
     assert kind.load(saved) == config  # what --resume reads back
@@ -286,7 +291,8 @@ def test_the_config_round_trips_through_yaml(tmp_path, kind_and_file):
 
 
 def test_every_field_has_a_docstring():
-    kinds = [RunConfig, SelfPlayConfig, RLlibConfig, TableConfig, OpponentsConfig, EvaluationConfig, KickstartConfig, ProbeConfig, RunSeeds]
+    kinds = [RunConfig, SelfPlayConfig, MiauiSelfPlayConfig, RLlibConfig, TableConfig, MiauiTableConfig, OpponentsConfig, EvaluationConfig]
+    kinds += [KickstartConfig, ProbeConfig, RunSeeds]
     for kind in kinds:
         body = ast.parse(textwrap.dedent(inspect.getsource(kind))).body[0].body  # type: ignore[attr-defined]
         for statement, following in zip(body, [*body[1:], None], strict=True):
@@ -445,12 +451,12 @@ def test_the_probe_is_recorded_in_metadata_under_its_old_key():
 
 # -- the JSON schema and where the configs are ----------------------------------------------------
 def test_the_json_schema_documents_every_field():
-    for kind in (SelfPlayConfig, RLlibConfig):
+    for kind in (SelfPlayConfig, MiauiSelfPlayConfig, RLlibConfig):
         schema = json_schema(kind)
         sections = [schema, *schema["$defs"].values()]
         assert all(field.get("description") for section in sections for field in section["properties"].values())
         assert schema["properties"]["run_name"]["description"] == "checkpoints/<run_name>/ holds the run."  # an inherited field's too
-    tables = json_schema()["$defs"]["TableConfig"]["properties"]["num_players"]
+    tables = json_schema()["$defs"]["MiauiTableConfig"]["properties"]["num_players"]
     assert (tables["minimum"], tables["maximum"], tables["type"]) == (2, 6, "integer")  # either game's sizes; each game's own below
 
 

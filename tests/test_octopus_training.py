@@ -241,11 +241,7 @@ def test_an_octopus_run_resumes_where_it_stopped(tmp_path):
 @pytest.mark.parametrize(
     ("overrides", "match"),
     [
-        (["privileged_critic=true"], "'privileged_critic' is True, which the octopus game"),
         (["kickstart.decisions=100", "kickstart.teacher=counter"], "unknown octopus agent 'counter'"),
-        (["exploiters.every=1000"], "'exploiters.every' is 1000"),
-        (["tables=[{num_players: 3, num_games: 4, no_fighting: true}]"], r"'tables\[0\]' plays no_fighting, which the octopus game"),
-        (["tables=[{num_players: 3, num_games: 4, open_baskets: true}]"], r"'tables\[0\]' plays open_baskets, which the octopus game"),
         (["evaluation.baselines=[counter]"], "unknown octopus agent 'counter'"),
         (["opponents.weights={pool: 0.5, greedy: 0.5}"], "unknown octopus agent 'greedy'"),
         (["view=table", "kickstart.decisions=100", "kickstart.teacher=risk-aware"], "teacher='risk-aware' plays from the 'recall' view"),
@@ -257,6 +253,32 @@ def test_what_the_octopus_game_does_not_have_is_refused_before_training(tmp_path
     with pytest.raises((ConfigError, AgentSpecError), match=match):
         Run(small_config(*overrides), tmp_path, resume=False)
     assert not (tmp_path / "model.zip").exists()
+
+
+@pytest.mark.parametrize(
+    ("overrides", "match"),
+    [
+        (["privileged_critic=true"], "unknown key 'privileged_critic'"),
+        (["exploiters.every=1000"], "unknown key 'exploiters'"),
+        (["tables=[{num_players: 3, num_games: 4, no_fighting: true}]"], r"unknown config key 'tables\[0\].no_fighting'"),
+        (["tables=[{num_players: 3, num_games: 4, open_baskets: true}]"], r"unknown config key 'tables\[0\].open_baskets'"),
+    ],
+)
+def test_an_octopus_config_has_no_miaui_keys(overrides, match):
+    """A config is keyed on its game: an octopus run's schema has no variants, privileged critic or exploiters."""
+    with pytest.raises(ConfigError, match=match):
+        small_config(*overrides)
+    config = small_config()
+    assert not hasattr(type(config), "__dataclass_fields__") or "privileged_critic" not in type(config).__dataclass_fields__
+    assert config.privileged_critic is False and config.exploiters.every == 0  # what the trainer reads of every game
+    assert "open_baskets" not in config.to_yaml() and "exploiters" not in config.to_yaml()
+
+
+def test_set_game_starts_from_that_game_s_defaults():
+    """`--set game=octopus` on no file reads configs/octopus.yaml, not Miaui's defaults with the game swapped."""
+    assert load_config(None, ["game=octopus"]) == load_config(ROOT / "configs" / "octopus.yaml")
+    with pytest.raises(ConfigError, match=r"smoke.yaml: unknown config key 'tables\[0\].open_baskets'"):
+        load_config(ROOT / "configs" / "smoke.yaml", ["game=octopus"])  # a Miaui file is no octopus config
 
 
 @pytest.mark.parametrize(

@@ -89,6 +89,7 @@ from training.config_schema import (
     _frozen,
     _schema,
     _Section,
+    registered_game,
 )
 
 SelfPlayMode = Literal["latest", "mixture", "league"]
@@ -135,7 +136,7 @@ class RunSeeds:
 # -- the schema ---------------------------------------------------------------------------------
 @dataclass(frozen=True, config=_SECTION)
 class TableConfig(_Section):
-    """One table of self-play games: a batch of games of one size and variant."""
+    """One table of self-play games: a batch of games of one size (any game's; Miaui's tables name a variant too)."""
 
     num_players: PlayerCount
     """Seats at each game of the table."""
@@ -143,6 +144,26 @@ class TableConfig(_Section):
     """Games played at once at the table."""
     learner_seats: tuple[Count, ...] | None = None
     """The seats the learner plays, rotating one place every episode (null: every seat); the others are opponents."""
+
+    @property
+    def variant(self) -> tuple[bool, bool]:
+        """The table's variant as (open_baskets, no_fighting): a game without variants plays its one game, (False, False)."""
+        return False, False
+
+    @property
+    def learner_rows(self) -> int:
+        """Learner seats in play at once at the table (its games times its learner seats): a trainer's rows."""
+        return self.num_games * len(self.learner_seats or range(self.num_players))
+
+    def spec(self, view: str, reward: str) -> TableSpec:
+        """The table as the library's TableSpec, seen through `view` and paid by `reward`."""
+        return TableSpec(self.num_players, *self.variant, view, reward)
+
+
+@dataclass(frozen=True, config=_SECTION)
+class MiauiTableConfig(TableConfig):
+    """One table of Miaui self-play games: a batch of games of one size and variant."""
+
     open_baskets: Flag = False
     """The Open Baskets variant (every pile and card played is public)."""
     no_fighting: Flag = False
@@ -152,15 +173,6 @@ class TableConfig(_Section):
     def variant(self) -> tuple[bool, bool]:
         """The table's variant as (open_baskets, no_fighting)."""
         return self.open_baskets, self.no_fighting
-
-    @property
-    def learner_rows(self) -> int:
-        """Learner seats in play at once at the table (its games times its learner seats): a trainer's rows."""
-        return self.num_games * len(self.learner_seats or range(self.num_players))
-
-    def spec(self, view: str, reward: str) -> TableSpec:
-        """The table as the library's TableSpec, seen through `view` and paid by `reward`."""
-        return TableSpec(self.num_players, self.open_baskets, self.no_fighting, view, reward)
 
 
 def variant_name(open_baskets: bool, no_fighting: bool) -> str:
@@ -315,24 +327,17 @@ class RunConfig(_Section):
             )
 
     @classmethod
-    def load(cls, path: Path | str | None = None, overrides: Sequence[str] = ()) -> Self:
-        """The config at `path` (None: the defaults alone) merged onto the defaults, then each `--set` override."""
-        if path is not None and not isinstance(path, str | Path):
-            raise ConfigError(f"a config path is a str or a Path, got {type(path).__name__}")
-        if isinstance(overrides, str | bytes) or not isinstance(overrides, Sequence) or not all(isinstance(o, str) for o in overrides):
-            raise ConfigError(f"overrides are a list of KEY=VALUE strings, got {overrides!r:.60}")
+    def load(cls, path: Path | str | None = None, overrides: Sequence[str] = (), defaults: Path | Mapping[str, Any] | None = None) -> Self:
+        """The config at `path` (None: the defaults alone) merged onto the defaults (`defaults`, else the
+        class's `DEFAULTS`; a Path, or the data itself), then each `--set` override."""
+        _check_load_arguments(path, overrides)
+        defaults = cls.DEFAULTS if defaults is None else defaults
         schema = _schema(cls)
-        data = schema.merged(None, read_yaml(cls.DEFAULTS.read_text(), f"{cls.DEFAULTS}: "))
-        schema.validated(data, f"{cls.DEFAULTS}: ")
-        if path is not None:
-            path = config_file(path)
-            given = read_yaml(read_config_text(path), f"{path}: ")
-            if given is None:  # empty, comments only, or `null`: a slip (the wrong file?) rather than a wish for every default
-                raise ConfigError(
-                    f"{path}: the file sets nothing; leave out --config for the defaults, or give a mapping of keys to values"
-                )
-            if not isinstance(given, dict):
-                raise ConfigError(f"{path}: a config file is a mapping of keys to values, not {given!r:.60}")
+        given_defaults = read_yaml(read_config_text(defaults), f"{defaults}: ") if isinstance(defaults, Path) else defaults
+        data = schema.merged(None, copy.deepcopy(dict(given_defaults)))
+        schema.validated(data, f"{defaults}: " if isinstance(defaults, Path) else "the game's defaults: ")
+        given = _config_data(path)
+        if given is not None:
             data = schema.merged(data, given)
             schema.validated(data, f"{path}: ")
         return cls.from_dict(data).override(*overrides)
@@ -412,12 +417,15 @@ class _PlaysTables:
 
 @dataclass(frozen=True, config=_SECTION)
 class SelfPlayConfig(RunConfig, _PlaysTables):
-    """A self-play PPO run (training/selfplay.py); configs/default.yaml documents each key."""
+    """A self-play PPO run of any game (training/selfplay.py); each game's defaults file documents each key
+    (configs/default.yaml for Miaui, whose runs are `MiauiSelfPlayConfig`s; configs/octopus.yaml).
 
-    DEFAULTS = DEFAULT_CONFIG
+    A config is keyed on its `game`: `load_config` reads the game first, then that game's schema and
+    defaults (`training.games.TrainingGame.config_class`, `.config_defaults`), so a run of a game
+    holds no other game's keys."""
 
     game: GameName = dataclasses.field(default=LEGACY_GAME, kw_only=True)
-    """The game the run trains on: miaui, or octopus (the octopus fishing game; configs/octopus.yaml)."""
+    """The game the run trains on: a game of the registry (miaui, octopus, or one a plug-in adds)."""
     total_timesteps: Count
     """PPO learner decisions (one per learner seat per round)."""
     view: View
@@ -438,21 +446,74 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
     """The exploitability probe at the end of the run."""
     device: Device = "auto"
     """Where the network computes: auto (CUDA when torch sees a GPU), cpu, cuda or cuda:<index> (training/hardware.py)."""
-    privileged_critic: Flag = False
-    """The value network also reads the global state (miaui_env.integrations.privileged); the policy never does."""
     play: PlayMode = "best"
     """How the run's policy plays once loaded (arena, play, browser, the probe): best (its most likely card) or sample."""
     init: Text | None = None
     """A trained MaskablePPO policy (agent spec) whose weights and network shape PPO starts from (null: new weights)."""
     magnet: MagnetConfig = MagnetConfig()
     """Magnetic Mirror Descent's pull toward a magnet policy (training/magnet.py)."""
-    exploiters: ExploitersConfig = ExploitersConfig()
-    """Best responses trained against the learner during the run, joining its opponents (training/exploiters.py)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
         _check_net_arch(self.ppo)
         self.check_tables(self.game)
+
+    @classmethod
+    def load(cls, path: Path | str | None = None, overrides: Sequence[str] = (), defaults: Path | Mapping[str, Any] | None = None) -> Self:
+        """As `RunConfig.load`; with no `defaults`, the game's own schema and defaults (`load_config`),
+        which must be this class's (ConfigError otherwise)."""
+        if defaults is not None:
+            return super().load(path, overrides, defaults)
+        config = load_config(path, overrides)
+        if not isinstance(config, cls):
+            raise ConfigError(f"the config names game {config.game!r}, whose runs are {type(config).__name__}s, not {cls.__name__}s")
+        return config
+
+    @property
+    def privileged_critic(self) -> bool:
+        """Whether the value network also reads the global state: a key of Miaui's runs only, off elsewhere."""
+        return False
+
+    @property
+    def exploiters(self) -> ExploitersConfig:
+        """Best responses trained against the learner during the run: a key of Miaui's runs only, none elsewhere."""
+        return ExploitersConfig()
+
+    def check_game(self) -> None:
+        """Refuse (ConfigError) a view the run's game does not have. Checked when the run starts, not
+        per --set: `game` and `view` are often set one after the other."""
+        game = get_game(self.game)
+        if self.view not in game.views:
+            views = ", ".join(game.views)
+            raise ConfigError(
+                f"config key 'view' is {self.view!r}, which {game.title} (game: {self.game}) does not have; its views: {views}"
+            )
+
+    def check_exploiters(self) -> None:
+        """Refuse exploiters the run cannot seat (ConfigError); a game without in-run exploiters has none to refuse."""
+
+    @property
+    def exploiter_sizes(self) -> tuple[int, ...]:
+        """The table sizes the exploiters train at, in turn: `exploiters.num_players`, or the tables' sizes."""
+        return self.exploiters.num_players or tuple(sorted({table.num_players for table in self.tables}))
+
+
+@dataclass(frozen=True, config=_SECTION)
+class MiauiSelfPlayConfig(SelfPlayConfig):
+    """A self-play PPO run of Miaui (training/selfplay.py); configs/default.yaml documents each key. Its
+    tables name a variant, and it may train a privileged critic and exploiters inside the run."""
+
+    DEFAULTS = DEFAULT_CONFIG
+
+    tables: tuple[MiauiTableConfig, ...]
+    """The tables the one network plays, all at once, each of a size and a variant."""
+    privileged_critic: Flag = False  # a key here; off (a property) in other games' runs
+    """The value network also reads the global state (miaui_env.integrations.privileged); the policy never does."""
+    exploiters: ExploitersConfig = ExploitersConfig()  # as privileged_critic
+    """Best responses trained against the learner during the run, joining its opponents (training/exploiters.py)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         if self.exploiters.num_players is not None:
             low, high = get_game(self.game).min_players, get_game(self.game).max_players
             for size in self.exploiters.num_players:
@@ -460,24 +521,6 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
                     raise ConfigError(
                         f"config key 'exploiters.num_players' holds {size}; allowed: integers from {low} to {high} ({self.game})"
                     )
-
-    def check_game(self) -> None:
-        """Refuse (ConfigError) a view or a table variant the run's game does not have (the octopus game has no
-        variant). Checked when the run starts, not per --set: `game` and these keys are often set one after the other."""
-        game = get_game(self.game)
-        if self.view not in game.views:
-            views = ", ".join(game.views)
-            raise ConfigError(
-                f"config key 'view' is {self.view!r}, which {game.title} (game: {self.game}) does not have; its views: {views}"
-            )
-        for i, table in enumerate(self.tables):
-            played = [name for name, on in (("open_baskets", table.open_baskets), ("no_fighting", table.no_fighting)) if on]
-            foreign = [name for name in played if name not in game.variants]
-            if foreign:
-                raise ConfigError(
-                    f"config key 'tables[{i}]' plays {' and '.join(foreign)}, which {game.title} (game: {self.game}) "
-                    f"does not have: leave {'it' if len(foreign) == 1 else 'both'} false"
-                )
 
     def check_exploiters(self) -> None:
         """Refuse exploiters the run cannot seat (ConfigError): a table view, or a pool with no share.
@@ -492,11 +535,6 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
                 "config key 'exploiters.every' is set but opponents.weights.pool is 0: exploiters join the pool's "
                 "share, so give the pool a weight > 0"
             )
-
-    @property
-    def exploiter_sizes(self) -> tuple[int, ...]:
-        """The table sizes the exploiters train at, in turn: `exploiters.num_players`, or the tables' sizes."""
-        return self.exploiters.num_players or tuple(sorted({table.num_players for table in self.tables}))
 
 
 def _check_net_arch(ppo: Mapping[str, Any]) -> None:
@@ -532,7 +570,7 @@ class RLlibConfig(RunConfig, _PlaysTables):
     """What each learner seat observes: table or recall."""
     reward: Reward
     """The end-of-game reward: win, score or margin."""
-    tables: tuple[TableConfig, ...]
+    tables: tuple[MiauiTableConfig, ...]
     """The tables every env runner plays, all at once, each learner seat a row of one vector env."""
     opponents: OpponentsConfig
     """The opponent pool and the mixture of opponents (as the self-play config's)."""
@@ -568,11 +606,56 @@ class RLlibConfig(RunConfig, _PlaysTables):
 
 
 def load_config(path: Path | str | None = None, overrides: Sequence[str] = ()) -> SelfPlayConfig:
-    """A self-play run's config: `path` (None: default.yaml alone) merged onto the defaults, then `overrides`."""
-    return SelfPlayConfig.load(path, overrides)
+    """A self-play run's config: its game read first (the last `--set game=...`, else the file's `game`,
+    else Miaui), then `path` (None: the game's defaults alone) merged onto that game's defaults in its
+    schema (training.games: `config_class`, `config_defaults`), then `overrides`."""
+    from training.games import training_game  # the trainer hooks import this module
+
+    _check_load_arguments(path, overrides)
+    game = training_game(_game_named(path, overrides))
+    return game.config_class.load(path, overrides, game.config_defaults())
 
 
-def json_schema(kind: type[RunConfig] = SelfPlayConfig) -> dict[str, Any]:
+def _check_load_arguments(path: object, overrides: object) -> None:
+    """ConfigError for a path that is not a str or a Path, or overrides that are not a list of strings."""
+    if path is not None and not isinstance(path, str | Path):
+        raise ConfigError(f"a config path is a str or a Path, got {type(path).__name__}")
+    if isinstance(overrides, str | bytes) or not isinstance(overrides, Sequence) or not all(isinstance(o, str) for o in overrides):
+        raise ConfigError(f"overrides are a list of KEY=VALUE strings, got {overrides!r:.60}")
+
+
+def _config_data(path: Path | str | None) -> dict[str, Any] | None:
+    """The mapping the config file at `path` holds (None for no path); ConfigError for a file that sets nothing or is not a mapping."""
+    if path is None:
+        return None
+    path = config_file(path)
+    given = read_yaml(read_config_text(path), f"{path}: ")
+    if given is None:  # empty, comments only, or `null`: a slip (the wrong file?) rather than a wish for every default
+        raise ConfigError(f"{path}: the file sets nothing; leave out --config for the defaults, or give a mapping of keys to values")
+    if not isinstance(given, dict):
+        raise ConfigError(f"{path}: a config file is a mapping of keys to values, not {given!r:.60}")
+    return given
+
+
+def _game_named(path: Path | str | None, overrides: Sequence[str]) -> str:
+    """The game a config names: its last `--set game=...`, else its file's `game`, else Miaui (as 0.1's
+    configs, which name none); ConfigError, naming where it was given, for a game the registry lacks."""
+    for override in reversed(overrides):
+        key, sep, text = override.partition("=")
+        if sep and key.strip() == "game":
+            return _named_where(text, f"--set {override:.100}: ")
+    given = _config_data(path)
+    return LEGACY_GAME if given is None or "game" not in given else _named_where(given["game"], f"{path}: ")
+
+
+def _named_where(name: object, source: str) -> str:
+    try:
+        return registered_game(name)
+    except ConfigError as error:
+        raise ConfigError(f"{source}{error}") from None
+
+
+def json_schema(kind: type[RunConfig] = MiauiSelfPlayConfig) -> dict[str, Any]:
     """The JSON schema of a run config (each field's docstring its description), for the docs."""
     return copy.deepcopy(_schema(kind).root)
 
@@ -582,9 +665,15 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         allow_abbrev=False, description="The run configs' JSON schema (each field's docstring its description)."
     )
-    parser.add_argument("--schema", choices=("selfplay", "rllib"), default="selfplay", help="which run's config (default: selfplay)")
+    kinds = {"selfplay": MiauiSelfPlayConfig, "selfplay-any-game": SelfPlayConfig, "rllib": RLlibConfig}
+    parser.add_argument(
+        "--schema",
+        choices=kinds,
+        default="selfplay",
+        help="which run's config: selfplay (Miaui's, the default), selfplay-any-game (the octopus game's and a plug-in's), rllib",
+    )
     args = parser.parse_args(argv)
-    print(json.dumps(json_schema(SelfPlayConfig if args.schema == "selfplay" else RLlibConfig), indent=2))
+    print(json.dumps(json_schema(kinds[args.schema]), indent=2))
 
 
 if __name__ == "__main__":

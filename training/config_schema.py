@@ -61,13 +61,13 @@ else:  # the names the library allows, as Literals: pydantic refuses any other, 
     View, Reward, PlayMode = Literal[VIEWS], Literal[REWARDS], Literal[tuple(PLAY_MODES)]
 
 
-def _registered(name: Any) -> str:
+def registered_game(name: Any) -> str:
     if not isinstance(name, str) or name not in game_names():
         raise ConfigError(f"config key 'game' is {name!r}; allowed: one of {', '.join(map(repr, game_names()))}")
     return name
 
 
-GameName = Annotated[Any, AfterValidator(_registered), WithJsonSchema({"type": "string", "enum": list(game_names())})]
+GameName = Annotated[Any, AfterValidator(registered_game), WithJsonSchema({"type": "string", "enum": list(game_names())})]
 """A game of the registry (miaui_env.games), checked when the config is read (a game registered later, too)."""
 
 

@@ -184,7 +184,7 @@ class Run:
             "observation_dtype": self.game.row_dtype,
             "tables": [table.to_dict() for table in config.tables],
             "player_counts": sorted({table.num_players for table in config.tables}),
-            "variants": sorted({(table.open_baskets, table.no_fighting) for table in config.tables}),
+            "variants": sorted({table.variant for table in config.tables}),
             "view": config.view,
             "privileged_critic": config.privileged_critic,
             "policy": policy_spec(model.policy_class, model.policy_kwargs),  # the network by name (agents/policy_spec.py)
