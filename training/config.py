@@ -60,6 +60,7 @@ from miaui_env.game.seeding import seed_child, seed_int
 from miaui_env.games import LEGACY_GAME, game_names, get_game
 from miaui_env.spec import TableSpec
 from training.config_files import (
+    CONFIG_DIR,
     DEFAULT_CONFIG,
     RLLIB_CONFIG,
     config_file,
@@ -421,8 +422,7 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
     (configs/default.yaml for Miaui, whose runs are `MiauiSelfPlayConfig`s; configs/octopus.yaml).
 
     A config is keyed on its `game`: `load_config` reads the game first, then that game's schema and
-    defaults (`training.games.TrainingGame.config_class`, `.config_defaults`), so a run of a game
-    holds no other game's keys."""
+    defaults (`run_schema`), so a run of a game holds no other game's keys."""
 
     game: GameName = dataclasses.field(default=LEGACY_GAME, kw_only=True)
     """The game the run trains on: a game of the registry (miaui, octopus, or one a plug-in adds)."""
@@ -605,15 +605,93 @@ class RLlibConfig(RunConfig, _PlaysTables):
         return sum(table.learner_rows for table in self.tables)
 
 
+_RUN_SCHEMAS: dict[str, tuple[type[SelfPlayConfig], Path]] = {}
+
+
+def register_run_schema(game: str, kind: type[SelfPlayConfig], defaults: Path) -> None:
+    """Give the registered game `game` its own run schema and defaults file (a game without one gets
+    `SelfPlayConfig` on `defaults_made_of` it)."""
+    get_game(game)  # UnknownGameError: the game itself is registered first (miaui_env.games.register)
+    _RUN_SCHEMAS[game] = (kind, defaults)
+
+
+def run_schema(game: str) -> tuple[type[SelfPlayConfig], Path | dict[str, Any]]:
+    """The schema of the runs of `game` and every default of them (a documented YAML file, or the data itself)."""
+    return _RUN_SCHEMAS.get(game) or (SelfPlayConfig, defaults_made_of(game))
+
+
+def defaults_made_of(name: str) -> dict[str, Any]:
+    """The defaults of a game with no defaults file of its own: a small run from new weights, a table of
+    64 games at each size, the pool and every built-in agent as opponents and evaluation baselines, the
+    game's first view, PPO as configs/octopus-v2.yaml trains a game of turns."""
+    game = get_game(name)
+    built_in = [agent for agent in game.agent_names() if agent != "random"]
+    sizes = range(game.min_players, game.max_players + 1)
+    return {
+        "game": name,
+        "run_name": f"{name}-ppo",
+        "seed": 0,
+        "total_timesteps": 1_000_000,
+        "view": game.views[0],
+        "reward": "win",
+        "threads": 1,
+        "device": "auto",
+        "tables": [{"num_players": size, "num_games": 64} for size in sizes],
+        "opponents": {
+            "weights": {"pool": 0.5, "random": 0.5 / (1 + len(built_in)), **dict.fromkeys(built_in, 0.5 / (1 + len(built_in)))},
+            "snapshot_every": 100_000,
+            "pool_size": 8,
+            "mode": "league",
+            "pfsp_exponent": 2.0,
+            "draw": "game",
+        },
+        "evaluation": {
+            "every": 100_000,
+            "num_players": game.default_players,
+            "games_per_baseline": 400,
+            "baselines": ["random", *built_in],
+        },
+        "ppo": {
+            "learning_rate": 0.0003,
+            "n_steps": 64,
+            "batch_size": 2048,
+            "n_epochs": 4,
+            "gamma": 1.0,
+            "gae_lambda": 0.95,
+            "clip_range": 0.2,
+            "ent_coef": 0.01,
+            "vf_coef": 0.5,
+            "max_grad_norm": 0.5,
+            "policy_kwargs": {"net_arch": {"pi": [128, 128], "vf": [128, 128]}},
+        },
+        "kickstart": {
+            "teacher": "random",
+            "decisions": 0,
+            "batch_size": 2048,
+            "learning_rate": 0.001,
+            "epochs": 1,
+            "teacher_share_end": 0.5,
+            "guidance_steps": 0,
+            "guidance_learning_rate": 0.00003,
+        },
+        "probe": {"steps": 0, "num_players": game.default_players, "games": 400},
+        "play": "best",
+        "init": None,
+        "magnet": {"coef": 0.0, "policy": "average", "rate": 0.01},
+    }
+
+
+register_run_schema(LEGACY_GAME, MiauiSelfPlayConfig, DEFAULT_CONFIG)  # its tables name a variant; a privileged critic, exploiters
+register_run_schema("octopus", SelfPlayConfig, CONFIG_DIR / "octopus.yaml")  # the octopus game's documented defaults
+
+
 def load_config(path: Path | str | None = None, overrides: Sequence[str] = ()) -> SelfPlayConfig:
     """A self-play run's config: its game read first (the last `--set game=...`, else the file's `game`,
     else Miaui), then `path` (None: the game's defaults alone) merged onto that game's defaults in its
-    schema (training.games: `config_class`, `config_defaults`), then `overrides`."""
-    from training.games import training_game  # the trainer hooks import this module
-
+    schema (`run_schema`), then `overrides`."""
     _check_load_arguments(path, overrides)
-    game = training_game(_game_named(path, overrides))
-    return game.config_class.load(path, overrides, game.config_defaults())
+    kind, defaults = run_schema(_game_named(path, overrides))
+    return kind.load(path, overrides, defaults)
 
 
 def _check_load_arguments(path: object, overrides: object) -> None:

@@ -33,8 +33,8 @@ from miaui_env.integrations.aec_selfplay import AECSelfPlayVecEnv
 from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 from miaui_env.spec import TableSpec
-from training.config import MiauiSelfPlayConfig, RunSeeds, SelfPlayConfig, variant_name
-from training.config_files import CONFIG_DIR, DEFAULT_CONFIG, ConfigError
+from training.config import RunSeeds, SelfPlayConfig, run_schema, variant_name
+from training.config_files import ConfigError
 from training.gauntlet import GauntletResult, any_game_gauntlet, gauntlet, octopus_gauntlet
 from training.kickstart import own_part
 from training.opponents import OpponentMixture
@@ -92,15 +92,6 @@ class TrainingGame(Protocol):
     """Whether its self-play VecEnv can give the critic the global state (`privileged_critic: true`)."""
     in_run_exploiters: bool
     """Whether a self-play run can train exploiters as it goes (`exploiters.every` > 0)."""
-
-    @property
-    def config_class(self) -> type[SelfPlayConfig]:
-        """The schema of its self-play runs (`load_config` reads a config's game first, then this)."""
-        ...
-
-    def config_defaults(self) -> Path | dict[str, Any]:
-        """Every default of its self-play runs: a documented YAML file, or the data itself."""
-        ...
 
     def load_agent(self, spec: str, seed: int | None = None) -> Agent:
         """The game's agent `spec` names (a built-in, a shipped policy, a checkpoint)."""
@@ -218,11 +209,6 @@ class MiauiGame(RegisteredGame):
     yardstick_clones = True  # from a clone of the counter (configs/default.yaml's kickstart.teacher)
     privileged_critic = True
     in_run_exploiters = True
-    config_class = MiauiSelfPlayConfig  # its tables name a variant; a privileged critic and exploiters are keys
-
-    def config_defaults(self) -> Path:
-        """configs/default.yaml, where every key is documented."""
-        return DEFAULT_CONFIG
 
     gauntlet = staticmethod(gauntlet)  # the Miaui arena's (training/gauntlet.py)
     teacher_rows = staticmethod(own_part)  # a privileged critic's state and compact codes are not the teacher's
@@ -291,11 +277,6 @@ class GamePerRow(RegisteredGame):
     privileged_critic = False  # no global-state rows for a critic
     in_run_exploiters = False  # its probe and the yardstick measure it
     cloning_chunk = 64  # games end apart: each chunk's unfinished games teach the policy, not the value
-    config_class = SelfPlayConfig  # no variants, no privileged critic, no in-run exploiters: no such keys
-
-    def config_defaults(self) -> Path | dict[str, Any]:
-        """Its self-play runs' defaults."""
-        raise NotImplementedError
 
     def teacher_rows(self, rows: np.ndarray) -> np.ndarray:
         """The rows themselves: each is the seat's float32 observation."""
@@ -353,10 +334,6 @@ class OctopusGame(GamePerRow):
 
     gauntlet = staticmethod(octopus_gauntlet)  # the octopus arena's (training/gauntlet.py)
 
-    def config_defaults(self) -> Path:
-        """configs/octopus.yaml (rival-aware's play cloned first; configs/octopus-v2.yaml trains from new weights)."""
-        return CONFIG_DIR / "octopus.yaml"
-
     def per_row_table(self, num_games: int, **settings: Any) -> SelfPlayTable:
         """An `OctopusSelfPlayVecEnv` on the rules engine."""
         return OctopusSelfPlayVecEnv(num_games, **settings)
@@ -387,64 +364,6 @@ class AnyGame(GamePerRow):
         """The view the target plays from (its env deals one view to every seat), else the game's first."""
         return str(getattr(target, "view", self.game.views[0]))
 
-    def config_defaults(self) -> dict[str, Any]:
-        """A small run of the game from new weights: a table of each size, the pool and every built-in
-        agent as opponents and evaluation baselines, PPO as configs/octopus-v2.yaml trains a game of turns."""
-        game, built_in = self.game, [name for name in self.game.agent_names() if name != "random"]
-        sizes = range(game.min_players, game.max_players + 1)
-        return {
-            "game": self.name,
-            "run_name": f"{self.name}-ppo",
-            "seed": 0,
-            "total_timesteps": 1_000_000,
-            "view": game.views[0],
-            "reward": "win",
-            "threads": 1,
-            "device": "auto",
-            "tables": [{"num_players": size, "num_games": 64} for size in sizes],
-            "opponents": {
-                "weights": {"pool": 0.5, "random": 0.5 / (1 + len(built_in)), **dict.fromkeys(built_in, 0.5 / (1 + len(built_in)))},
-                "snapshot_every": 100_000,
-                "pool_size": 8,
-                "mode": "league",
-                "pfsp_exponent": 2.0,
-                "draw": "game",
-            },
-            "evaluation": {
-                "every": 100_000,
-                "num_players": game.default_players,
-                "games_per_baseline": 400,
-                "baselines": ["random", *built_in],
-            },
-            "ppo": {
-                "learning_rate": 0.0003,
-                "n_steps": 64,
-                "batch_size": 2048,
-                "n_epochs": 4,
-                "gamma": 1.0,
-                "gae_lambda": 0.95,
-                "clip_range": 0.2,
-                "ent_coef": 0.01,
-                "vf_coef": 0.5,
-                "max_grad_norm": 0.5,
-                "policy_kwargs": {"net_arch": {"pi": [128, 128], "vf": [128, 128]}},
-            },
-            "kickstart": {
-                "teacher": "random",
-                "decisions": 0,
-                "batch_size": 2048,
-                "learning_rate": 0.001,
-                "epochs": 1,
-                "teacher_share_end": 0.5,
-                "guidance_steps": 0,
-                "guidance_learning_rate": 0.00003,
-            },
-            "probe": {"steps": 0, "num_players": game.default_players, "games": 400},
-            "play": "best",
-            "init": None,
-            "magnet": {"coef": 0.0, "policy": "average", "rate": 0.01},
-        }
-
 
 _TRAINING_GAMES: dict[str, TrainingGame] = {}
 
@@ -473,7 +392,7 @@ def check_config(config: SelfPlayConfig) -> None:
     """Refuse (ConfigError) a config that is not its game's schema (a run's own config is, when `load_config`
     read it), or a view the game lacks. Checked when the run starts, not per --set: `game` and `view`
     are often set one after the other."""
-    kind = training_game(config.game).config_class
+    kind = run_schema(config.game)[0]
     if type(config) is not kind:
         raise ConfigError(
             f"a {type(config).__name__} cannot train game {config.game!r}, whose runs are {kind.__name__}s: "
