@@ -132,26 +132,47 @@ def test_in_a_short_game_no_opponent_holds_a_card_above_its_rounds():
 
 
 @pytest.mark.parametrize("dtype", ["float32", "uint8"])
-def test_the_features_extractor_reads_float_rows_and_codes_alike(dtype):
+def test_a_policy_with_card_odds_reads_float_rows_and_codes_alike(dtype):
+    """CompactInputPolicy(card_odds=True) reads the odds of the float layout, whether its rows come as
+    float32 or as uint8 codes (which it expands before its features extractor)."""
     from sb3_contrib import MaskablePPO
 
     from miaui_env.integrations.card_odds import CardOddsFeatures
+    from miaui_env.integrations.sb3 import CompactInputPolicy
 
     venv = MiauiSelfPlayVecEnv(4, num_players=4, learner_seats=[0], seed=0, observation_dtype=dtype)
-    kwargs = {"features_extractor_class": CardOddsFeatures, "net_arch": [16]}
-    if dtype == "uint8":
-        from miaui_env.integrations.sb3 import CompactInputPolicy
-
-        model = MaskablePPO(CompactInputPolicy, venv, policy_kwargs=kwargs, n_steps=11, batch_size=44, seed=0, device="cpu")
-    else:
-        model = MaskablePPO("MlpPolicy", venv, policy_kwargs=kwargs, n_steps=11, batch_size=44, seed=0, device="cpu")
+    kwargs = {"card_odds": True, "net_arch": [16]}
+    model = MaskablePPO(CompactInputPolicy, venv, policy_kwargs=kwargs, n_steps=11, batch_size=44, seed=0, device="cpu")
     model.learn(44)
+    assert isinstance(model.policy.features_extractor, CardOddsFeatures) and model.policy.card_odds is True
     rows = venv.reset()
     floats = expand_observations(rows) if dtype == "uint8" else rows
     with torch.no_grad():
-        features = model.policy.features_extractor(torch.as_tensor(rows).float()).numpy()
+        features = model.policy.extract_features(model.policy.floats(torch.as_tensor(rows)), model.policy.features_extractor)
     assert features.shape == (4, OBSERVATION_LAYOUT.size + ODDS_SIZE)
-    assert np.array_equal(features, CardOdds()(torch.from_numpy(floats)).numpy())
+    assert np.array_equal(features.numpy(), CardOdds()(torch.from_numpy(floats)).numpy())
+    if dtype == "uint8":  # codes read as numbers are refused, not taken for the layout
+        with pytest.raises(ValueError, match="out of the observation's bounds"):
+            model.policy.features_extractor(torch.as_tensor(rows).float())
+
+
+def test_a_compact_policy_with_card_odds_saves_and_loads(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from miaui_env.integrations.sb3 import CompactInputPolicy
+
+    venv = MiauiSelfPlayVecEnv(4, num_players=4, learner_seats=[0], seed=0, observation_dtype="uint8")
+    model = MaskablePPO(CompactInputPolicy, venv, policy_kwargs={"card_odds": True, "net_arch": [16]}, n_steps=11, seed=0, device="cpu")
+    model.save(tmp_path / "model.zip")
+    loaded = MaskablePPO.load(tmp_path / "model.zip", device="cpu")
+    assert loaded.policy.card_odds is True
+    rows = venv.reset()
+    with torch.no_grad():
+        ours = model.policy.get_distribution(torch.as_tensor(rows), action_masks=venv.action_masks()).distribution.probs
+        theirs = loaded.policy.get_distribution(torch.as_tensor(rows), action_masks=venv.action_masks()).distribution.probs
+    assert torch.equal(ours, theirs)
+    with pytest.raises(ValueError, match="card_odds=1 must be true or false"):
+        MaskablePPO(CompactInputPolicy, venv, policy_kwargs={"card_odds": 1}, device="cpu")
 
 
 def test_the_features_extractor_refuses_another_game_s_rows():

@@ -88,6 +88,7 @@ class OctopusVariant:
     agents = ("random", "cautious", "risk-aware", "theft-aware", "rival-aware")
     refused: ClassVar[Mapping[str, str]] = MappingProxyType({})
     selfplay_recipe = "octopus-v2"  # configs/octopus-v2.yaml: the octopus game's teacher-free recipe
+    selfplay_overrides: tuple[str, ...] = ()
     length = ", one session"
 
     def spiel_game(self, variant: Any, players: int, view: str) -> Any:
@@ -149,6 +150,9 @@ class MiauiShortGame:
         }
     )
     selfplay_recipe = "default"  # configs/default.yaml: Miaui's teacher-free recipe (its learner and view)
+    # without its card-counting inputs: they price a face-down card and a Jellyfish triple by the whole
+    # game's deck, not a short game's (and the OpenSpiel guide's figures were measured without them)
+    selfplay_overrides = ("ppo.policy_kwargs.card_odds=false",)
     length = ""
 
     def __init__(self) -> None:
@@ -455,7 +459,7 @@ def selfplay_policy(config: ExactConfig) -> tuple[Any, str, float, int]:
     from training.hardware import torch_threads
     from training.ppo import new_learner, ppo_kwargs
 
-    recipe = load_config(config.game.selfplay_recipe)
+    recipe = load_config(config.game.selfplay_recipe, config.game.selfplay_overrides)
     venv = config.game.learner_env(config.variant, config.players, str(recipe.view), config.seed)
     start = time.process_time()
     with torch_threads(1):

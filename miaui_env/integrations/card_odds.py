@@ -1,7 +1,7 @@
 """Card counting as network inputs: the odds a careful Miaui player weighs, computed in torch.
 
-    ppo: {policy_kwargs: {card_odds: true}}                                # a run's config, with the privileged critic
-    ppo: {policy_kwargs: {features_extractor_class: CardOddsFeatures}}     # without it (any MaskablePPO policy)
+    ppo: {policy_kwargs: {card_odds: true}}        # a run's config (PrivilegedCriticPolicy or CompactInputPolicy)
+    MaskablePPO("MlpPolicy", venv, policy_kwargs={"features_extractor_class": CardOddsFeatures})   # float32 rows
 
 A policy network that reads the flat observation must learn, from one-hot cards, what each
 opponent may still hold and how likely each of its own cards is to win each lagoon space: a
@@ -33,7 +33,6 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium
-import numpy as np
 import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
@@ -41,7 +40,8 @@ from torch import nn
 from miaui_env.agents.heuristics import TYPICAL_JELLYFISH, UNKNOWN_FISH_VALUE
 from miaui_env.game.cards import FISH_KINDS, FishKind
 from miaui_env.game.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES, InvalidConfigError
-from miaui_env.integrations.compact_torch import expand_observations_torch
+from miaui_env.observe.compact import CompactError
+from miaui_env.observe.layout import VECTOR_BOUND
 from miaui_env.observe.observation import (
     CARD_DIM,
     COUNT_SCALE,
@@ -174,8 +174,12 @@ class CardOdds(nn.Module):
 
 
 class CardOddsFeatures(BaseFeaturesExtractor):
-    """Features extractor: Miaui's observation (float32, or uint8 codes expanded exactly) followed by
-    its `ODDS_SIZE` odds, for any MaskablePPO policy (`policy_kwargs.features_extractor_class`)."""
+    """Features extractor: Miaui's observation followed by its `ODDS_SIZE` odds, for a MaskablePPO
+    policy (`policy_kwargs.features_extractor_class`; `CompactInputPolicy(card_odds=True)` sets it).
+
+    It reads the float layout. Rows stored as uint8 codes must reach it expanded, as the library's
+    policies expand them (`CompactInputPolicy`, `PrivilegedCriticPolicy`); codes read as numbers
+    would be other inputs entirely, so rows out of the layout's bounds are refused."""
 
     def __init__(self, observation_space: gymnasium.spaces.Box):
         if getattr(observation_space, "shape", None) != (OBSERVATION_LAYOUT.size,):
@@ -184,12 +188,16 @@ class CardOddsFeatures(BaseFeaturesExtractor):
                 f"but the observation space is {observation_space}; use it for Miaui only"
             )
         super().__init__(observation_space, OBSERVATION_LAYOUT.size + ODDS_SIZE)
-        self.codes = observation_space.dtype == np.uint8
         self.odds = CardOdds()
 
     def forward(self, observations: Any) -> Any:
-        """The rows (codes expanded), then their odds."""
-        rows = expand_observations_torch(observations.to(torch.uint8)) if self.codes else observations.float()
+        """The rows, then their odds; CompactError for rows that are codes, not the float layout."""
+        rows = observations.float()
+        if rows.numel() and rows.abs().amax() > VECTOR_BOUND:
+            raise CompactError(
+                f"CardOddsFeatures got rows out of the observation's bounds (|x| <= {VECTOR_BOUND:g}): uint8 codes? "
+                "Train on them with CompactInputPolicy (card_odds=True), which expands them first"
+            )
         return self.odds(rows)
 
 

@@ -81,12 +81,25 @@ class CompactInputPolicy(ExpandsCodes, MaskableActorCriticPolicy):
     """sb3-contrib's masked actor-critic (MaskablePPO's "MlpPolicy") that also takes observations as
     uint8 codes (`observation_dtype="uint8"`), expanded on its device; float32 rows go through as
     they are, so agents and the arena play it from the float layout. The trainers build it for
-    compact tables; its weights are MlpPolicy's, key for key."""
+    compact tables; its weights are MlpPolicy's, key for key. `card_odds` reads Miaui's rows through
+    `miaui_env.integrations.card_odds.CardOddsFeatures` (card counting beside the observation)."""
 
-    def __init__(self, observation_space: gymnasium.spaces.Space[Any], *args: Any, **kwargs: Any):
+    def __init__(self, observation_space: gymnasium.spaces.Space[Any], *args: Any, card_odds: bool = False, **kwargs: Any):
+        if not isinstance(card_odds, bool):
+            raise InvalidConfigError(f"card_odds={card_odds!r} must be true or false (true: the policy reads the card-counting odds too)")
+        if card_odds:
+            from miaui_env.integrations.card_odds import CardOddsFeatures
+
+            if kwargs.get("features_extractor_class") not in (None, CardOddsFeatures):
+                raise InvalidConfigError("card_odds is a features extractor of its own: leave features_extractor_class out")
+            kwargs["features_extractor_class"] = CardOddsFeatures
+        self.card_odds = card_odds
         super().__init__(observation_space, *args, **kwargs)
         if observation_space.shape == (OBSERVATION_LAYOUT.size,):
             self.register_code_tables(COMPACT_SCALE, COMPACT_ZERO)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        return {**super()._get_constructor_parameters(), "card_odds": self.card_odds}
 
 
 class ActionMasksFromObservation(VecEnvWrapper):
