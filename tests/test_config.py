@@ -57,9 +57,11 @@ def test_the_defaults_are_the_yaml_files_typed():
     assert config.opponents.baseline_names == ("counter", "noisy-counter", "greedy", "random", "high", "low", "extremes", "middle")
     assert config.magnet == MagnetConfig(coef=0.05, policy="average", rate=0.01)
     assert config.exploiters.every == 0 and config.exploiter_sizes == (3, 4, 6)  # off; on, at every table size in turn
-    assert config.ppo["learning_rate"] == 1e-3 and config.total_timesteps == 12_000_000  # the recipe study's
-    for shipped in ("v1", "v1-league", "kickstart"):  # the shipped policies' configs train as they trained: at 0.2's rate
-        assert load_config(ROOT / "configs" / f"{shipped}.yaml").ppo["learning_rate"] == 3e-4, shipped
+    assert config.ppo["learning_rate"] == 1e-3 and config.total_timesteps == 10_000_000  # the recipe study's
+    assert config.ppo["policy_kwargs"]["card_odds"] is True  # its second lever
+    for shipped in ("v1", "v1-league", "kickstart"):  # the shipped policies' configs train as they trained: 0.2's rate and inputs
+        shipped_ppo = load_config(ROOT / "configs" / f"{shipped}.yaml").ppo
+        assert shipped_ppo["learning_rate"] == 3e-4 and shipped_ppo["policy_kwargs"]["card_odds"] is False, shipped
     assert config.kickstart.decisions == 0  # no teacher
     assert config.kickstart.guidance_learning_rate == 3e-5 and isinstance(config.kickstart.learning_rate, float)
     assert config.ppo["policy_kwargs"]["net_arch"]["vf"] == (128, 128)
