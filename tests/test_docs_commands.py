@@ -1,7 +1,7 @@
 """Every shell command the README and the docs show starts as written, on a fresh copy of the repository.
 
 tests/test_docs.py runs the cheap marked blocks to their end. The rest are commands of minutes or
-hours (a 12M-step run, a 6,000-game arena, a best response): each runs here, exactly as the page
+hours (a 10M-step run, a 6,000-game arena, a best response): each runs here, exactly as the page
 writes it, in a fresh clone of its own (the tracked files), until it ends or for `STARTUP_SECONDS`. A
 command passes if it ends with status 0 or is still working when stopped: what a user meets first
 (argument parsing, configs, agent specs, shipped policies, files) all happens in that time, and a
