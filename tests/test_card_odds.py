@@ -3,12 +3,15 @@ counter heuristic's compiled kernels on states of real games, and a policy that 
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
 
 import miaui_env
 from miaui_env.agents.heuristics import CountingAgent, GreedyAgent, depth_values, winning_chances
+from miaui_env.game.rules import NUM_DIVER_CARDS
 from miaui_env.integrations.card_odds import ODDS_SIZE, CardOdds, cards_held, catch_chances, space_values
 from miaui_env.integrations.privileged import PrivilegedCriticPolicy
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
@@ -182,3 +185,40 @@ def test_the_features_extractor_refuses_another_game_s_rows():
 
     with pytest.raises(ValueError, match=r"CardOddsFeatures reads Miaui observations of shape \(620,\)"):
         CardOddsFeatures(gymnasium.spaces.Box(0, 1, (100,)))
+
+
+def test_each_opponent_holds_as_many_cards_as_the_observer_in_every_view(states):
+    """R6: every seat plays one card a round, so each opponent at the table holds as many cards as the
+    observer's hand, whatever the view shows of the cards played; an empty seat holds none."""
+    odds = CardOdds()(torch.from_numpy(states)).numpy()
+    left = odds[:, -5:] * NUM_DIVER_CARDS
+    own = states[:, OBSERVATION_LAYOUT.span("hand")].sum(axis=1)
+    seats = states[:, OBSERVATION_LAYOUT.span("seats")].reshape(len(states), 6, SEAT_LAYOUT.size)
+    present = seats[:, 1:, SEAT_LAYOUT.offset("present")] > 0
+    np.testing.assert_allclose(left, np.where(present, own[:, None], 0.0), atol=1e-5)
+
+
+def test_a_run_with_card_odds_loads_as_an_agent_and_keeps_its_inputs(tmp_path):
+    """A privileged-critic run that reads the odds: the library's loader builds that network from its
+    metadata; --resume and init refuse a config whose card_odds differs from the network's."""
+    from miaui_env.agents.loading import load_agent
+    from miaui_env.integrations.privileged import PrivilegedCriticPolicy
+    from training.config import ConfigError, load_config
+    from training.ppo import initial_weights
+    from training.selfplay import train
+
+    smoke = ["privileged_critic=true", "ppo.policy_kwargs.card_odds=true", "kickstart.decisions=0", "device=cpu"]
+    smoke += ["total_timesteps=1500", "evaluation.every=1500", "evaluation.games_per_baseline=20", "opponents.snapshot_every=1500"]
+    run = tmp_path / "run"
+    train(load_config("smoke", smoke), run, show_progress=False)
+    assert json.loads((run / "metadata.json").read_text())["policy"]["kwargs"]["card_odds"] is True
+    agent = load_agent(str(run))
+    network = agent.policy.policy
+    assert isinstance(network, PrivilegedCriticPolicy) and isinstance(network.mlp_extractor.policy_net[0], CardOdds)
+    rows = observed_states({"num_players": 4, "view": "recall"}, games=1)[:8]
+    masks = rows[:, OBSERVATION_LAYOUT.span("hand")]
+    assert all(masks[i, card] > 0 for i, card in enumerate(agent.act(rows, masks)))
+    with pytest.raises(ConfigError, match="trained with card_odds=True"):
+        train(load_config(run / "config.yaml", ["ppo.policy_kwargs.card_odds=false"]), run, resume=True, show_progress=False)
+    with pytest.raises(ConfigError, match=r"trained with card_odds=True, but the run has ppo\.policy_kwargs\.card_odds=False"):
+        initial_weights(load_config("smoke", [*smoke, "ppo.policy_kwargs.card_odds=false", f"init={run}", "view=recall"]))

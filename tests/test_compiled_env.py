@@ -1,7 +1,7 @@
 """The envs run on the compiled engine (one game of `VectorMiaui` behind each env); the pure
 reference rules and encoder stay the definition. Random games of every configuration, played
 through the AEC and the Parallel env and, beside them, through `rules.play_round` and
-`observation.Encoder` on a state of the test's own: every observation, mask, score, winner, round
+`encoder.Encoder` on a state of the test's own: every observation, mask, score, winner, round
 record, reward and global state must be the same at every step. Observations, masks, scores,
 winners and rewards come from the compiled engine; `state()` and the round records the envs build
 by replaying the cards played through the rules, so those check the envs' bookkeeping (the

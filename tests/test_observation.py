@@ -1,4 +1,4 @@
-"""What a seat sees (R5, R11) in the reference encoder (`observation.Encoder`): information-leak
+"""What a seat sees (R5, R11) in the reference encoder (`encoder.Encoder`): information-leak
 properties on perturbed `GameState`s, visibility scenarios, the declared tables and the layout.
 The same properties run on what users get (the envs, the batched engine, the SB3 and Gymnasium
 envs, pictures, the web app, replays) in tests/test_leaks.py."""

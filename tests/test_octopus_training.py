@@ -277,8 +277,21 @@ def test_an_octopus_config_has_no_miaui_keys(overrides, match):
 def test_set_game_starts_from_that_game_s_defaults():
     """`--set game=octopus` on no file reads configs/octopus.yaml, not Miaui's defaults with the game swapped."""
     assert load_config(None, ["game=octopus"]) == load_config(ROOT / "configs" / "octopus.yaml")
-    with pytest.raises(ConfigError, match=r"smoke.yaml: unknown config key 'tables\[0\].open_baskets'"):
+    with pytest.raises(
+        ConfigError, match=r"smoke.yaml \(read as game 'octopus', as --set game= says\): unknown config key 'tables\[0\].open_baskets'"
+    ):
         load_config(ROOT / "configs" / "smoke.yaml", ["game=octopus"])  # a Miaui file is no octopus config
+
+
+def test_the_last_set_game_decides_the_game_whatever_came_before(tmp_path):
+    """The game is read first, then the file and the other overrides in that game's schema: an earlier
+    `--set game=` or the file's own `game` is not checked against another game's tables first."""
+    from training.config import MiauiSelfPlayConfig, SelfPlayConfig
+
+    assert type(load_config(None, ["game=octopus", "game=miaui"])) is MiauiSelfPlayConfig
+    (tmp_path / "named.yaml").write_text("game: miaui\nrun_name: renamed\n")
+    config = load_config(tmp_path / "named.yaml", ["game=octopus"])
+    assert type(config) is SelfPlayConfig and config.game == "octopus" and config.run_name == "renamed"
 
 
 @pytest.mark.parametrize(

@@ -328,9 +328,16 @@ class RunConfig(_Section):
             )
 
     @classmethod
-    def load(cls, path: Path | str | None = None, overrides: Sequence[str] = (), defaults: Path | Mapping[str, Any] | None = None) -> Self:
+    def load(
+        cls,
+        path: Path | str | None = None,
+        overrides: Sequence[str] = (),
+        defaults: Path | Mapping[str, Any] | None = None,
+        game: str | None = None,
+    ) -> Self:
         """The config at `path` (None: the defaults alone) merged onto the defaults (`defaults`, else the
-        class's `DEFAULTS`; a Path, or the data itself), then each `--set` override."""
+        class's `DEFAULTS`; a Path, or the data itself), then each `--set` override. `game`, when given,
+        is the run's game whatever the file says (`load_config` decided it from the file and the overrides)."""
         _check_load_arguments(path, overrides)
         defaults = cls.DEFAULTS if defaults is None else defaults
         schema = _schema(cls)
@@ -340,7 +347,11 @@ class RunConfig(_Section):
         given = _config_data(path)
         if given is not None:
             data = schema.merged(data, given)
-            schema.validated(data, f"{path}: ")
+        if game is not None:
+            data["game"] = game
+        if given is not None:
+            swapped = game is not None and given.get("game", LEGACY_GAME) != game
+            schema.validated(data, f"{path} (read as game {game!r}, as --set game= says): " if swapped else f"{path}: ")
         return cls.from_dict(data).override(*overrides)
 
     def override(self, *overrides: str) -> Self:
@@ -459,11 +470,17 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
         self.check_tables(self.game)
 
     @classmethod
-    def load(cls, path: Path | str | None = None, overrides: Sequence[str] = (), defaults: Path | Mapping[str, Any] | None = None) -> Self:
+    def load(
+        cls,
+        path: Path | str | None = None,
+        overrides: Sequence[str] = (),
+        defaults: Path | Mapping[str, Any] | None = None,
+        game: str | None = None,
+    ) -> Self:
         """As `RunConfig.load`; with no `defaults`, the game's own schema and defaults (`load_config`),
         which must be this class's (ConfigError otherwise)."""
         if defaults is not None:
-            return super().load(path, overrides, defaults)
+            return super().load(path, overrides, defaults, game)
         config = load_config(path, overrides)
         if not isinstance(config, cls):
             raise ConfigError(f"the config names game {config.game!r}, whose runs are {type(config).__name__}s, not {cls.__name__}s")
@@ -690,8 +707,10 @@ def load_config(path: Path | str | None = None, overrides: Sequence[str] = ()) -
     else Miaui), then `path` (None: the game's defaults alone) merged onto that game's defaults in its
     schema (`run_schema`), then `overrides`."""
     _check_load_arguments(path, overrides)
-    kind, defaults = run_schema(_game_named(path, overrides))
-    return kind.load(path, overrides, defaults)
+    game = _game_named(path, overrides)
+    kind, defaults = run_schema(game)
+    rest = [override for override in overrides if not _sets_game(override)]  # the game is decided: the file is read as its
+    return kind.load(path, rest, defaults, game)
 
 
 def _check_load_arguments(path: object, overrides: object) -> None:
@@ -719,11 +738,16 @@ def _game_named(path: Path | str | None, overrides: Sequence[str]) -> str:
     """The game a config names: its last `--set game=...`, else its file's `game`, else Miaui (as 0.1's
     configs, which name none); ConfigError, naming where it was given, for a game the registry lacks."""
     for override in reversed(overrides):
-        key, sep, text = override.partition("=")
-        if sep and key.strip() == "game":
-            return _named_where(text, f"--set {override:.100}: ")
+        if _sets_game(override):
+            return _named_where(override.partition("=")[2], f"--set {override:.100}: ")
     given = _config_data(path)
     return LEGACY_GAME if given is None or "game" not in given else _named_where(given["game"], f"{path}: ")
+
+
+def _sets_game(override: str) -> bool:
+    """Whether a `--set` override is `game=...` (spelled as `overridden` reads a key: no spaces)."""
+    key, sep, _ = override.partition("=")
+    return bool(sep) and key == "game"
 
 
 def _named_where(name: object, source: str) -> str:

@@ -138,6 +138,12 @@ def trained_weights(agent: Agent) -> TrainedWeights | None:
     return None
 
 
+def card_odds(ppo: Mapping[str, Any]) -> bool:
+    """Whether a `ppo` section's policy reads the card-counting odds (`policy_kwargs.card_odds`)."""
+    policy_kwargs = ppo.get("policy_kwargs") or {}
+    return bool(policy_kwargs.get("card_odds", False))
+
+
 def initial_weights(config: SelfPlayConfig, load: Callable[..., Agent] = load_agent) -> TrainedWeights | None:
     """The weights `config.init` names (None without one), loaded by `load` (the run's game's
     loader); ConfigError unless it is a trained MaskablePPO policy that sees the run's view through
@@ -161,6 +167,12 @@ def initial_weights(config: SelfPlayConfig, load: Callable[..., Agent] = load_ag
         raise ConfigError(
             f"config key 'init' is {config.init!r}, trained with privileged_critic={privileged}, but the run has "
             f"privileged_critic={config.privileged_critic}: the inputs differ, so set it to {privileged}"
+        )
+    trained_odds, wanted_odds = bool(weights.policy_kwargs.get("card_odds", False)), card_odds(config.ppo)
+    if trained_odds != wanted_odds:
+        raise ConfigError(
+            f"config key 'init' is {config.init!r}, trained with card_odds={trained_odds}, but the run has "
+            f"ppo.policy_kwargs.card_odds={wanted_odds}: the inputs differ, so set it to {str(trained_odds).lower()}"
         )
     view = getattr(agent, "view", "table")
     if view != config.view:
@@ -188,6 +200,7 @@ def new_learner(
     MaskablePPO until given a magnet."""
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
+    from miaui_env.integrations.card_odds import CardOddsFeatures
     from miaui_env.integrations.compact_torch import ExpandsCodes
     from miaui_env.integrations.privileged import PrivilegedCriticPolicy
     from miaui_env.integrations.sb3 import CompactInputPolicy
@@ -201,11 +214,13 @@ def new_learner(
         if policy is MaskableActorCriticPolicy:  # the same network, key for key
             policy = CompactInputPolicy
         extractor = start.policy_kwargs.get("features_extractor_class")
-        if venv.observation_space.dtype == np.uint8 and (not issubclass(policy, ExpandsCodes) or extractor is not None):
+        # A policy that expands codes hands its extractor the float layout, which CardOddsFeatures reads; another extractor reads codes.
+        reads_floats = extractor is None or extractor is CardOddsFeatures
+        if venv.observation_space.dtype == np.uint8 and (not issubclass(policy, ExpandsCodes) or not reads_floats):
             built = start.policy_class.__name__ + (f" with {getattr(extractor, '__name__', extractor)}" if extractor else "")
             raise ConfigError(
                 f"the starting policy ({built}) cannot read the trainer's uint8 rows: start from a "
-                "MaskablePPO MlpPolicy or a PrivilegedCriticPolicy without a features extractor"
+                "MaskablePPO MlpPolicy or a PrivilegedCriticPolicy, without a features extractor or with CardOddsFeatures"
             )
     elif privileged_critic:
         policy = PrivilegedCriticPolicy

@@ -90,7 +90,7 @@ from training.hardware import check_threads, torch_device, torch_threads
 from training.kickstart import TeacherGuidance, clone_teacher
 from training.magnet import Magnet, MagnetPPO
 from training.opponents import LEAGUE_PREFIXES, Opponents, SnapshotPool, finished_games
-from training.ppo import initial_weights, new_learner, ppo_kwargs
+from training.ppo import card_odds, initial_weights, new_learner, ppo_kwargs
 
 
 def check_run(config: SelfPlayConfig) -> None:
@@ -211,6 +211,13 @@ class Run:
             raise ConfigError(
                 f"privileged_critic={config.privileged_critic} but {directory} was trained with privileged_critic={trained_with}: "
                 "the network's input differs, so a run keeps the critic it started with"
+            )
+        trained_odds = bool(((metadata.get("policy") or {}).get("kwargs") or {}).get("card_odds", False))
+        if trained_odds != card_odds(config.ppo):
+            raise ConfigError(
+                f"ppo.policy_kwargs.card_odds={card_odds(config.ppo)} but {directory} was trained with card_odds={trained_odds} "
+                f"(a run from before card counting joined the default has none): the network's inputs differ, so resume with "
+                f"--set ppo.policy_kwargs.card_odds={str(trained_odds).lower()}"
             )
         tensorboard = str(directory / "tensorboard")
         # A run may move between machines: map_location puts the weights on this run's device.

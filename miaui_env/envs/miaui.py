@@ -13,7 +13,7 @@ so seeds and stacked decks deal what they always dealt. The pure rules stay the 
 `env.game` is a copy of the game's `rules.GameState`, brought up to date from the cards played
 when it is read (as are `state()`, rendering and each info's `round_results`), and a property test plays
 random games of every configuration through both envs beside `rules.play_round` and
-`observation.Encoder`, requiring the same observations, masks, infos, rewards and states at
+`encoder.Encoder`, requiring the same observations, masks, infos, rewards and states at
 every step (tests/test_compiled_env.py).
 
 | | |

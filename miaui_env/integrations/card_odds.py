@@ -15,15 +15,17 @@ The maths is `miaui_env.agents.heuristics`' (its docstring): each space's value 
 card's chance to catch each space, every opponent's card drawn uniformly and independently from
 the cards she has not revealed, Kiti's priorities breaking ties (R6-R8; no catch on a tie in No
 Fighting). In the recall view and Open Baskets every card played is in sight, so the counts are
-exact; from the table view only the last reveal is, and the counts are what is in sight. A short
-game (fewer rounds) deals each hand the cards 1 to its rounds, and the counts know it.
+exact, and the catch chances are the counter's; from the table view only the last reveal is in
+sight, and the chances count only that (as the greedy player's do, less the cards just shown). A short
+game (fewer rounds) deals each hand the cards 1 to its rounds, and the counts know it; a face-down
+card and a Jellyfish triple are priced by the whole game's deck, as the counter prices them.
 
 | feature | size | meaning |
 |---|---|---|
 | `space_value` | 3 | what catching the bottom, middle and top space adds to your score / 15 |
 | `catch_chance` | 12 x 3 | each diver card's chance to catch each space |
 | `expected_catch` | 12 | each card's expected catch (chance times value, summed) / 15 |
-| `cards_left` | 5 | cards each opponent (left of you, clockwise) still holds / 12 |
+| `cards_left` | 5 | cards each opponent (left of you, clockwise) still holds / 12: as many as you (R6) |
 
 `tests/test_card_odds.py` checks every feature against the counter's compiled kernels.
 """
@@ -168,7 +170,8 @@ class CardOdds(nn.Module):
         chances = catch_chances(rows, held)
         expected = (chances * values[:, None, :]).sum(dim=-1)
         present = _piece(rows, "seats", MAX_PLAYERS, _SEAT_SIZE)[:, 1:, SEAT_LAYOUT.offsets["present"]]
-        left = held[:, 1:].sum(dim=-1) * present / NUM_DIVER_CARDS
+        # Every seat plays one card a round (R6): an opponent holds as many cards as the observer, in any view.
+        left = _piece(rows, "hand", NUM_DIVER_CARDS).sum(dim=-1, keepdim=True) * present / NUM_DIVER_CARDS
         odds = torch.cat([values / VALUE_SCALE, chances.flatten(1), expected / VALUE_SCALE, left], dim=1)
         return torch.cat([observations, odds.reshape(*observations.shape[:-1], ODDS_SIZE)], dim=-1)
 

@@ -7,8 +7,8 @@ what: every piece, opponent-row entry and face-down card is shown or hidden as t
 `EncodeTables` say, compiled from `observation`'s declared tables. Every offset they use is looked up
 by name in `observation`'s layouts, once, at import (module globals are compile-time constants to
 numba). Every float they write is computed with the same IEEE operations as
-`observation.features` and `observation.pile_summary` (integer stats divided in float64, then
-rounded to float32), so they agree with `observation.Encoder` to the bit; `tests/test_vector.py`
+`encoder.features` and `encoder.pile_summary` (integer stats divided in float64, then
+rounded to float32), so they agree with `encoder.Encoder` to the bit; `tests/test_vector.py`
 checks it game by game against the pure rules and encoder. For uint8 observations every piece is written as its code
 (`miaui_env.observe.compact`) with no float in between: a card feature's or a pile summary's scale is its
 divisor, so its code is the integer stat plus its zero, and the tables (card features, round
@@ -87,7 +87,7 @@ def encode_games(
     stop: int,
     slot: int = 0,
 ) -> None:
-    """Write every seat's observation of games start to stop - 1 into `obs`, as observation.Encoder
+    """Write every seat's observation of games start to stop - 1 into `obs`, as encoder.Encoder
     does: each game's pieces into scratch slot `slot` (in the observation's dtype), then every
     seat's row assembled from them, then the peeks. Pieces no step changes (table size, variant, absent seats' rows) are left as
     they are."""
@@ -114,7 +114,7 @@ def _card_entries(out: np.ndarray, slot: int, s: int, at: int, stats: np.ndarray
 
 
 def _summary_entries(out: np.ndarray, slot: int, s: int, height: int, stats: np.ndarray, g: int, zero: np.ndarray) -> None:
-    """out[slot, s, pile_summary]: observation.pile_summary of a pile, or its uint8 codes (compiled only)."""
+    """out[slot, s, pile_summary]: encoder.pile_summary of a pile, or its uint8 codes (compiled only)."""
     raise NotImplementedError("compiled by numba only")
 
 
@@ -131,7 +131,7 @@ def _summary_entries_for(out: Any, slot: Any, s: Any, height: Any, stats: Any, g
 
     def floats(out: Any, slot: Any, s: Any, height: Any, stats: Any, g: Any, zero: Any) -> None:
         out[slot, s, _SUMMARY] = np.float32(height / HEIGHT_SCALE)
-        for k in range(CARD_DIM - 1):  # as observation.pile_summary: kind counts, then the value sum
+        for k in range(CARD_DIM - 1):  # as encoder.pile_summary: kind counts, then the value sum
             value = stats[g, s, k] / COUNT_SCALE
             if k == _VALUE:
                 value /= VALUE_SCALE
@@ -194,7 +194,7 @@ def _game_pieces(
     n: int,
     seat_dim: int,
 ) -> None:
-    """Game g's pieces, as observation.Encoder computes them, into scratch slot `slot`: seat rows
+    """Game g's pieces, as encoder.Encoder computes them, into scratch slot `slot`: seat rows
     (absolute seats) as their owner sees them and as the others do (R11's mask), and the lagoon
     as everyone sees it (face-down cards as FACE_DOWN_VISIBILITY declares, R5). Direct indexing throughout: numba's slices
     and array views cost ~100 ns each here."""

@@ -37,13 +37,13 @@ does. A batch seeded s gives slot i the stream of child i of s's seed tree
 `reset(seeds=[s_0, ...])` gives slot i the stream of s_i itself (`seeding.seed_generator`), what the
 env deals after `reset(seed=s_i)` (equal seeds: duplicate deals). `reset(decks=...)` stacks the next deal per
 slot as the env's `options={"deck": ...}` does. `tests/test_vector.py` plays every configuration
-through the engine and, beside it, through `rules.play_round` and `observation.Encoder` on game
+through the engine and, beside it, through `rules.play_round` and `encoder.Encoder` on game
 states of its own, and requires identical observations, masks, rewards, round records, scores
 and winners at every step.
 
 **Loading states.** `load_states(states)` puts one reference `rules.GameState` in each slot (a
 search loads sampled worlds for its playouts; `saved_state.load_state` reads one from a file) and
-returns the observations and masks that `observation.Encoder` shows for those states; `step` plays
+returns the observations and masks that `encoder.Encoder` shows for those states; `step` plays
 on from there, and the games end, and new ones are dealt, as usual. Every state must be a game of
 the engine's config at one round still to be played (lockstep): `vector.loading` checks them,
 naming the slots of any that do not fit, and builds their arrays before anything changes.
@@ -459,7 +459,7 @@ class VectorMiaui:
 
     # -- observations -------------------------------------------------------------------------
     def _encode(self) -> None:
-        """Write every seat's observation into the buffer, exactly as `observation.Encoder` does
+        """Write every seat's observation into the buffer, exactly as `encoder.Encoder` does
         (`encode_kernels.encode`: each game's pieces, their assembly into every seat's row, the peeks, R5)."""
         self._over_games(
             encode_kernels.encode_games,

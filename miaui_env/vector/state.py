@@ -74,7 +74,7 @@ class EncodeTables(NamedTuple):
     """What the encode kernels read and never write. `features`, `round_columns` and `row_zero` are
     in the observation's dtype: float32, or the uint8 codes of `miaui_env.observe.compact`."""
 
-    features: np.ndarray  # (cards + 2, CARD_DIM): observation.features of each card's stats
+    features: np.ndarray  # (cards + 2, CARD_DIM): encoder.features of each card's stats
     stats: np.ndarray  # (cards + 2, stat) int32: as RuleTables.stats
     peek_delta: np.ndarray  # (cards + 2, CARD_DIM) what a peeker adds to a face-down card (R5): its features less
     # HIDDEN's (float32), or for uint8 observations its stats less HIDDEN's (int16: codes move by the stats)
