@@ -271,6 +271,7 @@ def test_a_run_starts_from_the_weights_init_names(tmp_path):
 
     start = load_agent("miaui-ppo-v1")
     overrides = ["init=miaui-ppo-v1", "kickstart.decisions=0", "privileged_critic=true", "total_timesteps=600"]
+    overrides += ["ppo.policy_kwargs.card_odds=false"]  # v1 reads the observation alone
     run = Run(load_config("configs/smoke.yaml", overrides), tmp_path / "fresh", resume=False)
     theirs, ours = start.policy.policy.state_dict(), run.model.policy.state_dict()
     assert type(run.model.policy) is type(start.policy.policy) and theirs.keys() == ours.keys()
@@ -288,6 +289,7 @@ def test_a_run_starts_from_the_weights_init_names(tmp_path):
         (["init=counter", "kickstart.decisions=0"], "'counter', which is not a trained MaskablePPO policy"),
         (["init=miaui-ppo-v1", "kickstart.decisions=0"], "trained with privileged_critic=True, but the run has privileged_critic=False"),
         (["init=miaui-ppo-v0", "kickstart.decisions=0", "view=table"], "sees the 'recall' view, but the run's view is 'table'"),
+        (["init=miaui-ppo-v0", "kickstart.decisions=0"], "trained with card_odds=False, but the run has ppo.policy_kwargs.card_odds=True"),
     ],
 )
 def test_an_init_that_cannot_start_the_run_is_refused(tmp_path, overrides, message):

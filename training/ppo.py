@@ -168,17 +168,17 @@ def initial_weights(config: SelfPlayConfig, load: Callable[..., Agent] = load_ag
             f"config key 'init' is {config.init!r}, trained with privileged_critic={privileged}, but the run has "
             f"privileged_critic={config.privileged_critic}: the inputs differ, so set it to {privileged}"
         )
-    trained_odds, wanted_odds = bool(weights.policy_kwargs.get("card_odds", False)), card_odds(config.ppo)
-    if trained_odds != wanted_odds:
-        raise ConfigError(
-            f"config key 'init' is {config.init!r}, trained with card_odds={trained_odds}, but the run has "
-            f"ppo.policy_kwargs.card_odds={wanted_odds}: the inputs differ, so set it to {str(trained_odds).lower()}"
-        )
     view = getattr(agent, "view", "table")
     if view != config.view:
         raise ConfigError(
             f"config key 'init' is {config.init!r}, which sees the {view!r} view, but the run's view is "
             f"{config.view!r}: set view={view} to start from it"
+        )
+    trained_odds, wanted_odds = bool(weights.policy_kwargs.get("card_odds", False)), card_odds(config.ppo)
+    if trained_odds != wanted_odds:
+        raise ConfigError(
+            f"config key 'init' is {config.init!r}, trained with card_odds={trained_odds}, but the run has "
+            f"ppo.policy_kwargs.card_odds={wanted_odds}: the inputs differ, so set it to {str(trained_odds).lower()}"
         )
     return weights
 
