@@ -73,7 +73,7 @@ from training.config_files import (
     ConfigError as ConfigError,  # the error of every config, where users import it (docs/errors.md)
 )
 from training.config_schema import (
-    _SECTION,
+    SECTION_CONFIG,
     Count,
     Device,
     Flag,
@@ -84,13 +84,13 @@ from training.config_schema import (
     Positive,
     Rate,
     Reward,
+    Section,
     Share,
     Text,
     View,
-    _frozen,
-    _schema,
-    _Section,
+    frozen_copy,
     registered_game,
+    schema_of,
 )
 
 SelfPlayMode = Literal["latest", "mixture", "league"]
@@ -135,8 +135,8 @@ class RunSeeds:
 
 
 # -- the schema ---------------------------------------------------------------------------------
-@dataclass(frozen=True, config=_SECTION)
-class TableConfig(_Section):
+@dataclass(frozen=True, config=SECTION_CONFIG)
+class TableConfig(Section):
     """One table of self-play games: a batch of games of one size (any game's; Miaui's tables name a variant too)."""
 
     num_players: PlayerCount
@@ -161,7 +161,7 @@ class TableConfig(_Section):
         return TableSpec(self.num_players, *self.variant, view, reward)
 
 
-@dataclass(frozen=True, config=_SECTION)
+@dataclass(frozen=True, config=SECTION_CONFIG)
 class MiauiTableConfig(TableConfig):
     """One table of Miaui self-play games: a batch of games of one size and variant."""
 
@@ -181,12 +181,12 @@ def variant_name(open_baskets: bool, no_fighting: bool) -> str:
     return "+".join(name for name, on in (("open_baskets", open_baskets), ("no_fighting", no_fighting)) if on) or "base"
 
 
-@dataclass(frozen=True, config=_SECTION)
-class OpponentsConfig(_Section):
+@dataclass(frozen=True, config=SECTION_CONFIG)
+class OpponentsConfig(Section):
     """Who plays the opponent seats: each episode the non-learner seats of every game go to one agent
     drawn by weight from snapshots of the learner (the pool) and the baselines."""
 
-    weights: Annotated[Mapping[Text, Rate], AfterValidator(_frozen)]
+    weights: Annotated[Mapping[Text, Rate], AfterValidator(frozen_copy)]
     """Draw weight of each agent: `pool` (the snapshots), or a baseline name (random, greedy, counter, ...)."""
     snapshot_every: Positive
     """Learner steps between snapshots joining the pool."""
@@ -217,8 +217,8 @@ class OpponentsConfig(_Section):
         return tuple(name for name in self.weights if name != "pool")
 
 
-@dataclass(frozen=True, config=_SECTION)
-class EvaluationConfig(_Section):
+@dataclass(frozen=True, config=SECTION_CONFIG)
+class EvaluationConfig(Section):
     """Arena evaluation: the learner against duplicate-dealt games with each baseline in the other seats, on
     each variant the run's tables play (`SelfPlayConfig.variants`; an RLlib run's own variant)."""
 
@@ -236,8 +236,8 @@ class EvaluationConfig(_Section):
             raise ConfigError("config key 'evaluation.baselines' is empty; allowed: at least one agent (e.g. [random, counter])")
 
 
-@dataclass(frozen=True, config=_SECTION)
-class KickstartConfig(_Section):
+@dataclass(frozen=True, config=SECTION_CONFIG)
+class KickstartConfig(Section):
     """Kickstarting from a teacher agent (training/kickstart.py): cloning before PPO, guidance during it."""
 
     teacher: Text
@@ -258,8 +258,8 @@ class KickstartConfig(_Section):
     """Adam's learning rate of the guidance."""
 
 
-@dataclass(frozen=True, config=_SECTION)
-class ProbeConfig(_Section):
+@dataclass(frozen=True, config=SECTION_CONFIG)
+class ProbeConfig(Section):
     """An exploitability probe at the end of a run (training/exploit.py): a best response trained
     against the final policy, and how far it rises above the fair share."""
 
@@ -275,8 +275,8 @@ class ProbeConfig(_Section):
         return {"steps": self.steps, "players": self.num_players, "games": self.games}
 
 
-@dataclass(frozen=True, config=_SECTION)
-class MagnetConfig(_Section):
+@dataclass(frozen=True, config=SECTION_CONFIG)
+class MagnetConfig(Section):
     """Magnetic Mirror Descent's magnet (training/magnet.py): `coef * KL(pi || magnet)` in PPO's loss."""
 
     coef: Rate = 0.0
@@ -287,8 +287,8 @@ class MagnetConfig(_Section):
     """average: the share of the way the magnet moves toward the policy after every PPO update."""
 
 
-@dataclass(frozen=True, config=_SECTION)
-class ExploitersConfig(_Section):
+@dataclass(frozen=True, config=SECTION_CONFIG)
+class ExploitersConfig(Section):
     """Exploiters inside the run (PSRO's best responses, AlphaStar's main exploiters; training/exploiters.py)."""
 
     every: Count = 0
@@ -307,8 +307,8 @@ class ExploitersConfig(_Section):
             raise ConfigError("config key 'exploiters.num_players' is empty; allowed: table sizes (e.g. [4, 3, 6]) or null")
 
 
-@dataclass(frozen=True, config=_SECTION)
-class RunConfig(_Section):
+@dataclass(frozen=True, config=SECTION_CONFIG)
+class RunConfig(Section):
     """What every run config has: a name, a seed, and loading from YAML with overrides."""
 
     DEFAULTS: ClassVar[Path]
@@ -340,7 +340,7 @@ class RunConfig(_Section):
         is the run's game whatever the file says (`load_config` decided it from the file and the overrides)."""
         _check_load_arguments(path, overrides)
         defaults = cls.DEFAULTS if defaults is None else defaults
-        schema = _schema(cls)
+        schema = schema_of(cls)
         given_defaults = read_yaml(read_config_text(defaults), f"{defaults}: ") if isinstance(defaults, Path) else defaults
         data = schema.merged(None, copy.deepcopy(dict(given_defaults)))
         schema.validated(data, f"{defaults}: " if isinstance(defaults, Path) else "the game's defaults: ")
@@ -356,7 +356,7 @@ class RunConfig(_Section):
 
     def override(self, *overrides: str) -> Self:
         """A copy with `--set`-style overrides (`"ppo.learning_rate=1e-4"`) applied."""
-        schema, data = _schema(type(self)), self.to_dict()
+        schema, data = schema_of(type(self)), self.to_dict()
         for override in overrides:
             data = schema.overridden(data, override)
             schema.validated(data, f"--set {override:.100}: ")
@@ -427,7 +427,7 @@ class _PlaysTables:
         return tuple(TableSpec(self.evaluation.num_players, *variant, self.view, self.reward) for variant in self.variants)
 
 
-@dataclass(frozen=True, config=_SECTION)
+@dataclass(frozen=True, config=SECTION_CONFIG)
 class SelfPlayConfig(RunConfig, _PlaysTables):
     """A self-play PPO run of any game (training/selfplay.py); each game's defaults file documents each key
     (configs/default.yaml for Miaui, whose runs are `MiauiSelfPlayConfig`s; configs/octopus.yaml).
@@ -515,7 +515,7 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
         return self.exploiters.num_players or tuple(sorted({table.num_players for table in self.tables}))
 
 
-@dataclass(frozen=True, config=_SECTION)
+@dataclass(frozen=True, config=SECTION_CONFIG)
 class MiauiSelfPlayConfig(SelfPlayConfig):
     """A self-play PPO run of Miaui (training/selfplay.py); configs/default.yaml documents each key. Its
     tables name a variant, and it may train a privileged critic and exploiters inside the run."""
@@ -572,7 +572,7 @@ def _check_net_arch(ppo: Mapping[str, Any]) -> None:
                 raise ConfigError(f"config key '{key}' is {thaw(sizes)!r}: layer size {size!r} is not allowed; allowed: {allowed}")
 
 
-@dataclass(frozen=True, config=_SECTION)
+@dataclass(frozen=True, config=SECTION_CONFIG)
 class RLlibConfig(RunConfig, _PlaysTables):
     """An RLlib PPO self-play run (training/rllib_selfplay.py); configs/rllib.yaml documents each key.
     Its tables, opponents, evaluation and probe are spelled as the self-play config's."""
@@ -759,7 +759,7 @@ def _named_where(name: object, source: str) -> str:
 
 def json_schema(kind: type[RunConfig] = MiauiSelfPlayConfig) -> dict[str, Any]:
     """The JSON schema of a run config (each field's docstring its description), for the docs."""
-    return copy.deepcopy(_schema(kind).root)
+    return copy.deepcopy(schema_of(kind).root)
 
 
 def main(argv: list[str] | None = None) -> None:

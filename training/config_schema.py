@@ -1,7 +1,7 @@
 """The schema behind run configs: strict value types, config sections, and one walk of the JSON schema
 that merges files key by key, reads a `--set` value by its key's type and words every refusal.
 
-A section is a frozen pydantic dataclass (`_Section`) with a docstring per field; `_schema(kind)` is
+A section is a frozen pydantic dataclass (`Section`) with a docstring per field; `schema_of(kind)` is
 its JSON schema, walked by key (`_Schema`): what a key holds decides how files merge (sections and
 free mappings key by key, lists and `opponents.weights` whole), how a `--set` text is read, and what
 a `ConfigError` says is allowed. Types are strict: a bool is not a number, 1.5 is not an integer.
@@ -27,12 +27,12 @@ from training.config_files import ConfigError, read_yaml, thaw
 
 
 # -- value types: strict (a bool is not a number, 1.5 is not an integer), ranges in the JSON schema
-def _frozen(value: Any) -> Any:
+def frozen_copy(value: Any) -> Any:
     """Read-only copies of YAML data: mappings as MappingProxyType, lists as tuples."""
     if isinstance(value, Mapping):
-        return types.MappingProxyType({key: _frozen(item) for key, item in value.items()})
+        return types.MappingProxyType({key: frozen_copy(item) for key, item in value.items()})
     if isinstance(value, list | tuple):
-        return tuple(_frozen(item) for item in value)
+        return tuple(frozen_copy(item) for item in value)
     return value
 
 
@@ -51,7 +51,7 @@ Share = Annotated[float, Strict(), Field(ge=0, le=1, allow_inf_nan=False)]
 DEVICE_PATTERN = r"auto|cpu|cuda(:[0-9]+)?"
 """The device names a config or `--device` may give (training/hardware.py)."""
 Device = Annotated[str, Strict(), Field(pattern=f"^({DEVICE_PATTERN})$")]
-FreeSection = Annotated[Mapping[Text, Any], AfterValidator(_frozen)]
+FreeSection = Annotated[Mapping[Text, Any], AfterValidator(frozen_copy)]
 """Another library's keyword arguments: any key, any value, read-only."""
 if TYPE_CHECKING:
     View: TypeAlias = str
@@ -80,10 +80,10 @@ def _inherited_descriptions(schema: dict[str, Any], kind: type[Any]) -> None:
             field["description"] = descriptions[0]
 
 
-_SECTION = ConfigDict(extra="forbid", use_attribute_docstrings=True, json_schema_extra=_inherited_descriptions)
+SECTION_CONFIG = ConfigDict(extra="forbid", use_attribute_docstrings=True, json_schema_extra=_inherited_descriptions)
 
 
-class _Section:
+class Section:
     """A config section: a frozen pydantic dataclass converted to and from plain YAML data."""
 
     def to_dict(self) -> dict[str, Any]:
@@ -95,7 +95,7 @@ class _Section:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
         """The section from plain data, checked: every key known, every value of its type."""
-        schema = _schema(cls)
+        schema = schema_of(cls)
         return typing.cast(Self, schema.validated(schema.merged(None, dict(data))))
 
 
@@ -108,7 +108,7 @@ class _Schema:
     """A config class's JSON schema, walked by key: what each key holds decides how files merge, how a
     `--set` value is read, and what an error message says is allowed."""
 
-    def __init__(self, kind: type[_Section]):
+    def __init__(self, kind: type[Section]):
         self.adapter = TypeAdapter(kind)
         self.root = self.adapter.json_schema()
 
@@ -230,10 +230,10 @@ class _Schema:
         return f"config key {_dotted(location)!r} is {value!r:.80}; allowed: {self.describe(self.at(location))}"
 
 
-_SCHEMAS: dict[type[_Section], _Schema] = {}
+_SCHEMAS: dict[type[Section], _Schema] = {}
 
 
-def _schema(kind: type[_Section]) -> _Schema:
+def schema_of(kind: type[Section]) -> _Schema:
     """The config class's schema (built once)."""
     if kind not in _SCHEMAS:
         _SCHEMAS[kind] = _Schema(kind)
