@@ -88,10 +88,6 @@ class TrainingGame(Protocol):
     """Whether a row can be shown to an agent as another view (Miaui's `as_seen`); if not, a teacher must read the run's view."""
     yardstick_clones: bool
     """Whether a best response may start from a clone of `kickstart.teacher` (the yardstick's init kickstart)."""
-    privileged_critic: bool
-    """Whether its self-play VecEnv can give the critic the global state (`privileged_critic: true`)."""
-    in_run_exploiters: bool
-    """Whether a self-play run can train exploiters as it goes (`exploiters.every` > 0)."""
 
     def load_agent(self, spec: str, seed: int | None = None) -> Agent:
         """The game's agent `spec` names (a built-in, a shipped policy, a checkpoint)."""
@@ -207,8 +203,6 @@ class MiauiGame(RegisteredGame):
     row_dtype = COMPACT
     rows_change_view = True
     yardstick_clones = True  # from a clone of the counter (configs/default.yaml's kickstart.teacher)
-    privileged_critic = True
-    in_run_exploiters = True
 
     gauntlet = staticmethod(gauntlet)  # the Miaui arena's (training/gauntlet.py)
     teacher_rows = staticmethod(own_part)  # a privileged critic's state and compact codes are not the teacher's
@@ -274,8 +268,6 @@ class GamePerRow(RegisteredGame):
     row_dtype = "float32"  # the env's own observation: no compact codes
     rows_change_view = False  # a row is the view it was dealt in
     yardstick_clones = False  # kickstart.teacher's default is Miaui's counter: a best response starts from scratch or the target
-    privileged_critic = False  # no global-state rows for a critic
-    in_run_exploiters = False  # its probe and the yardstick measure it
     cloning_chunk = 64  # games end apart: each chunk's unfinished games teach the policy, not the value
 
     def teacher_rows(self, rows: np.ndarray) -> np.ndarray:

@@ -139,7 +139,8 @@ def trained_weights(agent: Agent) -> TrainedWeights | None:
 
 
 def card_odds(ppo: Mapping[str, Any]) -> bool:
-    """Whether a `ppo` section's policy reads the card-counting odds (`policy_kwargs.card_odds`)."""
+    """Whether a `ppo` section's policy (or a trained network's, as `{"policy_kwargs": its kwargs}`) reads
+    the card-counting odds (`policy_kwargs.card_odds`)."""
     policy_kwargs = ppo.get("policy_kwargs") or {}
     return bool(policy_kwargs.get("card_odds", False))
 
@@ -174,7 +175,7 @@ def initial_weights(config: SelfPlayConfig, load: Callable[..., Agent] = load_ag
             f"config key 'init' is {config.init!r}, which sees the {view!r} view, but the run's view is "
             f"{config.view!r}: set view={view} to start from it"
         )
-    trained_odds, wanted_odds = bool(weights.policy_kwargs.get("card_odds", False)), card_odds(config.ppo)
+    trained_odds, wanted_odds = card_odds({"policy_kwargs": weights.policy_kwargs}), card_odds(config.ppo)
     if trained_odds != wanted_odds:
         raise ConfigError(
             f"config key 'init' is {config.init!r}, trained with card_odds={trained_odds}, but the run has "

@@ -212,7 +212,7 @@ class Run:
                 f"privileged_critic={config.privileged_critic} but {directory} was trained with privileged_critic={trained_with}: "
                 "the network's input differs, so a run keeps the critic it started with"
             )
-        trained_odds = bool(((metadata.get("policy") or {}).get("kwargs") or {}).get("card_odds", False))
+        trained_odds = card_odds({"policy_kwargs": (metadata.get("policy") or {}).get("kwargs")})
         if trained_odds != card_odds(config.ppo):
             raise ConfigError(
                 f"ppo.policy_kwargs.card_odds={card_odds(config.ppo)} but {directory} was trained with card_odds={trained_odds} "
