@@ -222,3 +222,14 @@ def test_a_run_with_card_odds_loads_as_an_agent_and_keeps_its_inputs(tmp_path):
         train(load_config(run / "config.yaml", ["ppo.policy_kwargs.card_odds=false"]), run, resume=True, show_progress=False)
     with pytest.raises(ConfigError, match=r"trained with card_odds=True, but the run has ppo\.policy_kwargs\.card_odds=False"):
         initial_weights(load_config("smoke", [*smoke, "ppo.policy_kwargs.card_odds=false", f"init={run}", "view=recall"]))
+
+
+def test_card_odds_beside_another_features_extractor_is_refused():
+    from sb3_contrib import MaskablePPO
+
+    from miaui_env.integrations.sb3 import CompactInputPolicy, ExpandCompactObservations
+
+    venv = MiauiSelfPlayVecEnv(2, num_players=3, seed=0, observation_dtype="uint8")
+    kwargs = {"card_odds": True, "features_extractor_class": ExpandCompactObservations}
+    with pytest.raises(ValueError, match="card_odds is a features extractor of its own"):
+        MaskablePPO(CompactInputPolicy, venv, policy_kwargs=kwargs, device="cpu")

@@ -526,3 +526,31 @@ def test_an_integer_past_python_s_digit_limit_is_a_config_error(tmp_path):
 def test_load_config_refuses_arguments_of_the_wrong_type(path, overrides, message):
     with pytest.raises(ConfigError, match=message):
         load_config(path, overrides)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "match"),
+    [
+        (("chess", SelfPlayConfig, ROOT / "configs" / "octopus.yaml"), "chess"),
+        (("octopus", dict, ROOT / "configs" / "octopus.yaml"), "kind=<class 'dict'> is not allowed"),
+        (("octopus", SelfPlayConfig, ROOT / "configs" / "no-such.yaml"), "no-such.yaml' is not a YAML file"),
+        (("octopus", SelfPlayConfig, "configs/octopus.yaml"), "is not a YAML file"),
+    ],
+)
+def test_a_run_schema_that_cannot_be_used_is_refused_and_changes_nothing(arguments, match):
+    from training.config import register_run_schema, run_schema
+
+    before = run_schema("octopus")
+    with pytest.raises(ValueError, match=match):
+        register_run_schema(*arguments)
+    assert run_schema("octopus") == before
+
+
+def test_the_schema_command_prints_any_game_s_schema():
+    done = subprocess.run(
+        [sys.executable, "-m", "training.config", "--schema", "selfplay-any-game"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    printed = json.loads(done.stdout)  # (its game enum lacks the tests' own games, registered in this process only)
+    assert done.returncode == 0 and printed["title"] == "SelfPlayConfig"
+    assert printed["properties"].keys() == json_schema(SelfPlayConfig)["properties"].keys()
+    assert "privileged_critic" not in printed["properties"] and "MiauiTableConfig" not in printed["$defs"]

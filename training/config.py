@@ -629,6 +629,10 @@ def register_run_schema(game: str, kind: type[SelfPlayConfig], defaults: Path) -
     """Give the registered game `game` its own run schema and defaults file (a game without one gets
     `SelfPlayConfig` on `defaults_made_of` it)."""
     get_game(game)  # UnknownGameError: the game itself is registered first (miaui_env.games.register)
+    if not (isinstance(kind, type) and issubclass(kind, SelfPlayConfig)):
+        raise ConfigError(f"register_run_schema({game!r}): kind={kind!r:.60} is not allowed; allowed: SelfPlayConfig or a subclass")
+    if not isinstance(defaults, Path) or not defaults.is_file():
+        raise ConfigError(f"register_run_schema({game!r}): defaults={str(defaults)!r:.80} is not a YAML file of every default")
     _RUN_SCHEMAS[game] = (kind, defaults)
 
 
