@@ -13,7 +13,7 @@ import argparse
 from aec_speed import compare  # this script's folder is on sys.path when it runs
 from peers import peer
 
-from miaui_env.octopus.env import env
+from miaui_env.games.octopus.env import env
 
 
 def main() -> None:

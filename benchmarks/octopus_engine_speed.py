@@ -1,4 +1,4 @@
-"""Games/s and decisions/s of the pure octopus rules engine (`miaui_env.octopus.rules`) under
+"""Games/s and decisions/s of the pure octopus rules engine (`miaui_env.games.octopus.rules`) under
 random legal play, for 2, 3 and 4 players: the yardstick for the AEC env and a batched engine later.
 
 Each game is seeded (seed = game number); each decision is drawn uniformly from `legal_decisions`.
@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from miaui_env.octopus.rules import legal_decisions, new_game, step
+from miaui_env.games.octopus.rules import legal_decisions, new_game, step
 
 
 def measure(num_players: int, seconds: float) -> tuple[float, float, float, float]:

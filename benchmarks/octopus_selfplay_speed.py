@@ -7,7 +7,7 @@ Three measurements, each for both VecEnvs at 3 players with every seat a learner
    (painting the canvas and cutting each seat's view), `opponent` (the opponent agent choosing) and
    `python` (the rest: the VecEnv's own loops, masks, infos, autoresets));
 2. MaskablePPO learner steps/s (`learn()`: rollouts and updates) on one CPU thread.
-Octopus rows each own a game (turns are sequential, see `miaui_env.integrations.octopus_selfplay`), so 64 games
+Octopus rows each own a game (turns are sequential, see `miaui_env.games.octopus.selfplay`), so 64 games
 at 3 learner seats are 192 octopus games; Miaui's 64 games hold 3 learner rows each.
 Usage: python benchmarks/octopus_selfplay_speed.py [--seconds 3] [--games 64 256] [--ppo-steps 30000]
 """
@@ -23,11 +23,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from miaui_env.integrations import octopus_selfplay as selfplay
-from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
+from miaui_env.games.octopus import rules, selfplay
+from miaui_env.games.octopus.observation import Painter
+from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
-from miaui_env.octopus import rules
-from miaui_env.octopus.observation import Painter
 
 PARTS = ("engine", "observation", "opponent")
 

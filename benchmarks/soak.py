@@ -28,10 +28,10 @@ import time
 
 import numpy as np
 
+from miaui_env.core.layout import VECTOR_BOUND
 from miaui_env.game.cards import FISH_KINDS, FishKind
 from miaui_env.game.rules import NUM_ROUNDS, GameConfig
-from miaui_env.observe.layout import VECTOR_BOUND
-from miaui_env.octopus import rules as octopus
+from miaui_env.games.octopus import rules as octopus
 from miaui_env.vector import VectorMiaui
 
 

@@ -27,8 +27,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from miaui_env import _interrupts  # noqa: F401  # first: Ctrl-C while one of our commands starts ends it in one line
-from miaui_env.game.cards import DEFAULT_DECK, DeckError, FishCard, FishKind
-from miaui_env.game.rules import GameConfig, IllegalActionError, InvalidConfigError, RoundRecord
+from miaui_env.core.errors import DeckError, IllegalActionError, InvalidConfigError
+from miaui_env.game.cards import DEFAULT_DECK, FishCard, FishKind
+from miaui_env.game.rules import GameConfig, RoundRecord
 from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT
 from miaui_env.registration import GYMNASIUM_ID, PETTINGZOO_ID, register_envs
 from miaui_env.spec import TableKwargs, TableSpec
@@ -36,8 +37,8 @@ from miaui_env.spec import TableKwargs, TableSpec
 if TYPE_CHECKING:
     from miaui_env.envs.miaui import MiauiParallelEnv, env, parallel_env, raw_env
     from miaui_env.envs.single_agent import MiauiSingleAgentEnv
+    from miaui_env.games.octopus.env import octopus_env
     from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
-    from miaui_env.octopus.env import octopus_env
     from miaui_env.vector import VectorMiaui
 
 __version__ = "0.2.0"
@@ -51,7 +52,7 @@ _LAZY = {
     "MiauiSingleAgentEnv": "miaui_env.envs.single_agent",
     "VectorMiaui": "miaui_env.vector",
     "MiauiSelfPlayVecEnv": "miaui_env.integrations.sb3",
-    "octopus_env": "miaui_env.octopus.env",  # the octopus game's AEC env (`miaui_env.octopus.env`)
+    "octopus_env": "miaui_env.games.octopus.env",  # the octopus game's AEC env (`miaui_env.games.octopus.env`)
 }
 
 

@@ -6,7 +6,7 @@ its `main()` can catch anything. So the packages a command lives in (`miaui_env`
 of our commands: `python -m miaui_env.…` or `python -m training.…` (while a `-m` module's parent
 packages load, `sys.argv[0]` is "-m"), or a console script of ours (`miaui-arena`, ...). Importing
 the library from anything else leaves Ctrl-C alone. Once the command's work starts,
-`miaui_env.apps.cli.run_command` hands Ctrl-C back to Python, and the command's own handling
+`miaui_env.core.cli.run_command` hands Ctrl-C back to Python, and the command's own handling
 (a checkpoint, "nothing written") takes over.
 """
 

@@ -34,7 +34,7 @@ def register_pettingzoo_ids(pettingzoo: ModuleType) -> None:
     entries = (
         ("aec", PETTINGZOO_ID, "miaui_env.envs.miaui:env"),
         ("parallel", PETTINGZOO_ID, "miaui_env.envs.miaui:parallel_env"),
-        ("aec", OCTOPUS_PETTINGZOO_ID, "miaui_env.octopus.env:env"),
+        ("aec", OCTOPUS_PETTINGZOO_ID, "miaui_env.games.octopus.env:env"),
     )
     for kind, env_id, entry_point in entries:
         if env_id not in getattr(pettingzoo, f"{kind}_registry"):

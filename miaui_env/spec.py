@@ -9,14 +9,12 @@ pays (the reward) and the observation's dtype. Every constructor (`env`, `parall
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import TypedDict
 
-import numpy as np
-
+from miaui_env.core.errors import REWARDS, InvalidConfigError, check_reward
 from miaui_env.game.cards import DEFAULT_DECK, deck_list, parse_deck
-from miaui_env.game.rules import NUM_ROUNDS, REWARDS, GameConfig, InvalidConfigError, check_reward
+from miaui_env.game.rules import NUM_ROUNDS, GameConfig
 from miaui_env.observe.compact import check_observation_dtype
 from miaui_env.observe.observation import VIEWS, check_view
 
@@ -120,14 +118,3 @@ class TableSpec:
 
 
 __all__ = ["REWARDS", "VIEWS", "TableKwargs", "TableSpec"]
-
-
-def finite_real(value: Any) -> float | None:
-    """`value` as a float if it is a finite real number (Python or numpy, bools excluded); else None."""
-    if isinstance(value, bool | np.bool_ | np.timedelta64) or not isinstance(value, int | float | np.integer | np.floating):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:  # an int beyond float's range, e.g. 10**400
-        return None
-    return number if math.isfinite(number) else None

@@ -375,7 +375,7 @@ def test_a_ragged_multi_table_step_is_refused_by_name_and_changes_nothing():
 
 def test_an_octopus_vec_env_whose_opponent_failed_mid_step_asks_for_a_reset():
     from miaui_env.agents import AgentError, RandomAgent
-    from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
+    from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
 
     class FailsOnCue:
         name = "fails-on-cue"
@@ -394,7 +394,7 @@ def test_an_octopus_vec_env_whose_opponent_failed_mid_step_asks_for_a_reset():
     venv.reset()
     first = np.array([int(np.flatnonzero(mask)[0]) for mask in venv.action_masks()])
     opponent.fail = True
-    with pytest.raises(AgentError, match="played card index 99"):
+    with pytest.raises(AgentError, match="played action index 99"):
         venv.step(first)
     opponent.fail = False
     again = np.array([int(np.flatnonzero(mask)[0]) for mask in venv.action_masks()])

@@ -11,7 +11,8 @@ from helpers import stacked_deck
 import miaui_env
 from miaui_env.agents import RandomAgent, builtin_agents
 from miaui_env.agents.heuristics import CountingAgent, GreedyAgent, depth_values, winning_chances
-from miaui_env.apps.arena import ArenaConfig, gauntlet_significance, play, summarize
+from miaui_env.apps.arena import ArenaConfig, play
+from miaui_env.core.arena import gauntlet_significance, summarize
 from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from miaui_env.vector import VectorMiaui
 

@@ -1,6 +1,6 @@
 """A game that gives only its env and its agents (tests/games/sealed_bids.py) gets the library's
 generic arena, replays, terminal play and self-play trainer (miaui_env.apps.any_game,
-miaui_env.integrations.aec_selfplay, training.games.AnyGame), each through its registry entry."""
+miaui_env.core.selfplay, training.games.AnyGame), each through its registry entry."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from miaui_env.agents import RandomAgent
 from miaui_env.apps import any_game
 from miaui_env.apps.arena import main as arena_main
 from miaui_env.apps.replay import main as replay_main
-from miaui_env.game.rules import InvalidConfigError
+from miaui_env.core.errors import InvalidConfigError
 from miaui_env.games import OPTIONAL_PARTS, Game, GamePartError, get_game, register
 
 ROOT = Path(__file__).parent.parent
@@ -254,7 +254,7 @@ def test_a_game_whose_players_leave_before_its_end_plays_in_the_arena_replays_an
 
 
 def test_the_generic_vecenv_pays_a_row_its_seats_rewards_and_counts_them_in_the_episode_return(stay_or_leave):
-    from miaui_env.integrations.aec_selfplay import AECSelfPlayVecEnv
+    from miaui_env.core.selfplay import AECSelfPlayVecEnv
 
     venv = AECSelfPlayVecEnv("stay_or_leave", 4, num_players=3, learner_seats=[0], seed=0)
     venv.reset()
@@ -283,7 +283,7 @@ def test_an_agent_playing_from_another_view_is_refused_at_a_table_and_the_best_r
 
 
 def test_the_generic_self_play_vecenv_pays_each_row_its_own_seat_s_result():
-    from miaui_env.integrations.aec_selfplay import AECSelfPlayVecEnv
+    from miaui_env.core.selfplay import AECSelfPlayVecEnv
 
     venv = AECSelfPlayVecEnv(GAME, 16, num_players=3, seed=4, learner_seats=[0, 2])
     observations = venv.reset()
@@ -302,7 +302,7 @@ def test_the_generic_self_play_vecenv_pays_each_row_its_own_seat_s_result():
 
 
 def test_the_generic_self_play_vecenv_deals_the_same_games_from_the_same_seed():
-    from miaui_env.integrations.aec_selfplay import AECSelfPlayVecEnv
+    from miaui_env.core.selfplay import AECSelfPlayVecEnv
 
     runs = []
     for _ in range(2):
@@ -365,7 +365,7 @@ def test_the_generic_arena_config_refuses_bad_values_by_name(settings, named):
 
 
 def test_the_generic_vecenv_refuses_bad_settings_and_a_bad_action_changes_nothing():
-    from miaui_env.integrations.aec_selfplay import AECSelfPlayVecEnv
+    from miaui_env.core.selfplay import AECSelfPlayVecEnv
 
     for settings, named in [
         ({"num_games": 0}, "num_games=0"),

@@ -20,12 +20,14 @@ from helpers import SHARED_VICTORY_HIGH_SCORE, SHARED_VICTORY_PUT_BACK, SHARED_V
 from helpers import lowest_card as lowest_policy
 
 from miaui_env.agents import RandomAgent
-from miaui_env.agents.checkpoint import CheckpointVersionError
 from miaui_env.agents.heuristics import GreedyAgent
-from miaui_env.agents.loading import AgentSpecError, load_agent
-from miaui_env.agents.policy import load_sb3_policy
-from miaui_env.apps.arena import ArenaConfig, gauntlet_significance, lineups, main, play, run, summarize, table
-from miaui_env.game.rules import InvalidConfigError
+from miaui_env.agents.loading import load_agent
+from miaui_env.apps.arena import ArenaConfig, main, play, run
+from miaui_env.core.arena import gauntlet_significance, lineups, summarize, table
+from miaui_env.core.checkpoint import CheckpointVersionError
+from miaui_env.core.errors import InvalidConfigError
+from miaui_env.core.loading import AgentSpecError
+from miaui_env.core.policy import load_sb3_policy
 from miaui_env.spec import TableSpec
 from miaui_env.vector import VectorMiaui
 
@@ -403,8 +405,8 @@ def test_an_unknown_game_and_miaui_options_for_the_octopus_game_are_refused(tmp_
 
 
 def test_one_arena_result_serves_both_games_and_names_the_octopus_game_first():
-    from miaui_env.apps import octopus_arena
-    from miaui_env.apps.arena import ArenaResult, table
+    from miaui_env.core.arena import ArenaResult, table
+    from miaui_env.games.octopus import arena as octopus_arena
 
     config = octopus_arena.OctopusArenaConfig(num_players=2, games=4, seed=1)
     result = octopus_arena.run(["random", "cautious"], "pool", config, out=None, show_progress=False)

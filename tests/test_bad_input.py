@@ -22,13 +22,14 @@ from gymnasium.error import ResetNeeded
 import miaui_env
 from miaui_env import DeckError, GameConfig, IllegalActionError, InvalidConfigError
 from miaui_env.agents import AgentError, RandomAgent
-from miaui_env.agents.checkpoint import CheckpointError
-from miaui_env.apps.arena import gauntlet_significance
+from miaui_env.core.arena import gauntlet_significance
+from miaui_env.core.checkpoint import CheckpointError
+from miaui_env.core.errors import final_rewards
+from miaui_env.core.seeding import SeedError
 from miaui_env.display.text import describe_observation
 from miaui_env.envs.miaui import ResetOptionError, ResetOptionWarning, UnknownAgentError
 from miaui_env.envs.single_agent import MiauiSingleAgentEnv
-from miaui_env.game.rules import final_rewards, kiti_seat, new_game, play_round, score
-from miaui_env.game.seeding import SeedError
+from miaui_env.game.rules import kiti_seat, new_game, play_round, score
 from miaui_env.observe.encoder import Encoder
 from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from miaui_env.vector import VectorMiaui
@@ -394,7 +395,7 @@ def test_a_losing_candidate_with_no_spread_is_never_called_significant():
 
 
 def test_few_or_unvarying_sets_give_no_false_precision():
-    from miaui_env.apps.arena import summarize
+    from miaui_env.core.arena import summarize
 
     players, sets = 4, 3
     seats = np.tile(np.arange(players), (sets * players, 1))
@@ -551,7 +552,7 @@ def illegal_cards(observations, masks):
 
 @pytest.mark.parametrize(
     ("policy", "message"),
-    [(float_cards, "dtype float64"), (too_few_cards, "integer card indices"), (illegal_cards, "played card index")],
+    [(float_cards, "dtype float64"), (too_few_cards, "integer action indices"), (illegal_cards, "played action index")],
     ids=["floats", "too few", "illegal"],
 )
 def test_an_agents_malformed_answer_is_named_wherever_it_plays(policy, message):
@@ -692,7 +693,7 @@ def test_without_ray_an_rllib_run_is_refused_naming_the_extra(without_ray, tmp_p
 
 @pytest.mark.parametrize("version", [True, 1.0, "1"])
 def test_a_checkpoint_version_that_only_equals_one_is_refused(tmp_path, version):
-    from miaui_env.agents.checkpoint import CheckpointVersionError, read_metadata
+    from miaui_env.core.checkpoint import CheckpointVersionError, read_metadata
 
     metadata = tmp_path / "metadata.json"
     metadata.write_text(json.dumps({"observation_version": version}))
@@ -701,8 +702,8 @@ def test_a_checkpoint_version_that_only_equals_one_is_refused(tmp_path, version)
 
 
 def test_a_checkpoint_s_game_is_checked_before_that_game_s_layout_version(tmp_path):
-    from miaui_env.agents.checkpoint import CheckpointError, CheckpointSpaceError, CheckpointVersionError, read_metadata
-    from miaui_env.agents.policy import load_sb3_policy
+    from miaui_env.core.checkpoint import CheckpointError, CheckpointSpaceError, CheckpointVersionError, read_metadata
+    from miaui_env.core.policy import load_sb3_policy
     from training.checkpoint import open_checkpoint, saved_game
     from training.config import ConfigError
 
@@ -733,8 +734,8 @@ def test_a_policy_of_another_game_is_refused_at_load_naming_both_spaces(tmp_path
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.wrappers import ActionMasker
 
-    from miaui_env.agents.checkpoint import CheckpointSpaceError
     from miaui_env.agents.loading import load_agent
+    from miaui_env.core.checkpoint import CheckpointSpaceError
 
     cartpole = ActionMasker(gymnasium.make("CartPole-v1"), lambda env: np.ones(2, bool))
     MaskablePPO("MlpPolicy", cartpole, n_steps=16, batch_size=16).save(tmp_path / "model.zip")
@@ -772,7 +773,7 @@ def test_split_mask_refuses_what_is_no_batch_of_observations(given, message):
 
 
 def test_the_octopus_raw_env_says_reset_is_needed_before_agent_iter():
-    from miaui_env.octopus.env import raw_env
+    from miaui_env.games.octopus.env import raw_env
 
     with pytest.raises(ResetNeeded, match=r"reset\(\) before agent_iter\(\)"):
         raw_env().agent_iter()

@@ -51,8 +51,8 @@ def test_the_command_writes_the_card_and_refuses_games_that_do_not_fit_the_field
 
 @pytest.mark.slow
 def test_the_octopus_card_is_the_octopus_arena_s_gauntlet_at_its_table_sizes(tmp_path):
-    from miaui_env.apps.octopus_arena import OctopusArenaConfig
-    from miaui_env.apps.octopus_arena import run as run_octopus
+    from miaui_env.games.octopus.arena import OctopusArenaConfig
+    from miaui_env.games.octopus.arena import run as run_octopus
 
     cells = play_card("rival-aware", ["random", "cautious"], [2, 4], [40], seed=3, show_progress=False, game="octopus")
     assert [(cell.num_players, cell.opponent) for cell in cells] == [(2, "random"), (2, "cautious"), (4, "random"), (4, "cautious")]

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from miaui_env.apps import files
-from miaui_env.apps.files import STAGING, finish_staged, write_together
+from miaui_env.core import files
+from miaui_env.core.files import STAGING, finish_staged, write_together
 
 pytestmark = pytest.mark.slow  # trains, spawns commands or builds: out of the fast loop (docs/contributing.md)
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import miaui_env
-from miaui_env.game.rules import InvalidConfigError
+from miaui_env.core.errors import InvalidConfigError
 from miaui_env.integrations.compact_torch import expand_observations_torch
 from miaui_env.integrations.sb3 import ExpandCompactObservations, MiauiSelfPlayVecEnv
 from miaui_env.observe.compact import (

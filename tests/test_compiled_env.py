@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import miaui_env
-from miaui_env.game.rules import REWARDS, final_rewards, new_game, play_round, scores, winners
+from miaui_env.core.errors import REWARDS, final_rewards
+from miaui_env.game.rules import new_game, play_round, scores, winners
 from miaui_env.observe.compact import compact_observations
 from miaui_env.observe.encoder import Encoder
 from miaui_env.observe.observation import VIEWS

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from miaui_env.game.rules import REWARDS
-from miaui_env.game.seeding import seed_children
+from miaui_env.core.errors import REWARDS
+from miaui_env.core.seeding import seed_children
 from miaui_env.observe.observation import VIEWS
 from miaui_env.spec import TableSpec
 from training.config import (

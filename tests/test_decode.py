@@ -10,13 +10,14 @@ import pytest
 from helpers import stacked_game
 
 from miaui_env.apps.web.tables import seat_table
+from miaui_env.core.errors import InvalidConfigError
 from miaui_env.display import text
 from miaui_env.display.decode import FishTally, LastReveal, ObservationShapeError, decode_observation
 from miaui_env.display.picture import seat_picture
 from miaui_env.display.text import describe_observation, fish_in_words
 from miaui_env.game import rules
 from miaui_env.game.cards import FISH_KINDS, FishCard, FishKind
-from miaui_env.game.rules import GameConfig, GameState, InvalidConfigError, SeagullTheft, play_round
+from miaui_env.game.rules import GameConfig, GameState, SeagullTheft, play_round
 from miaui_env.observe.encoder import Encoder
 from miaui_env.observe.observation import HIDDEN_FEATURE, LAGOON_SLOTS, OBSERVATION_LAYOUT, PILE_SLOTS, VALUE_SCALE
 

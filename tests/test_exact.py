@@ -19,9 +19,9 @@ from open_spiel.python.algorithms import exploitability
 from miaui_env.game.cards import parse_deck
 from miaui_env.game.rules import GameConfig
 from miaui_env.games import get_game
+from miaui_env.games.octopus import observation as octopus_observation
+from miaui_env.games.octopus import rules as octopus
 from miaui_env.integrations.openspiel import OpenSpielError
-from miaui_env.octopus import observation as octopus_observation
-from miaui_env.octopus import rules as octopus
 from training.exact import MIAUI_SHORT_GAMES, ExactConfig, agent_policy, mccfr_row, measure, run, spiel_game, variant_name
 
 TINY = octopus.Variant(species=1, values=(1, 2), octopuses=1, target=1)  # three cards: a tree of a few hundred nodes

@@ -1,5 +1,5 @@
 """Ctrl-C at any moment of a command, its start-up and imports included: one line naming the
-command, exit status 130, no traceback (miaui_env/_interrupts.py, then apps/cli.py's run_command)."""
+command, exit status 130, no traceback (miaui_env/_interrupts.py, then core/cli.py's run_command)."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_a_ctrl_c_dropped_inside_a_ctypes_callback_still_ends_the_command_with_1
     import os
 
     from miaui_env import _interrupts
-    from miaui_env.apps import cli
+    from miaui_env.core import cli
 
     remembered = _interrupts.Remembered()
     monkeypatch.setattr(cli, "hand_interrupts_back", lambda: remembered)

@@ -29,11 +29,11 @@ NOT_LOADED = [
     ("miaui_env.spec", RL_LIBRARIES | {"numba"}),
     ("miaui_env.game.saved_state", RL_LIBRARIES | {"numba"}),
     ("miaui_env.observe.belief", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.octopus.rules", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.octopus.observation", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.octopus", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.aec", {"numba", "torch", "ray"} | SB3),  # both games' env plumbing: PettingZoo, not the batched engine
-    ("miaui_env.octopus.env", {"numba", "torch", "ray"} | SB3),  # the octopus game has no compiled path to load
+    ("miaui_env.games.octopus.rules", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.games.octopus.observation", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.games.octopus", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.core.aec", {"numba", "torch", "ray"} | SB3),  # both games' env plumbing: PettingZoo, not the batched engine
+    ("miaui_env.games.octopus.env", {"numba", "torch", "ray"} | SB3),  # the octopus game has no compiled path to load
     ("miaui_env.agents.search", {"pettingzoo", "torch", "ray"} | SB3),
     ("miaui_env.vector", {"pettingzoo", "torch", "ray"} | SB3),
     ("miaui_env.agents.heuristics", {"pettingzoo", "torch", "ray"} | SB3),
@@ -59,11 +59,11 @@ def test_importing_a_module_loads_nothing_above_it(module, forbidden):
 
 
 def test_the_envs_errors_are_one_set_that_users_import_from_the_miaui_env():
-    import miaui_env.aec
+    import miaui_env.core.aec
     import miaui_env.envs.miaui
 
     for name in ("ResetOptionError", "ResetOptionWarning", "UnknownAgentError", "_CheckedOrderEnforcingWrapper"):
-        assert getattr(miaui_env.envs.miaui, name) is getattr(miaui_env.aec, name), name
+        assert getattr(miaui_env.envs.miaui, name) is getattr(miaui_env.core.aec, name), name
 
 
 def test_the_check_sees_what_a_module_loads():

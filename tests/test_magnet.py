@@ -112,7 +112,7 @@ def test_an_unknown_magnet_is_refused():
 
 
 def test_a_resumed_run_is_pulled_toward_the_magnet_it_saved(tmp_path):
-    from miaui_env.agents.checkpoint import CheckpointError
+    from miaui_env.core.checkpoint import CheckpointError
     from training.config import load_config
     from training.selfplay import Run, train
 

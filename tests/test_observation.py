@@ -17,9 +17,9 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import miaui_env
+from miaui_env.core.layout import Layout, Piece, Sight, UndeclaredVisibilityError
 from miaui_env.game.rules import GameConfig, GameState, LagoonCard, new_game, play_round
 from miaui_env.observe.encoder import Encoder
-from miaui_env.observe.layout import Layout, Piece, Sight, UndeclaredVisibilityError
 from miaui_env.observe.observation import (
     CARD_DIM,
     FACE_DOWN_VISIBILITY,

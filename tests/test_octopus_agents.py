@@ -12,18 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from miaui_env.agents import RandomAgent
-from miaui_env.agents.loading import AgentSpecError
 from miaui_env.apps.arena import main as arena_main
-from miaui_env.apps.arena import summarize
-from miaui_env.apps.octopus_arena import (
-    OctopusArenaConfig,
-    deal,
-    new_games,
-    play,
-    run,
-    schedule,
-)
-from miaui_env.octopus.agents import (
+from miaui_env.core.arena import summarize
+from miaui_env.core.loading import AgentSpecError
+from miaui_env.games.octopus.agents import (
     CautiousAgent,
     RiskAwareAgent,
     RivalAwareAgent,
@@ -36,8 +28,16 @@ from miaui_env.octopus.agents import (
     theft_action,
     theft_mask,
 )
-from miaui_env.octopus.observation import observe
-from miaui_env.octopus.rules import (
+from miaui_env.games.octopus.arena import (
+    OctopusArenaConfig,
+    deal,
+    new_games,
+    play,
+    run,
+    schedule,
+)
+from miaui_env.games.octopus.observation import observe
+from miaui_env.games.octopus.rules import (
     FLIP,
     NO_THEFT,
     OCTOPUS_IDS,

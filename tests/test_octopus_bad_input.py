@@ -16,15 +16,12 @@ import pytest
 import torch
 
 from miaui_env.agents import AgentError
-from miaui_env.apps import octopus_play, octopus_replay
-from miaui_env.apps.octopus_arena import OctopusArenaConfig
+from miaui_env.core.errors import DeckError, IllegalActionError, InvalidConfigError
 from miaui_env.envs.miaui import ResetOptionWarning
-from miaui_env.game.cards import DeckError
-from miaui_env.game.rules import IllegalActionError, InvalidConfigError
-from miaui_env.integrations.octopus_odds import OddsTables, octopus_odds
-from miaui_env.integrations.octopus_odds import leading_opponents as odds_leading_opponents
-from miaui_env.octopus import rules
-from miaui_env.octopus.agents import (
+from miaui_env.games.octopus import play as octopus_play
+from miaui_env.games.octopus import replay as octopus_replay
+from miaui_env.games.octopus import rules
+from miaui_env.games.octopus.agents import (
     CautiousAgent,
     RiskAwareAgent,
     RivalAwareAgent,
@@ -34,7 +31,10 @@ from miaui_env.octopus.agents import (
     load_octopus_agents,
     theft_mask,
 )
-from miaui_env.octopus.env import DiceError, env, raw_env
+from miaui_env.games.octopus.arena import OctopusArenaConfig
+from miaui_env.games.octopus.env import DiceError, env, raw_env
+from miaui_env.games.octopus.odds import OddsTables, octopus_odds
+from miaui_env.games.octopus.odds import leading_opponents as odds_leading_opponents
 
 ROOT = Path(__file__).resolve().parent.parent
 FULL = list(range(rules.NUM_CARDS))
@@ -80,16 +80,16 @@ def test_the_engine_refuses_bad_input_by_name(call, words):
 
 
 def _canvas() -> np.ndarray:
-    from miaui_env.octopus.observation import canvas
+    from miaui_env.games.octopus.observation import canvas
 
     return canvas(rules.new_game(3, seed=1))
 
 
 def _helpers() -> list[tuple[str, Any, str]]:
     from miaui_env.agents import RandomAgent
-    from miaui_env.octopus.agents import success_probability, theft_action
-    from miaui_env.octopus.env import check_action, render_text, table_picture
-    from miaui_env.octopus.observation import counts, observe_canvas
+    from miaui_env.games.octopus.agents import success_probability, theft_action
+    from miaui_env.games.octopus.env import check_action, render_text, table_picture
+    from miaui_env.games.octopus.observation import counts, observe_canvas
 
     mask = np.ones(rules.NUM_ACTIONS, dtype=np.int8)
     rows = np.zeros((2, 306), dtype=np.float32)
@@ -131,8 +131,8 @@ def test_the_helpers_refuse_what_they_cannot_read_by_name(call, words):
 
 
 def test_the_checked_helpers_still_take_numpy_integers():
-    from miaui_env.octopus.agents import success_probability, theft_action
-    from miaui_env.octopus.observation import counts, observe_canvas
+    from miaui_env.games.octopus.agents import success_probability, theft_action
+    from miaui_env.games.octopus.observation import counts, observe_canvas
 
     assert observe_canvas(_canvas(), np.int64(3), np.int64(2), "table").shape == observe_canvas(_canvas(), 3, 2, "table").shape
     assert counts(np.array([0, 1, 65])).sum() == 2  # the octopus (65) is left out
@@ -324,8 +324,9 @@ def test_cautious_takes_a_numpy_int_threshold():
     ids=["a missing model .zip", "a play mode on a built-in"],
 )
 def test_both_games_refuse_a_spec_in_the_same_words(spec, words):
-    from miaui_env.agents.loading import AgentSpecError, load_agent
-    from miaui_env.octopus.agents import load_octopus_agent
+    from miaui_env.agents.loading import load_agent
+    from miaui_env.core.loading import AgentSpecError
+    from miaui_env.games.octopus.agents import load_octopus_agent
 
     for load in (load_agent, load_octopus_agent):
         with pytest.raises(AgentSpecError, match=words):
@@ -423,8 +424,8 @@ def test_replays_refuse_what_they_cannot_record_or_write(call, words):
 def test_a_policy_whose_metadata_names_no_play_mode_is_refused(tmp_path):
     import shutil
 
-    from miaui_env.agents.checkpoint import CheckpointError
-    from miaui_env.octopus.agents import load_octopus_agent
+    from miaui_env.core.checkpoint import CheckpointError
+    from miaui_env.games.octopus.agents import load_octopus_agent
 
     run = tmp_path / "run"
     shutil.copytree(ROOT / "checkpoints" / "octopus-ppo-v1", run, ignore=shutil.ignore_patterns("exploit", "*.png"))

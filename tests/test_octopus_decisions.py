@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from miaui_env.octopus import rules
-from miaui_env.octopus.agents import RandomAgent, RiskAwareAgent
-from miaui_env.octopus.env import decision_mask, play_decision
-from miaui_env.octopus.observation import Painter
+from miaui_env.games.octopus import rules
+from miaui_env.games.octopus.agents import RandomAgent, RiskAwareAgent
+from miaui_env.games.octopus.env import decision_mask, play_decision
+from miaui_env.games.octopus.observation import Painter
 
 
 def test_the_decision_mask_is_the_engine_s_at_every_decision():

@@ -1,4 +1,4 @@
-"""The octopus game's AEC env (`miaui_env.octopus.env`, O1-O12): PettingZoo conformance for 2, 3
+"""The octopus game's AEC env (`miaui_env.games.octopus.env`, O1-O12): PettingZoo conformance for 2, 3
 and 4 players, scenarios on stacked decks and dice (turns, theft masks, rewards, the O12
 truncation), what a seat is shown (O4: the deck's order never, opponents' collections card by card
 only in the recall view, every piece declared), and bad input."""
@@ -16,14 +16,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from miaui_env import DeckError, IllegalActionError, InvalidConfigError
+from miaui_env.core.layout import Layout, Piece, UndeclaredVisibilityError, check_declared
+from miaui_env.core.seeding import SeedError
 from miaui_env.envs.miaui import ResetOptionError, ResetOptionWarning, UnknownAgentError
-from miaui_env.game.seeding import SeedError
-from miaui_env.observe.layout import Layout, Piece, UndeclaredVisibilityError, check_declared
-from miaui_env.octopus import env as env_module
-from miaui_env.octopus import observation as obs_module
-from miaui_env.octopus import rules
-from miaui_env.octopus.env import DiceError, env, raw_env
-from miaui_env.octopus.observation import (
+from miaui_env.games.octopus import env as env_module
+from miaui_env.games.octopus import observation as obs_module
+from miaui_env.games.octopus import rules
+from miaui_env.games.octopus.env import DiceError, env, raw_env
+from miaui_env.games.octopus.observation import (
     OBSERVATION_LAYOUT,
     OPPONENT_ROW_VISIBILITY,
     SEAT_LAYOUT,
@@ -36,7 +36,7 @@ from miaui_env.octopus.observation import (
     observe,
     state_vector,
 )
-from miaui_env.octopus.rules import fish, stacked_deck
+from miaui_env.games.octopus.rules import fish, stacked_deck
 
 pytestmark = pytest.mark.oracle  # the octopus env's proof: API conformance, what each seat may see (O4), rewards
 
@@ -561,7 +561,7 @@ def test_a_variant_env_takes_decks_of_its_cards_only():
 
 
 def test_a_replay_of_a_variant_game_is_refused_rather_than_played_back_as_the_full_game():
-    from miaui_env.apps.octopus_replay import OctopusReplayError, record
+    from miaui_env.games.octopus.replay import OctopusReplayError, record
 
     state = rules.new_game(2, seed=0, variant=SMALL, max_sessions=1)
     while not state.is_over:

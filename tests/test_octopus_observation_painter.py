@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from miaui_env.octopus import env as env_module
-from miaui_env.octopus import rules
-from miaui_env.octopus.env import raw_env
-from miaui_env.octopus.observation import VIEWS, Painter, canvas, observe
-from miaui_env.octopus.rules import stacked_deck
+from miaui_env.games.octopus import env as env_module
+from miaui_env.games.octopus import rules
+from miaui_env.games.octopus.env import raw_env
+from miaui_env.games.octopus.observation import VIEWS, Painter, canvas, observe
+from miaui_env.games.octopus.rules import stacked_deck
 
 pytestmark = pytest.mark.oracle  # the env's fast canvas checked against the reference encoder
 

@@ -1,5 +1,5 @@
-"""The odds features (miaui_env/integrations/octopus_odds.py) against the risk-aware, theft-aware and
-rival-aware players' own maths (miaui_env/octopus/agents.py), which is the reference: both read the
+"""The odds features (miaui_env/games/octopus/odds.py) against the risk-aware, theft-aware and
+rival-aware players' own maths (miaui_env/games/octopus/agents.py), which is the reference: both read the
 same observations."""
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from miaui_env.agents import RandomAgent
-from miaui_env.integrations.octopus_odds import (
+from miaui_env.games.octopus.agents import MAX_SUBSETS, CautiousAgent, RiskAwareAgent, RivalAwareAgent, TheftAwareAgent, flip_odds
+from miaui_env.games.octopus.agents import leading_opponents as agents_leading_opponents
+from miaui_env.games.octopus.observation import OBSERVATION_LAYOUT, observe
+from miaui_env.games.octopus.odds import (
     ODDS_NAMES,
     ODDS_SIZE,
     POINTS_SCALE,
@@ -22,10 +25,7 @@ from miaui_env.integrations.octopus_odds import (
     leading_opponents,
     octopus_odds,
 )
-from miaui_env.octopus.agents import MAX_SUBSETS, CautiousAgent, RiskAwareAgent, RivalAwareAgent, TheftAwareAgent, flip_odds
-from miaui_env.octopus.agents import leading_opponents as agents_leading_opponents
-from miaui_env.octopus.observation import OBSERVATION_LAYOUT, observe
-from miaui_env.octopus.rules import (
+from miaui_env.games.octopus.rules import (
     NO_THEFT,
     OCTOPUS_IDS,
     STOP,
@@ -37,7 +37,7 @@ from miaui_env.octopus.rules import (
     stacked_deck,
     step,
 )
-from miaui_env.octopus.rules import InvalidConfigError as OctopusConfigError
+from miaui_env.games.octopus.rules import InvalidConfigError as OctopusConfigError
 
 COLUMN = {name: i for i, name in enumerate(ODDS_NAMES)}
 

@@ -14,9 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from miaui_env.apps import octopus_replay
-from miaui_env.apps.octopus_play import steal_odds, table
-from miaui_env.apps.octopus_replay import (
+from miaui_env.core.replays import ReplayError
+from miaui_env.games.octopus import replay as octopus_replay
+from miaui_env.games.octopus import rules
+from miaui_env.games.octopus.play import steal_odds, table
+from miaui_env.games.octopus.replay import (
     OctopusReplayError,
     load_replay,
     record,
@@ -25,8 +27,6 @@ from miaui_env.apps.octopus_replay import (
     replay_to_json,
     save_replay,
 )
-from miaui_env.apps.replay import ReplayError
-from miaui_env.octopus import rules
 
 ROOT = Path(__file__).parent.parent
 
@@ -200,9 +200,9 @@ def test_a_whole_game_at_every_table_size_and_its_replay(players, tmp_path):
     assert replay.num_players == players and replay.seed == 5 and replay.players[seat] == "you"
     for other_seat, total in enumerate(replay.totals):
         assert f"player_{other_seat} ({replay.players[other_seat]}): {total}" in out
-    assert f"python -m miaui_env.apps.octopus_replay {path}" in out
+    assert f"python -m miaui_env.games.octopus.replay {path}" in out
     printed = subprocess.run(
-        [sys.executable, "-m", "miaui_env.apps.octopus_replay", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "miaui_env.games.octopus.replay", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert printed.returncode == 0 and "Final totals" in printed.stdout
 

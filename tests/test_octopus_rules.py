@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from miaui_env.octopus.rules import (
+from miaui_env.games.octopus.rules import (
     CARD_SPECIES,
     CARD_VALUES,
     DIE_FACES,

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from miaui_env.agents import AgentError
-from miaui_env.game.rules import IllegalActionError, InvalidConfigError, final_rewards
-from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
-from miaui_env.integrations.sb3 import slot_seeds
-from miaui_env.octopus import rules
-from miaui_env.octopus.env import raw_env
-from miaui_env.octopus.observation import OBSERVATION_LAYOUT, observe
+from miaui_env.core.errors import IllegalActionError, InvalidConfigError, final_rewards
+from miaui_env.core.vec import slot_seeds
+from miaui_env.games.octopus import rules
+from miaui_env.games.octopus.env import raw_env
+from miaui_env.games.octopus.observation import OBSERVATION_LAYOUT, observe
+from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
 
 SEEN = OBSERVATION_LAYOUT.size
 
@@ -365,8 +365,8 @@ def test_octopus_tables_of_several_sizes_step_as_one_vecenv_and_never_mix_with_m
 def test_a_small_variant_s_game_that_ends_before_the_learner_decides_is_dealt_again():
     # Five cards: a game can end on forced moves alone (an octopus, a bust) before the learner's first
     # decision. Such a game is dealt again, so every row always holds a decision and every episode one step.
-    from miaui_env.octopus import rules as octopus_rules
-    from miaui_env.octopus.agents import load_octopus_agent
+    from miaui_env.games.octopus import rules as octopus_rules
+    from miaui_env.games.octopus.agents import load_octopus_agent
 
     tiny = octopus_rules.Variant(species=2, values=(1, 2), octopuses=1, target=1)
     venv = OctopusSelfPlayVecEnv(16, num_players=2, opponent=load_octopus_agent("risk-aware"), max_sessions=1, variant=tiny, seed=0)

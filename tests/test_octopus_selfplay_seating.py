@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from miaui_env.agents import RandomAgent
-from miaui_env.game.rules import InvalidConfigError
-from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
+from miaui_env.core.errors import InvalidConfigError
+from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
 from miaui_env.integrations.sb3 import MultiTableVecEnv
 
 

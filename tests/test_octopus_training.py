@@ -12,11 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from miaui_env.agents.checkpoint import CheckpointError, CheckpointSpaceError, CheckpointVersionError
-from miaui_env.agents.loading import AgentSpecError, load_agent
-from miaui_env.apps.octopus_arena import OctopusArenaConfig, play
-from miaui_env.apps.octopus_replay import load_replay, replay_states
-from miaui_env.octopus.agents import load_octopus_agent
+from miaui_env.agents.loading import load_agent
+from miaui_env.core.checkpoint import CheckpointError, CheckpointSpaceError, CheckpointVersionError
+from miaui_env.core.loading import AgentSpecError
+from miaui_env.games.octopus.agents import load_octopus_agent
+from miaui_env.games.octopus.arena import OctopusArenaConfig, play
+from miaui_env.games.octopus.replay import load_replay, replay_states
 from training.config import ConfigError, load_config
 
 pytestmark = pytest.mark.slow  # trains, spawns commands or builds: out of the fast loop (docs/contributing.md)
@@ -76,7 +77,7 @@ def test_a_small_octopus_run_writes_a_whole_run(small_run):
 
 
 def test_the_league_counts_every_octopus_game_as_it_ends():
-    from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
+    from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
     from miaui_env.integrations.sb3 import MultiTableVecEnv
     from training.opponents import finished_games
 
@@ -355,10 +356,10 @@ def test_the_yardstick_s_default_baselines_are_the_game_s_own():
 
 
 def test_the_shipped_octopus_policy_loads_by_name_plays_and_stays_out_of_miaui_menus():
-    from miaui_env.apps.arena import summarize
     from miaui_env.apps.web.games import policy_choices
-    from miaui_env.integrations.octopus_odds import OctopusOddsFeatures
-    from miaui_env.octopus.agents import shipped_octopus_policies
+    from miaui_env.core.arena import summarize
+    from miaui_env.games.octopus.agents import shipped_octopus_policies
+    from miaui_env.games.octopus.odds import OctopusOddsFeatures
 
     metadata = json.loads((ROOT / "checkpoints" / "octopus-ppo-v1" / "metadata.json").read_text())
     agent = load_octopus_agent("octopus-ppo-v1", seed=0)

@@ -11,12 +11,13 @@ import numpy as np
 import pyspiel
 import pytest
 
+from miaui_env.core.errors import final_rewards
 from miaui_env.envs.miaui import raw_env as miaui_raw_env
 from miaui_env.game.cards import FishKind
-from miaui_env.game.rules import DECK_SIZE, GameConfig, deal, final_rewards, new_game, play_round, scores
+from miaui_env.game.rules import DECK_SIZE, GameConfig, deal, new_game, play_round, scores
+from miaui_env.games.octopus import rules as octopus
+from miaui_env.games.octopus.env import raw_env as octopus_raw_env
 from miaui_env.integrations import openspiel as bridge
-from miaui_env.octopus import rules as octopus
-from miaui_env.octopus.env import raw_env as octopus_raw_env
 
 MIAUI_SETTINGS = [{"players": n} for n in range(3, 7)] + [
     {"players": 4, "open_baskets": True},

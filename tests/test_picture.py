@@ -14,8 +14,10 @@ from pettingzoo.test import render_test
 from stable_baselines3.common.env_util import make_vec_env
 
 import miaui_env
-from miaui_env.display.picture import MissingExtraError, require_pillow, seat_picture, table_picture
-from miaui_env.game.rules import InvalidConfigError, LagoonCard, play_round
+from miaui_env.core.errors import InvalidConfigError
+from miaui_env.core.render import MissingExtraError, require_pillow
+from miaui_env.display.picture import seat_picture, table_picture
+from miaui_env.game.rules import LagoonCard, play_round
 from miaui_env.observe.encoder import Encoder
 
 # Round 1 puts a Lantern at the bottom; whoever catches it peeks round 2's bottom card face-down (R5).

@@ -1,4 +1,4 @@
-"""Policies named, not pickled (miaui_env/agents/policy_spec.py): every shipped policy loads without
+"""Policies named, not pickled (miaui_env/core/policy_spec.py): every shipped policy loads without
 importing any module path its save pickled (the 0.1 paths included), plays exactly as the pickled
 classes do, and a run writes its network's names into its metadata."""
 
@@ -16,8 +16,8 @@ from helpers import OLD_MODULES
 from sb3_contrib import MaskablePPO
 
 from miaui_env.agents.loading import load_agent
-from miaui_env.agents.policy import action_probabilities
-from miaui_env.agents.policy_spec import PolicySpecError, policy_objects, policy_spec
+from miaui_env.core.policy import action_probabilities
+from miaui_env.core.policy_spec import PolicySpecError, policy_objects, policy_spec
 from miaui_env.games import get_game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,9 +70,13 @@ def test_a_policy_loaded_by_its_names_plays_as_the_pickled_one(folder):
     metadata = json.loads((folder / "metadata.json").read_text())
     game = get_game(metadata.get("game", "miaui"))
     named = game.part("load_agent")(str(folder))
-    # Two shipped zips pickle 0.1's path of the privileged critic, gone since 0.3: the comparison
-    # with what they pickled puts it back for this load alone.
-    with mock.patch.dict(sys.modules, {"miaui_env.privileged": importlib.import_module("miaui_env.integrations.privileged")}):
+    # Shipped zips pickle module paths gone since 0.3 (0.1's privileged critic, 0.2's octopus odds):
+    # the comparison with what they pickled puts them back for this load alone.
+    old_paths = {
+        "miaui_env.privileged": importlib.import_module("miaui_env.integrations.privileged"),
+        "miaui_env.integrations.octopus_odds": importlib.import_module("miaui_env.games.octopus.odds"),
+    }
+    with mock.patch.dict(sys.modules, old_paths):
         pickled = MaskablePPO.load(folder / "model.zip", device="cpu")
     assert type(named.policy.policy) is type(pickled.policy)
     env = game.part("env")(num_players=3)
@@ -93,7 +97,7 @@ def test_a_policy_loaded_by_its_names_plays_as_the_pickled_one(folder):
 def test_a_description_round_trips_and_names_nothing_but_names():
     import torch
 
-    from miaui_env.integrations.octopus_odds import OctopusOddsFeatures
+    from miaui_env.games.octopus.odds import OctopusOddsFeatures
     from miaui_env.integrations.privileged import PrivilegedCriticPolicy
 
     spec = policy_spec(PrivilegedCriticPolicy, {"net_arch": {"pi": (64,), "vf": [32]}, "own_size": 620, "activation_fn": torch.nn.ReLU})
@@ -125,7 +129,7 @@ def test_a_checkpoint_whose_description_is_bad_is_refused_as_a_checkpoint(tmp_pa
     import json
     import shutil
 
-    from miaui_env.agents.checkpoint import CheckpointError
+    from miaui_env.core.checkpoint import CheckpointError
 
     folder = tmp_path / "run"
     shutil.copytree(SHIPPED / "miaui-ppo-v1", folder)
@@ -158,7 +162,7 @@ def test_a_0_1_run_that_names_no_network_is_refused_in_one_line_and_loads_once_i
     import json
     import shutil
 
-    from miaui_env.agents.checkpoint import CheckpointError
+    from miaui_env.core.checkpoint import CheckpointError
 
     folder = tmp_path / "old-run"  # a best response saved before 0.2 named networks: its zip pickles miaui_env.privileged
     shutil.copytree(SHIPPED / "miaui-ppo-v1" / "exploit" / "best-response-4p", folder)

@@ -22,20 +22,21 @@ import pytest
 import miaui_env
 import miaui_env.integrations.openspiel  # registers python_miaui and python_octopus
 from miaui_env.agents import AgentError, RandomAgent
-from miaui_env.agents.loading import AgentSpecError, load_agent
-from miaui_env.apps import octopus_replay
+from miaui_env.agents.loading import load_agent
 from miaui_env.apps import replay as miaui_replay
+from miaui_env.core.layout import VectorShapeError
+from miaui_env.core.loading import AgentSpecError
 from miaui_env.game import rules, saved_state
 from miaui_env.game.cards import parse_deck
+from miaui_env.games.octopus import observation as octopus_observation
+from miaui_env.games.octopus import replay as octopus_replay
+from miaui_env.games.octopus import rules as octopus_rules
+from miaui_env.games.octopus.agents import load_octopus_agent
 from miaui_env.integrations.adapters import MASKED_SIZE, split_mask
 from miaui_env.integrations.openspiel import OpenSpielError
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 from miaui_env.observe.encoder import Encoder
-from miaui_env.observe.layout import VectorShapeError
 from miaui_env.observe.observation import OBSERVATION_LAYOUT
-from miaui_env.octopus import observation as octopus_observation
-from miaui_env.octopus import rules as octopus_rules
-from miaui_env.octopus.agents import load_octopus_agent
 from miaui_env.vector import VectorMiaui
 
 ROOT = Path(__file__).parent.parent
@@ -81,7 +82,7 @@ def test_save_state_names_what_is_not_a_state_and_a_folder_that_cannot_be_writte
         saved_state.save_state(a_state(), tmp_path / "missing" / "x.json")
 
 
-@pytest.mark.parametrize("command", ["miaui_env.apps.replay", "miaui_env.apps.octopus_replay"])
+@pytest.mark.parametrize("command", ["miaui_env.apps.replay", "miaui_env.games.octopus.replay"])
 def test_reading_a_pipe_as_a_replay_is_refused_at_once(command, fifo):
     done = subprocess.run([sys.executable, "-m", command, str(fifo)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "is not a regular file (a device, a pipe or a socket)" in done.stderr
@@ -164,7 +165,7 @@ def test_built_in_agents_refuse_observations_that_are_not_finite(batch, name, va
 
 def test_another_game_s_agent_is_not_loaded_as_a_miaui_agent():
     with pytest.raises(AgentSpecError, match=r"is an agent of the octopus game \(--game octopus\); this game needs a Miaui agent"):
-        load_agent("miaui_env.octopus.agents:CautiousAgent")
+        load_agent("miaui_env.games.octopus.agents:CautiousAgent")
     assert load_agent("miaui_env.agents.heuristics:GreedyAgent").act is not None
 
 
@@ -383,7 +384,7 @@ def test_time_span_arrays_and_masked_values_are_no_actions_and_change_nothing():
 
 
 def test_the_vecenvs_refuse_masked_actions_and_a_trusted_flag_that_is_no_bool():
-    from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
+    from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
     from miaui_env.integrations.sb3 import ActionMasksFromObservation
 
     for venv in (MiauiSelfPlayVecEnv(2, num_players=3, learner_seats=[0], seed=0), OctopusSelfPlayVecEnv(2, num_players=2, seed=0)):
@@ -453,7 +454,8 @@ def test_terminate_mode_refuses_what_names_no_action_as_raise_mode_does(make, ac
 
 def test_deck_lists_write_fish_cards_only_and_the_rulebook_deck_written_out_is_the_full_game():
     from miaui_env.apps.arena import ArenaConfig
-    from miaui_env.game.cards import DEFAULT_DECK, DeckError, deck_list
+    from miaui_env.core.errors import DeckError
+    from miaui_env.game.cards import DEFAULT_DECK, deck_list
     from miaui_env.spec import TableSpec
 
     for bad in ("abc", [1, 2, 3], b"ab", {"a": 1}, [], [DEFAULT_DECK[0], "seagull:0"]):

@@ -83,7 +83,7 @@ def _parts(**changed: str) -> dict[str, str]:
         ({"card_players": (2, 7)}, "not all table sizes"),
         ({"parts": {key: value for key, value in _parts().items() if key != "load_agent"}}, r"parts missing \['load_agent'\]"),
         ({"parts": _parts(gif="x:y")}, r"unknown \['gif'\]"),
-        ({"parts": _parts(env="miaui_env.octopus.env.env")}, "not 'module:attribute'"),
+        ({"parts": _parts(env="miaui_env.games.octopus.env.env")}, "not 'module:attribute'"),
     ],
 )
 def test_a_game_description_is_checked_when_made(fields, message):
@@ -130,7 +130,7 @@ def test_a_part_that_cannot_be_imported_is_named():
     broken = dataclasses.replace(get_game("octopus"), name="broken", parts=_parts(env="miaui_env.no_such_module:env"))
     with pytest.raises(GamePartError, match=r"env \(miaui_env.no_such_module:env\) cannot be imported"):
         broken.env()
-    missing = dataclasses.replace(broken, parts=_parts(env="miaui_env.octopus.env:no_such_env"))
+    missing = dataclasses.replace(broken, parts=_parts(env="miaui_env.games.octopus.env:no_such_env"))
     with pytest.raises(GamePartError, match="has no 'no_such_env'"):
         missing.env()
 
@@ -238,8 +238,8 @@ def test_a_file_names_its_game_or_is_miauis(data, game):
 
 
 def test_the_replay_command_shows_each_games_replay_in_its_own_words(tmp_path):
-    from miaui_env.apps.octopus_replay import play_and_record, save_replay
-    from miaui_env.octopus.agents import load_octopus_agent
+    from miaui_env.games.octopus.agents import load_octopus_agent
+    from miaui_env.games.octopus.replay import play_and_record, save_replay
 
     path = save_replay(play_and_record([load_octopus_agent("random", seed=1)], 3, seed=5), tmp_path / "octopus.json")
     command = [sys.executable, "-m", "miaui_env.apps.replay"]
@@ -255,11 +255,11 @@ def test_the_replay_command_shows_each_games_replay_in_its_own_words(tmp_path):
 # The games' own modules may name their game; everything else looks it up.
 OWN_MODULES = (
     "miaui_env/games/",
-    "miaui_env/octopus/",
+    "miaui_env/games/octopus/",
     "miaui_env/apps/octopus_",
-    "miaui_env/apps/web/octopus.py",
+    "miaui_env/games/octopus/web.py",
     "miaui_env/apps/web/games.py",  # the Miaui page's games
-    "miaui_env/integrations/octopus_odds.py",
+    "miaui_env/games/octopus/odds.py",
     "training/games.py",  # each game's trainer hooks, registered by name
 )
 

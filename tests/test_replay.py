@@ -23,7 +23,6 @@ import miaui_env
 from miaui_env.apps.arena import ArenaConfig, run
 from miaui_env.apps.replay import (
     REPLAY_VERSION,
-    ReplayError,
     dealt_deck,
     frames,
     hand_history,
@@ -34,8 +33,10 @@ from miaui_env.apps.replay import (
     replay_to_json,
     save_replay,
 )
+from miaui_env.core.errors import InvalidConfigError
+from miaui_env.core.replays import ReplayError
 from miaui_env.game.cards import DEFAULT_DECK
-from miaui_env.game.rules import GameConfig, InvalidConfigError, new_game, play_round, scores, winners
+from miaui_env.game.rules import GameConfig, new_game, play_round, scores, winners
 from miaui_env.game.saved_state import record_to_dict
 from miaui_env.observe.encoder import Encoder
 from miaui_env.spec import TableSpec
@@ -330,8 +331,8 @@ def test_saved_replays_round_trip_through_files(tmp_path):
 
 
 def test_both_games_replay_files_are_read_and_written_by_one_pair_of_helpers(tmp_path):
-    from miaui_env.apps import octopus_replay
-    from miaui_env.apps.replay import ReplayError, read_replay_file, write_replay_file
+    from miaui_env.core.replays import ReplayError, read_replay_file, write_replay_file
+    from miaui_env.games.octopus import replay as octopus_replay
 
     written = write_replay_file("{}", tmp_path / "new" / "a.json", octopus_replay.OctopusReplayError)
     assert written.read_text() == "{}"

@@ -179,8 +179,8 @@ def test_an_rllib_checkpoint_is_old_or_new_whole_wherever_the_writer_dies(tmp_pa
     """Its folders (algorithm/, policy/) and files are one set: a process killed at any rename of the
     write leaves, once --resume has completed or dropped the staged set, the old checkpoint or the
     new one, never parts of both."""
-    from miaui_env.apps import files
-    from miaui_env.apps.files import STAGING
+    from miaui_env.core import files
+    from miaui_env.core.files import STAGING
     from training.checkpoint import open_checkpoint
 
     real_replace = os.replace

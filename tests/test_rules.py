@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from helpers import SHARED_VICTORY_HIGH_SCORE, SHARED_VICTORY_PUT_BACK, SHARED_VICTORY_ROUNDS, card, play, stacked_deck, stacked_game
 
+from miaui_env.core.errors import final_rewards
 from miaui_env.game.cards import DEFAULT_DECK, FishKind, parse_deck_order
 from miaui_env.game.rules import (
     NUM_ROUNDS,
@@ -17,7 +18,6 @@ from miaui_env.game.rules import (
     JellyfishTriple,
     SeagullTheft,
     deep_priority,
-    final_rewards,
     new_game,
     play_round,
     score,

@@ -19,20 +19,9 @@ from helpers import check_round_arrays, play, stacked_game
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from miaui_env.core.errors import InvalidConfigError, final_rewards
 from miaui_env.game.cards import DEFAULT_DECK, FishCard, FishKind
-from miaui_env.game.rules import (
-    NUM_ROUNDS,
-    GameConfig,
-    GameState,
-    InvalidConfigError,
-    JellyfishTriple,
-    SeagullTheft,
-    final_rewards,
-    new_game,
-    play_round,
-    scores,
-    winners,
-)
+from miaui_env.game.rules import NUM_ROUNDS, GameConfig, GameState, JellyfishTriple, SeagullTheft, new_game, play_round, scores, winners
 from miaui_env.game.saved_state import STATE_FORMAT_VERSION, StateFormatError, load_state, save_state, state_from_dict, state_to_dict
 from miaui_env.observe.encoder import Encoder
 from miaui_env.vector import VectorMiaui

@@ -8,8 +8,10 @@ import pytest
 from miaui_env.agents import RandomAgent, checked_actions
 from miaui_env.agents.loading import load_agent
 from miaui_env.agents.search import RegretMatchingSearchAgent
-from miaui_env.apps.arena import ArenaConfig, play, summarize
-from miaui_env.game.rules import GameConfig, InvalidConfigError, new_game, play_round
+from miaui_env.apps.arena import ArenaConfig, play
+from miaui_env.core.arena import summarize
+from miaui_env.core.errors import InvalidConfigError
+from miaui_env.game.rules import GameConfig, new_game, play_round
 from miaui_env.observe.belief import SeatKnowledge
 from miaui_env.observe.encoder import Encoder
 from miaui_env.vector import VectorMiaui
@@ -122,7 +124,7 @@ def test_bad_search_settings_are_refused(kwargs, message):
     ("spec", "message"), [("search+", "name the prior after 'search\\+'"), ("search+nothing", "'nothing' is not a built-in")]
 )
 def test_a_policy_search_spec_names_a_loadable_prior(spec, message):
-    from miaui_env.agents.loading import AgentSpecError
+    from miaui_env.core.loading import AgentSpecError
 
     with pytest.raises(AgentSpecError, match=message):
         load_agent(spec, seed=0)

@@ -1,4 +1,4 @@
-"""The seed tree (`miaui_env.game.seeding`): every stream the library derives from a seed comes
+"""The seed tree (`miaui_env.core.seeding`): every stream the library derives from a seed comes
 from its functions, and each stays the stream numpy's and Gymnasium's own calls give."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from gymnasium.utils import seeding as gymnasium_seeding
 
-from miaui_env.game.seeding import (
+from miaui_env.core.seeding import (
     SeedError,
     seed_child,
     seed_children,

@@ -16,8 +16,9 @@ import yaml
 
 from miaui_env.agents import RandomAgent
 from miaui_env.agents.loading import load_agent
-from miaui_env.apps.arena import ArenaConfig, play, summarize
+from miaui_env.apps.arena import ArenaConfig, play
 from miaui_env.apps.replay import load_replay
+from miaui_env.core.arena import summarize
 from miaui_env.game.rules import GameConfig
 from training.config import ConfigError, load_config
 
@@ -232,7 +233,7 @@ def test_the_activation_is_named_by_its_torch_class():
 
 
 def test_a_features_extractor_is_named_by_the_library_s_class():
-    from miaui_env.integrations.octopus_odds import OctopusOddsFeatures
+    from miaui_env.games.octopus.odds import OctopusOddsFeatures
     from miaui_env.integrations.sb3 import ExpandCompactObservations
     from training.ppo import ppo_kwargs
 

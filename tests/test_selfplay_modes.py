@@ -118,7 +118,7 @@ def test_league_statistics_no_league_could_write_are_refused(state):
 
 
 def test_a_damaged_league_file_stops_the_resume_with_one_clear_error(tmp_path):
-    from miaui_env.agents.checkpoint import CheckpointError
+    from miaui_env.core.checkpoint import CheckpointError
 
     run = tmp_path / "league"
     config = smoke("league", "total_timesteps=500")
@@ -288,7 +288,7 @@ def test_privileged_features_are_the_state_seen_from_each_seat():
 
 
 def test_privileged_is_a_bool():
-    from miaui_env.game.rules import InvalidConfigError
+    from miaui_env.core.errors import InvalidConfigError
 
     with pytest.raises(InvalidConfigError, match="privileged must be True or False"):
         MiauiSelfPlayVecEnv(2, num_players=3, privileged="yes")

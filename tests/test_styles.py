@@ -7,7 +7,7 @@ import pytest
 
 from miaui_env.agents import AgentError, builtin_agents
 from miaui_env.agents.heuristics import CountingAgent
-from miaui_env.agents.loading import AgentSpecError, load_agent, load_agents
+from miaui_env.agents.loading import load_agent, load_agents
 from miaui_env.agents.styles import (
     STYLE_AGENTS,
     AgentBatchError,
@@ -19,7 +19,8 @@ from miaui_env.agents.styles import (
     rounds_of,
 )
 from miaui_env.apps.web.games import agent_menu
-from miaui_env.game.seeding import seed_children
+from miaui_env.core.loading import AgentSpecError
+from miaui_env.core.seeding import seed_children
 from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from miaui_env.vector import VectorMiaui
 

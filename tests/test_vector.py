@@ -15,16 +15,16 @@ from gymnasium.utils import seeding
 from helpers import check_round_arrays, effects_first_deck, stacked_deck
 
 from miaui_env import IllegalActionError
+from miaui_env.core.errors import REWARDS, final_rewards
+from miaui_env.core.layout import OpponentSight, Shown, Sight
 from miaui_env.game.cards import FISH_KINDS, FishKind, parse_deck_order
 from miaui_env.game.rules import (
     DEAL_UNIFORMS,
     DECK_SIZE,
     NUM_ROUNDS,
-    REWARDS,
     GameConfig,
     GameState,
     deal_from,
-    final_rewards,
     new_game,
     play_round,
     scores,
@@ -33,7 +33,6 @@ from miaui_env.game.rules import (
 from miaui_env.observe import encoder, observation
 from miaui_env.observe.compact import compact_observations
 from miaui_env.observe.encoder import Encoder
-from miaui_env.observe.layout import OpponentSight, Shown, Sight
 from miaui_env.observe.observation import VIEWS
 from miaui_env.vector import VectorMiaui, rule_kernels
 
@@ -388,7 +387,8 @@ def test_trusted_actions_play_as_checked_ones():
     ],
 )
 def test_a_fresh_deal_with_a_hand_that_is_no_hand_is_refused(settings, seat, card, message):
-    from miaui_env.game.rules import InvalidConfigError, new_game
+    from miaui_env.core.errors import InvalidConfigError
+    from miaui_env.game.rules import new_game
 
     engine = VectorMiaui(1, num_players=4, seed=0, **settings)
     state = new_game(engine.config, np.random.default_rng(0))
@@ -465,7 +465,7 @@ def float_round(state):
     ids=["a fish in two places", "a card twice in a fresh deal", "deck index 1.5", "fresh deck index 1.5", "put_back a float", "round 4.0"],
 )
 def test_load_states_refuses_cards_out_of_place_and_floats_and_changes_nothing(rounds, spoil, message):
-    from miaui_env.game.rules import InvalidConfigError
+    from miaui_env.core.errors import InvalidConfigError
 
     engine = VectorMiaui(1, num_players=4, seed=0)
     state = mid_game_state(rounds)
@@ -483,7 +483,7 @@ def test_load_states_refuses_cards_out_of_place_and_floats_and_changes_nothing(r
     ids=["open baskets and no fighting", "no fighting", "open baskets", "another table"],
 )
 def test_restore_refuses_a_snapshot_of_an_engine_with_other_settings_and_changes_nothing(settings):
-    from miaui_env.game.rules import InvalidConfigError
+    from miaui_env.core.errors import InvalidConfigError
 
     engine, other = VectorMiaui(3, seed=0), VectorMiaui(3, seed=1, **settings)
     before = engine_snapshot(engine)
@@ -504,7 +504,8 @@ def test_the_engine_refuses_time_spans_as_actions():
 
 
 def test_load_states_reads_any_integer_cards_and_refuses_a_bool():
-    from miaui_env.game.rules import GameConfig, InvalidConfigError, new_game
+    from miaui_env.core.errors import InvalidConfigError
+    from miaui_env.game.rules import GameConfig, new_game
 
     state = new_game(GameConfig(4), np.random.default_rng(0))
     state.deck = [np.uint64(card) for card in state.deck]  # with the put-back int: numpy would make these floats

@@ -878,7 +878,7 @@ def test_the_replay_shelf_names_players_and_winners(tmp_path):
 
 def test_the_miaui_shelf_leaves_the_octopus_game_s_replays_out(tmp_path):
     from miaui_env.agents import RandomAgent
-    from miaui_env.apps import octopus_replay
+    from miaui_env.games.octopus import replay as octopus_replay
 
     octopus_replay.save_replay(octopus_replay.play_and_record([RandomAgent(0)], 2, seed=1), tmp_path / "replays" / "octopus.json")
     replay = record_replay(GameConfig(num_players=3), [[r, r, (r + 5) % 12 + 1] for r in range(1, 12)], seed=9, players=["ann", "bo", "cy"])

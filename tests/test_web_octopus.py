@@ -19,7 +19,13 @@ from waitress import create_server
 from web_helpers import posted, refused
 
 from miaui_env.agents import RandomAgent
-from miaui_env.apps.octopus_replay import (
+from miaui_env.apps.web import create_app
+from miaui_env.apps.web.app import STATIC
+from miaui_env.apps.web.games import GameStore
+from miaui_env.apps.web.routes import GAMES, SESSION_COOKIE
+from miaui_env.games.octopus import rules
+from miaui_env.games.octopus.agents import load_octopus_agents
+from miaui_env.games.octopus.replay import (
     OctopusReplay,
     describe_event,
     load_replay,
@@ -28,14 +34,8 @@ from miaui_env.apps.octopus_replay import (
     replay_states,
     save_replay,
 )
-from miaui_env.apps.web import create_app
-from miaui_env.apps.web.app import STATIC
-from miaui_env.apps.web.games import GameStore
-from miaui_env.apps.web.octopus import OctopusHumanGame
-from miaui_env.apps.web.routes import GAMES, SESSION_COOKIE
-from miaui_env.octopus import rules
-from miaui_env.octopus.agents import load_octopus_agents
-from miaui_env.octopus.rules import fish, stacked_deck
+from miaui_env.games.octopus.rules import fish, stacked_deck
+from miaui_env.games.octopus.web import OctopusHumanGame
 
 CHROMIUM = "/usr/bin/chromium"
 

@@ -2,7 +2,7 @@
 
 A checkpoint is a run directory's parts (a model file or folder, the config, the evaluations, a
 chart, ...) and its metadata.json, the manifest a reader trusts. `write_checkpoint` replaces them
-all as one (`miaui_env.apps.files.write_together`: staged, marked complete, then moved in, the
+all as one (`miaui_env.core.files.write_together`: staged, marked complete, then moved in, the
 metadata last), so a process killed at any moment leaves the old checkpoint or the new one, never a
 mix; `open_checkpoint` completes (or drops) a set a killed writer was putting in place, then reads
 it. Self-play PPO (model.zip), the RLlib trainer (algorithm/ and policy/) and the exploitability
@@ -18,9 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from miaui_env.agents.checkpoint import CheckpointError, CheckpointGameError, read_metadata
-from miaui_env.apps.files import finish_staged, write_together
-from miaui_env.game.saved_state import MAX_FILE_BYTES, read_bounded
+from miaui_env.core.checkpoint import CheckpointError, CheckpointGameError, read_metadata
+from miaui_env.core.files import MAX_FILE_BYTES, finish_staged, read_bounded, write_together
 from miaui_env.games import LEGACY_GAME, game_of
 from miaui_env.observe.observation import OBSERVATION_VERSION
 from training.config import ConfigError

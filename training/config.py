@@ -56,7 +56,7 @@ import numpy as np
 from pydantic import AfterValidator
 from pydantic.dataclasses import dataclass
 
-from miaui_env.game.seeding import seed_child, seed_int
+from miaui_env.core.seeding import seed_child, seed_int
 from miaui_env.games import LEGACY_GAME, game_names, get_game
 from miaui_env.spec import TableSpec
 from training.config_files import (

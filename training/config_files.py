@@ -24,7 +24,7 @@ from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.representer import SafeRepresenter
 from ruamel.yaml.resolver import VersionedResolver
 
-from miaui_env.game.saved_state import read_bounded
+from miaui_env.core.files import read_bounded
 
 CHECKOUT = Path(__file__).resolve().parent.parent  # the repository, or site-packages when installed
 ROOT = CHECKOUT if (CHECKOUT / "pyproject.toml").is_file() else Path.cwd()  # its checkpoints/ holds new runs

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Self, TypeAlias
 from pydantic import AfterValidator, ConfigDict, Field, Strict, TypeAdapter, ValidationError, WithJsonSchema
 from pydantic_core import ErrorDetails
 
-from miaui_env.agents.loading import PLAY_MODES
-from miaui_env.game.rules import REWARDS
+from miaui_env.core.errors import REWARDS
+from miaui_env.core.loading import PLAY_MODES
 from miaui_env.games import game_names, get_game
 from miaui_env.observe.observation import VIEWS
 from training.config_files import ConfigError, read_yaml, thaw

@@ -37,8 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from miaui_env.apps.cli import check_writable, positive_int, run_command
-from miaui_env.apps.files import replacing, write_rows
+from miaui_env.core.cli import check_writable, positive_int, run_command
+from miaui_env.core.files import replacing, write_rows
 from miaui_env.games import game_of, get_game
 
 # The panels of diagnosis.png: a title, the y axis, and the curves (TensorBoard tags; a tag ending
@@ -81,7 +81,7 @@ def read_curves(run: Path) -> dict[str, list[tuple[int, float]]]:
 def fixed_states(model: Any, game_name: str, view: str, states: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """`states` decisions (observation rows and masks) of the game's default table, every seat played
     by `model` sampling from its policy, in the game's own env; the same for one seed."""
-    from miaui_env.agents.policy import action_probabilities
+    from miaui_env.core.policy import action_probabilities
 
     game = get_game(game_name)
     env = game.env(num_players=game.default_players, view=view)
@@ -111,7 +111,7 @@ def policy_change(run: Path, states: int, seed: int) -> list[dict[str, float]]:
     import torch
     from sb3_contrib import MaskablePPO
 
-    from miaui_env.agents.policy import action_probabilities, load_named_model
+    from miaui_env.core.policy import action_probabilities, load_named_model
 
     snapshots = sorted((run / "pool").glob("step_*.pt"))
     if len(snapshots) < 2:

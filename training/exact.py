@@ -8,7 +8,7 @@ OpenSpiel's exact best responses over the whole game tree, for agents and for an
     python -m training.exact --agents --mccfr-seconds 0 --selfplay-steps 1000000   # self-play, then MCCFR as long
     python -m training.exact --game miaui --agents high --yardstick-steps 200000 --selfplay-steps 200000
 
-The octopus game's small variant (`miaui_env.octopus.rules.Variant`, rulings OV1-OV3) is loaded in
+The octopus game's small variant (`miaui_env.games.octopus.rules.Variant`, rulings OV1-OV3) is loaded in
 OpenSpiel (`python_octopus` with `species`, `values`, `octopuses`, `target`) and played for one
 session (`max_sessions=1`: the tree is finite). A short Miaui game (`GameConfig(rounds=..., deck=...)`,
 rulings MV1-MV3; `--game miaui`, 3 players by default) is `python_miaui` with `rounds` and `deck`,
@@ -59,16 +59,17 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from miaui_env.agents import RandomAgent, reset_agent
-from miaui_env.agents.loading import AgentSpecError
-from miaui_env.apps.cli import check_writable, distinct, non_negative_int, positive_int, run_command
-from miaui_env.apps.files import atomic_write
-from miaui_env.game.cards import DeckError, deck_list, parse_deck
-from miaui_env.game.rules import NUM_DIVER_CARDS, GameConfig, InvalidConfigError
+from miaui_env.core.agents import RandomAgent, reset_agent
+from miaui_env.core.cli import check_writable, distinct, non_negative_int, positive_int, run_command
+from miaui_env.core.errors import DeckError, InvalidConfigError
+from miaui_env.core.files import atomic_write
+from miaui_env.core.loading import AgentSpecError
+from miaui_env.game.cards import deck_list, parse_deck
+from miaui_env.game.rules import NUM_DIVER_CARDS, GameConfig
 from miaui_env.games import get_game
+from miaui_env.games.octopus import observation as octopus_observation
+from miaui_env.games.octopus import rules as octopus
 from miaui_env.observe.observation import OBSERVATION_LAYOUT
-from miaui_env.octopus import observation as octopus_observation
-from miaui_env.octopus import rules as octopus
 
 TIE = 1e-9  # greedy's and counter's scores this close are a tie, which they break uniformly at random
 MIAUI_DECK = "emperor_tuna:10*6 jellyfish:-10*4"  # the three-round game's ten fish, the command's default
@@ -107,7 +108,7 @@ class OctopusVariant:
     def learner_env(self, variant: Any, players: int, view: str, seed: int, opponent: Any = None) -> Any:
         """A learner's VecEnv on the variant, one session long: a learner seat of every game, the
         others `opponent`'s (None: random until `seat_pool`)."""
-        from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
+        from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
 
         return OctopusSelfPlayVecEnv(
             256, num_players=players, opponent=opponent, view=view, reward="win", max_sessions=1, variant=variant, seed=seed
@@ -454,7 +455,7 @@ def selfplay_policy(config: ExactConfig) -> tuple[Any, str, float, int]:
     the CPU seconds it took and the steps it trained (whole rollouts: at least `selfplay_steps`)."""
     import copy
 
-    from miaui_env.agents.policy import PolicyAgent
+    from miaui_env.core.policy import PolicyAgent
     from training.config import load_config
     from training.hardware import torch_threads
     from training.ppo import new_learner, ppo_kwargs

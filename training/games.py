@@ -24,13 +24,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from miaui_env.agents import Agent, Policy, as_seen, reset_agent
+from miaui_env.agents import as_seen
 from miaui_env.apps.any_game import AnyArenaConfig
-from miaui_env.apps.octopus_arena import OctopusArenaConfig
+from miaui_env.core.agents import Agent, Policy, reset_agent
+from miaui_env.core.selfplay import AECSelfPlayVecEnv
 from miaui_env.game.rules import NUM_ROUNDS
 from miaui_env.games import Game, UnknownGameError, get_game
-from miaui_env.integrations.aec_selfplay import AECSelfPlayVecEnv
-from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
+from miaui_env.games.octopus.arena import OctopusArenaConfig
+from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 from miaui_env.spec import TableSpec
 from training.config import RunSeeds, SelfPlayConfig, run_schema, variant_name

@@ -1,6 +1,6 @@
 """The evaluation gauntlet every trainer measures with, and the one chart of measures over training.
 
-A gauntlet is an arena run (miaui_env.apps.arena; the octopus game's, miaui_env.apps.octopus_arena;
+A gauntlet is an arena run (miaui_env.apps.arena; the octopus game's, miaui_env.games.octopus.arena;
 any other game's, miaui_env.apps.any_game)
 of a learner against n-1 copies of one opponent, dealt in duplicate sets so that every seat meets
 every deal. Self-play PPO evaluates its learner
@@ -22,18 +22,20 @@ from pathlib import Path
 
 import numpy as np
 
-from miaui_env.agents import Agent, Policy, agent_name
 from miaui_env.agents.loading import load_agent
-from miaui_env.apps import any_game, octopus_arena
+from miaui_env.apps import any_game
 from miaui_env.apps.any_game import AnyArenaConfig
-from miaui_env.apps.arena import ArenaConfig, SampleGames, gauntlet_significance, play, summarize
-from miaui_env.apps.files import replacing
-from miaui_env.apps.octopus_arena import OctopusArenaConfig
-from miaui_env.apps.octopus_replay import play_and_record
-from miaui_env.apps.octopus_replay import save_replay as save_octopus_replay
+from miaui_env.apps.arena import ArenaConfig, SampleGames, play
 from miaui_env.apps.replay import record_replay, save_replay
+from miaui_env.core.agents import Agent, Policy, agent_name
+from miaui_env.core.arena import gauntlet_significance, summarize
+from miaui_env.core.files import replacing
 from miaui_env.games import get_game
-from miaui_env.octopus.agents import load_octopus_agent
+from miaui_env.games.octopus import arena as octopus_arena
+from miaui_env.games.octopus.agents import load_octopus_agent
+from miaui_env.games.octopus.arena import OctopusArenaConfig
+from miaui_env.games.octopus.replay import play_and_record
+from miaui_env.games.octopus.replay import save_replay as save_octopus_replay
 from miaui_env.spec import TableSpec
 from training.config import ConfigError, EvaluationConfig, ProbeConfig, RunSeeds
 

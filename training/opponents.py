@@ -25,15 +25,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from miaui_env.agents import Agent, Policy, agent_name, as_policy, reset_agent
-from miaui_env.agents.checkpoint import CheckpointError
-from miaui_env.agents.policy import PolicyAgent
-from miaui_env.apps.files import replacing
-from miaui_env.game.saved_state import MAX_FILE_BYTES, read_bounded
+from miaui_env.core.agents import Agent, Policy, agent_name, as_policy, reset_agent
+from miaui_env.core.checkpoint import CheckpointError
+from miaui_env.core.files import MAX_FILE_BYTES, read_bounded, replacing
+from miaui_env.core.policy import PolicyAgent
 
 if TYPE_CHECKING:
-    from miaui_env.integrations.aec_selfplay import AECSelfPlayVecEnv
-    from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
+    from miaui_env.core.selfplay import AECSelfPlayVecEnv
+    from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
     from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
     from training.config import OpponentsConfig
 

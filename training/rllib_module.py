@@ -26,7 +26,7 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.models.base import ENCODER_OUT
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from miaui_env.game.rules import InvalidConfigError
+from miaui_env.core.errors import InvalidConfigError
 
 PRIVILEGED = "privileged"
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from miaui_env.apps.files import replacing
+from miaui_env.core.files import replacing
 from training.config import OpponentsConfig
 from training.opponents import SNAPSHOT_PREFIX, GameResult, Opponents, SnapshotPool
 from training.rllib_env import LEARNER

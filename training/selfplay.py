@@ -72,12 +72,12 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
-from miaui_env.agents import Agent, Policy, agent_name
-from miaui_env.agents.checkpoint import CheckpointError
-from miaui_env.agents.policy import PolicyAgent, load_named_model
-from miaui_env.agents.policy_spec import policy_spec
-from miaui_env.apps.cli import check_writable, half_width, run_command
-from miaui_env.apps.files import atomic_write, write_rows
+from miaui_env.core.agents import Agent, Policy, agent_name
+from miaui_env.core.checkpoint import CheckpointError
+from miaui_env.core.cli import check_writable, half_width, run_command
+from miaui_env.core.files import atomic_write, write_rows
+from miaui_env.core.policy import PolicyAgent, load_named_model
+from miaui_env.core.policy_spec import policy_spec
 from miaui_env.integrations.sb3 import MultiTableVecEnv
 from training import exploit
 from training.checkpoint import naming_a_full_disk, open_checkpoint, saved_game, write_checkpoint

@@ -32,8 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from miaui_env.apps.cli import check_writable, distinct, half_width, non_negative_int, positive_int, run_command
-from miaui_env.apps.files import atomic_write, write_rows
+from miaui_env.core.cli import check_writable, distinct, half_width, non_negative_int, positive_int, run_command
+from miaui_env.core.files import atomic_write, write_rows
 from training.config import ConfigError, load_config
 from training.gauntlet import Curve, plot_curves
 

@@ -25,9 +25,9 @@ import numpy as np
 from numba import njit
 
 from miaui_env.agents import checked_batch
+from miaui_env.core.seeding import Seed, seed_generator
 from miaui_env.game.cards import DEFAULT_DECK, FISH_KINDS, FishKind
 from miaui_env.game.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
-from miaui_env.game.seeding import Seed, seed_generator
 from miaui_env.observe.observation import (
     CARD_DIM,
     COUNT_SCALE,

@@ -33,70 +33,31 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import json
-import re
-from collections.abc import Callable, Collection, Mapping, Sequence
-from importlib import resources
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
-from miaui_env.agents import Agent, as_agent, builtin_agents
-from miaui_env.agents.checkpoint import check_policy_spaces, read_metadata
-from miaui_env.agents.policy import PolicyAgent, load_rllib_policy, load_sb3_policy
-from miaui_env.game.saved_state import MAX_FILE_BYTES, read_bounded
-from miaui_env.game.seeding import check_seed, seed_children, seed_int
-from miaui_env.games import LEGACY_GAME, game_of, game_of_agents_module
+import gymnasium
 
-
-def _shipped_policies() -> Path:
-    """The installed package's shipped policies (a wheel's miaui_env/agents/shipped/), else the checkout's checkpoints/."""
-    packaged = resources.files("miaui_env.agents") / "shipped"
-    return packaged if isinstance(packaged, Path) and packaged.is_dir() else Path(__file__).resolve().parents[2] / "checkpoints"
-
-
-SHIPPED_POLICIES = _shipped_policies()
-_Loaded = TypeVar("_Loaded")  # an agent of any type, returned as given
-
-
-def shipped_policy_names(game: str = LEGACY_GAME, policies: Path | None = None) -> list[str]:
-    """The names of the policies in `policies` (default SHIPPED_POLICIES) trained on `game`: each
-    folder with a model.zip whose metadata.json names that game (a checkpoint that names none is Miaui's)."""
-    names = []
-    for model in sorted(Path(policies or SHIPPED_POLICIES).glob("*/model.zip")):
-        try:
-            metadata = json.loads(read_bounded(model.parent / "metadata.json", MAX_FILE_BYTES, ValueError, "a run's metadata"))
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(metadata, dict) and game_of(metadata) == game:
-            names.append(model.parent.name)
-    return names
-
-
-PLAY_MODES = {"best": True, "sample": False}  # a trained policy's `@mode` suffix: is its play deterministic?
-_ALLOWED_MODES = ", ".join(f"@{name}" for name in PLAY_MODES)
-_MODE_SUFFIX = re.compile(r"@(\w*)")  # after the last @: a word (a path's tail has a '/' or a '.', a callable has no '@')
-
+from miaui_env.agents import builtin_agents
+from miaui_env.core.agents import Agent, as_agent
+from miaui_env.core.checkpoint import CheckpointSpaceError, space_name
+from miaui_env.core.loading import (
+    SHIPPED_POLICIES,
+    AgentSpecError,
+    names_a_file,
+    policy_path,
+    refuse_play_mode_on_builtin,
+    split_play_mode,
+    with_play_mode,
+)
+from miaui_env.core.policy import PolicyAgent, load_rllib_policy, load_sb3_policy
+from miaui_env.core.seeding import check_seed, seed_children, seed_int
+from miaui_env.game.rules import NUM_DIVER_CARDS
+from miaui_env.games import game_of_agents_module
+from miaui_env.observe.observation import OBSERVATION_LAYOUT
 
 SEARCH_PREFIX = "search+"  # search+PRIOR: the search agent with PRIOR's play as its warm start
-
-
-class AgentSpecError(ValueError):
-    """An agent spec that names nothing we can load."""
-
-
-def split_play_mode(spec: str) -> tuple[str, str | None]:
-    """`spec` without its `@mode` suffix, and the mode (None without one); AgentSpecError for a mode
-    that is not one of PLAY_MODES. A spec that exists as a path has no suffix."""
-    at = spec.rfind("@")
-    suffix = _MODE_SUFFIX.fullmatch(spec, at) if at >= 0 else None
-    if suffix is None or names_a_file(spec, Path.exists):
-        return spec, None
-    base, mode = spec[:at], suffix.group(1)
-    if mode not in PLAY_MODES:
-        raise AgentSpecError(f"agent {spec!r}: unknown play mode {mode!r}; play modes are {_ALLOWED_MODES} (and no path {spec!r} exists)")
-    if not base:
-        raise AgentSpecError(f"agent {spec!r}: a play mode follows a trained policy's spec, e.g. miaui-ppo-v0{spec}")
-    return base, mode
 
 
 def load_agent(spec: str, seed: int | None = None) -> Agent:
@@ -109,80 +70,6 @@ def load_agent(spec: str, seed: int | None = None) -> Agent:
     base, mode = split_play_mode(spec)
     refuse_play_mode_on_builtin(spec, base, mode, builtin_agents())  # before anything is loaded
     return with_play_mode(_load(base, seed), spec, base, mode)
-
-
-def load_game_agent(
-    game: str,
-    spec: str,
-    seed: int | None,
-    built_ins: Mapping[str, Callable[[int | None], Agent]],
-    observation_version: int,
-    check: Callable[[Any, Path], None] | None = None,
-) -> Agent | PolicyAgent:
-    """An agent of the registered game `game`: one of its `built_ins` (name: a factory taking the
-    seed), or a policy trained on it (a shipped policy's name, a self-play run's folder or a model
-    .zip, `@best` or `@sample` after it), checked to be `game`'s, of its `observation_version`, and
-    by `check(model, path)` if given. What a game's `load_agent` part can be (miaui_env.games);
-    AgentSpecError for a spec nothing loads."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise AgentSpecError(f"an agent spec of {game} is a non-empty string (a built-in name or a checkpoint), got {spec!r:.60}")
-    seed = check_seed(seed)
-    base, mode = split_play_mode(spec)
-    refuse_play_mode_on_builtin(spec, base, mode, built_ins)
-    if base in built_ins:
-        return built_ins[base](seed)
-    path = policy_path(base)
-    if path is None:
-        shipped = ", ".join(shipped_policy_names(game)) or "none installed"
-        raise AgentSpecError(
-            f"unknown {game} agent {spec!r:.100}; {game} agents are {', '.join(built_ins)}, a shipped {game} policy ({shipped}) "
-            f"or the folder of a {game} run (with model.zip)"
-        )
-    agent = load_sb3_policy(
-        path, seed=seed, metadata=read_metadata((path if path.is_dir() else path.parent) / "metadata.json", game, observation_version)
-    )
-    if check is not None:
-        check(agent.policy, path)
-    return with_play_mode(agent, spec, base, mode)
-
-
-def refuse_play_mode_on_builtin(spec: str, base: str, mode: str | None, builtins: Collection[str]) -> None:
-    """AgentSpecError if `spec` puts a play mode on `base`, one of the built-in agents `builtins`."""
-    if mode is not None and base in builtins:
-        raise AgentSpecError(f"agent {spec!r}: play modes ({_ALLOWED_MODES}) are for trained policies; {base!r} is a built-in agent")
-
-
-def with_play_mode(agent: _Loaded, spec: str, base: str, mode: str | None) -> _Loaded:
-    """`agent` (loaded from `base`), playing as `mode` says and named with it; unchanged without a
-    mode, AgentSpecError if it is not a trained policy (only those have a play mode)."""
-    if mode is None:
-        return agent
-    if not isinstance(agent, PolicyAgent):
-        raise AgentSpecError(f"agent {spec!r}: play modes ({_ALLOWED_MODES}) are for trained policies; {base!r} is not one")
-    agent.deterministic = PLAY_MODES[mode]
-    agent.name = f"{agent.name}@{mode}"
-    return agent
-
-
-def policy_path(spec: str) -> Path | None:
-    """The trained policy `spec` names: a model .zip, a run's folder (with model.zip) or a shipped
-    policy's name (in SHIPPED_POLICIES); None if it names none. AgentSpecError for a missing .zip."""
-    path = Path(spec)
-    if path.suffix == ".zip" or names_a_file(path / "model.zip", Path.is_file):
-        if not names_a_file(path, Path.exists):
-            raise AgentSpecError(f"checkpoint {spec!r:.200} does not exist")
-        return path
-    shipped = SHIPPED_POLICIES / spec
-    return shipped if names_a_file(shipped / "model.zip", Path.is_file) else None
-
-
-def names_a_file(path: str | Path, check: Callable[[Path], bool]) -> bool:
-    """`check(Path(path))` (exists, is_file, ...), False where the system cannot look the name up at all
-    (a name too long for a path: a spec is then a name, not a file)."""
-    try:
-        return check(Path(path))
-    except OSError:
-        return False
 
 
 def _load_policy_search(spec: str, seed: int | None) -> Agent:
@@ -293,3 +180,24 @@ def _signature(function: Any) -> str:
         return str(inspect.signature(function))
     except (TypeError, ValueError):
         return "(...)"
+
+
+def check_policy_spaces(observation_space: Any, action_space: Any, own_size: int | None, source: Path | str) -> None:
+    """Refuse a policy that cannot read this game's observation rows or does not choose one of its cards.
+
+    A policy reads the (OBSERVATION_LAYOUT.size,) row an agent is handed, either as its whole input
+    or (a privileged critic's actor, `own_size`) as the front of a longer one.
+    """
+    expected_observation = f"Box({OBSERVATION_LAYOUT.size},)"
+    expected_action = f"Discrete({NUM_DIVER_CARDS})"
+    shape = getattr(observation_space, "shape", None)
+    reads_rows = shape == (OBSERVATION_LAYOUT.size,) or (
+        own_size == OBSERVATION_LAYOUT.size and shape is not None and len(shape) == 1 and shape[0] > own_size
+    )
+    chooses_cards = isinstance(action_space, gymnasium.spaces.Discrete) and action_space.n == NUM_DIVER_CARDS
+    if not (reads_rows and chooses_cards):
+        raise CheckpointSpaceError(
+            f"{source} is a policy for observations {space_name(observation_space)} and actions {space_name(action_space)}, "
+            f"but this game gives observations {expected_observation} (or longer rows that begin with them, for a privileged critic) "
+            f"and actions {expected_action}; it was trained on another game or layout"
+        )

@@ -44,12 +44,13 @@ from typing import Any
 
 import numpy as np
 
-from miaui_env.agents import Agent, Policy, as_policy, check_agent, checked_batch, reset_agent
-from miaui_env.game.rules import NUM_ROUNDS, GameConfig, InvalidConfigError, check_reward, is_integer
-from miaui_env.game.seeding import check_seed, seed_children, seed_generator, seed_int
+from miaui_env.agents import checked_batch
+from miaui_env.core.agents import Agent, Policy, as_policy, check_agent, reset_agent
+from miaui_env.core.errors import InvalidConfigError, check_reward, finite_real, is_integer
+from miaui_env.core.seeding import check_seed, seed_children, seed_generator, seed_int
+from miaui_env.game.rules import NUM_ROUNDS, GameConfig
 from miaui_env.observe.belief import SeatKnowledge, observed_round
 from miaui_env.observe.observation import table_view
-from miaui_env.spec import finite_real
 from miaui_env.vector import EngineSnapshot, GameArrays, Reveal, VectorMiaui
 
 PLAY_MODES = ("sample", "best")

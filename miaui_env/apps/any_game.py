@@ -41,13 +41,13 @@ from typing import Any
 
 import numpy as np
 
-from miaui_env.agents import Agent, AgentError, Policy, agent_name, as_agent, checked_actions
-from miaui_env.apps import arena  # its statistics, table and files serve every game's arena
-from miaui_env.apps.arena import ArenaResult
-from miaui_env.apps.cli import add_game_argument, check_output_file, check_writable, non_negative_int, positive_int, run_command
-from miaui_env.apps.replay import ReplayError, read_replay_file, write_replay_file
-from miaui_env.game.rules import InvalidConfigError, is_integer
-from miaui_env.game.seeding import check_seed, seed_ints
+from miaui_env.core import arena  # the statistics, table and files every game's arena shares
+from miaui_env.core.agents import Agent, AgentError, Policy, agent_name, as_agent, checked_actions
+from miaui_env.core.arena import ArenaResult
+from miaui_env.core.cli import add_game_argument, check_output_file, check_writable, non_negative_int, positive_int, run_command
+from miaui_env.core.errors import InvalidConfigError, is_integer
+from miaui_env.core.replays import ReplayError, read_replay_file, write_replay_file
+from miaui_env.core.seeding import check_seed, seed_ints
 from miaui_env.games import Game, GameWords, get_game
 
 REPLAY_VERSION = 1

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from miaui_env.apps.cli import (
+from miaui_env.core.cli import (
     add_game_argument,
     check_writable,
     distinct,
@@ -36,7 +36,7 @@ from miaui_env.apps.cli import (
     positive_int,
     run_command,
 )
-from miaui_env.apps.files import atomic_write, write_rows
+from miaui_env.core.files import atomic_write, write_rows
 from miaui_env.games import LEGACY_GAME, get_game
 
 

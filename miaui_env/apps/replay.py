@@ -23,29 +23,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
-from miaui_env.display.text import describe_round, seat_name
-from miaui_env.game.cards import DEFAULT_DECK, DeckError, parse_deck_order
-from miaui_env.game.rules import (
-    NUM_ROUNDS,
-    GameConfig,
-    GameState,
-    IllegalActionError,
-    InvalidConfigError,
-    is_integer,
-    new_game,
-    play_round,
-    scores,
-    winners,
-)
-from miaui_env.game.saved_state import MAX_FILE_BYTES, file_path, read_bounded, record_to_dict
-from miaui_env.game.seeding import SeedError, check_seed, seed_generator
+from miaui_env.core.errors import DeckError, IllegalActionError, InvalidConfigError, is_integer
+from miaui_env.core.files import MAX_FILE_BYTES, read_bounded
+from miaui_env.core.render import seat_name
+from miaui_env.core.replays import ReplayError, read_replay_file, write_replay_file
+from miaui_env.core.seeding import SeedError, check_seed, seed_generator
+from miaui_env.display.text import describe_round
+from miaui_env.game.cards import DEFAULT_DECK, parse_deck_order
+from miaui_env.game.rules import NUM_ROUNDS, GameConfig, GameState, new_game, play_round, scores, winners
+from miaui_env.game.saved_state import record_to_dict
 from miaui_env.games import LEGACY_GAME, UnknownGameError, game_of, get_game
 from miaui_env.observe.encoder import Encoder
 from miaui_env.spec import TableSpec
@@ -53,10 +46,6 @@ from miaui_env.spec import TableSpec
 REPLAY_VERSION = 1
 _KEYS = ("version", "settings", "players", "seed", "deck", "plays", "records", "scores", "winners")
 _SETTINGS = ("num_players", "open_baskets", "no_fighting")  # the file's "settings": the GameConfig fields it records
-
-
-class ReplayError(ValueError):
-    """A replay this library cannot play back: another version, bad JSON, illegal or edited cards."""
 
 
 @dataclass(frozen=True)
@@ -253,39 +242,6 @@ def _card(value: Any) -> int:
     return int(value)
 
 
-_Replay = TypeVar("_Replay")
-
-
-def write_replay_file(text: str, path: str | os.PathLike[str], error: type[ReplayError]) -> Path:
-    """Write a replay's JSON `text` to `path` (folders made as needed), `error` for a bad path; returns the path.
-    Both games' `save_replay` write with it."""
-    from miaui_env.apps.files import atomic_write
-
-    target = file_path(path, error, "a replay path")
-    if target.is_dir():
-        raise error(f"cannot save a replay to {target}: it is a folder, and a file name is needed")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, text)
-    except OSError as failed:
-        raise error(f"cannot save a replay to {target}: {failed.strerror or failed}") from None
-    return target
-
-
-def read_replay_file(path: str | os.PathLike[str], error: type[ReplayError], parse: Callable[[str], _Replay]) -> _Replay:
-    """`parse` of the replay file at `path`; `error` naming the file if it cannot be read or `parse`
-    refuses it with `error`. Both games' `load_replay` read with it."""
-    data = read_bounded(file_path(path, error, "a replay path"), MAX_FILE_BYTES, error, "a replay")
-    try:
-        text = data.decode()
-    except UnicodeDecodeError as bad:
-        raise error(f"{path}: cannot be read as a replay (it is not UTF-8 text: {bad.reason} at byte {bad.start})") from None
-    try:
-        return parse(text)
-    except error as bad:
-        raise error(f"{path}: {bad}") from bad
-
-
 def save_replay(replay: Replay, path: str | os.PathLike[str]) -> Path:
     """Write the replay to `path` (folders made as needed); returns the path."""
     if not isinstance(replay, Replay):
@@ -372,7 +328,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def miaui_main(argv: list[str] | None = None) -> None:
     """Print a Miaui replay's hand history; draw it as a GIF with --gif."""
-    from miaui_env.apps.cli import run_command
+    from miaui_env.core.cli import run_command
 
     parser = argparse.ArgumentParser(
         allow_abbrev=False,

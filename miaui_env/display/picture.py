@@ -18,15 +18,16 @@ from typing import Any
 
 import numpy as np
 
+from miaui_env.core.errors import InvalidConfigError
+from miaui_env.core.render import require_pillow, seat_name
 from miaui_env.display.decode import LastReveal, ObservationShapeError, ObservedTable, decode_observation
-from miaui_env.display.text import DEPTH_NAMES, describe_round, seat_name
+from miaui_env.display.text import DEPTH_NAMES, describe_round
 from miaui_env.game.cards import FishCard, FishKind
 from miaui_env.game.rules import (
     MIN_PLAYERS,
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
     GameState,
-    InvalidConfigError,
     RoundRecord,
     deep_priority,
     kiti_seat,
@@ -36,7 +37,6 @@ from miaui_env.game.rules import (
 from miaui_env.observe.compact import expand_observations
 from miaui_env.observe.observation import OBSERVATION_LAYOUT
 
-EXTRA = 'pip install "miaui-rl[render]"'
 WIDTH, HEADER, SPACE_ROW, SEAT_ROW, FOOTER = 1000, 70, 64, 66, 150
 CARD_W, CARD_H, SMALL_W = 46, 56, 22
 KIND_COLOURS = {
@@ -56,18 +56,6 @@ KIND_LABELS = {
     FishKind.SEAGULL: "gull",
 }
 SEA, INK, FACE_DOWN, PALE = (18, 64, 99), (20, 20, 20), (40, 40, 70), (235, 240, 245)
-
-
-class MissingExtraError(ImportError):
-    """Pillow, which draws the pictures, is not installed."""
-
-
-def require_pillow() -> None:
-    """MissingExtraError naming the extra unless Pillow can be imported."""
-    try:
-        import PIL  # noqa: F401
-    except ImportError as missing:
-        raise MissingExtraError(f"render_mode='rgb_array' draws with Pillow, which is not installed: {EXTRA}") from missing
 
 
 @dataclass(frozen=True)

@@ -5,34 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from miaui_env.core.errors import is_integer
+from miaui_env.core.render import seat_name
 from miaui_env.display.decode import FishTally, ObservationShapeError, decode_observation
 from miaui_env.game.cards import FishCard
-from miaui_env.game.rules import (
-    NUM_ROUNDS,
-    Decision,
-    GameState,
-    InvalidConfigError,
-    JellyfishTriple,
-    RoundRecord,
-    SeagullTheft,
-    is_integer,
-    kiti_seat,
-    score,
-)
+from miaui_env.game.rules import NUM_ROUNDS, Decision, GameState, JellyfishTriple, RoundRecord, SeagullTheft, kiti_seat, score
 
 DEPTH_NAMES = ("bottom", "middle", "top")
-RENDER_MODES = ("human", "ansi", "rgb_array")
-
-
-def check_render_mode(render_mode: str | None) -> None:
-    """Refuse anything but None or a known render mode, naming the modes."""
-    if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in RENDER_MODES):
-        raise InvalidConfigError(f"render_mode={render_mode!r} is not allowed; use None, {', '.join(map(repr, RENDER_MODES))}")
-
-
-def seat_name(seat: int) -> str:
-    """The PettingZoo agent name of a seat."""
-    return f"player_{seat}"
 
 
 def describe_round(record: RoundRecord) -> list[str]:

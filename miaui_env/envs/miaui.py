@@ -171,28 +171,21 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 # `X as X`: the names users import from here, now shared with the octopus env.
-from miaui_env.aec import ILLEGAL_ACTIONS as ILLEGAL_ACTIONS
-from miaui_env.aec import AECTurns, RefusingTerminateIllegalWrapper, SeatedEnv, checked_options, order_enforced
-from miaui_env.aec import ResetOptionError as ResetOptionError
-from miaui_env.aec import ResetOptionWarning as ResetOptionWarning
-from miaui_env.aec import UnknownAgentError as UnknownAgentError
-from miaui_env.aec import _CheckedOrderEnforcingWrapper as _CheckedOrderEnforcingWrapper
-from miaui_env.display.picture import require_pillow, table_picture
-from miaui_env.display.text import RENDER_MODES, check_render_mode, render_table, seat_name
+from miaui_env.core.aec import ILLEGAL_ACTIONS as ILLEGAL_ACTIONS
+from miaui_env.core.aec import AECTurns, RefusingTerminateIllegalWrapper, SeatedEnv, checked_options, order_enforced
+from miaui_env.core.aec import ResetOptionError as ResetOptionError
+from miaui_env.core.aec import ResetOptionWarning as ResetOptionWarning
+from miaui_env.core.aec import UnknownAgentError as UnknownAgentError
+from miaui_env.core.aec import _CheckedOrderEnforcingWrapper as _CheckedOrderEnforcingWrapper
+from miaui_env.core.errors import IllegalActionError, final_rewards
+from miaui_env.core.layout import VECTOR_BOUND
+from miaui_env.core.render import RENDER_MODES, check_render_mode, require_pillow, seat_name
+from miaui_env.core.seeding import check_seed
+from miaui_env.display.picture import table_picture
+from miaui_env.display.text import render_table
 from miaui_env.game.cards import parse_deck_order
-from miaui_env.game.rules import (
-    NUM_DIVER_CARDS,
-    GameState,
-    IllegalActionError,
-    RoundRecord,
-    check_action,
-    final_rewards,
-    new_game,
-    play_checked_round,
-)
-from miaui_env.game.seeding import check_seed
+from miaui_env.game.rules import NUM_DIVER_CARDS, GameState, RoundRecord, check_action, new_game, play_checked_round
 from miaui_env.observe.encoder import Encoder
-from miaui_env.observe.layout import VECTOR_BOUND
 from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT
 from miaui_env.spec import TableKwargs, TableSpec
 from miaui_env.vector import VectorMiaui

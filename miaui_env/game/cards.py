@@ -9,9 +9,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-
-class DeckError(ValueError):
-    """A card or deck description that does not fit the game."""
+from miaui_env.core.errors import DeckError
 
 
 class FishKind(enum.StrEnum):

@@ -28,12 +28,12 @@ import enum
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, TypeGuard
+from typing import NamedTuple
 
 import numpy as np
-import numpy.typing as npt
 
-from miaui_env.game.cards import DEFAULT_DECK, MAX_FISH_VALUE, DeckError, FishCard, FishKind
+from miaui_env.core.errors import DeckError, IllegalActionError, InvalidConfigError, is_integer
+from miaui_env.game.cards import DEFAULT_DECK, MAX_FISH_VALUE, FishCard, FishKind
 
 MIN_PLAYERS = 3
 MAX_PLAYERS = 6
@@ -47,17 +47,6 @@ MIN_ROUNDS = 2  # a short game (MV1) keeps at least one free choice before the f
 def deck_size(rounds: int) -> int:
     """R3/MV2: the cards a game of `rounds` rounds is dealt from (3 a round, and 1 put back unseen)."""
     return rounds * NUM_SPACES + 1
-
-
-class IllegalActionError(ValueError):
-    """A diver card that the seat may not play now (not in hand, or not a card at all)."""
-
-
-class InvalidConfigError(ValueError):
-    """Game settings outside what the rules allow."""
-
-
-REWARDS = ("win", "score", "margin")  # what a seat is paid at the end of a game; see `final_rewards`
 
 
 class Depth(enum.IntEnum):
@@ -78,12 +67,6 @@ class Decision(enum.StrEnum):
     KITI = "kiti"  # tied best cards; Kiti's priority chose (R1)
     NO_FIGHTING = "no_fighting"  # tied best cards in No Fighting: nobody catches, the tied are out (R8)
     NOBODY_LEFT = "nobody_left"  # No Fighting: no player was still in the round (R8)
-
-
-def is_integer(value: object) -> TypeGuard[int | np.integer]:
-    """A Python or numpy integer, not a bool, nor numpy's timedelta64 (an integer to isinstance, yet a time span)."""
-    # A plain int first: isinstance against numpy's abstract integer is slow, and engines check every step.
-    return type(value) is int or (isinstance(value, int | np.integer) and not isinstance(value, bool | np.timedelta64))
 
 
 @dataclass(frozen=True)
@@ -530,35 +513,3 @@ def winners(state: GameState) -> tuple[int, ...]:
     totals = scores(state)
     best = max(totals)
     return tuple(seat for seat, total in enumerate(totals) if total == best)
-
-
-def check_reward(reward: str) -> None:
-    """Refuse anything but a known reward mode, naming the modes."""
-    if not isinstance(reward, str) or reward not in REWARDS:
-        raise InvalidConfigError(f"reward={reward!r} is not allowed; rewards are {', '.join(map(repr, REWARDS))}")
-
-
-def final_rewards(totals: npt.ArrayLike, reward: str) -> npt.NDArray[np.float64]:
-    """End-of-game rewards from final scores (..., n), for one game or a batch (float64, same shape).
-
-    `win`: the winners (R10: every seat with the highest score) share 1; `score`: the final score;
-    `margin`: own score minus the best opponent's.
-    """
-    check_reward(reward)
-    try:
-        scores = np.asarray(totals, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidConfigError(f"final_rewards takes final scores (..., players) as numbers; got {totals!r:.60}") from None
-    if scores.ndim == 0 or scores.shape[-1] < 1 or not np.isfinite(scores).all() or (scores != np.round(scores)).any():
-        raise InvalidConfigError(f"final_rewards takes whole final scores (..., players), one per seat; got {totals!r:.60}")
-    scores = scores.astype(np.int64)
-    if reward == "win":
-        winning = scores == scores.max(axis=-1, keepdims=True)
-        shares: npt.NDArray[np.float64] = winning / winning.sum(axis=-1, keepdims=True)
-        return shares
-    if reward == "score":
-        return scores.astype(np.float64)
-    n = scores.shape[-1]
-    others = np.where(np.eye(n, dtype=bool), np.iinfo(np.int64).min, scores[..., None, :])
-    best_other: npt.NDArray[np.int64] = others.max(axis=-1)
-    return (scores - best_other).astype(np.float64)

@@ -41,13 +41,13 @@ from __future__ import annotations
 
 import json
 import os
-import stat
-from pathlib import Path
 from typing import Any, NoReturn
 
 import numpy as np
 
-from miaui_env.game.cards import DEFAULT_DECK, DeckError, FishCard, FishKind
+from miaui_env.core.errors import DeckError, InvalidConfigError
+from miaui_env.core.files import file_path, read_bounded
+from miaui_env.game.cards import DEFAULT_DECK, FishCard, FishKind
 from miaui_env.game.rules import (
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
@@ -58,7 +58,6 @@ from miaui_env.game.rules import (
     FishEvent,
     GameConfig,
     GameState,
-    InvalidConfigError,
     JellyfishTriple,
     LagoonCard,
     RoundRecord,
@@ -157,7 +156,7 @@ def save_state(state: GameState, path: str | os.PathLike[str]) -> None:
         raise StateFormatError(
             f"cannot save a state to {path}: it exists and is not a regular file (a folder, a device, a pipe or a socket)"
         )
-    # Written beside its target, then renamed over it in one step (as miaui_env.apps.files does, which
+    # Written beside its target, then renamed over it in one step (as miaui_env.core.files does, which
     # sits above the rules and so cannot be imported here).
     temporary = path.with_name(f".{path.name}.tmp")
     try:
@@ -169,41 +168,7 @@ def save_state(state: GameState, path: str | os.PathLike[str]) -> None:
         temporary.unlink(missing_ok=True)
 
 
-def file_path(path: Any, error: type[ValueError], what: str) -> Path:
-    """`path` as a Path if it can name a file (a non-empty str or os.PathLike, no NUL byte); else
-    `error` naming it, so that no bare error comes from the operating system's call."""
-    if not isinstance(path, str | os.PathLike) or not str(path) or "\0" in str(path):
-        shown = path if isinstance(path, str | int | float | bool | None) else type(path).__name__
-        raise error(f"{what} is {shown!r:.60}; it must be a file path (a str or os.PathLike)")
-    return Path(path)
-
-
 MAX_STATE_BYTES = 1 << 20  # a saved state is a few kilobytes: a file past 1 MiB is no saved state
-MAX_FILE_BYTES = 64 << 20  # the most any file the library reads may hold (replays, configs, metadata)
-
-
-def read_bounded(path: Path, limit: int, error: type[ValueError], what: str) -> bytes:
-    """The bytes of the regular file at `path`, at most `limit` of them; `error` naming the file for
-    a folder, a device or pipe (/dev/zero, /dev/null), a missing file, or a file past the limit,
-    which is refused after reading `limit` + 1 bytes, never read to the end."""
-    try:
-        # Non-blocking: opening a pipe no one writes to would wait forever; a regular file reads as ever.
-        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as opened:
-            mode = os.fstat(opened.fileno()).st_mode
-            if stat.S_ISDIR(mode):
-                raise IsADirectoryError
-            if not stat.S_ISREG(mode):
-                raise error(f"{path} is not a regular file (a device, a pipe or a socket); {what} is a file")
-            data = opened.read(limit + 1)
-    except IsADirectoryError:
-        raise error(f"{path} is a folder; {what} is a file") from None
-    except FileNotFoundError:
-        raise error(f"{path} does not exist") from None
-    except OSError as failed:
-        raise error(f"{path} cannot be read: {failed.strerror or failed}") from None
-    if len(data) > limit:
-        raise error(f"{path} holds more than {limit:,} bytes, the most {what} may hold; is it the right file?")
-    return data
 
 
 # -- reading -------------------------------------------------------------------------------------

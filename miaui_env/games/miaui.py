@@ -18,7 +18,7 @@ GAME = Game(
         "parallel_env": "miaui_env.envs.miaui:parallel_env",
         "load_agent": "miaui_env.agents.loading:load_agent",
         "agent_names": "miaui_env.agents:builtin_agents",
-        "shipped_policies": "miaui_env.agents.loading:shipped_policy_names",
+        "shipped_policies": "miaui_env.core.loading:shipped_policy_names",
         "observation_version": "miaui_env.observe.observation:OBSERVATION_VERSION",
         "gauntlet": "miaui_env.apps.arena:gauntlet",
         "arena": "miaui_env.apps.arena:miaui_main",

@@ -19,8 +19,9 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 
-from miaui_env.game.rules import NUM_DIVER_CARDS, InvalidConfigError
-from miaui_env.observe.layout import VECTOR_BOUND
+from miaui_env.core.errors import InvalidConfigError
+from miaui_env.core.layout import VECTOR_BOUND
+from miaui_env.game.rules import NUM_DIVER_CARDS
 from miaui_env.observe.observation import OBSERVATION_LAYOUT
 
 MASKED_SIZE = OBSERVATION_LAYOUT.size + NUM_DIVER_CARDS

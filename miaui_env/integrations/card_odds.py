@@ -40,10 +40,11 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from miaui_env.agents.heuristics import TYPICAL_JELLYFISH, UNKNOWN_FISH_VALUE
+from miaui_env.core.errors import InvalidConfigError
+from miaui_env.core.layout import VECTOR_BOUND
 from miaui_env.game.cards import FISH_KINDS, FishKind
-from miaui_env.game.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES, InvalidConfigError
+from miaui_env.game.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
 from miaui_env.observe.compact import CompactError
-from miaui_env.observe.layout import VECTOR_BOUND
 from miaui_env.observe.observation import (
     CARD_DIM,
     COUNT_SCALE,

@@ -49,7 +49,7 @@ Parameters: `players` (2-4, default 2), `view`, `reward` and `max_sessions` (O12
   the session: the shuffle of O2 dealt one card at a time), rolls the die (outcomes 66-69 for the
   faces -1, 1, 2, 3, with chances 1/6, 2/6, 1/6, 2/6, O1) and draws the cards a theft moves (one
   card at a time, an outcome the card id, uniform over the cards left in the collection, O5).
-- A player's action is the env's action index (`miaui_env.octopus.rules.NUM_ACTIONS` = 12: stop,
+- A player's action is the env's action index (`miaui_env.games.octopus.rules.NUM_ACTIONS` = 12: stop,
   flip, no theft, then thefts by seat offset and count). Forced moves are the engine's (O10).
 - Returns are the env's final rewards.
 - The observation tensor is the env's observation in `view` (O4). Every card that moves is shown to
@@ -67,28 +67,26 @@ from typing import Any, NamedTuple
 import numpy as np
 import pyspiel
 
+from miaui_env.core.errors import DeckError, InvalidConfigError, final_rewards, is_integer
 from miaui_env.display.text import describe_observation
-from miaui_env.game.cards import DEFAULT_DECK, DeckError, FishKind, parse_deck
+from miaui_env.game.cards import DEFAULT_DECK, FishKind, parse_deck
 from miaui_env.game.rules import (
     MIN_ROUNDS,
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
     GameConfig,
     GameState,
-    InvalidConfigError,
     LagoonCard,
     RoundRecord,
     check_plays,
-    final_rewards,
-    is_integer,
     new_hands,
     play_checked_round,
     scores,
 )
+from miaui_env.games.octopus import observation as octopus_observation
+from miaui_env.games.octopus import rules as octopus
 from miaui_env.observe.encoder import Encoder
 from miaui_env.observe.observation import OBSERVATION_LAYOUT
-from miaui_env.octopus import observation as octopus_observation
-from miaui_env.octopus import rules as octopus
 from miaui_env.spec import TableSpec
 
 MIAUI_GAME = "python_miaui"
@@ -624,7 +622,7 @@ OCTOPUS_LONG_NAME = "The octopus fishing game (Miaui RL's reference rules)"
 
 
 class OctopusSpielState(pyspiel.State):  # type: ignore[misc]
-    """One octopus game. The engine (`miaui_env.octopus.rules`) plays every move; chance's outcomes
+    """One octopus game. The engine (`miaui_env.games.octopus.rules`) plays every move; chance's outcomes
     are handed to it by replaying the step from the last decision with the outcomes decided so far
     (the deck stacked, the die and the draws scripted) until the step reaches the next decision."""
 

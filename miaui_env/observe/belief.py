@@ -32,6 +32,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from miaui_env.core.errors import IllegalActionError
+from miaui_env.core.layout import Layout
 from miaui_env.game.cards import DEFAULT_DECK, FISH_KINDS, FishCard, FishKind
 from miaui_env.game.rules import (
     MIN_PLAYERS,
@@ -40,13 +42,11 @@ from miaui_env.game.rules import (
     NUM_SPACES,
     GameConfig,
     GameState,
-    IllegalActionError,
     LagoonCard,
     kiti_seat,
     play_round,
 )
 from miaui_env.observe.encoder import Encoder
-from miaui_env.observe.layout import Layout
 from miaui_env.observe.observation import CARD_DIM, HIDDEN_FEATURE, LAGOON_SLOTS, OBSERVATION_LAYOUT, VALUE_SCALE, VIEWS
 
 _VIEW = OBSERVATION_LAYOUT.view

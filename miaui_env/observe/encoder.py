@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from miaui_env.core.errors import InvalidConfigError, is_integer
 from miaui_env.game.cards import FISH_KINDS, FishCard
 from miaui_env.game.rules import (
     MAX_PLAYERS,
@@ -24,10 +25,8 @@ from miaui_env.game.rules import (
     NUM_SPACES,
     GameConfig,
     GameState,
-    InvalidConfigError,
     SeagullTheft,
     deep_priority,
-    is_integer,
     kiti_seat,
     new_hands,
     shallow_priority,

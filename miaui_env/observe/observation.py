@@ -24,17 +24,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from miaui_env.game.cards import FISH_KINDS
-from miaui_env.game.rules import (
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    NUM_DIVER_CARDS,
-    NUM_ROUNDS,
-    NUM_SPACES,
-    InvalidConfigError,
-)
-from miaui_env.observe import layout as layout_module
-from miaui_env.observe.layout import (
+from miaui_env.core import layout as layout_module
+from miaui_env.core.errors import InvalidConfigError
+from miaui_env.core.layout import (
     Layout,
     OpponentSight,
     Piece,
@@ -43,6 +35,8 @@ from miaui_env.observe.layout import (
     declared,
     declared_index,
 )
+from miaui_env.game.cards import FISH_KINDS
+from miaui_env.game.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES
 
 OBSERVATION_VERSION = 1  # bump whenever a layout below changes; checkpoints record it
 VIEWS = ("table", "recall")

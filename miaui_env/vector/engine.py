@@ -72,7 +72,9 @@ import numba
 import numpy as np
 from gymnasium.error import ResetNeeded
 
-from miaui_env.game.cards import FISH_KINDS, DeckError, FishCard, FishKind, parse_deck_order
+from miaui_env.core.errors import DeckError, IllegalActionError, InvalidConfigError, final_rewards, is_integer
+from miaui_env.core.seeding import SeedError, check_seed, seed_generator, seed_generators
+from miaui_env.game.cards import FISH_KINDS, FishCard, FishKind, parse_deck_order
 from miaui_env.game.rules import (
     DEAL_UNIFORMS,
     MIN_PLAYERS,
@@ -81,15 +83,10 @@ from miaui_env.game.rules import (
     Decision,
     GameConfig,
     GameState,
-    IllegalActionError,
-    InvalidConfigError,
     deep_priority,
-    final_rewards,
     illegal_action,
-    is_integer,
     shallow_priority,
 )
-from miaui_env.game.seeding import SeedError, check_seed, seed_generator, seed_generators
 from miaui_env.observe.compact import COMPACT_DTYPE, COMPACT_SCALE, COMPACT_ZERO, empty_compact
 from miaui_env.observe.encoder import ROUND_COLUMNS, features, round_columns, stats_table
 from miaui_env.observe.observation import (

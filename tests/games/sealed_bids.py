@@ -7,7 +7,7 @@ the prize, unless another player laid the same card: then nobody does and the pr
 Bids are spent. After the third round the highest total of prizes wins; tied players share the win.
 
 This file is all there is of the game: its rules, its PettingZoo AEC env (on the library's AEC
-base, `miaui_env.aec`), its agents, its words for terminal play and replays, and its registry entry.
+base, `miaui_env.core.aec`), its agents, its words for terminal play and replays, and its registry entry.
 `tests/conftest.py` registers every game of `tests/games/` before the tests are collected, so every
 test parametrised over the registry plays it, and the library's generic arena, terminal play,
 replays and self-play trainer (`miaui_env.games`: a game without its own parts) play it too.
@@ -22,11 +22,11 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.conversions import aec_to_parallel
 
-from miaui_env.aec import AECTurns, RefusingTerminateIllegalWrapper, checked_options, order_enforced
 from miaui_env.agents import RandomAgent
-from miaui_env.agents.loading import load_game_agent
-from miaui_env.game.rules import IllegalActionError, InvalidConfigError, final_rewards, is_integer
-from miaui_env.game.seeding import check_seed
+from miaui_env.core.aec import AECTurns, RefusingTerminateIllegalWrapper, checked_options, order_enforced
+from miaui_env.core.errors import IllegalActionError, InvalidConfigError, final_rewards, is_integer
+from miaui_env.core.loading import load_game_agent
+from miaui_env.core.seeding import check_seed
 from miaui_env.games import Game
 
 CARDS = 3  # bid cards 1-3, prizes 1-3, rounds 1-3

@@ -16,7 +16,7 @@
     GET    /api/octopus/games/<id>    the octopus game as the person's seat sees it (O4), its legal actions, its log
     POST   /api/octopus/games/<id>/actions  {action, step}: the person's decision; the agents' until the next one
     DELETE /api/octopus/games/<id>    leave the octopus game
-    GET    /api/octopus/games/<id>/replay   the finished octopus game's replay (miaui_env.apps.octopus_replay)
+    GET    /api/octopus/games/<id>/replay   the finished octopus game's replay (miaui_env.games.octopus.replay)
 
 The routes are module-level view functions of one blueprint (`routes`); each app made here has
 its own games, opponents and replay shelf (`routes.Site`, in `app.extensions`). A browser
@@ -81,7 +81,7 @@ def create_app(
 def main(argv: list[str] | None = None) -> None:
     """Serve the app until Ctrl-C."""
     import miaui_env.apps.web
-    from miaui_env.apps.cli import check_writable, port_number, positive_int, run_command
+    from miaui_env.core.cli import check_writable, port_number, positive_int, run_command
 
     parser = argparse.ArgumentParser(
         allow_abbrev=False, description=miaui_env.apps.web.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter

@@ -9,7 +9,6 @@ HTTP status) naming the value and what is allowed; a refused request changes not
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import itertools
 import json
 import re
@@ -23,12 +22,16 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from miaui_env.agents import Agent, as_seen, checked_actions, views_at_table
-from miaui_env.agents.loading import SEARCH_PREFIX, SHIPPED_POLICIES, load_agents, shipped_policy_names
+from miaui_env.agents import as_seen, views_at_table
+from miaui_env.agents.loading import SEARCH_PREFIX, load_agents
 from miaui_env.agents.styles import STYLE_AGENTS
 from miaui_env.apps.replay import Replay, dealt_deck, record_replay, replay_states, save_replay
 from miaui_env.apps.web.memory import release_memory
 from miaui_env.apps.web.tables import reveal_steps, seat_table, spectator_table
+from miaui_env.core.agents import Agent, checked_actions
+from miaui_env.core.loading import SHIPPED_POLICIES, shipped_policy_names
+from miaui_env.core.seeding import seed_generator
+from miaui_env.core.web import HUMAN, MAX_INT_DIGITS, AgentChoice, WebError, checked_int, checked_seat, training_extra_installed
 from miaui_env.game.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -40,7 +43,6 @@ from miaui_env.game.rules import (
     scores,
     winners,
 )
-from miaui_env.game.seeding import seed_generator
 from miaui_env.games import game_of
 from miaui_env.observe.encoder import Encoder
 from miaui_env.observe.observation import VIEWS
@@ -50,18 +52,8 @@ GAME = "miaui"  # the game this page plays (the octopus page is web/octopus.py)
 
 MAX_BODY = 1 << 20  # bytes: a replay is about 20 kB, every other request far less
 MAX_SEED = 2**64  # fresh seeds are 64 random bits: too many to find one from the cards it dealt
-HUMAN = "human"  # the person's seat in a saved replay's `players`
 MAX_DEPTH = 32  # JSON nesting: a replay nests 4 deep, every request less
-MAX_INT_DIGITS = 20  # 2**64 has 20 digits: every integer the app reads fits
 MAX_NAME = 1024  # characters in a replay's name: far longer than any path the shelf lists
-
-
-class WebError(ValueError):
-    """A request the app refuses: the message is shown on the page, with an HTTP status."""
-
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.status = status
 
 
 # -- JSON at the edge ----------------------------------------------------------------------------------
@@ -108,17 +100,6 @@ def parse_json(text: str, what: str = "the request body") -> Any:
         raise WebError(f"{what} nests too deep: at most {MAX_DEPTH} levels are allowed") from None
 
 
-# -- what a page may ask for ------------------------------------------------------------------
-@dataclass(frozen=True)
-class AgentChoice:
-    """An opponent the server offers: the agent spec it loads, and a line for the page."""
-
-    name: str
-    about: str
-    needs_training_extra: bool = False
-    """Whether loading it needs torch and sb3-contrib (`TRAINING_INSTALL`): the shipped policies do."""
-
-
 # The README's install line for the trained policies: torch first, pinned, then the extras.
 TRAINING_INSTALL = 'pip install torch --index-url https://download.pytorch.org/whl/cpu && pip install -e ".[web,train]"'
 
@@ -141,11 +122,6 @@ def agent_menu(policies: Path = SHIPPED_POLICIES) -> tuple[AgentChoice, ...]:
     return tuple(menu)
 
 
-def training_extra_installed() -> bool:
-    """Whether torch and sb3-contrib, which the shipped policies need, can be imported."""
-    return all(importlib.util.find_spec(package) is not None for package in ("torch", "sb3_contrib"))
-
-
 def policy_choices(policies: Path = SHIPPED_POLICIES) -> list[AgentChoice]:
     """Every shipped policy's three opponents (most likely card, mixed strategy, search's prior),
     installed or not: the page names those the training extra would bring."""
@@ -157,12 +133,6 @@ def policy_choices(policies: Path = SHIPPED_POLICIES) -> list[AgentChoice]:
             AgentChoice(f"{SEARCH_PREFIX}{policy}", f"search warm-started by {policy}", True),
         ]
     return choices
-
-
-def _checked_int(value: Any, name: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise WebError(f"{name}={value!r:.40} is not allowed: an integer from {low} to {high}")
-    return value
 
 
 def _checked_bool(value: Any, name: str) -> bool:
@@ -198,7 +168,7 @@ class TableChoice:
         each other seat, clockwise from the person's left); without, `agents` (one for each seat)."""
         what, fields = ("a new game", cls.PERSON_FIELDS) if person else ("a game of agents", cls.AGENTS_FIELDS)
         body = _checked_object(body, fields, what)
-        n = _checked_int(body.get("players", 4), "players", MIN_PLAYERS, MAX_PLAYERS)
+        n = checked_int(body.get("players", 4), "players", MIN_PLAYERS, MAX_PLAYERS)
         key, count = ("opponents", n - 1) if person else ("agents", n)
         chosen = body.get(key)
         if not isinstance(chosen, list) or len(chosen) != count:
@@ -209,7 +179,7 @@ class TableChoice:
                 raise WebError(f"agent {name!r:.60} is not offered here; choose from {', '.join(names)}")
         agents: list[str | None] = list(chosen)
         if person:
-            seat = _checked_int(body.get("seat", 0), "seat", 0, n - 1)
+            seat = checked_int(body.get("seat", 0), "seat", 0, n - 1)
             agents = [None if s == seat else chosen[(s - seat - 1) % n] for s in range(n)]
         view = body.get("view", "table")
         if view not in VIEWS:
@@ -224,7 +194,7 @@ class TableChoice:
         # A seed may come as a string of digits: a page's JavaScript numbers round integers above 2**53.
         if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= MAX_INT_DIGITS:
             seed = int(seed)
-        return cls(spec, tuple(agents), None if seed is None else _checked_int(seed, "seed", 0, MAX_SEED - 1))
+        return cls(spec, tuple(agents), None if seed is None else checked_int(seed, "seed", 0, MAX_SEED - 1))
 
     def deal(self) -> tuple[GameState, int]:
         """A new game dealt as `reset(seed=...)` deals it (a fresh seed when none was chosen), and its seed."""
@@ -274,8 +244,8 @@ class HumanGame:
         with self.lock:
             if self.over:
                 raise WebError("this game is over: deal a new one", 409)
-            _checked_int(card, "card", 1, NUM_DIVER_CARDS)
-            _checked_int(round_number, "round", 1, NUM_ROUNDS)
+            checked_int(card, "card", 1, NUM_DIVER_CARDS)
+            checked_int(round_number, "round", 1, NUM_ROUNDS)
             # Two plays sent at once for one round: the first is played, the second refused here.
             if round_number != self.state.round:
                 raise WebError(f"round={round_number} is not the round being played: the game is at round {self.state.round}", 409)
@@ -512,12 +482,6 @@ class GameStore:
 
 def _duration(seconds: float) -> str:
     return f"{seconds / 60:g} minutes" if seconds >= 60 else f"{seconds:g} seconds"
-
-
-# -- watching ---------------------------------------------------------------------------------------
-def checked_seat(seat: Any, num_players: int) -> int | None:
-    """A seat to watch from (None: the spectator); WebError naming the seats otherwise."""
-    return None if seat is None else _checked_int(seat, "seat", 0, num_players - 1)
 
 
 def frames_of(replay: Replay, seat: Any = None) -> list[dict[str, Any]]:

@@ -18,27 +18,26 @@ from flask import Blueprint, Flask, Response, current_app, g, jsonify, request, 
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
-from miaui_env.apps import octopus_replay
-from miaui_env.apps.replay import Replay, ReplayError, replay_from_json, replay_to_json
+from miaui_env.apps.replay import Replay, replay_from_json, replay_to_json
 from miaui_env.apps.web.games import (
     MAX_BODY,
     TRAINING_INSTALL,
-    AgentChoice,
     BusyError,
     GameStore,
     NotJSONError,
     ReplayShelf,
     TableChoice,
-    WebError,
     agent_menu,
     agents_game,
-    checked_seat,
     frames_of,
     parse_json,
     policy_choices,
     start_game,
 )
-from miaui_env.apps.web.octopus import ACTION_FIELDS, OctopusChoice, OctopusHumanGame, octopus_frames, octopus_menu, start_octopus_game
+from miaui_env.core.replays import ReplayError
+from miaui_env.core.web import AgentChoice, WebError, checked_seat
+from miaui_env.games.octopus import replay as octopus_replay
+from miaui_env.games.octopus.web import ACTION_FIELDS, OctopusChoice, OctopusHumanGame, octopus_frames, octopus_menu, start_octopus_game
 
 SESSION_COOKIE = "miaui_session"
 _SESSION_TOKEN = re.compile(r"[A-Za-z0-9_-]{22}")  # secrets.token_urlsafe(16)
@@ -380,7 +379,7 @@ def watch_octopus() -> ResponseReturnValue:
 
 @routes.get("/api/octopus/games/<game_id>/replay")
 def octopus_replay_file(game_id: str) -> ResponseReturnValue:
-    """The finished octopus game's replay file (miaui_env.apps.octopus_replay)."""
+    """The finished octopus game's replay file (miaui_env.games.octopus.replay)."""
     game = site().games.find(g.session, game_id, OctopusHumanGame)
     if game.replay is None:
         raise WebError("the octopus game is not over yet: its replay is written when it ends", 409)

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from miaui_env.core.errors import InvalidConfigError, is_integer
 from miaui_env.display.decode import FishTally, decode_observation
 from miaui_env.display.text import DEPTH_NAMES
 from miaui_env.game.cards import FISH_KINDS, FishCard
@@ -38,11 +39,9 @@ from miaui_env.game.rules import (
     NUM_ROUNDS,
     Decision,
     GameState,
-    InvalidConfigError,
     RoundRecord,
     SeagullTheft,
     deep_priority,
-    is_integer,
     kiti_seat,
     score,
     shallow_priority,

@@ -1,4 +1,4 @@
-// The octopus game in the browser: the page draws what the server sends (miaui_env/apps/web/octopus.py
+// The octopus game in the browser: the page draws what the server sends (miaui_env/games/octopus/web.py
 // describes the JSON) and sends back the person's decisions. Every text is set as text, never as HTML.
 "use strict";
 

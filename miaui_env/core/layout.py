@@ -5,7 +5,7 @@ observation from those declarations alone (`declared_index`), deny by default: a
 declared raises `UndeclaredVisibilityError` and is never shown.
 
 Both games build their observations with it: Miaui's tables are in `miaui_env.observe.observation`
-(R11), the octopus game's in `miaui_env.octopus.observation` (O4).
+(R11), the octopus game's in `miaui_env.games.octopus.observation` (O4).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ every session's scores (`session_scores`, O7), the final `totals` and the `winne
 `ReplayError`) a replay whose actions are not legal or whose scores are not what they make,
 naming the first that differs. `save_replay` writes only what `load_replay` reads back.
 
-    python -m miaui_env.apps.octopus_replay GAME.json
+    python -m miaui_env.games.octopus.replay GAME.json
 
 prints the game as a hand history: every flip, stop, bust, octopus, theft, roll and score.
 """
@@ -26,13 +26,13 @@ from pathlib import Path
 
 import numpy as np
 
-from miaui_env.agents import Agent, Policy, agent_name, as_agent
-from miaui_env.apps.replay import ReplayError, read_replay_file, write_replay_file
-from miaui_env.game.rules import is_integer
-from miaui_env.octopus import rules
-from miaui_env.octopus.env import play_decision
-from miaui_env.octopus.observation import Painter
-from miaui_env.octopus.rules import OctopusState
+from miaui_env.core.agents import Agent, Policy, agent_name, as_agent
+from miaui_env.core.errors import is_integer
+from miaui_env.core.replays import ReplayError, read_replay_file, write_replay_file
+from miaui_env.games.octopus import rules
+from miaui_env.games.octopus.env import play_decision
+from miaui_env.games.octopus.observation import Painter
+from miaui_env.games.octopus.rules import OctopusState
 
 REPLAY_VERSION = 1
 GAME = "octopus"
@@ -307,7 +307,7 @@ def _cards(cards: Sequence[int]) -> str:
 def describe_event(event: rules.Event, me: int | None = None) -> str | None:
     """One line for an engine event, `me` named "you"; None for a flip a line elsewhere already shows."""
     if not isinstance(event, rules.Event):
-        raise OctopusReplayError(f"describe_event takes an engine event (miaui_env.octopus.rules.Event), got {event!r:.60}")
+        raise OctopusReplayError(f"describe_event takes an engine event (miaui_env.games.octopus.rules.Event), got {event!r:.60}")
     match event:
         case rules.SessionStart(session, first):
             return f"Session {session} begins with a shuffled deck; {_does(first, me, 'flips')} first (O2, O8)."
@@ -352,7 +352,7 @@ def hand_history(replay: OctopusReplay) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Print an octopus replay's hand history."""
-    from miaui_env.apps.cli import run_command
+    from miaui_env.core.cli import run_command
 
     parser = argparse.ArgumentParser(
         allow_abbrev=False,

@@ -27,7 +27,7 @@ POLICY_CLASSES = {
 # The features extractors a config or checkpoint may name, and the module that defines each.
 FEATURES_EXTRACTORS = {
     "ExpandCompactObservations": "miaui_env.integrations.sb3",  # Miaui rows as uint8 codes
-    "OctopusOddsFeatures": "miaui_env.integrations.octopus_odds",  # the octopus heuristics' odds as inputs
+    "OctopusOddsFeatures": "miaui_env.games.octopus.odds",  # the octopus heuristics' odds as inputs
     "CardOddsFeatures": "miaui_env.integrations.card_odds",  # Miaui's card counting as inputs
 }
 CLASS_KWARGS = ("features_extractor_class", "activation_fn")  # the keyword arguments that hold a class

@@ -14,10 +14,8 @@ from typing import Any
 
 import gymnasium
 
-from miaui_env.game.rules import NUM_DIVER_CARDS
-from miaui_env.game.saved_state import MAX_FILE_BYTES, read_bounded
+from miaui_env.core.files import MAX_FILE_BYTES, read_bounded
 from miaui_env.games import LEGACY_GAME, UnknownGameError, game_of, get_game
-from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, VIEWS
 
 
 class CheckpointError(ValueError):
@@ -40,28 +38,7 @@ class CheckpointGameError(CheckpointSpaceError):
         self.game = game
 
 
-def check_policy_spaces(observation_space: Any, action_space: Any, own_size: int | None, source: Path | str) -> None:
-    """Refuse a policy that cannot read this game's observation rows or does not choose one of its cards.
-
-    A policy reads the (OBSERVATION_LAYOUT.size,) row an agent is handed, either as its whole input
-    or (a privileged critic's actor, `own_size`) as the front of a longer one.
-    """
-    expected_observation = f"Box({OBSERVATION_LAYOUT.size},)"
-    expected_action = f"Discrete({NUM_DIVER_CARDS})"
-    shape = getattr(observation_space, "shape", None)
-    reads_rows = shape == (OBSERVATION_LAYOUT.size,) or (
-        own_size == OBSERVATION_LAYOUT.size and shape is not None and len(shape) == 1 and shape[0] > own_size
-    )
-    chooses_cards = isinstance(action_space, gymnasium.spaces.Discrete) and action_space.n == NUM_DIVER_CARDS
-    if not (reads_rows and chooses_cards):
-        raise CheckpointSpaceError(
-            f"{source} is a policy for observations {_space_name(observation_space)} and actions {_space_name(action_space)}, "
-            f"but this game gives observations {expected_observation} (or longer rows that begin with them, for a privileged critic) "
-            f"and actions {expected_action}; it was trained on another game or layout"
-        )
-
-
-def _space_name(space: Any) -> str:
+def space_name(space: Any) -> str:
     """A space in a few words (a Box's repr lists every bound)."""
     if isinstance(space, gymnasium.spaces.Box):
         return f"Box({', '.join(map(str, space.shape))},) of {space.dtype}"
@@ -76,10 +53,16 @@ def _title(game: str) -> str:
         return repr(game)
 
 
-def check_observation_version(
-    metadata: Mapping[str, Any], source: Path | str, game: str = LEGACY_GAME, version: int = OBSERVATION_VERSION
-) -> None:
-    """Refuse a checkpoint whose metadata names another observation layout than this library builds for `game`."""
+def observation_version(game: str) -> int:
+    """The observation layout version the library builds for the registered `game` (its `observation_version` part)."""
+    version: int = get_game(game).part("observation_version")
+    return version
+
+
+def check_observation_version(metadata: Mapping[str, Any], source: Path | str, game: str = LEGACY_GAME, version: int | None = None) -> None:
+    """Refuse a checkpoint whose metadata names another observation layout than this library builds
+    for `game` (`version`, by default the game's own)."""
+    version = observation_version(game) if version is None else version
     saved = metadata.get("observation_version")
     # True == 1 and 1.0 == 1 in Python, so equality alone would let a bool or a float through.
     if isinstance(saved, bool) or not isinstance(saved, int) or saved != version:
@@ -89,9 +72,10 @@ def check_observation_version(
         )
 
 
-def read_metadata(path: Path, game: str = LEGACY_GAME, version: int = OBSERVATION_VERSION) -> dict[str, Any]:
+def read_metadata(path: Path, game: str = LEGACY_GAME, version: int | None = None) -> dict[str, Any]:
     """A run's metadata.json, checked to be `game`'s (a checkpoint naming no game is Miaui's), then
-    built for that game's observation layout `version`; {} for a Miaui run without one."""
+    built for that game's observation layout `version` (by default the game's own) and one of its
+    views; {} for a Miaui run without one."""
     if not path.exists():
         if game != LEGACY_GAME:  # only Miaui's first runs were saved without metadata
             raise CheckpointError(f"{path} is missing: every {game} policy names its game and observation layout there")
@@ -111,6 +95,7 @@ def read_metadata(path: Path, game: str = LEGACY_GAME, version: int = OBSERVATIO
             saved_game,
         )
     check_observation_version(metadata, path.parent, game, version)
-    if metadata.get("view", "table") not in VIEWS:
-        raise CheckpointError(f"{path} names view {metadata['view']!r}; views are {', '.join(VIEWS)}")
+    views = get_game(saved_game).views
+    if metadata.get("view", views[0]) not in views:
+        raise CheckpointError(f"{path} names view {metadata['view']!r}; views are {', '.join(views)}")
     return metadata

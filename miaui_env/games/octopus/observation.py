@@ -14,7 +14,7 @@ at a constant zero. `VISIBILITY` (the vector's pieces) and `OPPONENT_ROW_VISIBIL
 opponent's seat row shows) decide O4 there and nowhere else; a piece declared in neither raises
 `UndeclaredVisibilityError` (deny by default), never shown. The env paints with `Painter`, which
 keeps one game's canvas up to date from its events; tests hold it to `canvas` at every step. The tables are Miaui's own kinds
-(`Sight`, `OpponentSight`, `Shown`) and are checked by `miaui_env.observe.layout.check_declared`.
+(`Sight`, `OpponentSight`, `Shown`) and are checked by `miaui_env.core.layout.check_declared`.
 
 Cards are counted per species and value: a (10, 4) block holds, for each species (anchovy ... jack,
 O1) and each value 1, 2, 3, 4, how many such cards a pile holds (0-2 for values 1 and 2, 0-1 for 3
@@ -29,8 +29,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from miaui_env.game.rules import is_integer
-from miaui_env.observe.layout import (
+from miaui_env.core.errors import is_integer
+from miaui_env.core.layout import (
     VECTOR_BOUND,
     Layout,
     OpponentSight,
@@ -40,8 +40,8 @@ from miaui_env.observe.layout import (
     UndeclaredVisibilityError,
     declared_index,
 )
-from miaui_env.observe.layout import layout_tables as observe_layout_tables
-from miaui_env.octopus.rules import (
+from miaui_env.core.layout import layout_tables as observe_layout_tables
+from miaui_env.games.octopus.rules import (
     CARD_SPECIES,
     CARD_VALUES,
     CARDS_PER_SPECIES,

@@ -1,7 +1,7 @@
 """Self-play for Stable-Baselines3 on the octopus game: learner seats of many games as one SB3 `VecEnv`.
 
     from sb3_contrib import MaskablePPO
-    from miaui_env.integrations.octopus_selfplay import OctopusSelfPlayVecEnv
+    from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
 
     venv = OctopusSelfPlayVecEnv(64, num_players=3, seed=0)
     MaskablePPO("MlpPolicy", venv).learn(100_000)
@@ -65,16 +65,16 @@ import gymnasium
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
-from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent
-from miaui_env.game.rules import IllegalActionError, InvalidConfigError, final_rewards, is_integer
-from miaui_env.game.seeding import Seed
-from miaui_env.integrations.aec_selfplay import DRAWS, GamePerRowVecEnv, OpponentSeating
-from miaui_env.integrations.sb3 import checked_seats, index_array, opponent_seed, slot_seeds
-from miaui_env.observe.layout import VECTOR_BOUND
-from miaui_env.octopus import rules
-from miaui_env.octopus.env import DEFAULT_MAX_SESSIONS, _check_settings, check_action, decision_mask
-from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, VIEWS, Painter, observe_canvas
-from miaui_env.octopus.rules import NUM_ACTIONS, OctopusState
+from miaui_env.core.agents import Agent, Policy, RandomAgent, agent_name, check_agent
+from miaui_env.core.errors import IllegalActionError, InvalidConfigError, final_rewards, is_integer
+from miaui_env.core.layout import VECTOR_BOUND
+from miaui_env.core.seeding import Seed
+from miaui_env.core.selfplay import DRAWS, GamePerRowVecEnv, OpponentSeating
+from miaui_env.core.vec import checked_seats, index_array, opponent_seed, slot_seeds
+from miaui_env.games.octopus import rules
+from miaui_env.games.octopus.env import DEFAULT_MAX_SESSIONS, _check_settings, check_action, decision_mask
+from miaui_env.games.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, VIEWS, Painter, observe_canvas
+from miaui_env.games.octopus.rules import NUM_ACTIONS, OctopusState
 
 
 class OctopusSelfPlayVecEnv(GamePerRowVecEnv):

@@ -1,7 +1,7 @@
 """Self-play for Stable-Baselines3 on any registered game: learner seats of many AEC games as one `VecEnv`.
 
     from sb3_contrib import MaskablePPO
-    from miaui_env.integrations.aec_selfplay import AECSelfPlayVecEnv
+    from miaui_env.core.selfplay import AECSelfPlayVecEnv
 
     venv = AECSelfPlayVecEnv("sealed_bids", 64, num_players=3, seed=0)
     MaskablePPO("MlpPolicy", venv).learn(100_000)
@@ -38,11 +38,11 @@ import gymnasium
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
-from miaui_env.agents import Agent, Policy, RandomAgent, agent_name, check_agent, checked_actions, reset_agent
-from miaui_env.game.rules import IllegalActionError, InvalidConfigError, is_integer
-from miaui_env.game.seeding import Seed, seed_generator, seed_tree
+from miaui_env.core.agents import Agent, Policy, RandomAgent, agent_name, check_agent, checked_actions, reset_agent
+from miaui_env.core.errors import IllegalActionError, InvalidConfigError, is_integer
+from miaui_env.core.seeding import Seed, seed_generator, seed_tree
+from miaui_env.core.vec import OneEnvVecEnv, checked_seats, index_array, opponent_seed, slot_seeds
 from miaui_env.games import Game, get_game
-from miaui_env.integrations.sb3 import OneEnvVecEnv, checked_seats, index_array, opponent_seed, slot_seeds
 
 DRAWS = ("game", "seat")  # a mix deals all of a game's opponent seats to one agent, or each seat its own
 

@@ -1,5 +1,5 @@
 """What both games' PettingZoo envs share (Miaui's `miaui_env.envs.miaui`, the octopus game's
-`miaui_env.octopus.env`): the errors, agent names as seats, reset options, the generator, rendering,
+`miaui_env.games.octopus.env`): the errors, agent names as seats, reset options, the generator, rendering,
 the AEC bookkeeping of rewards and turns, and the wrappers `env()` puts around a raw env.
 
 It loads PettingZoo and Gymnasium but not the batched engine (no numba), so the octopus env, which
@@ -18,8 +18,7 @@ from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWrapper
 
-from miaui_env.game.rules import IllegalActionError, InvalidConfigError
-from miaui_env.spec import finite_real
+from miaui_env.core.errors import IllegalActionError, InvalidConfigError, finite_real
 
 ILLEGAL_ACTIONS = ("raise", "terminate")  # env(illegal_action=...): refuse an illegal action, or end the game
 

@@ -3,13 +3,13 @@
     python -m miaui_env.apps.play --game octopus [--players 3] [--opponents rival-aware octopus-ppo-v1 ...] [--seat 0]
                                   [--seed 1] [--view table] [--replay PATH | --no-replay]
 
-The engine (`miaui_env.octopus.rules`, rulings O1-O12 of docs/rules/octopus.md) plays every forced
+The engine (`miaui_env.games.octopus.rules`, rulings O1-O12 of docs/rules/octopus.md) plays every forced
 move (O10); you are asked only what a seat decides: stop or flip again (O3), and after an octopus
 which theft to try (O5). Before each decision you see the table as your seat sees it (O4: your row
 and your collection card by card, opponents' collection sizes and every total; with `--view recall`
 also every card ever shown), and every move of the others as the engine's events tell it. Bad input
 is asked again; `q` (or closed input) leaves; Ctrl-C ends with status 130. A finished game is saved
-as an octopus replay: `python -m miaui_env.apps.octopus_replay PATH` prints it back.
+as an octopus replay: `python -m miaui_env.games.octopus.replay PATH` prints it back.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from miaui_env.apps.octopus_replay import MAX_SEED, OctopusReplayError, describe_event, record, save_replay
-from miaui_env.octopus import rules
-from miaui_env.octopus.rules import OctopusState
+from miaui_env.games.octopus import rules
+from miaui_env.games.octopus.replay import MAX_SEED, OctopusReplayError, describe_event, record, save_replay
+from miaui_env.games.octopus.rules import OctopusState
 
 _LONGEST_ANSWER_SHOWN = 20
 
@@ -147,8 +147,8 @@ def ask_decision(state: OctopusState, read: Callable[[str], str]) -> rules.Decis
 
 def _agent_action(agent: Any, state: OctopusState, seat: int) -> int:
     """The agent's action for `seat`, from that seat's observation (O4) and mask, checked legal."""
-    from miaui_env.agents import checked_actions
-    from miaui_env.octopus.observation import observe
+    from miaui_env.core.agents import checked_actions
+    from miaui_env.games.octopus.observation import observe
 
     seen = observe(state, seat, getattr(agent, "view", "table"))
     return int(checked_actions(agent, seen[None], rules.action_mask(state)[None])[0])
@@ -157,7 +157,7 @@ def _agent_action(agent: Any, state: OctopusState, seat: int) -> int:
 def build_opponents(specs: Sequence[str], players: int, seat: int, seed: int) -> dict[int, Any]:
     """One agent per other seat, the specs cycled clockwise from `seat`: any octopus agent spec (a
     built-in, a shipped policy such as octopus-ppo-v1, a run's folder); AgentSpecError naming an unknown one."""
-    from miaui_env.octopus.agents import load_octopus_agent
+    from miaui_env.games.octopus.agents import load_octopus_agent
 
     for spec in dict.fromkeys(specs):  # every spec checked before any seat is filled
         load_octopus_agent(spec, seed=0)
@@ -168,7 +168,7 @@ def build_opponents(specs: Sequence[str], players: int, seat: int, seed: int) ->
 
 def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     """One octopus game against the chosen agents; returns the process exit status."""
-    from miaui_env.apps.cli import check_output_file
+    from miaui_env.core.cli import check_output_file
 
     if args.replay is not None:
         check_output_file(args.replay)  # before the game, not after it (a game played for nothing)
@@ -210,7 +210,7 @@ def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     if args.replay is not None:
         players = ["you" if seat == me else names[seat] for seat in range(n)]
         path = save_replay(record(state, actions, seed=args.seed, view=args.view, players=players), args.replay)
-        print(f"The game is saved as a replay: {path} (python -m miaui_env.apps.octopus_replay {path})")
+        print(f"The game is saved as a replay: {path} (python -m miaui_env.games.octopus.replay {path})")
     return 0
 
 

@@ -3,7 +3,7 @@ what a page may ask for, a person's game against octopus agents, and what their 
 
 The engine plays every forced move (O10); the server plays the agents' decisions on until the
 person must decide. The page shows what the person's observation holds in the view they chose
-(O4), decoded from `miaui_env.octopus.observation.observe` piece by piece: never the deck's
+(O4), decoded from `miaui_env.games.octopus.observation.observe` piece by piece: never the deck's
 order or a die roll to come. Requests are checked here and refused with `WebError` naming the
 value and what is allowed; a refused request changes nothing.
 """
@@ -20,14 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from miaui_env.agents import Agent
-from miaui_env.apps.octopus_play import steal_odds
-from miaui_env.apps.octopus_replay import GAME, MAX_SEED, OctopusReplay, describe_event, record, replay_states, save_replay
-from miaui_env.apps.web.games import HUMAN, MAX_INT_DIGITS, AgentChoice, WebError, checked_seat, training_extra_installed
-from miaui_env.octopus import rules
-from miaui_env.octopus.agents import load_octopus_agents, octopus_agents, shipped_octopus_policies
-from miaui_env.octopus.env import play_decision
-from miaui_env.octopus.observation import (
+from miaui_env.core.agents import Agent
+from miaui_env.core.web import HUMAN, MAX_INT_DIGITS, AgentChoice, WebError, checked_seat, training_extra_installed
+from miaui_env.games.octopus import rules
+from miaui_env.games.octopus.agents import load_octopus_agents, octopus_agents, shipped_octopus_policies
+from miaui_env.games.octopus.env import play_decision
+from miaui_env.games.octopus.observation import (
     DECISIONS,
     FACES,
     OBSERVATION_LAYOUT,
@@ -40,7 +38,9 @@ from miaui_env.octopus.observation import (
     check_view,
     observe,
 )
-from miaui_env.octopus.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, NUM_OCTOPUSES, TARGET, OctopusState
+from miaui_env.games.octopus.play import steal_odds
+from miaui_env.games.octopus.replay import GAME, MAX_SEED, OctopusReplay, describe_event, record, replay_states, save_replay
+from miaui_env.games.octopus.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, NUM_OCTOPUSES, TARGET, OctopusState
 
 DEFAULT_OPPONENT = "risk-aware"
 NEW_GAME_FIELDS = ("num_players", "seat", "opponents", "view", "seed")

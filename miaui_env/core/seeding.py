@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from miaui_env.game.rules import is_integer
+from miaui_env.core.errors import is_integer
 
 Seed = int | np.random.SeedSequence
 INT_BITS = (32, 64)  # the widths `seed_ints` draws

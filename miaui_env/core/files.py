@@ -12,6 +12,7 @@ import contextlib
 import errno
 import os
 import shutil
+import stat
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -83,3 +84,39 @@ def write_rows(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
     if rows:
         lines = [",".join(rows[0]), *(",".join(str(row[key]) for key in rows[0]) for row in rows)]
         atomic_write(path, "\n".join(lines) + "\n")
+
+
+def file_path(path: Any, error: type[ValueError], what: str) -> Path:
+    """`path` as a Path if it can name a file (a non-empty str or os.PathLike, no NUL byte); else
+    `error` naming it, so that no bare error comes from the operating system's call."""
+    if not isinstance(path, str | os.PathLike) or not str(path) or "\0" in str(path):
+        shown = path if isinstance(path, str | int | float | bool | None) else type(path).__name__
+        raise error(f"{what} is {shown!r:.60}; it must be a file path (a str or os.PathLike)")
+    return Path(path)
+
+
+MAX_FILE_BYTES = 64 << 20  # the most any file the library reads may hold (replays, configs, metadata)
+
+
+def read_bounded(path: Path, limit: int, error: type[ValueError], what: str) -> bytes:
+    """The bytes of the regular file at `path`, at most `limit` of them; `error` naming the file for
+    a folder, a device or pipe (/dev/zero, /dev/null), a missing file, or a file past the limit,
+    which is refused after reading `limit` + 1 bytes, never read to the end."""
+    try:
+        # Non-blocking: opening a pipe no one writes to would wait forever; a regular file reads as ever.
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as opened:
+            mode = os.fstat(opened.fileno()).st_mode
+            if stat.S_ISDIR(mode):
+                raise IsADirectoryError
+            if not stat.S_ISREG(mode):
+                raise error(f"{path} is not a regular file (a device, a pipe or a socket); {what} is a file")
+            data = opened.read(limit + 1)
+    except IsADirectoryError:
+        raise error(f"{path} is a folder; {what} is a file") from None
+    except FileNotFoundError:
+        raise error(f"{path} does not exist") from None
+    except OSError as failed:
+        raise error(f"{path} cannot be read: {failed.strerror or failed}") from None
+    if len(data) > limit:
+        raise error(f"{path} holds more than {limit:,} bytes, the most {what} may hold; is it the right file?")
+    return data

@@ -10,11 +10,11 @@ discards the whole row and lets her try a **theft**: she names an opponent and k
 random card of hers to the target. When the deck is empty the session is scored (per species only
 the highest card counts, O7) and a new one begins; the game ends after the session in which a
 total reaches 77, the highest total winning (ties share the victory, O9). The rules are
-`miaui_env.octopus.rules`; this module only turns agents into seats and results into rewards.
+`miaui_env.games.octopus.rules`; this module only turns agents into seats and results into rewards.
 
 | | |
 |---|---|
-| Import | `from miaui_env.octopus.env import env, raw_env`, `miaui_env.octopus_env`, or `pettingzoo.make("aec", "miaui_env/octopus-v0")` |
+| Import | `miaui_env.octopus_env`, `pettingzoo.make("aec", "miaui_env/octopus-v0")`, or `from miaui_env.games.octopus.env import env` |
 | Agents | `player_0 ... player_{n-1}`, clockwise (O1); `player_0` takes the first turn |
 | Actions | `Discrete(12)`: 0 stop, 1 flip, 2 no theft, `3 + 3 * (offset - 1) + (k - 1)`: steal k from the seat `offset` places clockwise |
 | Observations | `Dict(observation=Box(-64, 64, (306,), float32), action_mask=Box(0, 1, (12,), int8))` |
@@ -49,7 +49,7 @@ orders for the first sessions; `dice` is a list of die faces rolled first. Later
 come from the env's generator, as do theft draws.
 
 ## Rulings this env follows
-The engine's (see `miaui_env.octopus.rules`): the first flip of a turn, a stop when the deck is
+The engine's (see `miaui_env.games.octopus.rules`): the first flip of a turn, a stop when the deck is
 empty, busts, die rolls and session ends are forced and played by the engine (O10), so an agent is
 asked only to flip or stop, and for a theft after an octopus when an opponent holds a card (with
 nobody to rob, the engine passes on). Theft targets are relative to the thief (offset 1 is the
@@ -83,7 +83,7 @@ One float32 vector from named pieces: table-wide pieces, then one row per seat, 
 0 is you, row k the k-th seat clockwise; rows beyond the table are zero), so every table size and
 view has the same layout. Piles are shown card by card as counts per species (anchovy, bream, cod,
 dory, eel, flounder, grouper, herring, ide, jack) and value 1-4. `OBSERVATION_LAYOUT.view(obs,
-name)` (`miaui_env.octopus.observation`) cuts out any piece by name, seat-row pieces included. What
+name)` (`miaui_env.games.octopus.observation`) cuts out any piece by name, seat-row pieces included. What
 each view shows is declared piece by piece in `VISIBILITY` and `OPPONENT_ROW_VISIBILITY` (deny by
 default: an undeclared piece raises).
 
@@ -155,16 +155,14 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from miaui_env.aec import AECTurns, RefusingTerminateIllegalWrapper, checked_options, order_enforced
-from miaui_env.agents import Agent, Policy, checked_actions
-from miaui_env.display.picture import require_pillow
-from miaui_env.display.text import RENDER_MODES, check_render_mode, seat_name
-from miaui_env.game.cards import DeckError
-from miaui_env.game.rules import REWARDS, IllegalActionError, InvalidConfigError, final_rewards, is_integer
-from miaui_env.game.seeding import check_seed
-from miaui_env.observe.layout import VECTOR_BOUND
-from miaui_env.octopus import rules
-from miaui_env.octopus.observation import (
+from miaui_env.core.aec import AECTurns, RefusingTerminateIllegalWrapper, checked_options, order_enforced
+from miaui_env.core.agents import Agent, Policy, checked_actions
+from miaui_env.core.errors import REWARDS, DeckError, IllegalActionError, InvalidConfigError, final_rewards, is_integer
+from miaui_env.core.layout import VECTOR_BOUND
+from miaui_env.core.render import RENDER_MODES, check_render_mode, require_pillow, seat_name
+from miaui_env.core.seeding import check_seed
+from miaui_env.games.octopus import rules
+from miaui_env.games.octopus.observation import (
     OBSERVATION_LAYOUT,
     OBSERVATION_VERSION,
     STATE_LAYOUT,
@@ -174,7 +172,7 @@ from miaui_env.octopus.observation import (
     observe_canvas,
     state_vector,
 )
-from miaui_env.octopus.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, NUM_CARDS, SPECIES_NAMES, OctopusState
+from miaui_env.games.octopus.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, NUM_CARDS, SPECIES_NAMES, OctopusState
 
 RESET_OPTIONS = ("deck", "dice")
 DEFAULT_MAX_SESSIONS = 30  # O12: far beyond any real game (random play ends in 3 or 4 sessions)

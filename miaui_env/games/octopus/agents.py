@@ -2,7 +2,7 @@
 
 Every agent acts on a batch: `act(observations (B, 306), masks (B, 12)) -> actions (B,)`, action
 indices the masks allow (0 stop, 1 flip, 2 no theft, `3 + 3 * (offset - 1) + (k - 1)`: steal k from
-the seat `offset` places clockwise, `miaui_env.octopus.rules`). Each is seeded at construction and
+the seat `offset` places clockwise, `miaui_env.games.octopus.rules`). Each is seeded at construction and
 `reset()` clears what it remembers (none of these remembers anything: what they need is in the
 observation). `octopus_agents()` is the name table an arena or a CLI loads them from.
 
@@ -109,15 +109,15 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from miaui_env.agents import Agent, AgentError, RandomAgent
-from miaui_env.agents.checkpoint import CheckpointSpaceError
-from miaui_env.agents.loading import load_game_agent, shipped_policy_names
-from miaui_env.agents.policy import PolicyAgent
-from miaui_env.game.rules import is_integer
-from miaui_env.game.seeding import Seed, seed_children, seed_generator, seed_int
-from miaui_env.observe.layout import VECTOR_BOUND
-from miaui_env.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, SCORE_SCALE, SIZE_SCALE, VALUES
-from miaui_env.octopus.rules import (
+from miaui_env.core.agents import Agent, AgentError, RandomAgent
+from miaui_env.core.checkpoint import CheckpointSpaceError
+from miaui_env.core.errors import is_integer
+from miaui_env.core.layout import VECTOR_BOUND
+from miaui_env.core.loading import load_game_agent, shipped_policy_names
+from miaui_env.core.policy import PolicyAgent
+from miaui_env.core.seeding import Seed, seed_children, seed_generator, seed_int
+from miaui_env.games.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, SCORE_SCALE, SIZE_SCALE, VALUES
+from miaui_env.games.octopus.rules import (
     DIE_FACES,
     FISH_VALUES,
     MAX_PLAYERS,

@@ -21,9 +21,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from miaui_env.agents.checkpoint import CheckpointError, read_metadata
-from miaui_env.agents.policy_spec import policy_objects
-from miaui_env.game.seeding import seed_generator
+from miaui_env.core.checkpoint import CheckpointError, read_metadata
+from miaui_env.core.policy_spec import policy_objects
+from miaui_env.core.seeding import seed_generator
 
 
 class MaskedPolicy(Protocol):

@@ -62,8 +62,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from miaui_env.game import rules as game_rules
-from miaui_env.game.rules import is_integer
+from miaui_env.core import errors as core_errors
+from miaui_env.core.errors import is_integer
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
@@ -93,7 +93,7 @@ class OctopusError(ValueError):
     """Base class of this engine's errors."""
 
 
-class InvalidConfigError(OctopusError, game_rules.InvalidConfigError):
+class InvalidConfigError(OctopusError, core_errors.InvalidConfigError):
     """Game settings, a seed, a stacked deck or stacked dice outside what the rules allow (also
     the library's `InvalidConfigError`, so one except clause catches either game's)."""
 

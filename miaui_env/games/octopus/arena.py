@@ -29,7 +29,7 @@ Measured at seed 20261126 (never tuned on), 3000 games a run, about 3-4 minutes 
     python -m miaui_env.apps.arena --game octopus --pool random cautious risk-aware --players 3 --games 3000 --seed 20261126
     python -m miaui_env.apps.arena --game octopus --pool random cautious risk-aware --players 4 --games 3000 --seed 20261126
 
-The results table is in `miaui_env.octopus.agents`' docstring: risk-aware wins the most at 2, 3
+The results table is in `miaui_env.games.octopus.agents`' docstring: risk-aware wins the most at 2, 3
 and 4 players, with 95% CIs apart from the cautious player's and random's.
 """
 
@@ -44,8 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
-from miaui_env.agents import Agent, AgentError, Policy, as_agent, checked_actions
-from miaui_env.apps.arena import (
+from miaui_env.core.agents import Agent, AgentError, Policy, as_agent, checked_actions
+from miaui_env.core.arena import (
     MAX_RESULT_BYTES,
     MODES,
     RESULT_BYTES_PER_SEAT,
@@ -56,13 +56,13 @@ from miaui_env.apps.arena import (
     table,
     write_results,
 )
-from miaui_env.apps.cli import check_writable, non_negative_int, positive_int, run_command
-from miaui_env.game.rules import is_integer
-from miaui_env.game.seeding import check_seed, seed_ints
-from miaui_env.octopus import rules
-from miaui_env.octopus.agents import load_octopus_agents
-from miaui_env.octopus.observation import Painter, check_view, observe_canvas
-from miaui_env.octopus.rules import DIE_FACES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARDS, NUM_OCTOPUSES, InvalidConfigError
+from miaui_env.core.cli import check_writable, non_negative_int, positive_int, run_command
+from miaui_env.core.errors import is_integer
+from miaui_env.core.seeding import check_seed, seed_ints
+from miaui_env.games.octopus import rules
+from miaui_env.games.octopus.agents import load_octopus_agents
+from miaui_env.games.octopus.observation import Painter, check_view, observe_canvas
+from miaui_env.games.octopus.rules import DIE_FACES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARDS, NUM_OCTOPUSES, InvalidConfigError
 
 MAX_ROLLS_PER_SESSION = NUM_OCTOPUSES  # O5: a theft follows an octopus, so at most 6 rolls a session
 DEFAULT_MAX_SESSIONS = 30  # O12: the env's cap; random play ends in 3 or 4 sessions

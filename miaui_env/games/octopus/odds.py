@@ -3,9 +3,9 @@
     policy_kwargs={"features_extractor_class": OctopusOddsFeatures}      # in Python
     ppo: {policy_kwargs: {features_extractor_class: OctopusOddsFeatures}}  # in a run's config
 
-A policy network reads the octopus observation (`miaui_env.octopus.observation`) followed by
+A policy network reads the octopus observation (`miaui_env.games.octopus.observation`) followed by
 `ODDS_SIZE` numbers computed from it, in torch, batched, on the policy's device: what the
-risk-aware, theft-aware and rival-aware baselines (`miaui_env.octopus.agents`, whose docstring
+risk-aware, theft-aware and rival-aware baselines (`miaui_env.games.octopus.agents`, whose docstring
 holds the maths) weigh before each decision, so that a network starts from the quantities a
 strong player uses instead of having to learn card counting from the raw counts. They are a function of the observation alone:
 the recall view shows every card seen (O4), so the odds are the exact ones; from the table view
@@ -39,9 +39,9 @@ import gymnasium
 import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from miaui_env.octopus.agents import RIVAL_WEIGHT
-from miaui_env.octopus.observation import OBSERVATION_LAYOUT, SCORE_SCALE, VALUES
-from miaui_env.octopus.rules import (
+from miaui_env.games.octopus.agents import RIVAL_WEIGHT
+from miaui_env.games.octopus.observation import OBSERVATION_LAYOUT, SCORE_SCALE, VALUES
+from miaui_env.games.octopus.rules import (
     DIE_FACES,
     FISH_VALUES,
     MAX_PLAYERS,
@@ -125,7 +125,7 @@ def transfer(tables: OddsTables, taker_best: torch.Tensor, source: torch.Tensor,
 def leading_opponents(observations: torch.Tensor) -> torch.Tensor:
     """(B, 3) by clockwise offset 1-3: the opponents at the table with the highest total plus session
     score (O7; by total alone from the table view, which hides opponents' session scores), as
-    `miaui_env.octopus.agents.leading_opponents` finds them."""
+    `miaui_env.games.octopus.agents.leading_opponents` finds them."""
     _check_rows(observations)
     present = _view(observations, "present")[:, 1:, 0] > 0.5
     totals = torch.round(_view(observations, "total")[:, 1:, 0] * TARGET)
