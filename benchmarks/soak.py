@@ -29,10 +29,10 @@ import time
 import numpy as np
 
 from miaui_env.core.layout import VECTOR_BOUND
-from miaui_env.game.cards import FISH_KINDS, FishKind
-from miaui_env.game.rules import NUM_ROUNDS, GameConfig
+from miaui_env.games.miaui.cards import FISH_KINDS, FishKind
+from miaui_env.games.miaui.rules import NUM_ROUNDS, GameConfig
+from miaui_env.games.miaui.vector import VectorMiaui
 from miaui_env.games.octopus import rules as octopus
-from miaui_env.vector import VectorMiaui
 
 
 class InvariantError(AssertionError):

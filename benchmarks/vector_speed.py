@@ -30,8 +30,8 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 from peers import peer  # noqa: E402  (this script's folder is on sys.path when it runs)
 
-from miaui_env.game.rules import NUM_ROUNDS  # noqa: E402
-from miaui_env.vector import VectorMiaui  # noqa: E402
+from miaui_env.games.miaui.rules import NUM_ROUNDS  # noqa: E402
+from miaui_env.games.miaui.vector import VectorMiaui  # noqa: E402
 
 
 def goofspiel_steps_per_second(seconds: float, seed: int = 0) -> float:

@@ -32,7 +32,7 @@ class GenerateError(ValueError):
 def docstring(module: str | None) -> str:
     """The docstring of `module`, dedented, as Markdown."""
     if not module:
-        raise GenerateError("docstring needs a module name: <!-- generate: docstring miaui_env.envs.miaui -->")
+        raise GenerateError("docstring needs a module name: <!-- generate: docstring miaui_env.games.miaui.env -->")
     text = inspect.getdoc(importlib.import_module(module))
     if not text:
         raise GenerateError(f"{module} has no docstring to show")

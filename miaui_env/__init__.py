@@ -2,15 +2,15 @@
 
 The package is a house of rooms, each importing only from the rooms listed before it:
 
-    game/          cards, rules, saved states, the seed tree        (stdlib + numpy)
-    observe/       what a seat may see (R11): layout, visibility tables, encoder, compact codes, belief
-    spec           TableSpec: players, variants, view, reward, dtype, taken by every layer
-    vector/        the batched engine, proven identical to game/ + observe/
-    display/       text and pictures of a table, one observation decoder for both
-    agents/        the agent protocol, baselines, trained policies, search, agent loading
-    envs/          PettingZoo AEC + Parallel, the single-seat Gymnasium env (importing it registers them)
-    integrations/  the SB3 VecEnvs, the privileged critic, adapters, torch expanders
-    apps/          arena, replays, human play, demo, the browser app, run files, CLI conventions
+    core/          what every game shares: the game registry, errors, the seed tree, layouts, the AEC
+                   base, the agent protocol and policy loading, arena statistics, replay files, CLI helpers
+    games/         one package a game, each importing the core and itself only:
+      miaui/         Miaui: cards, rules, saved states, what a seat sees, the table spec, the batched
+                     engine, display, agents, the AEC/Parallel envs and the single-seat Gymnasium env
+      octopus/       the octopus fishing game: rules, observation, env, agents, arena, replays, play, web page
+    envs/          importing it registers the envs with Gymnasium and PettingZoo
+    integrations/  the SB3 VecEnvs, the privileged critic, card counting, adapters, torch expanders, OpenSpiel
+    apps/          the arena, card, replays, human play, demo and browser app, each once for any game
 
 Importing the package loads no RL library: the names below that need PettingZoo, Gymnasium,
 numba or torch are imported on first use (PEP 562). It registers `miaui_env/Miaui-v0` with
@@ -28,29 +28,30 @@ from typing import TYPE_CHECKING, Any
 
 from miaui_env import _interrupts  # noqa: F401  # first: Ctrl-C while one of our commands starts ends it in one line
 from miaui_env.core.errors import DeckError, IllegalActionError, InvalidConfigError
-from miaui_env.game.cards import DEFAULT_DECK, FishCard, FishKind
-from miaui_env.game.rules import GameConfig, RoundRecord
-from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT
-from miaui_env.registration import GYMNASIUM_ID, PETTINGZOO_ID, register_envs
-from miaui_env.spec import TableKwargs, TableSpec
+from miaui_env.games.miaui import GYMNASIUM_ID, PETTINGZOO_ID
+from miaui_env.games.miaui.cards import DEFAULT_DECK, FishCard, FishKind
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT
+from miaui_env.games.miaui.rules import GameConfig, RoundRecord
+from miaui_env.games.miaui.spec import TableKwargs, TableSpec
+from miaui_env.registration import register_envs
 
 if TYPE_CHECKING:
-    from miaui_env.envs.miaui import MiauiParallelEnv, env, parallel_env, raw_env
-    from miaui_env.envs.single_agent import MiauiSingleAgentEnv
+    from miaui_env.games.miaui.env import MiauiParallelEnv, env, parallel_env, raw_env
+    from miaui_env.games.miaui.single_agent import MiauiSingleAgentEnv
+    from miaui_env.games.miaui.vector import VectorMiaui
     from miaui_env.games.octopus.env import octopus_env
     from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
-    from miaui_env.vector import VectorMiaui
 
 __version__ = "0.2.0"
 register_envs()
 
 _LAZY = {
-    "env": "miaui_env.envs.miaui",
-    "parallel_env": "miaui_env.envs.miaui",
-    "raw_env": "miaui_env.envs.miaui",
-    "MiauiParallelEnv": "miaui_env.envs.miaui",
-    "MiauiSingleAgentEnv": "miaui_env.envs.single_agent",
-    "VectorMiaui": "miaui_env.vector",
+    "env": "miaui_env.games.miaui.env",
+    "parallel_env": "miaui_env.games.miaui.env",
+    "raw_env": "miaui_env.games.miaui.env",
+    "MiauiParallelEnv": "miaui_env.games.miaui.env",
+    "MiauiSingleAgentEnv": "miaui_env.games.miaui.single_agent",
+    "VectorMiaui": "miaui_env.games.miaui.vector",
     "MiauiSelfPlayVecEnv": "miaui_env.integrations.sb3",
     "octopus_env": "miaui_env.games.octopus.env",  # the octopus game's AEC env (`miaui_env.games.octopus.env`)
 }

@@ -16,15 +16,14 @@ from collections.abc import Callable, Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 
-GYMNASIUM_ID = "miaui_env/Miaui-v0"
-PETTINGZOO_ID = "miaui_env/miaui-v0"
-OCTOPUS_PETTINGZOO_ID = "miaui_env/octopus-v0"  # the octopus game, AEC only: its turns are sequential
+from miaui_env.games.miaui import GYMNASIUM_ID, PETTINGZOO_ID
+from miaui_env.games.octopus import PETTINGZOO_ID as OCTOPUS_PETTINGZOO_ID
 
 
 def register_gymnasium_ids(gymnasium: ModuleType) -> None:
-    """`miaui_env/Miaui-v0`: one seat against fixed opponents (miaui_env.envs.single_agent)."""
+    """`miaui_env/Miaui-v0`: one seat against fixed opponents (miaui_env.games.miaui.single_agent)."""
     if GYMNASIUM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYMNASIUM_ID, entry_point="miaui_env.envs.single_agent:MiauiSingleAgentEnv")
+        gymnasium.register(id=GYMNASIUM_ID, entry_point="miaui_env.games.miaui.single_agent:MiauiSingleAgentEnv")
 
 
 def register_pettingzoo_ids(pettingzoo: ModuleType) -> None:
@@ -32,8 +31,8 @@ def register_pettingzoo_ids(pettingzoo: ModuleType) -> None:
     if not hasattr(pettingzoo, "register"):  # registries came with PettingZoo 1.27
         return
     entries = (
-        ("aec", PETTINGZOO_ID, "miaui_env.envs.miaui:env"),
-        ("parallel", PETTINGZOO_ID, "miaui_env.envs.miaui:parallel_env"),
+        ("aec", PETTINGZOO_ID, "miaui_env.games.miaui.env:env"),
+        ("parallel", PETTINGZOO_ID, "miaui_env.games.miaui.env:parallel_env"),
         ("aec", OCTOPUS_PETTINGZOO_ID, "miaui_env.games.octopus.env:env"),
     )
     for kind, env_id, entry_point in entries:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import miaui_env.core.registry
 import miaui_env.games
 
 TEST_GAMES = Path(__file__).parent / "games"
@@ -25,7 +26,7 @@ pytest_plugins = ("web_helpers",)
 def registry_as_found():
     """A game a test (or a docs snippet) registers is gone after it: the next test sees the built-in games."""
     miaui_env.games.game_names()  # the built-in games and entry points, found once
-    found = dict(miaui_env.games._registry)
+    found = dict(miaui_env.core.registry._registry)
     yield
-    miaui_env.games._registry.clear()
-    miaui_env.games._registry.update(found)
+    miaui_env.core.registry._registry.clear()
+    miaui_env.core.registry._registry.update(found)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from miaui_env.game.cards import DEFAULT_DECK, FishCard, FishKind, parse_deck_order
-from miaui_env.game.rules import GameConfig, GameState, RoundRecord, new_game, play_round
+from miaui_env.games.miaui.cards import DEFAULT_DECK, FishCard, FishKind, parse_deck_order
+from miaui_env.games.miaui.rules import GameConfig, GameState, RoundRecord, new_game, play_round
 
 # Cards that pad a stacked deck after the rounds a scenario names: no Seagulls first, so that a
 # scenario never meets a round-1 replacement it did not ask for.
@@ -50,7 +50,7 @@ def play(state: GameState, *rounds: Sequence[int]) -> list[RoundRecord]:
 def check_round_arrays(rounds: Sequence[object], records_per_game: Sequence[Sequence[RoundRecord]]) -> None:
     """The batched engine's round arrays (a step's `infos["rounds"]`) are the rules' round records of
     each game, reveal by reveal (the forced round 12 too)."""
-    from miaui_env.vector import DECISIONS  # here, so that the rules scenarios load no compiler
+    from miaui_env.games.miaui.vector import DECISIONS  # here, so that the rules scenarios load no compiler
 
     assert len(rounds) == len(records_per_game[0])
     for k, batch in enumerate(rounds):

@@ -15,8 +15,8 @@ from sb3_contrib import MaskablePPO
 
 import miaui_env
 from miaui_env import OBSERVATION_LAYOUT, IllegalActionError, InvalidConfigError
-from miaui_env.agents import RandomAgent
-from miaui_env.game.rules import NUM_ROUNDS
+from miaui_env.games.miaui.agents import RandomAgent
+from miaui_env.games.miaui.rules import NUM_ROUNDS
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 
 
@@ -121,7 +121,7 @@ def test_gymnasium_env_is_registered_and_passes_the_checker():
 
 
 def test_single_agent_reward_is_its_seats_and_opponents_play_their_policy():
-    env = miaui_env.envs.single_agent.MiauiSingleAgentEnv(num_players=4, opponents=lowest_card, seat=2, reward="margin")
+    env = miaui_env.games.miaui.single_agent.MiauiSingleAgentEnv(num_players=4, opponents=lowest_card, seat=2, reward="margin")
     env.reset(seed=5)
     rng = np.random.default_rng(5)
     total, steps = 0.0, 0
@@ -140,7 +140,7 @@ def test_single_agent_reward_is_its_seats_and_opponents_play_their_policy():
 
 
 def test_single_agent_refuses_a_bad_card_before_anyone_moves():
-    env = miaui_env.envs.single_agent.MiauiSingleAgentEnv(num_players=3, seat=0)
+    env = miaui_env.games.miaui.single_agent.MiauiSingleAgentEnv(num_players=3, seat=0)
     env.reset(seed=1)
     env.step(0)
     with pytest.raises(IllegalActionError, match=r"player_0: action 0 \(diver card 1\) is not in hand"):
@@ -150,7 +150,7 @@ def test_single_agent_refuses_a_bad_card_before_anyone_moves():
 
 def test_single_agent_seeding_and_seat_draw():
     def run(seed: int) -> tuple[int, list]:
-        env = miaui_env.envs.single_agent.MiauiSingleAgentEnv(num_players=6)
+        env = miaui_env.games.miaui.single_agent.MiauiSingleAgentEnv(num_players=6)
         obs, info = env.reset(seed=seed)
         return info["seat"], obs.tolist()
 
@@ -159,10 +159,10 @@ def test_single_agent_seeding_and_seat_draw():
 
 
 def test_single_agent_games_with_heuristic_opponents_follow_the_seed():
-    from miaui_env.agents.heuristics import GreedyAgent
+    from miaui_env.games.miaui.agents.heuristics import GreedyAgent
 
     def game(seed: int) -> list:
-        env = miaui_env.envs.single_agent.MiauiSingleAgentEnv(num_players=4, opponents=GreedyAgent(), seat=0)
+        env = miaui_env.games.miaui.single_agent.MiauiSingleAgentEnv(num_players=4, opponents=GreedyAgent(), seat=0)
         env.reset(seed=seed)
         for _ in range(11):
             env.step(int(np.flatnonzero(env.action_masks())[0]))
@@ -173,14 +173,14 @@ def test_single_agent_games_with_heuristic_opponents_follow_the_seed():
 
 def test_single_agent_bad_settings():
     with pytest.raises(ValueError, match="seat=4"):
-        miaui_env.envs.single_agent.MiauiSingleAgentEnv(num_players=4, seat=4)
+        miaui_env.games.miaui.single_agent.MiauiSingleAgentEnv(num_players=4, seat=4)
     with pytest.raises(ValueError, match="one agent for each of the 3 other seats"):
-        miaui_env.envs.single_agent.MiauiSingleAgentEnv(num_players=4, opponents=[lowest_card])
+        miaui_env.games.miaui.single_agent.MiauiSingleAgentEnv(num_players=4, opponents=[lowest_card])
 
 
 def test_single_agent_env_shows_a_recall_opponent_its_view():
-    from miaui_env.envs.single_agent import MiauiSingleAgentEnv
-    from miaui_env.observe.observation import table_view
+    from miaui_env.games.miaui.observation import table_view
+    from miaui_env.games.miaui.single_agent import MiauiSingleAgentEnv
 
     class Remembers:
         name, view = "remembers", "recall"
@@ -374,7 +374,7 @@ def test_a_ragged_multi_table_step_is_refused_by_name_and_changes_nothing():
 
 
 def test_an_octopus_vec_env_whose_opponent_failed_mid_step_asks_for_a_reset():
-    from miaui_env.agents import AgentError, RandomAgent
+    from miaui_env.games.miaui.agents import AgentError, RandomAgent
     from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
 
     class FailsOnCue:

@@ -9,12 +9,12 @@ import pytest
 from helpers import stacked_deck
 
 import miaui_env
-from miaui_env.agents import RandomAgent, builtin_agents
-from miaui_env.agents.heuristics import CountingAgent, GreedyAgent, depth_values, winning_chances
 from miaui_env.apps.arena import ArenaConfig, play
 from miaui_env.core.arena import gauntlet_significance, summarize
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
-from miaui_env.vector import VectorMiaui
+from miaui_env.games.miaui.agents import RandomAgent, builtin_agents
+from miaui_env.games.miaui.agents.heuristics import CountingAgent, GreedyAgent, depth_values, winning_chances
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.vector import VectorMiaui
 
 
 @pytest.mark.parametrize("name", ["random", "greedy", "counter"])

@@ -19,12 +19,12 @@ import pytest
 from helpers import environment_with_test_games
 from pettingzoo import AECEnv
 
-from miaui_env.agents import RandomAgent
 from miaui_env.apps import any_game
 from miaui_env.apps.arena import main as arena_main
 from miaui_env.apps.replay import main as replay_main
 from miaui_env.core.errors import InvalidConfigError
 from miaui_env.games import OPTIONAL_PARTS, Game, GamePartError, get_game, register
+from miaui_env.games.miaui.agents import RandomAgent
 
 ROOT = Path(__file__).parent.parent
 GAME = "sealed_bids"

@@ -19,17 +19,17 @@ import pytest
 from helpers import SHARED_VICTORY_HIGH_SCORE, SHARED_VICTORY_PUT_BACK, SHARED_VICTORY_ROUNDS, highest_card, stacked_deck
 from helpers import lowest_card as lowest_policy
 
-from miaui_env.agents import RandomAgent
-from miaui_env.agents.heuristics import GreedyAgent
-from miaui_env.agents.loading import load_agent
 from miaui_env.apps.arena import ArenaConfig, main, play, run
 from miaui_env.core.arena import gauntlet_significance, lineups, summarize, table
 from miaui_env.core.checkpoint import CheckpointVersionError
 from miaui_env.core.errors import InvalidConfigError
 from miaui_env.core.loading import AgentSpecError
 from miaui_env.core.policy import load_sb3_policy
-from miaui_env.spec import TableSpec
-from miaui_env.vector import VectorMiaui
+from miaui_env.games.miaui.agents import RandomAgent
+from miaui_env.games.miaui.agents.heuristics import GreedyAgent
+from miaui_env.games.miaui.agents.loading import load_agent
+from miaui_env.games.miaui.spec import TableSpec
+from miaui_env.games.miaui.vector import VectorMiaui
 
 ROOT = Path(__file__).parent.parent
 
@@ -179,7 +179,7 @@ class ViewRecorder:
 @pytest.mark.parametrize("arena_view", ["table", "recall"])
 def test_each_agent_is_shown_the_view_it_plays_from(arena_view):
     from miaui_env import OBSERVATION_LAYOUT
-    from miaui_env.observe.observation import table_view
+    from miaui_env.games.miaui.observation import table_view
 
     remembers, plain, forgets = ViewRecorder("remembers", "recall"), ViewRecorder("plain"), ViewRecorder("forgets", "table")
     play([remembers, plain, forgets], "pool", ArenaConfig(num_players=3, games=30, view=arena_view))
@@ -355,7 +355,7 @@ def test_the_arena_config_names_its_table_as_the_table_spec_does():
     assert config == ArenaConfig(num_players=5, games=20, no_fighting=True, view="recall", seed=3, batch_games=10)
     assert config.table_spec == TableSpec(5, no_fighting=True, view="recall")  # the arena pays by wins, in float32
     assert ArenaConfig(3, 6).table_spec.num_players == 3  # the first positional field is still the table size
-    with pytest.raises(InvalidConfigError, match=re.escape("takes a miaui_env.spec.TableSpec, got {'num_players': 4}")):
+    with pytest.raises(InvalidConfigError, match=re.escape("takes a miaui_env.games.miaui.spec.TableSpec, got {'num_players': 4}")):
         ArenaConfig.at_table({"num_players": 4})  # type: ignore[arg-type]
 
 

@@ -21,18 +21,18 @@ from gymnasium.error import ResetNeeded
 
 import miaui_env
 from miaui_env import DeckError, GameConfig, IllegalActionError, InvalidConfigError
-from miaui_env.agents import AgentError, RandomAgent
 from miaui_env.core.arena import gauntlet_significance
 from miaui_env.core.checkpoint import CheckpointError
 from miaui_env.core.errors import final_rewards
 from miaui_env.core.seeding import SeedError
-from miaui_env.display.text import describe_observation
-from miaui_env.envs.miaui import ResetOptionError, ResetOptionWarning, UnknownAgentError
-from miaui_env.envs.single_agent import MiauiSingleAgentEnv
-from miaui_env.game.rules import kiti_seat, new_game, play_round, score
-from miaui_env.observe.encoder import Encoder
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
-from miaui_env.vector import VectorMiaui
+from miaui_env.games.miaui.agents import AgentError, RandomAgent
+from miaui_env.games.miaui.display.text import describe_observation
+from miaui_env.games.miaui.encoder import Encoder
+from miaui_env.games.miaui.env import ResetOptionError, ResetOptionWarning, UnknownAgentError
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.rules import kiti_seat, new_game, play_round, score
+from miaui_env.games.miaui.single_agent import MiauiSingleAgentEnv
+from miaui_env.games.miaui.vector import VectorMiaui
 
 ROOT = Path(__file__).parent.parent
 DECK = [str(card) for card in miaui_env.DEFAULT_DECK]  # a whole deck in its printed order
@@ -281,7 +281,7 @@ def test_the_batched_engine_refuses_bad_construction(kwargs, error, message):
 def test_the_batched_engine_checks_memory_against_the_process_limit_not_only_the_machine(monkeypatch):
     import resource
 
-    from miaui_env.vector import engine
+    from miaui_env.games.miaui.vector import engine
 
     monkeypatch.setattr(engine, "CGROUP_ROOT", Path("/nonexistent"))
     real = resource.getrlimit
@@ -295,7 +295,7 @@ def test_the_batched_engine_checks_memory_against_the_process_limit_not_only_the
 def test_the_batched_engine_checks_memory_against_the_cgroup_limit(monkeypatch, tmp_path):
     import resource
 
-    from miaui_env.vector import engine
+    from miaui_env.games.miaui.vector import engine
 
     (tmp_path / "memory.max").write_text(f"{2 << 30}\n")
     (tmp_path / "memory.current").write_text(f"{1 << 30}\n")
@@ -526,7 +526,7 @@ def test_a_damaged_checkpoint_is_named_not_a_traceback(tmp_path, kind):
         played = command("miaui_env.apps.play", "--players", "3", "--seed", "1", "--opponents", str(run), stdin="q\n")
         assert played.returncode == 2 and "Traceback" not in played.stderr and "no 'data' member" in played.stderr
     with pytest.raises(CheckpointError, match=r"damaged|not a loadable"):
-        from miaui_env.agents.loading import load_agent
+        from miaui_env.games.miaui.agents.loading import load_agent
 
         load_agent(str(run))
 
@@ -682,7 +682,7 @@ def test_without_ray_the_rllib_trainer_names_the_extra(without_ray, tmp_path, ca
 
 
 def test_without_ray_an_rllib_run_is_refused_naming_the_extra(without_ray, tmp_path):
-    from miaui_env.agents.loading import load_agent
+    from miaui_env.games.miaui.agents.loading import load_agent
 
     run = tmp_path / "rllib-run"
     (run / "policy").mkdir(parents=True)
@@ -734,8 +734,8 @@ def test_a_policy_of_another_game_is_refused_at_load_naming_both_spaces(tmp_path
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.wrappers import ActionMasker
 
-    from miaui_env.agents.loading import load_agent
     from miaui_env.core.checkpoint import CheckpointSpaceError
+    from miaui_env.games.miaui.agents.loading import load_agent
 
     cartpole = ActionMasker(gymnasium.make("CartPole-v1"), lambda env: np.ones(2, bool))
     MaskablePPO("MlpPolicy", cartpole, n_steps=16, batch_size=16).save(tmp_path / "model.zip")
@@ -745,7 +745,7 @@ def test_a_policy_of_another_game_is_refused_at_load_naming_both_spaces(tmp_path
 
 @pytest.mark.parametrize("weight", [np.float32(2.5), np.int64(3), np.float64(0.0), np.uint8(7)])
 def test_search_takes_a_numpy_scalar_prior_weight(weight):
-    from miaui_env.agents.search import RegretMatchingSearchAgent
+    from miaui_env.games.miaui.agents.search import RegretMatchingSearchAgent
 
     assert RegretMatchingSearchAgent(0, prior_weight=weight).prior_weight == float(weight)
 
@@ -754,7 +754,7 @@ def test_search_takes_a_numpy_scalar_prior_weight(weight):
     "weight", [True, np.bool_(True), np.float32("nan"), np.float64("inf"), np.int64(-1), 10**400, "3", np.timedelta64(3)]
 )
 def test_search_refuses_a_prior_weight_that_is_no_finite_number(weight):
-    from miaui_env.agents.search import RegretMatchingSearchAgent
+    from miaui_env.games.miaui.agents.search import RegretMatchingSearchAgent
 
     with pytest.raises(InvalidConfigError, match=re.escape(f"prior_weight={weight!r} is not allowed; it must be a finite number >= 0")):
         RegretMatchingSearchAgent(0, prior_weight=weight)
@@ -807,7 +807,7 @@ BAD_BATCHES = [
 @pytest.mark.parametrize("name", ["greedy", "counter", "high", "low", "middle", "extremes", "noisy-counter", "search"])
 @pytest.mark.parametrize(("observations", "masks", "message"), BAD_BATCHES)
 def test_every_built_in_agent_refuses_a_batch_it_cannot_read(name, observations, masks, message):
-    from miaui_env.agents.loading import load_agent
+    from miaui_env.games.miaui.agents.loading import load_agent
 
     agent = load_agent(name, seed=0)
     with pytest.raises(AgentError, match=f"the {name} agent .*{message}"):

@@ -14,11 +14,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from miaui_env.game.cards import DEFAULT_DECK, FishKind
-from miaui_env.game.rules import GameConfig, GameState, new_game, play_round
-from miaui_env.observe.belief import KnowledgeError, SeatKnowledge, put_back_weights
-from miaui_env.observe.encoder import Encoder
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.belief import KnowledgeError, SeatKnowledge, put_back_weights
+from miaui_env.games.miaui.cards import DEFAULT_DECK, FishKind
+from miaui_env.games.miaui.encoder import Encoder
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.rules import GameConfig, GameState, new_game, play_round
 
 CONFIGS = [
     GameConfig(n, open_baskets, no_fighting)

@@ -48,7 +48,7 @@ def test_whole_games_count_their_resets_and_steps_only_do_not():
 def test_the_soak_checks_every_round_and_catches_a_lost_card(monkeypatch):
     import pytest
 
-    from miaui_env.vector import VectorMiaui
+    from miaui_env.games.miaui.vector import VectorMiaui
 
     soak = benchmark("soak")
     assert soak.soak_miaui(300, 64, seed=0) == 300 * 11  # every game's every round (the twelfth is forced)

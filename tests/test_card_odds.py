@@ -10,13 +10,13 @@ import pytest
 import torch
 
 import miaui_env
-from miaui_env.agents.heuristics import CountingAgent, GreedyAgent, depth_values, winning_chances
-from miaui_env.game.rules import NUM_DIVER_CARDS
+from miaui_env.games.miaui.agents.heuristics import CountingAgent, GreedyAgent, depth_values, winning_chances
+from miaui_env.games.miaui.compact import expand_observations
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT, SEAT_LAYOUT, VALUE_SCALE
+from miaui_env.games.miaui.rules import NUM_DIVER_CARDS
 from miaui_env.integrations.card_odds import ODDS_SIZE, CardOdds, cards_held, catch_chances, space_values
 from miaui_env.integrations.privileged import PrivilegedCriticPolicy
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
-from miaui_env.observe.compact import expand_observations
-from miaui_env.observe.observation import OBSERVATION_LAYOUT, SEAT_LAYOUT, VALUE_SCALE
 
 TABLES = [
     {"num_players": 3, "view": "recall"},
@@ -201,7 +201,7 @@ def test_each_opponent_holds_as_many_cards_as_the_observer_in_every_view(states)
 def test_a_run_with_card_odds_loads_as_an_agent_and_keeps_its_inputs(tmp_path):
     """A privileged-critic run that reads the odds: the library's loader builds that network from its
     metadata; --resume and init refuse a config whose card_odds differs from the network's."""
-    from miaui_env.agents.loading import load_agent
+    from miaui_env.games.miaui.agents.loading import load_agent
     from miaui_env.integrations.privileged import PrivilegedCriticPolicy
     from training.config import ConfigError, load_config
     from training.ppo import initial_weights

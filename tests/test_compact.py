@@ -10,9 +10,7 @@ import torch
 
 import miaui_env
 from miaui_env.core.errors import InvalidConfigError
-from miaui_env.integrations.compact_torch import expand_observations_torch
-from miaui_env.integrations.sb3 import ExpandCompactObservations, MiauiSelfPlayVecEnv
-from miaui_env.observe.compact import (
+from miaui_env.games.miaui.compact import (
     COMPACT_SCALE,
     COMPACT_ZERO,
     CompactError,
@@ -20,9 +18,11 @@ from miaui_env.observe.compact import (
     empty_compact,
     expand_observations,
 )
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
-from miaui_env.spec import TableSpec
-from miaui_env.vector import VectorMiaui
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.spec import TableSpec
+from miaui_env.games.miaui.vector import VectorMiaui
+from miaui_env.integrations.compact_torch import expand_observations_torch
+from miaui_env.integrations.sb3 import ExpandCompactObservations, MiauiSelfPlayVecEnv
 
 CONFIGS = list(itertools.product(range(3, 7), (False, True), (False, True), ("table", "recall")))
 EVERY_CODE = np.tile(np.arange(256, dtype=np.uint8)[:, None], (1, OBSERVATION_LAYOUT.size))
@@ -184,7 +184,7 @@ def test_envs_hand_out_the_codes_of_their_float_observations():
     observation, *_ = aec.last()
     assert observation["observation"].dtype == np.uint8 and aec.observation_space("player_0").contains(observation)
 
-    from miaui_env.envs.single_agent import MiauiSingleAgentEnv
+    from miaui_env.games.miaui.single_agent import MiauiSingleAgentEnv
 
     one_seat = MiauiSingleAgentEnv(seat=0, observation_dtype="uint8")
     float_seat = MiauiSingleAgentEnv(seat=0)

@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 
 import miaui_env
 from miaui_env.core.errors import REWARDS, final_rewards
-from miaui_env.game.rules import new_game, play_round, scores, winners
-from miaui_env.observe.compact import compact_observations
-from miaui_env.observe.encoder import Encoder
-from miaui_env.observe.observation import VIEWS
-from miaui_env.spec import TableSpec
+from miaui_env.games.miaui.compact import compact_observations
+from miaui_env.games.miaui.encoder import Encoder
+from miaui_env.games.miaui.observation import VIEWS
+from miaui_env.games.miaui.rules import new_game, play_round, scores, winners
+from miaui_env.games.miaui.spec import TableSpec
 
 pytestmark = pytest.mark.oracle
 

@@ -18,8 +18,8 @@ import pytest
 
 from miaui_env.core.errors import REWARDS
 from miaui_env.core.seeding import seed_children
-from miaui_env.observe.observation import VIEWS
-from miaui_env.spec import TableSpec
+from miaui_env.games.miaui.observation import VIEWS
+from miaui_env.games.miaui.spec import TableSpec
 from training.config import (
     EvaluationConfig,
     KickstartConfig,

@@ -13,8 +13,8 @@ from pettingzoo.test import state_test
 
 import miaui_env
 from miaui_env import IllegalActionError, InvalidConfigError
-from miaui_env.envs.miaui import RoundResults
-from miaui_env.game.rules import NUM_ROUNDS
+from miaui_env.games.miaui.env import RoundResults
+from miaui_env.games.miaui.rules import NUM_ROUNDS
 
 TABLES = list(itertools.product(range(3, 7), (False, True), (False, True)))
 
@@ -132,7 +132,7 @@ def test_gymnasium_vector_env_masks_are_valid_at_every_step_and_in_the_info():
 
 
 def test_single_agent_info_mask_is_the_hand_until_the_end():
-    env = miaui_env.envs.single_agent.MiauiSingleAgentEnv(num_players=3, seat=1)
+    env = miaui_env.games.miaui.single_agent.MiauiSingleAgentEnv(num_players=3, seat=1)
     observation, info = env.reset(seed=1)
     np.testing.assert_array_equal(info["action_mask"], miaui_env.OBSERVATION_LAYOUT.view(observation, "hand"))
     terminated = False

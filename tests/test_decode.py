@@ -1,4 +1,4 @@
-"""The one observation decoder (`miaui_env.display.decode`) every display of a seat's view draws
+"""The one observation decoder (`miaui_env.games.miaui.display.decode`) every display of a seat's view draws
 from: checked against the rules' own game (never against itself), and refused input."""
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ from helpers import stacked_game
 
 from miaui_env.apps.web.tables import seat_table
 from miaui_env.core.errors import InvalidConfigError
-from miaui_env.display import text
-from miaui_env.display.decode import FishTally, LastReveal, ObservationShapeError, decode_observation
-from miaui_env.display.picture import seat_picture
-from miaui_env.display.text import describe_observation, fish_in_words
-from miaui_env.game import rules
-from miaui_env.game.cards import FISH_KINDS, FishCard, FishKind
-from miaui_env.game.rules import GameConfig, GameState, SeagullTheft, play_round
-from miaui_env.observe.encoder import Encoder
-from miaui_env.observe.observation import HIDDEN_FEATURE, LAGOON_SLOTS, OBSERVATION_LAYOUT, PILE_SLOTS, VALUE_SCALE
+from miaui_env.games.miaui import rules
+from miaui_env.games.miaui.cards import FISH_KINDS, FishCard, FishKind
+from miaui_env.games.miaui.display import text
+from miaui_env.games.miaui.display.decode import FishTally, LastReveal, ObservationShapeError, decode_observation
+from miaui_env.games.miaui.display.picture import seat_picture
+from miaui_env.games.miaui.display.text import describe_observation, fish_in_words
+from miaui_env.games.miaui.encoder import Encoder
+from miaui_env.games.miaui.observation import HIDDEN_FEATURE, LAGOON_SLOTS, OBSERVATION_LAYOUT, PILE_SLOTS, VALUE_SCALE
+from miaui_env.games.miaui.rules import GameConfig, GameState, SeagullTheft, play_round
 
 
 def tally(cards: list[FishCard], face_down: int = 0) -> FishTally:

@@ -102,9 +102,9 @@ def test_a_generated_part_is_the_code_s_own_text():
         import hooks
     finally:
         sys.path.remove(str(ROOT / "docs"))
-    from miaui_env.observe.observation import OBSERVATION_LAYOUT
+    from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
 
-    card = hooks.expand("<!-- generate: docstring miaui_env.envs.miaui -->")
+    card = hooks.expand("<!-- generate: docstring miaui_env.games.miaui.env -->")
     assert card.startswith("Miaui as a PettingZoo environment") and OBSERVATION_LAYOUT.index_table() in card
     keys = hooks.expand("<!-- generate: config-keys selfplay -->")
     assert "| `opponents.pool_size` | `8` | integer ≥ 1 ≤ 1,000,000,000,000,000 |" in keys

@@ -13,7 +13,7 @@ from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, ren
 import miaui_env
 from miaui_env import DeckError, IllegalActionError
 from miaui_env.core.errors import final_rewards
-from miaui_env.game.rules import NUM_ROUNDS
+from miaui_env.games.miaui.rules import NUM_ROUNDS
 
 CONFIGS = [
     {"num_players": n, "open_baskets": ob, "no_fighting": nf} for n, ob, nf in itertools.product(range(3, 7), (False, True), (False, True))

@@ -16,9 +16,9 @@ import pytest
 from open_spiel.python import policy as spiel_policy
 from open_spiel.python.algorithms import exploitability
 
-from miaui_env.game.cards import parse_deck
-from miaui_env.game.rules import GameConfig
 from miaui_env.games import get_game
+from miaui_env.games.miaui.cards import parse_deck
+from miaui_env.games.miaui.rules import GameConfig
 from miaui_env.games.octopus import observation as octopus_observation
 from miaui_env.games.octopus import rules as octopus
 from miaui_env.integrations.openspiel import OpenSpielError

@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 import torch
 
-from miaui_env.agents.loading import load_agent
+from miaui_env.games.miaui.agents.loading import load_agent
+from miaui_env.games.miaui.compact import COMPACT_SCALE, COMPACT_ZERO, CompactError, expand_codes
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
 from miaui_env.integrations.privileged import PRIVILEGED_CODE_SCALE, PRIVILEGED_CODE_ZERO, PrivilegedCriticPolicy
 from miaui_env.integrations.sb3 import CompactInputPolicy, MiauiSelfPlayVecEnv
-from miaui_env.observe.compact import COMPACT_SCALE, COMPACT_ZERO, CompactError, expand_codes
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from training import selfplay
 from training.config import ConfigError, load_config
 from training.games import MiauiGame

@@ -8,8 +8,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from miaui_env.game.cards import FishKind
-from miaui_env.game.rules import NUM_ROUNDS, GameConfig, SeagullTheft, new_game, play_round, scores, winners
+from miaui_env.games.miaui.cards import FishKind
+from miaui_env.games.miaui.rules import NUM_ROUNDS, GameConfig, SeagullTheft, new_game, play_round, scores, winners
 
 GAMES_PER_CONFIG = 1000
 

@@ -22,23 +22,23 @@ SB3 = {"stable_baselines3", "sb3_contrib"}
 
 NOT_LOADED = [
     ("miaui_env", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.game.cards", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.game.rules", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.observe.observation", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.observe.compact", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.spec", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.game.saved_state", RL_LIBRARIES | {"numba"}),
-    ("miaui_env.observe.belief", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.games.miaui.cards", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.games.miaui.rules", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.games.miaui.observation", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.games.miaui.compact", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.games.miaui.spec", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.games.miaui.saved_state", RL_LIBRARIES | {"numba"}),
+    ("miaui_env.games.miaui.belief", RL_LIBRARIES | {"numba"}),
     ("miaui_env.games.octopus.rules", RL_LIBRARIES | {"numba"}),
     ("miaui_env.games.octopus.observation", RL_LIBRARIES | {"numba"}),
     ("miaui_env.games.octopus", RL_LIBRARIES | {"numba"}),
     ("miaui_env.core.aec", {"numba", "torch", "ray"} | SB3),  # both games' env plumbing: PettingZoo, not the batched engine
     ("miaui_env.games.octopus.env", {"numba", "torch", "ray"} | SB3),  # the octopus game has no compiled path to load
-    ("miaui_env.agents.search", {"pettingzoo", "torch", "ray"} | SB3),
-    ("miaui_env.vector", {"pettingzoo", "torch", "ray"} | SB3),
-    ("miaui_env.agents.heuristics", {"pettingzoo", "torch", "ray"} | SB3),
+    ("miaui_env.games.miaui.agents.search", {"pettingzoo", "torch", "ray"} | SB3),
+    ("miaui_env.games.miaui.vector", {"pettingzoo", "torch", "ray"} | SB3),
+    ("miaui_env.games.miaui.agents.heuristics", {"pettingzoo", "torch", "ray"} | SB3),
     ("miaui_env.apps.arena", {"pettingzoo", "torch", "ray"} | SB3),
-    ("miaui_env.envs.miaui", {"torch", "ray"} | SB3),  # numba it needs: the envs play on the compiled engine
+    ("miaui_env.games.miaui.env", {"torch", "ray"} | SB3),  # numba it needs: the envs play on the compiled engine
     ("miaui_env.apps.web", {"flask", "waitress", "pettingzoo", "torch", "ray"} | SB3),  # Flask loads when the app is made
     ("training.config", {"torch", "ray"} | SB3),
     ("training.rllib_selfplay", SB3),
@@ -60,15 +60,15 @@ def test_importing_a_module_loads_nothing_above_it(module, forbidden):
 
 def test_the_envs_errors_are_one_set_that_users_import_from_the_miaui_env():
     import miaui_env.core.aec
-    import miaui_env.envs.miaui
+    import miaui_env.games.miaui.env
 
     for name in ("ResetOptionError", "ResetOptionWarning", "UnknownAgentError", "_CheckedOrderEnforcingWrapper"):
-        assert getattr(miaui_env.envs.miaui, name) is getattr(miaui_env.core.aec, name), name
+        assert getattr(miaui_env.games.miaui.env, name) is getattr(miaui_env.core.aec, name), name
 
 
 def test_the_check_sees_what_a_module_loads():
     # The env needs PettingZoo and Gymnasium: a check that could never see a library would pass anyway.
-    assert {"pettingzoo", "gymnasium"} <= loaded_after_import("miaui_env.envs.miaui")
+    assert {"pettingzoo", "gymnasium"} <= loaded_after_import("miaui_env.games.miaui.env")
 
 
 def test_the_envs_room_registers_its_gymnasium_env_for_a_fresh_interpreter():
@@ -99,14 +99,14 @@ def test_importing_the_package_registers_every_id_whichever_comes_first(order):
 def test_the_envs_room_registers_its_pettingzoo_envs():
     make = "[type(pettingzoo.make(kind, 'miaui_env/miaui-v0', num_players=5)).__name__ for kind in ('aec', 'parallel')]"
     orders = ("import miaui_env.envs, pettingzoo", "import pettingzoo, miaui_env.envs")
-    orders += ("import gymnasium, miaui_env.envs.miaui, pettingzoo",)
+    orders += ("import gymnasium, miaui_env.games.miaui.env, pettingzoo",)
     for order in orders:
         done = subprocess.run([sys.executable, "-c", f"{order}; print({make})"], cwd=ROOT, capture_output=True, text=True, timeout=300)
         assert done.stdout.strip() == "['_CheckedOrderEnforcingWrapper', 'MiauiParallelEnv']", (order, done.stderr)
 
 
 def test_the_package_attribute_env_is_the_constructor():
-    code = "import miaui_env.envs.miaui, miaui_env; print(callable(miaui_env.env) and miaui_env.env.__name__ == 'env')"
+    code = "import miaui_env.games.miaui.env, miaui_env; print(callable(miaui_env.env) and miaui_env.env.__name__ == 'env')"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.stdout.strip() == "True", done.stderr
 
@@ -121,9 +121,9 @@ def test_the_0_1_module_paths_are_gone(old):
 
 def test_the_0_1_names_are_gone():
     import miaui_env
-    from miaui_env.vector import VectorMiaui
+    from miaui_env.games.miaui.vector import VectorMiaui
 
     for name in ("Settings", "SettingsKwargs"):
-        assert not hasattr(miaui_env, name) and not hasattr(miaui_env.spec, name)
+        assert not hasattr(miaui_env, name) and not hasattr(miaui_env.games.miaui.spec, name)
     for made in (miaui_env.raw_env(num_players=5, view="recall"), VectorMiaui(2, num_players=5, view="recall")):
         assert not hasattr(made, "settings") and made.table_spec.num_players == 5

@@ -65,13 +65,13 @@ from hypothesis import strategies as st
 import miaui_env
 from miaui_env.apps.replay import frames as replay_frames
 from miaui_env.apps.replay import record_replay, replay_to_json
-from miaui_env.display.picture import seat_picture
-from miaui_env.envs.single_agent import MiauiSingleAgentEnv
-from miaui_env.game.cards import DEFAULT_DECK, FishKind, parse_deck_order
-from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, GameConfig, GameState, SeagullTheft, new_game, play_round
+from miaui_env.games.miaui.cards import DEFAULT_DECK, FishKind, parse_deck_order
+from miaui_env.games.miaui.display.picture import seat_picture
+from miaui_env.games.miaui.observation import LAGOON_SLOTS, OBSERVATION_LAYOUT, VIEWS
+from miaui_env.games.miaui.rules import NUM_DIVER_CARDS, NUM_ROUNDS, GameConfig, GameState, SeagullTheft, new_game, play_round
+from miaui_env.games.miaui.single_agent import MiauiSingleAgentEnv
+from miaui_env.games.miaui.vector import VectorMiaui
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
-from miaui_env.observe.observation import LAGOON_SLOTS, OBSERVATION_LAYOUT, VIEWS
-from miaui_env.vector import VectorMiaui
 
 pytestmark = pytest.mark.oracle
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 from sb3_contrib import MaskablePPO
 
-from miaui_env.agents import RandomAgent
+from miaui_env.games.miaui.agents import RandomAgent
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 from training.magnet import Magnet, MagnetPPO, reverse_kl
 

@@ -18,9 +18,8 @@ from hypothesis import strategies as st
 
 import miaui_env
 from miaui_env.core.layout import Layout, Piece, Sight, UndeclaredVisibilityError
-from miaui_env.game.rules import GameConfig, GameState, LagoonCard, new_game, play_round
-from miaui_env.observe.encoder import Encoder
-from miaui_env.observe.observation import (
+from miaui_env.games.miaui.encoder import Encoder
+from miaui_env.games.miaui.observation import (
     CARD_DIM,
     FACE_DOWN_VISIBILITY,
     LAST_ROUND_LAYOUT,
@@ -35,6 +34,7 @@ from miaui_env.observe.observation import (
     observation_index,
     opponent_row_mask,
 )
+from miaui_env.games.miaui.rules import GameConfig, GameState, LagoonCard, new_game, play_round
 
 pytestmark = pytest.mark.oracle
 
@@ -341,11 +341,11 @@ def test_opponent_rows_show_what_the_table_declares():
 
 
 def test_the_env_card_documents_the_current_layout():
-    env_module = importlib.import_module("miaui_env.envs.miaui")
+    env_module = importlib.import_module("miaui_env.games.miaui.env")
     assert layout_tables() in env_module.__doc__
     assert STATE_LAYOUT.index_table() in env_module.__doc__
     card_page = (Path(__file__).parent.parent / "docs" / "envs" / "miaui.md").read_text()
-    assert "<!-- generate: docstring miaui_env.envs.miaui -->" in card_page  # the docs site shows the docstring itself
+    assert "<!-- generate: docstring miaui_env.games.miaui.env -->" in card_page  # the docs site shows the docstring itself
     assert f"({OBSERVATION_LAYOUT.size},)" in env_module.__doc__ and f"({STATE_LAYOUT.size},)" in env_module.__doc__
 
 
@@ -353,8 +353,8 @@ def test_the_env_card_documents_the_current_layout():
 @pytest.mark.parametrize("open_baskets", [False, True])
 @pytest.mark.parametrize("no_fighting", [False, True])
 def test_table_view_of_the_recall_view_is_the_table_view(n, open_baskets, no_fighting):
-    from miaui_env.observe.observation import table_view
-    from miaui_env.vector import VectorMiaui
+    from miaui_env.games.miaui.observation import table_view
+    from miaui_env.games.miaui.vector import VectorMiaui
 
     games = {
         view: VectorMiaui(64, num_players=n, open_baskets=open_baskets, no_fighting=no_fighting, view=view, seed=3)

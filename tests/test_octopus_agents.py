@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from miaui_env.agents import RandomAgent
 from miaui_env.apps.arena import main as arena_main
 from miaui_env.core.arena import summarize
 from miaui_env.core.loading import AgentSpecError
+from miaui_env.games.miaui.agents import RandomAgent
 from miaui_env.games.octopus.agents import (
     CautiousAgent,
     RiskAwareAgent,

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 import torch
 
-from miaui_env.agents import AgentError
 from miaui_env.core.errors import DeckError, IllegalActionError, InvalidConfigError
-from miaui_env.envs.miaui import ResetOptionWarning
+from miaui_env.games.miaui.agents import AgentError
+from miaui_env.games.miaui.env import ResetOptionWarning
 from miaui_env.games.octopus import play as octopus_play
 from miaui_env.games.octopus import replay as octopus_replay
 from miaui_env.games.octopus import rules
@@ -86,7 +86,7 @@ def _canvas() -> np.ndarray:
 
 
 def _helpers() -> list[tuple[str, Any, str]]:
-    from miaui_env.agents import RandomAgent
+    from miaui_env.games.miaui.agents import RandomAgent
     from miaui_env.games.octopus.agents import success_probability, theft_action
     from miaui_env.games.octopus.env import check_action, render_text, table_picture
     from miaui_env.games.octopus.observation import counts, observe_canvas
@@ -324,8 +324,8 @@ def test_cautious_takes_a_numpy_int_threshold():
     ids=["a missing model .zip", "a play mode on a built-in"],
 )
 def test_both_games_refuse_a_spec_in_the_same_words(spec, words):
-    from miaui_env.agents.loading import load_agent
     from miaui_env.core.loading import AgentSpecError
+    from miaui_env.games.miaui.agents.loading import load_agent
     from miaui_env.games.octopus.agents import load_octopus_agent
 
     for load in (load_agent, load_octopus_agent):
@@ -392,7 +392,7 @@ def test_play_refuses_a_seed_no_replay_can_keep_before_the_game(tmp_path):
 
 
 def _finished() -> tuple[Any, Any]:
-    from miaui_env.agents import RandomAgent
+    from miaui_env.games.miaui.agents import RandomAgent
 
     replay = octopus_replay.play_and_record([RandomAgent(0)], 3, seed=0)
     return replay, octopus_replay.replay_states(replay)[-1]

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from miaui_env import DeckError, IllegalActionError, InvalidConfigError
 from miaui_env.core.layout import Layout, Piece, UndeclaredVisibilityError, check_declared
 from miaui_env.core.seeding import SeedError
-from miaui_env.envs.miaui import ResetOptionError, ResetOptionWarning, UnknownAgentError
+from miaui_env.games.miaui.env import ResetOptionError, ResetOptionWarning, UnknownAgentError
 from miaui_env.games.octopus import env as env_module
 from miaui_env.games.octopus import observation as obs_module
 from miaui_env.games.octopus import rules

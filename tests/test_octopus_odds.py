@@ -13,7 +13,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from miaui_env.agents import RandomAgent
+from miaui_env.games.miaui.agents import RandomAgent
 from miaui_env.games.octopus.agents import MAX_SUBSETS, CautiousAgent, RiskAwareAgent, RivalAwareAgent, TheftAwareAgent, flip_odds
 from miaui_env.games.octopus.agents import leading_opponents as agents_leading_opponents
 from miaui_env.games.octopus.observation import OBSERVATION_LAYOUT, observe

@@ -200,7 +200,7 @@ def test_a_whole_game_at_every_table_size_and_its_replay(players, tmp_path):
     assert replay.num_players == players and replay.seed == 5 and replay.players[seat] == "you"
     for other_seat, total in enumerate(replay.totals):
         assert f"player_{other_seat} ({replay.players[other_seat]}): {total}" in out
-    assert f"python -m miaui_env.games.octopus.replay {path}" in out
+    assert f"python -m miaui_env.apps.replay {path}" in out
     printed = subprocess.run(
         [sys.executable, "-m", "miaui_env.games.octopus.replay", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=120
     )

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from miaui_env.agents import AgentError
 from miaui_env.core.errors import IllegalActionError, InvalidConfigError, final_rewards
 from miaui_env.core.vec import slot_seeds
+from miaui_env.games.miaui.agents import AgentError
 from miaui_env.games.octopus import rules
 from miaui_env.games.octopus.env import raw_env
 from miaui_env.games.octopus.observation import OBSERVATION_LAYOUT, observe

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from miaui_env.agents import RandomAgent
 from miaui_env.core.errors import InvalidConfigError
+from miaui_env.games.miaui.agents import RandomAgent
 from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
 from miaui_env.integrations.sb3 import MultiTableVecEnv
 

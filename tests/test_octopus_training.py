@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from miaui_env.agents.loading import load_agent
 from miaui_env.core.checkpoint import CheckpointError, CheckpointSpaceError, CheckpointVersionError
 from miaui_env.core.loading import AgentSpecError
+from miaui_env.games.miaui.agents.loading import load_agent
 from miaui_env.games.octopus.agents import load_octopus_agent
 from miaui_env.games.octopus.arena import OctopusArenaConfig, play
 from miaui_env.games.octopus.replay import load_replay, replay_states

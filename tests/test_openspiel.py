@@ -12,9 +12,9 @@ import pyspiel
 import pytest
 
 from miaui_env.core.errors import final_rewards
-from miaui_env.envs.miaui import raw_env as miaui_raw_env
-from miaui_env.game.cards import FishKind
-from miaui_env.game.rules import DECK_SIZE, GameConfig, deal, new_game, play_round, scores
+from miaui_env.games.miaui.cards import FishKind
+from miaui_env.games.miaui.env import raw_env as miaui_raw_env
+from miaui_env.games.miaui.rules import DECK_SIZE, GameConfig, deal, new_game, play_round, scores
 from miaui_env.games.octopus import rules as octopus
 from miaui_env.games.octopus.env import raw_env as octopus_raw_env
 from miaui_env.integrations import openspiel as bridge

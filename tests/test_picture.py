@@ -16,9 +16,9 @@ from stable_baselines3.common.env_util import make_vec_env
 import miaui_env
 from miaui_env.core.errors import InvalidConfigError
 from miaui_env.core.render import MissingExtraError, require_pillow
-from miaui_env.display.picture import seat_picture, table_picture
-from miaui_env.game.rules import LagoonCard, play_round
-from miaui_env.observe.encoder import Encoder
+from miaui_env.games.miaui.display.picture import seat_picture, table_picture
+from miaui_env.games.miaui.encoder import Encoder
+from miaui_env.games.miaui.rules import LagoonCard, play_round
 
 # Round 1 puts a Lantern at the bottom; whoever catches it peeks round 2's bottom card face-down (R5).
 LANTERN_FIRST = [["lantern:7", "tigerfish:6", "kittenfish:2"], ["emperor_tuna:15", "tigerfish:9", "kittenfish:4"]]

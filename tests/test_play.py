@@ -61,7 +61,7 @@ def test_ctrl_c_during_start_up_ends_in_one_line_with_status_130():
         import builtins, sys
         real_import = builtins.__import__
         def interrupting_import(name, *args, **kwargs):
-            if name == "miaui_env.envs.miaui":
+            if name == "miaui_env.games.miaui.env":
                 raise KeyboardInterrupt
             return real_import(name, *args, **kwargs)
         builtins.__import__ = interrupting_import

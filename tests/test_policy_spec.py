@@ -15,10 +15,10 @@ import pytest
 from helpers import OLD_MODULES
 from sb3_contrib import MaskablePPO
 
-from miaui_env.agents.loading import load_agent
 from miaui_env.core.policy import action_probabilities
 from miaui_env.core.policy_spec import PolicySpecError, policy_objects, policy_spec
 from miaui_env.games import get_game
+from miaui_env.games.miaui.agents.loading import load_agent
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "checkpoints"

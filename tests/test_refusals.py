@@ -21,13 +21,16 @@ import pytest
 
 import miaui_env
 import miaui_env.integrations.openspiel  # registers python_miaui and python_octopus
-from miaui_env.agents import AgentError, RandomAgent
-from miaui_env.agents.loading import load_agent
 from miaui_env.apps import replay as miaui_replay
 from miaui_env.core.layout import VectorShapeError
 from miaui_env.core.loading import AgentSpecError
-from miaui_env.game import rules, saved_state
-from miaui_env.game.cards import parse_deck
+from miaui_env.games.miaui import rules, saved_state
+from miaui_env.games.miaui.agents import AgentError, RandomAgent
+from miaui_env.games.miaui.agents.loading import load_agent
+from miaui_env.games.miaui.cards import parse_deck
+from miaui_env.games.miaui.encoder import Encoder
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.vector import VectorMiaui
 from miaui_env.games.octopus import observation as octopus_observation
 from miaui_env.games.octopus import replay as octopus_replay
 from miaui_env.games.octopus import rules as octopus_rules
@@ -35,9 +38,6 @@ from miaui_env.games.octopus.agents import load_octopus_agent
 from miaui_env.integrations.adapters import MASKED_SIZE, split_mask
 from miaui_env.integrations.openspiel import OpenSpielError
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
-from miaui_env.observe.encoder import Encoder
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
-from miaui_env.vector import VectorMiaui
 
 ROOT = Path(__file__).parent.parent
 
@@ -166,7 +166,7 @@ def test_built_in_agents_refuse_observations_that_are_not_finite(batch, name, va
 def test_another_game_s_agent_is_not_loaded_as_a_miaui_agent():
     with pytest.raises(AgentSpecError, match=r"is an agent of the octopus game \(--game octopus\); this game needs a Miaui agent"):
         load_agent("miaui_env.games.octopus.agents:CautiousAgent")
-    assert load_agent("miaui_env.agents.heuristics:GreedyAgent").act is not None
+    assert load_agent("miaui_env.games.miaui.agents.heuristics:GreedyAgent").act is not None
 
 
 @pytest.mark.parametrize("load", [load_agent, load_octopus_agent], ids=["miaui", "octopus"])
@@ -334,7 +334,7 @@ TIME_SPAN = np.timedelta64(4)
         (lambda: rules.score(None, 0), ValueError, "score takes a rules.GameState"),
         (lambda: rules.scores(5), ValueError, "scores takes a rules.GameState"),
         (lambda: rules.winners("x"), ValueError, "scores takes a rules.GameState"),
-        (lambda: miaui_env.game.cards.parse_deck("kittenfish:" + "9" * 5000), ValueError, "a fish is worth -1000 to 1000"),
+        (lambda: miaui_env.games.miaui.cards.parse_deck("kittenfish:" + "9" * 5000), ValueError, "a fish is worth -1000 to 1000"),
         (lambda: octopus_replay.describe_event(None), ValueError, "describe_event takes an engine event"),
     ],
 )
@@ -428,7 +428,7 @@ SHORT_DECK = "emperor_tuna:10*6 jellyfish:-10*4"
 
 @pytest.mark.parametrize("count", [np.uint8(3), np.int8(3), np.int16(5)])
 def test_a_numpy_integer_player_count_builds_every_miaui_table(count):
-    from miaui_env.spec import TableSpec
+    from miaui_env.games.miaui.spec import TableSpec
 
     for spec in (TableSpec(num_players=count), TableSpec(num_players=count, rounds=3, deck=SHORT_DECK)):
         assert type(spec.num_players) is int and spec.num_players == int(count)
@@ -455,8 +455,8 @@ def test_terminate_mode_refuses_what_names_no_action_as_raise_mode_does(make, ac
 def test_deck_lists_write_fish_cards_only_and_the_rulebook_deck_written_out_is_the_full_game():
     from miaui_env.apps.arena import ArenaConfig
     from miaui_env.core.errors import DeckError
-    from miaui_env.game.cards import DEFAULT_DECK, deck_list
-    from miaui_env.spec import TableSpec
+    from miaui_env.games.miaui.cards import DEFAULT_DECK, deck_list
+    from miaui_env.games.miaui.spec import TableSpec
 
     for bad in ("abc", [1, 2, 3], b"ab", {"a": 1}, [], [DEFAULT_DECK[0], "seagull:0"]):
         with pytest.raises(DeckError, match="deck_list writes a non-empty sequence of FishCards"):
@@ -469,7 +469,7 @@ def test_deck_lists_write_fish_cards_only_and_the_rulebook_deck_written_out_is_t
 
 
 def test_a_replay_of_a_short_game_is_refused_in_every_form_of_its_table():
-    from miaui_env.spec import TableSpec
+    from miaui_env.games.miaui.spec import TableSpec
 
     plays = [[1, 1, 1], [2, 2, 2]]
     for table in (
@@ -503,8 +503,8 @@ def test_an_empty_deck_for_training_exact_is_refused_not_read_as_the_default():
     ],
 )
 def test_a_short_table_s_bad_rounds_or_deck_is_refused_by_every_surface_that_takes_one(settings, message):
-    from miaui_env.envs.single_agent import MiauiSingleAgentEnv
-    from miaui_env.spec import TableSpec
+    from miaui_env.games.miaui.single_agent import MiauiSingleAgentEnv
+    from miaui_env.games.miaui.spec import TableSpec
 
     surfaces = (TableSpec.of, miaui_env.env, miaui_env.parallel_env, MiauiSingleAgentEnv, lambda **kw: VectorMiaui(2, **kw))
     for make in surfaces:

@@ -181,7 +181,7 @@ class _EntryPoint:
 
 
 def test_installed_packages_add_games_through_entry_points_and_cannot_take_a_built_in_name(monkeypatch):
-    import miaui_env.games as registry
+    import miaui_env.core.registry as registry
 
     octopus = get_game("octopus")
     points = [

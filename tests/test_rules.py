@@ -9,8 +9,8 @@ import pytest
 from helpers import SHARED_VICTORY_HIGH_SCORE, SHARED_VICTORY_PUT_BACK, SHARED_VICTORY_ROUNDS, card, play, stacked_deck, stacked_game
 
 from miaui_env.core.errors import final_rewards
-from miaui_env.game.cards import DEFAULT_DECK, FishKind, parse_deck_order
-from miaui_env.game.rules import (
+from miaui_env.games.miaui.cards import DEFAULT_DECK, FishKind, parse_deck_order
+from miaui_env.games.miaui.rules import (
     NUM_ROUNDS,
     Decision,
     Depth,

@@ -20,11 +20,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from miaui_env.core.errors import InvalidConfigError, final_rewards
-from miaui_env.game.cards import DEFAULT_DECK, FishCard, FishKind
-from miaui_env.game.rules import NUM_ROUNDS, GameConfig, GameState, JellyfishTriple, SeagullTheft, new_game, play_round, scores, winners
-from miaui_env.game.saved_state import STATE_FORMAT_VERSION, StateFormatError, load_state, save_state, state_from_dict, state_to_dict
-from miaui_env.observe.encoder import Encoder
-from miaui_env.vector import VectorMiaui
+from miaui_env.games.miaui.cards import DEFAULT_DECK, FishCard, FishKind
+from miaui_env.games.miaui.encoder import Encoder
+from miaui_env.games.miaui.rules import (
+    NUM_ROUNDS,
+    GameConfig,
+    GameState,
+    JellyfishTriple,
+    SeagullTheft,
+    new_game,
+    play_round,
+    scores,
+    winners,
+)
+from miaui_env.games.miaui.saved_state import STATE_FORMAT_VERSION, StateFormatError, load_state, save_state, state_from_dict, state_to_dict
+from miaui_env.games.miaui.vector import VectorMiaui
 
 CONFIGS = list(itertools.product(range(3, 7), (False, True), (False, True)))
 FIELDS = [f.name for f in dataclasses.fields(GameState)]
@@ -365,7 +375,7 @@ def test_a_file_that_is_not_json_is_refused(content, message, tmp_path):
 
 def test_the_saved_state_module_loads_no_rl_library():
     # It sits beside the rules (pyproject's layers): pure logic, importable without the RL stack.
-    code = "import json, sys, miaui_env.game.saved_state; print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
+    code = "import json, sys, miaui_env.games.miaui.saved_state; print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
     root = Path(__file__).parent.parent
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

@@ -68,7 +68,7 @@ def test_slot_generators_are_the_childrens_streams():
 
 
 def test_the_0_1_engine_name_slot_generators_is_gone():
-    from miaui_env.vector import engine
+    from miaui_env.games.miaui.vector import engine
 
     assert callable(seed_generators) and not hasattr(engine, "slot_generators")
 

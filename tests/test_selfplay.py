@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 import yaml
 
-from miaui_env.agents import RandomAgent
-from miaui_env.agents.loading import load_agent
 from miaui_env.apps.arena import ArenaConfig, play
 from miaui_env.apps.replay import load_replay
 from miaui_env.core.arena import summarize
-from miaui_env.game.rules import GameConfig
+from miaui_env.games.miaui.agents import RandomAgent
+from miaui_env.games.miaui.agents.loading import load_agent
+from miaui_env.games.miaui.rules import GameConfig
 from training.config import ConfigError, load_config
 
 pytestmark = pytest.mark.slow  # trains, spawns commands or builds: out of the fast loop (docs/contributing.md)
@@ -156,7 +156,7 @@ def agreement_with(agent, model, seed: int) -> float:
     """How often the learner picks `agent`'s card, over every seat of 200 4-player games `agent` plays."""
     import numpy as np
 
-    from miaui_env.vector import VectorMiaui
+    from miaui_env.games.miaui.vector import VectorMiaui
 
     engine = VectorMiaui(200, num_players=4, view="recall", seed=seed)  # the view smoke.yaml trains on
     observations, masks = engine.reset(seed=seed)
@@ -418,7 +418,7 @@ def test_an_rllib_run_is_evaluated_on_its_variant(monkeypatch):
 
 
 def test_the_gauntlet_deals_the_same_games_at_the_same_path_of_the_seed_tree(tmp_path):
-    from miaui_env.spec import TableSpec
+    from miaui_env.games.miaui.spec import TableSpec
     from training.config import RunSeeds
     from training.gauntlet import gauntlet
 

@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 import torch
 
-from miaui_env.agents import RandomAgent
-from miaui_env.agents.loading import load_agent
 from miaui_env.apps.arena import ArenaConfig, play
-from miaui_env.game.rules import MAX_PLAYERS
+from miaui_env.games.miaui.agents import RandomAgent
+from miaui_env.games.miaui.agents.loading import load_agent
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT, SEAT_DIM
+from miaui_env.games.miaui.rules import MAX_PLAYERS
+from miaui_env.games.miaui.spec import TableSpec
+from miaui_env.games.miaui.vector import VectorMiaui
 from miaui_env.integrations.privileged import PRIVILEGED_SIZE, PrivilegedCriticPolicy, SeatSummary, privileged_features
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
-from miaui_env.observe.observation import OBSERVATION_LAYOUT, SEAT_DIM
-from miaui_env.spec import TableSpec
-from miaui_env.vector import VectorMiaui
 from training.config import ConfigError, load_config
 from training.opponents import League, OpponentMixture, finished_games
 from training.selfplay import Run, train

@@ -10,9 +10,9 @@ import pytest
 from helpers import card, play, stacked_game
 
 from miaui_env.core.errors import DeckError, IllegalActionError, InvalidConfigError
-from miaui_env.game.cards import DEFAULT_DECK, FishCard, FishKind, parse_deck, parse_deck_order
-from miaui_env.game.rules import GameConfig, deep_priority, new_game, play_round, scores, shallow_priority
-from miaui_env.game.saved_state import state_to_dict
+from miaui_env.games.miaui.cards import DEFAULT_DECK, FishCard, FishKind, parse_deck, parse_deck_order
+from miaui_env.games.miaui.rules import GameConfig, deep_priority, new_game, play_round, scores, shallow_priority
+from miaui_env.games.miaui.saved_state import state_to_dict
 
 pytestmark = pytest.mark.oracle  # rules scenarios (MV1-MV3), as tests/test_rules.py's
 

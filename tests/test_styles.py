@@ -5,10 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from miaui_env.agents import AgentError, builtin_agents
-from miaui_env.agents.heuristics import CountingAgent
-from miaui_env.agents.loading import load_agent, load_agents
-from miaui_env.agents.styles import (
+from miaui_env.apps.web.games import agent_menu
+from miaui_env.core.loading import AgentSpecError
+from miaui_env.core.seeding import seed_children
+from miaui_env.games.miaui.agents import AgentError, builtin_agents
+from miaui_env.games.miaui.agents.heuristics import CountingAgent
+from miaui_env.games.miaui.agents.loading import load_agent, load_agents
+from miaui_env.games.miaui.agents.styles import (
     STYLE_AGENTS,
     AgentBatchError,
     ExtremesAgent,
@@ -18,11 +21,8 @@ from miaui_env.agents.styles import (
     NoisyCountingAgent,
     rounds_of,
 )
-from miaui_env.apps.web.games import agent_menu
-from miaui_env.core.loading import AgentSpecError
-from miaui_env.core.seeding import seed_children
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
-from miaui_env.vector import VectorMiaui
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.vector import VectorMiaui
 
 STYLES = [style.name for style in STYLE_AGENTS]
 

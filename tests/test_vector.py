@@ -17,8 +17,12 @@ from helpers import check_round_arrays, effects_first_deck, stacked_deck
 from miaui_env import IllegalActionError
 from miaui_env.core.errors import REWARDS, final_rewards
 from miaui_env.core.layout import OpponentSight, Shown, Sight
-from miaui_env.game.cards import FISH_KINDS, FishKind, parse_deck_order
-from miaui_env.game.rules import (
+from miaui_env.games.miaui import encoder, observation
+from miaui_env.games.miaui.cards import FISH_KINDS, FishKind, parse_deck_order
+from miaui_env.games.miaui.compact import compact_observations
+from miaui_env.games.miaui.encoder import Encoder
+from miaui_env.games.miaui.observation import VIEWS
+from miaui_env.games.miaui.rules import (
     DEAL_UNIFORMS,
     DECK_SIZE,
     NUM_ROUNDS,
@@ -30,11 +34,7 @@ from miaui_env.game.rules import (
     scores,
     winners,
 )
-from miaui_env.observe import encoder, observation
-from miaui_env.observe.compact import compact_observations
-from miaui_env.observe.encoder import Encoder
-from miaui_env.observe.observation import VIEWS
-from miaui_env.vector import VectorMiaui, rule_kernels
+from miaui_env.games.miaui.vector import VectorMiaui, rule_kernels
 
 CONFIGURATIONS = list(itertools.product(range(3, 7), (False, True), (False, True), VIEWS, REWARDS, ("float32", "uint8"), (1, 2)))
 GAMES, EPISODES = 6, 1  # per configuration (the autoreset deal included): 384 configurations, 2,304 games
@@ -346,7 +346,7 @@ def test_rule_kernels_know_nothing_of_the_observation():
     tree = ast.parse(inspect.getsource(rule_kernels))
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    assert imported == {"__future__", "numpy", "numba", "miaui_env.game.rules", "miaui_env.vector.state"}
+    assert imported == {"__future__", "numpy", "numba", "miaui_env.games.miaui.rules", "miaui_env.games.miaui.vector.state"}
 
 
 def test_without_autoreset_the_ended_games_stay_until_new_ones_are_loaded():
@@ -388,7 +388,7 @@ def test_trusted_actions_play_as_checked_ones():
 )
 def test_a_fresh_deal_with_a_hand_that_is_no_hand_is_refused(settings, seat, card, message):
     from miaui_env.core.errors import InvalidConfigError
-    from miaui_env.game.rules import new_game
+    from miaui_env.games.miaui.rules import new_game
 
     engine = VectorMiaui(1, num_players=4, seed=0, **settings)
     state = new_game(engine.config, np.random.default_rng(0))
@@ -419,7 +419,7 @@ def test_the_engines_state_is_read_through_read_only_views_that_follow_the_games
 
 def mid_game_state(rounds: int = 3):
     """A 4-player game after `rounds` rounds of everyone playing their highest card."""
-    from miaui_env.game.rules import GameConfig, new_game, play_round
+    from miaui_env.games.miaui.rules import GameConfig, new_game, play_round
 
     state = new_game(GameConfig(4), np.random.default_rng(0))
     for _ in range(rounds):
@@ -505,7 +505,7 @@ def test_the_engine_refuses_time_spans_as_actions():
 
 def test_load_states_reads_any_integer_cards_and_refuses_a_bool():
     from miaui_env.core.errors import InvalidConfigError
-    from miaui_env.game.rules import GameConfig, new_game
+    from miaui_env.games.miaui.rules import GameConfig, new_game
 
     state = new_game(GameConfig(4), np.random.default_rng(0))
     state.deck = [np.uint64(card) for card in state.deck]  # with the put-back int: numpy would make these floats

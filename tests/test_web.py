@@ -30,11 +30,11 @@ from miaui_env.apps.web.app import STATIC
 from miaui_env.apps.web.games import MAX_BODY, GameStore, HumanGame, ReplayShelf, TableChoice, agent_menu
 from miaui_env.apps.web.games import start_game as start_human_game
 from miaui_env.apps.web.tables import reveal_steps, seat_table, spectator_table
-from miaui_env.game import rules
-from miaui_env.game.cards import parse_deck_order
-from miaui_env.game.rules import GameConfig, SeagullTheft, play_round
-from miaui_env.observe.encoder import Encoder
-from miaui_env.spec import TableSpec
+from miaui_env.games.miaui import rules
+from miaui_env.games.miaui.cards import parse_deck_order
+from miaui_env.games.miaui.encoder import Encoder
+from miaui_env.games.miaui.rules import GameConfig, SeagullTheft, play_round
+from miaui_env.games.miaui.spec import TableSpec
 
 ROOT = Path(__file__).parent.parent
 
@@ -877,7 +877,7 @@ def test_the_replay_shelf_names_players_and_winners(tmp_path):
 
 
 def test_the_miaui_shelf_leaves_the_octopus_game_s_replays_out(tmp_path):
-    from miaui_env.agents import RandomAgent
+    from miaui_env.games.miaui.agents import RandomAgent
     from miaui_env.games.octopus import replay as octopus_replay
 
     octopus_replay.save_replay(octopus_replay.play_and_record([RandomAgent(0)], 2, seed=1), tmp_path / "replays" / "octopus.json")

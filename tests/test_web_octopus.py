@@ -18,11 +18,11 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from waitress import create_server
 from web_helpers import posted, refused
 
-from miaui_env.agents import RandomAgent
 from miaui_env.apps.web import create_app
 from miaui_env.apps.web.app import STATIC
 from miaui_env.apps.web.games import GameStore
 from miaui_env.apps.web.routes import GAMES, SESSION_COOKIE
+from miaui_env.games.miaui.agents import RandomAgent
 from miaui_env.games.octopus import rules
 from miaui_env.games.octopus.agents import load_octopus_agents
 from miaui_env.games.octopus.replay import (

@@ -98,7 +98,7 @@ def test_the_installed_package_is_the_wheel_with_its_files(installed):
     python, user = installed
     code = (
         "import json, miaui_env, training.config_files as config\n"
-        "from miaui_env.agents.loading import SHIPPED_POLICIES\n"
+        "from miaui_env.games.miaui.agents.loading import SHIPPED_POLICIES\n"
         "print(json.dumps([miaui_env.__file__, str(SHIPPED_POLICIES), str(config.CONFIG_DIR), str(config.ROOT),"
         " sorted(path.parent.name for path in SHIPPED_POLICIES.glob('*/model.zip'))]))"
     )

@@ -20,8 +20,8 @@ from typing import Any
 
 from miaui_env.core.checkpoint import CheckpointError, CheckpointGameError, read_metadata
 from miaui_env.core.files import MAX_FILE_BYTES, finish_staged, read_bounded, write_together
-from miaui_env.games import LEGACY_GAME, game_of
-from miaui_env.observe.observation import OBSERVATION_VERSION
+from miaui_env.core.registry import LEGACY_GAME, game_of
+from miaui_env.games.miaui.observation import OBSERVATION_VERSION
 from training.config import ConfigError
 
 METADATA = "metadata.json"

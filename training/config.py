@@ -2,7 +2,7 @@
 
     config = load_config("configs/smoke.yaml", ["ppo.learning_rate=1e-4", "seed=3"])
     config.kickstart.learning_rate, config.tables[0].num_games, config.ppo["n_steps"]
-    config.table_specs[0]     # a table as miaui_env.spec.TableSpec: players, variant, view, reward
+    config.table_specs[0]     # a table as miaui_env.games.miaui.spec.TableSpec: players, variant, view, reward
 
 `SelfPlayConfig` (`python -m training.selfplay`) and `RLlibConfig` (`python -m
 training.rllib_selfplay`) are frozen pydantic dataclasses with a docstring per field, as CleanRL's
@@ -19,7 +19,7 @@ number). Sections passed to another library as keyword arguments (`ppo`: Maskabl
 messages are read off the JSON schema, which the docs render: `json_schema(SelfPlayConfig)` or
 `python -m training.config --schema [selfplay|rllib]` (each field's docstring its description).
 
-The table is named as `miaui_env.spec.TableSpec` names it: `num_players`, `open_baskets`,
+The table is named as `miaui_env.games.miaui.spec.TableSpec` names it: `num_players`, `open_baskets`,
 `no_fighting`, `view`, `reward` (0.1's `evaluation.players` and `probe.players` are `num_players`
 since 0.2, and refused as unknown keys since 0.3).
 
@@ -56,9 +56,9 @@ import numpy as np
 from pydantic import AfterValidator
 from pydantic.dataclasses import dataclass
 
+from miaui_env.core.registry import LEGACY_GAME, game_names, get_game
 from miaui_env.core.seeding import seed_child, seed_int
-from miaui_env.games import LEGACY_GAME, game_names, get_game
-from miaui_env.spec import TableSpec
+from miaui_env.games.miaui.spec import TableSpec
 from training.config_files import (
     CONFIG_DIR,
     DEFAULT_CONFIG,

@@ -21,8 +21,8 @@ from pydantic_core import ErrorDetails
 
 from miaui_env.core.errors import REWARDS
 from miaui_env.core.loading import PLAY_MODES
-from miaui_env.games import game_names, get_game
-from miaui_env.observe.observation import VIEWS
+from miaui_env.core.registry import game_names, get_game
+from miaui_env.games.miaui.observation import VIEWS
 from training.config_files import ConfigError, read_yaml, thaw
 
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from miaui_env.core.cli import check_writable, positive_int, run_command
 from miaui_env.core.files import replacing, write_rows
-from miaui_env.games import game_of, get_game
+from miaui_env.core.registry import game_of, get_game
 
 # The panels of diagnosis.png: a title, the y axis, and the curves (TensorBoard tags; a tag ending
 # in "*" takes every tag with that prefix, one line each).

@@ -64,12 +64,12 @@ from miaui_env.core.cli import check_writable, distinct, non_negative_int, posit
 from miaui_env.core.errors import DeckError, InvalidConfigError
 from miaui_env.core.files import atomic_write
 from miaui_env.core.loading import AgentSpecError
-from miaui_env.game.cards import deck_list, parse_deck
-from miaui_env.game.rules import NUM_DIVER_CARDS, GameConfig
-from miaui_env.games import get_game
+from miaui_env.core.registry import get_game
+from miaui_env.games.miaui.cards import deck_list, parse_deck
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.rules import NUM_DIVER_CARDS, GameConfig
 from miaui_env.games.octopus import observation as octopus_observation
 from miaui_env.games.octopus import rules as octopus
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
 
 TIE = 1e-9  # greedy's and counter's scores this close are a tie, which they break uniformly at random
 MIAUI_DECK = "emperor_tuna:10*6 jellyfish:-10*4"  # the three-round game's ten fish, the command's default

@@ -24,23 +24,23 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from miaui_env.agents import as_seen
 from miaui_env.apps.any_game import AnyArenaConfig
 from miaui_env.core.agents import Agent, Policy, reset_agent
+from miaui_env.core.registry import Game, UnknownGameError, get_game
 from miaui_env.core.selfplay import AECSelfPlayVecEnv
-from miaui_env.game.rules import NUM_ROUNDS
-from miaui_env.games import Game, UnknownGameError, get_game
+from miaui_env.games.miaui.agents import as_seen
+from miaui_env.games.miaui.rules import NUM_ROUNDS
+from miaui_env.games.miaui.spec import TableSpec
 from miaui_env.games.octopus.arena import OctopusArenaConfig
 from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
-from miaui_env.spec import TableSpec
 from training.config import RunSeeds, SelfPlayConfig, run_schema, variant_name
 from training.config_files import ConfigError
 from training.gauntlet import GauntletResult, any_game_gauntlet, gauntlet, octopus_gauntlet
 from training.kickstart import own_part
 from training.opponents import OpponentMixture
 
-COMPACT = "uint8"  # Miaui's rows: uint8 codes, copied to the device as such and expanded there (miaui_env.observe.compact)
+COMPACT = "uint8"  # Miaui's rows: uint8 codes, copied to the device as such and expanded there (miaui_env.games.miaui.compact)
 
 EvaluationTable = TableSpec | OctopusArenaConfig | AnyArenaConfig
 """Where a gauntlet plays: a Miaui table (players, variant, view, reward), an octopus arena's settings, or another game's generic arena."""

@@ -22,7 +22,6 @@ from pathlib import Path
 
 import numpy as np
 
-from miaui_env.agents.loading import load_agent
 from miaui_env.apps import any_game
 from miaui_env.apps.any_game import AnyArenaConfig
 from miaui_env.apps.arena import ArenaConfig, SampleGames, play
@@ -30,13 +29,14 @@ from miaui_env.apps.replay import record_replay, save_replay
 from miaui_env.core.agents import Agent, Policy, agent_name
 from miaui_env.core.arena import gauntlet_significance, summarize
 from miaui_env.core.files import replacing
-from miaui_env.games import get_game
+from miaui_env.core.registry import get_game
+from miaui_env.games.miaui.agents.loading import load_agent
+from miaui_env.games.miaui.spec import TableSpec
 from miaui_env.games.octopus import arena as octopus_arena
 from miaui_env.games.octopus.agents import load_octopus_agent
 from miaui_env.games.octopus.arena import OctopusArenaConfig
 from miaui_env.games.octopus.replay import play_and_record
 from miaui_env.games.octopus.replay import save_replay as save_octopus_replay
-from miaui_env.spec import TableSpec
 from training.config import ConfigError, EvaluationConfig, ProbeConfig, RunSeeds
 
 

@@ -35,12 +35,12 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 
-from miaui_env.agents.loading import load_agent
 from miaui_env.core.agents import Agent, as_policy, reset_agent
 from miaui_env.core.seeding import seed_children, seed_int
-from miaui_env.game.rules import NUM_ROUNDS
-from miaui_env.observe.compact import COMPACT_DTYPE, expand_observations
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.agents.loading import load_agent
+from miaui_env.games.miaui.compact import COMPACT_DTYPE, expand_observations
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.rules import NUM_ROUNDS
 from training.config import KickstartConfig
 
 

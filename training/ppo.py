@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from miaui_env.agents.loading import load_agent
 from miaui_env.core.agents import Agent
 from miaui_env.core.policy import PolicyAgent
 from miaui_env.core.policy_spec import FEATURES_EXTRACTORS, PolicySpecError, activation
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.agents.loading import load_agent
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
 from training.config import ConfigError, SelfPlayConfig
 from training.config_files import thaw
 

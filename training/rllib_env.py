@@ -34,16 +34,16 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from miaui_env.agents.loading import load_agent
 from miaui_env.core.agents import Agent, Policy
 from miaui_env.core.errors import InvalidConfigError
 from miaui_env.core.layout import VECTOR_BOUND
 from miaui_env.core.policy import PolicyAgent, RLlibModulePolicy
 from miaui_env.core.seeding import seed_child, seed_generator, seed_int
-from miaui_env.game.rules import NUM_DIVER_CARDS
+from miaui_env.games.miaui.agents.loading import load_agent
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.rules import NUM_DIVER_CARDS
 from miaui_env.integrations.privileged import PRIVILEGED_SIZE
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
 from training.opponents import GameResult, OpponentMixture, finished_games
 
 LEARNER = "learner"

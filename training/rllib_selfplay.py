@@ -45,12 +45,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from miaui_env.agents.loading import load_agent
 from miaui_env.core.checkpoint import CheckpointError
 from miaui_env.core.cli import check_writable, fail, half_width, run_command
 from miaui_env.core.files import atomic_write, write_rows
 from miaui_env.core.policy import RLLIB_EXTRA, load_rllib_policy
-from miaui_env.observe.observation import OBSERVATION_VERSION
+from miaui_env.games.miaui.agents.loading import load_agent
+from miaui_env.games.miaui.observation import OBSERVATION_VERSION
 from training.checkpoint import open_checkpoint, write_checkpoint
 from training.config import RLlibConfig, variant_name
 from training.config_files import ROOT, thaw

@@ -46,9 +46,9 @@ from miaui_env.core.agents import Agent, AgentError, Policy, agent_name, as_agen
 from miaui_env.core.arena import ArenaResult
 from miaui_env.core.cli import add_game_argument, check_output_file, check_writable, non_negative_int, positive_int, run_command
 from miaui_env.core.errors import InvalidConfigError, is_integer
+from miaui_env.core.registry import Game, GameWords, get_game
 from miaui_env.core.replays import ReplayError, read_replay_file, write_replay_file
 from miaui_env.core.seeding import check_seed, seed_ints
-from miaui_env.games import Game, GameWords, get_game
 
 REPLAY_VERSION = 1
 MAX_REPLAY_DECISIONS = 1_000_000  # a replay longer than this is not a game's

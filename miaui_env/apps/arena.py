@@ -48,8 +48,6 @@ from pathlib import Path
 
 import numpy as np
 
-from miaui_env.agents import as_seen, views_at_table
-from miaui_env.agents.loading import load_agents
 from miaui_env.apps.replay import record_replay, save_replay
 from miaui_env.core.agents import Agent, AgentError, Policy, as_agent, checked_actions
 from miaui_env.core.arena import (
@@ -65,11 +63,13 @@ from miaui_env.core.arena import (
 )
 from miaui_env.core.cli import add_game_argument, check_writable, game_chooser, non_negative_int, positive_int, run_command
 from miaui_env.core.errors import InvalidConfigError, is_integer
+from miaui_env.core.registry import get_game
 from miaui_env.core.seeding import check_seed, seed_ints
-from miaui_env.game.rules import NUM_ROUNDS
-from miaui_env.games import get_game
-from miaui_env.spec import TableSpec
-from miaui_env.vector import VectorMiaui
+from miaui_env.games.miaui.agents import as_seen, views_at_table
+from miaui_env.games.miaui.agents.loading import load_agents
+from miaui_env.games.miaui.rules import NUM_ROUNDS
+from miaui_env.games.miaui.spec import TableSpec
+from miaui_env.games.miaui.vector import VectorMiaui
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ class ArenaConfig:
         """A run on `table`'s game and view. The arena pays by wins, scores and places whatever the
         table's reward, and shows agents float32 observations whatever its observation dtype."""
         if not isinstance(table, TableSpec):
-            raise InvalidConfigError(f"ArenaConfig.at_table takes a miaui_env.spec.TableSpec, got {table!r:.60}")
+            raise InvalidConfigError(f"ArenaConfig.at_table takes a miaui_env.games.miaui.spec.TableSpec, got {table!r:.60}")
         if table.short:
             raise InvalidConfigError(
                 f"the arena plays the 12-round game with R2's deck; this table is a short game (rounds={table.rounds}, MV1-MV3): "

@@ -37,7 +37,7 @@ from miaui_env.core.cli import (
     run_command,
 )
 from miaui_env.core.files import atomic_write, write_rows
-from miaui_env.games import LEGACY_GAME, get_game
+from miaui_env.core.registry import LEGACY_GAME, get_game
 
 
 class CardError(ValueError):

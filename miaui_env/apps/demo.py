@@ -19,7 +19,7 @@ import numpy as np
 from miaui_env.core.cli import check_output_file, non_negative_int, positive_int, run_command
 from miaui_env.core.files import atomic_write
 from miaui_env.core.seeding import seed_children, seed_generator, seed_int
-from miaui_env.envs.miaui import env as aec_env
+from miaui_env.games.miaui.env import env as aec_env
 
 
 def play_games(games: int, players: int, open_baskets: bool, no_fighting: bool, seed: int) -> dict[str, Any]:

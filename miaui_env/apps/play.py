@@ -26,8 +26,8 @@ import numpy as np
 # The engine, the agents and the replays are imported inside `play` (seconds of start-up, numba
 # among them), under `run_command`, so Ctrl-C during start-up ends in one line, as during the game.
 from miaui_env.core.cli import add_game_argument, game_chooser, non_negative_int, run_command
-from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS
-from miaui_env.games import game_names, get_game
+from miaui_env.core.registry import game_names, get_game
+from miaui_env.games.miaui.rules import NUM_DIVER_CARDS, NUM_ROUNDS
 
 _NO_REPLAY = Path("-")  # --no-replay
 _LONGEST_ANSWER_SHOWN = 20
@@ -66,14 +66,14 @@ def ask_card(legal: list[int], read: Callable[[str], str]) -> int | None:
 
 def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     """One game against the chosen agents; returns the process exit status."""
-    from miaui_env.agents import as_seen, views_at_table
-    from miaui_env.agents.loading import load_agents
     from miaui_env.apps.replay import record_replay, save_replay
     from miaui_env.core.agents import checked_actions
     from miaui_env.core.cli import check_output_file
     from miaui_env.core.render import seat_name
-    from miaui_env.display.text import describe_observation, describe_round
-    from miaui_env.envs.miaui import parallel_env
+    from miaui_env.games.miaui.agents import as_seen, views_at_table
+    from miaui_env.games.miaui.agents.loading import load_agents
+    from miaui_env.games.miaui.display.text import describe_observation, describe_round
+    from miaui_env.games.miaui.env import parallel_env
 
     if args.replay is not None:
         check_output_file(args.replay)  # before the game, not after it (a game played for nothing)

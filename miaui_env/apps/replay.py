@@ -32,16 +32,16 @@ import numpy as np
 
 from miaui_env.core.errors import DeckError, IllegalActionError, InvalidConfigError, is_integer
 from miaui_env.core.files import MAX_FILE_BYTES, read_bounded
+from miaui_env.core.registry import LEGACY_GAME, UnknownGameError, game_of, get_game
 from miaui_env.core.render import seat_name
 from miaui_env.core.replays import ReplayError, read_replay_file, write_replay_file
 from miaui_env.core.seeding import SeedError, check_seed, seed_generator
-from miaui_env.display.text import describe_round
-from miaui_env.game.cards import DEFAULT_DECK, parse_deck_order
-from miaui_env.game.rules import NUM_ROUNDS, GameConfig, GameState, new_game, play_round, scores, winners
-from miaui_env.game.saved_state import record_to_dict
-from miaui_env.games import LEGACY_GAME, UnknownGameError, game_of, get_game
-from miaui_env.observe.encoder import Encoder
-from miaui_env.spec import TableSpec
+from miaui_env.games.miaui.cards import DEFAULT_DECK, parse_deck_order
+from miaui_env.games.miaui.display.text import describe_round
+from miaui_env.games.miaui.encoder import Encoder
+from miaui_env.games.miaui.rules import NUM_ROUNDS, GameConfig, GameState, new_game, play_round, scores, winners
+from miaui_env.games.miaui.saved_state import record_to_dict
+from miaui_env.games.miaui.spec import TableSpec
 
 REPLAY_VERSION = 1
 _KEYS = ("version", "settings", "players", "seed", "deck", "plays", "records", "scores", "winners")
@@ -273,7 +273,7 @@ def hand_history(replay: Replay) -> str:
 def frames(replay: Replay, seat: int | None = None) -> list[np.ndarray]:
     """The game as pictures, one after the deal and one after each reveal: the spectator's, or
     seat `seat`'s view drawn from its observation."""
-    from miaui_env.display.picture import seat_picture, table_picture
+    from miaui_env.games.miaui.display.picture import seat_picture, table_picture
 
     states = replay_states(replay)
     if seat is None:

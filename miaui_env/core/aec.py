@@ -1,4 +1,4 @@
-"""What both games' PettingZoo envs share (Miaui's `miaui_env.envs.miaui`, the octopus game's
+"""What both games' PettingZoo envs share (Miaui's `miaui_env.games.miaui.env`, the octopus game's
 `miaui_env.games.octopus.env`): the errors, agent names as seats, reset options, the generator, rendering,
 the AEC bookkeeping of rewards and turns, and the wrappers `env()` puts around a raw env.
 

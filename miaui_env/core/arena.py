@@ -22,7 +22,7 @@ import numpy as np
 
 from miaui_env.core.cli import half_width
 from miaui_env.core.files import atomic_write, replacing
-from miaui_env.games import LEGACY_GAME
+from miaui_env.core.registry import LEGACY_GAME
 
 MODES = ("gauntlet", "pool")
 

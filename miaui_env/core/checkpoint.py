@@ -15,7 +15,7 @@ from typing import Any
 import gymnasium
 
 from miaui_env.core.files import MAX_FILE_BYTES, read_bounded
-from miaui_env.games import LEGACY_GAME, UnknownGameError, game_of, get_game
+from miaui_env.core.registry import LEGACY_GAME, UnknownGameError, game_of, get_game
 
 
 class CheckpointError(ValueError):

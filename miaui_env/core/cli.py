@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from miaui_env._interrupts import exit_interrupted, hand_interrupts_back
-from miaui_env.games import LEGACY_GAME, GamePartError, game_names, get_game
+from miaui_env.core.registry import LEGACY_GAME, GamePartError, game_names, get_game
 
 
 def game_chooser() -> argparse.ArgumentParser:

@@ -4,7 +4,7 @@ in one flat vector (`Piece`, `Layout`), who may see each piece (`Sight`, and for
 observation from those declarations alone (`declared_index`), deny by default: a piece nobody
 declared raises `UndeclaredVisibilityError` and is never shown.
 
-Both games build their observations with it: Miaui's tables are in `miaui_env.observe.observation`
+Both games build their observations with it: Miaui's tables are in `miaui_env.games.miaui.observation`
 (R11), the octopus game's in `miaui_env.games.octopus.observation` (O4).
 """
 

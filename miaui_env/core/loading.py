@@ -6,7 +6,7 @@
 A spec is one of the game's built-in agents, a shipped policy's name (`SHIPPED_POLICIES`), a
 self-play run's folder or a model .zip, with `@best` or `@sample` after a trained policy (its most
 likely action, or an action drawn from its mixed strategy by its own seeded generator). Shipped
-policies are found in the installed package's own copy, `miaui_env/agents/shipped/` (a wheel
+policies are found in the installed package's own copy, `miaui_env/shipped/` (a wheel
 carries the repository's checkpoints/<name>/ there), else the checkout's checkpoints/.
 """
 
@@ -23,13 +23,13 @@ from miaui_env.core.agents import Agent
 from miaui_env.core.checkpoint import read_metadata
 from miaui_env.core.files import MAX_FILE_BYTES, read_bounded
 from miaui_env.core.policy import PolicyAgent, load_sb3_policy
+from miaui_env.core.registry import LEGACY_GAME, game_of
 from miaui_env.core.seeding import check_seed
-from miaui_env.games import LEGACY_GAME, game_of
 
 
 def _shipped_policies() -> Path:
-    """The installed package's shipped policies (a wheel's miaui_env/agents/shipped/), else the checkout's checkpoints/."""
-    packaged = resources.files("miaui_env.agents") / "shipped"
+    """The installed package's shipped policies (a wheel's miaui_env/shipped/), else the checkout's checkpoints/."""
+    packaged = resources.files("miaui_env") / "shipped"
     return packaged if isinstance(packaged, Path) and packaged.is_dir() else Path(__file__).resolve().parents[2] / "checkpoints"
 
 

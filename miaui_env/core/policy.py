@@ -5,7 +5,7 @@ policy network, a frozen snapshot of it, or an exported RLlib module behind `RLl
 and never an illegal card: the mask goes into the action distribution before a card is chosen.
 
 Two ways to play (agent specs spell them `miaui-ppo-v0@best` and `miaui-ppo-v0@sample`, see
-miaui_env/agents/loading.py): `deterministic=True` plays the most likely card; `False` plays the
+miaui_env/games/miaui/agents/loading.py): `deterministic=True` plays the most likely card; `False` plays the
 mixed strategy the policy learned, a card drawn from its masked distribution. Given a `seed`, the
 agent draws from its own generator, so the same seed plays the same games; without one (or for a
 policy that has nothing but `predict`) it samples as the policy's own `predict` does (torch's

@@ -40,9 +40,9 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
 from miaui_env.core.agents import Agent, Policy, RandomAgent, agent_name, check_agent, checked_actions, reset_agent
 from miaui_env.core.errors import IllegalActionError, InvalidConfigError, is_integer
+from miaui_env.core.registry import Game, get_game
 from miaui_env.core.seeding import Seed, seed_generator, seed_tree
 from miaui_env.core.vec import OneEnvVecEnv, checked_seats, index_array, opponent_seed, slot_seeds
-from miaui_env.games import Game, get_game
 
 DRAWS = ("game", "seat")  # a mix deals all of a game's opponent seats to one agent, or each seat its own
 

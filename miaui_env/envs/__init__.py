@@ -14,9 +14,11 @@ Importing `miaui_env` registers `miaui_env/Miaui-v0` with Gymnasium and `miaui_e
 import gymnasium
 import pettingzoo
 
-from miaui_env.envs.miaui import MiauiParallelEnv, env, parallel_env, raw_env
-from miaui_env.envs.single_agent import ENV_ID, MiauiSingleAgentEnv
-from miaui_env.registration import OCTOPUS_PETTINGZOO_ID, PETTINGZOO_ID, register_gymnasium_ids, register_pettingzoo_ids
+from miaui_env.games.miaui import PETTINGZOO_ID
+from miaui_env.games.miaui.env import MiauiParallelEnv, env, parallel_env, raw_env
+from miaui_env.games.miaui.single_agent import ENV_ID, MiauiSingleAgentEnv
+from miaui_env.games.octopus import PETTINGZOO_ID as OCTOPUS_PETTINGZOO_ID
+from miaui_env.registration import register_gymnasium_ids, register_pettingzoo_ids
 
 register_gymnasium_ids(gymnasium)  # `import miaui_env` has hooked both already; this makes it plain
 register_pettingzoo_ids(pettingzoo)

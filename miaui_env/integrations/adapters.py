@@ -21,8 +21,8 @@ from pettingzoo import AECEnv, ParallelEnv
 
 from miaui_env.core.errors import InvalidConfigError
 from miaui_env.core.layout import VECTOR_BOUND
-from miaui_env.game.rules import NUM_DIVER_CARDS
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.rules import NUM_DIVER_CARDS
 
 MASKED_SIZE = OBSERVATION_LAYOUT.size + NUM_DIVER_CARDS
 

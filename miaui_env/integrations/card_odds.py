@@ -10,7 +10,7 @@ from the observation alone and puts them beside it, so the network starts from t
 game's odds features, `octopus_odds`, do the same there). They are inputs, not targets: no loss
 asks the policy to play as any heuristic plays.
 
-The maths is `miaui_env.agents.heuristics`' (its docstring): each space's value to the observer
+The maths is `miaui_env.games.miaui.agents.heuristics`' (its docstring): each space's value to the observer
 (Seagulls, Jellyfish triples and face-down cards counted as the counter counts them), and each
 card's chance to catch each space, every opponent's card drawn uniformly and independently from
 the cards she has not revealed, Kiti's priorities breaking ties (R6-R8; no catch on a tie in No
@@ -39,13 +39,12 @@ import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from miaui_env.agents.heuristics import TYPICAL_JELLYFISH, UNKNOWN_FISH_VALUE
 from miaui_env.core.errors import InvalidConfigError
 from miaui_env.core.layout import VECTOR_BOUND
-from miaui_env.game.cards import FISH_KINDS, FishKind
-from miaui_env.game.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
-from miaui_env.observe.compact import CompactError
-from miaui_env.observe.observation import (
+from miaui_env.games.miaui.agents.heuristics import TYPICAL_JELLYFISH, UNKNOWN_FISH_VALUE
+from miaui_env.games.miaui.cards import FISH_KINDS, FishKind
+from miaui_env.games.miaui.compact import CompactError
+from miaui_env.games.miaui.observation import (
     CARD_DIM,
     COUNT_SCALE,
     HEIGHT_SCALE,
@@ -56,6 +55,7 @@ from miaui_env.observe.observation import (
     SEAT_LAYOUT,
     VALUE_SCALE,
 )
+from miaui_env.games.miaui.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
 
 ODDS_PIECES = (
     ("space_value", NUM_SPACES),

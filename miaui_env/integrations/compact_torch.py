@@ -1,4 +1,4 @@
-"""Compact observations expanded on the policy's side, in torch: `miaui_env.observe.compact`'s codes to floats."""
+"""Compact observations expanded on the policy's side, in torch: `miaui_env.games.miaui.compact`'s codes to floats."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any, cast
 
 import torch
 
-from miaui_env.observe.compact import COMPACT_SCALE, COMPACT_ZERO, CompactError
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.compact import COMPACT_SCALE, COMPACT_ZERO, CompactError
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
 
 
 @functools.cache

@@ -68,9 +68,11 @@ import numpy as np
 import pyspiel
 
 from miaui_env.core.errors import DeckError, InvalidConfigError, final_rewards, is_integer
-from miaui_env.display.text import describe_observation
-from miaui_env.game.cards import DEFAULT_DECK, FishKind, parse_deck
-from miaui_env.game.rules import (
+from miaui_env.games.miaui.cards import DEFAULT_DECK, FishKind, parse_deck
+from miaui_env.games.miaui.display.text import describe_observation
+from miaui_env.games.miaui.encoder import Encoder
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.rules import (
     MIN_ROUNDS,
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
@@ -83,11 +85,9 @@ from miaui_env.game.rules import (
     play_checked_round,
     scores,
 )
+from miaui_env.games.miaui.spec import TableSpec
 from miaui_env.games.octopus import observation as octopus_observation
 from miaui_env.games.octopus import rules as octopus
-from miaui_env.observe.encoder import Encoder
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
-from miaui_env.spec import TableSpec
 
 MIAUI_GAME = "python_miaui"
 OCTOPUS_GAME = "python_octopus"

@@ -42,13 +42,21 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import create_mlp
 from torch import nn
 
-from miaui_env.game.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
+from miaui_env.games.miaui.compact import (
+    CARD_CODE_SCALE,
+    CARD_CODE_ZERO,
+    COMPACT_DTYPE,
+    COMPACT_SCALE,
+    COMPACT_ZERO,
+    CompactError,
+    codes_of,
+)
+from miaui_env.games.miaui.encoder import features
+from miaui_env.games.miaui.observation import CARD_DIM, OBSERVATION_LAYOUT, SEAT_DIM, SEAT_LAYOUT
+from miaui_env.games.miaui.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
+from miaui_env.games.miaui.vector import VectorMiaui
 from miaui_env.integrations.card_odds import CardOdds
 from miaui_env.integrations.compact_torch import ExpandsCodes
-from miaui_env.observe.compact import CARD_CODE_SCALE, CARD_CODE_ZERO, COMPACT_DTYPE, COMPACT_SCALE, COMPACT_ZERO, CompactError, codes_of
-from miaui_env.observe.encoder import features
-from miaui_env.observe.observation import CARD_DIM, OBSERVATION_LAYOUT, SEAT_DIM, SEAT_LAYOUT
-from miaui_env.vector import VectorMiaui
 
 COUNT_SCALE = 4.0  # as the observation's pile summaries: four top fish sum to a value of 1
 PRIVILEGED_PIECES = (
@@ -62,7 +70,7 @@ PRIVILEGED_SIZE = sum(size for _, size in PRIVILEGED_PIECES)
 
 
 def _code_tables() -> tuple[np.ndarray, np.ndarray]:
-    """Each privileged column's uint8 code scale and zero (as `miaui_env.observe.compact`'s): sums of
+    """Each privileged column's uint8 code scale and zero (as `miaui_env.games.miaui.compact`'s): sums of
     cards are counted in quarters, a hand's cards are flags."""
     summed = (CARD_CODE_SCALE * COUNT_SCALE, CARD_CODE_ZERO)
     per_piece = {

@@ -48,14 +48,14 @@ from miaui_env.core.errors import IllegalActionError, InvalidConfigError
 from miaui_env.core.layout import VECTOR_BOUND
 from miaui_env.core.seeding import Seed, seed_children, seed_tree
 from miaui_env.core.vec import OneEnvVecEnv, checked_seats, index_array, opponent_seed, slot_seeds
-from miaui_env.game.rules import NUM_DIVER_CARDS, illegal_action
+from miaui_env.games.miaui.compact import COMPACT_SCALE, COMPACT_ZERO, expand_observations
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.rules import NUM_DIVER_CARDS, illegal_action
+from miaui_env.games.miaui.spec import TableKwargs
+from miaui_env.games.miaui.vector import VectorMiaui
 from miaui_env.integrations.adapters import MASKED_SIZE, MaskedObservationError, split_mask
 from miaui_env.integrations.compact_torch import ExpandsCodes, expand_observations_torch
 from miaui_env.integrations.privileged import PRIVILEGED_SIZE, empty_privileged_codes, privileged_codes, privileged_features
-from miaui_env.observe.compact import COMPACT_SCALE, COMPACT_ZERO, expand_observations
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
-from miaui_env.spec import TableKwargs
-from miaui_env.vector import VectorMiaui
 
 
 class ExpandCompactObservations(BaseFeaturesExtractor):

@@ -22,12 +22,12 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.conversions import aec_to_parallel
 
-from miaui_env.agents import RandomAgent
 from miaui_env.core.aec import AECTurns, RefusingTerminateIllegalWrapper, checked_options, order_enforced
 from miaui_env.core.errors import IllegalActionError, InvalidConfigError, final_rewards, is_integer
 from miaui_env.core.loading import load_game_agent
 from miaui_env.core.seeding import check_seed
 from miaui_env.games import Game
+from miaui_env.games.miaui.agents import RandomAgent
 
 CARDS = 3  # bid cards 1-3, prizes 1-3, rounds 1-3
 MIN_PLAYERS, MAX_PLAYERS = 2, 4

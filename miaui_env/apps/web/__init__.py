@@ -17,7 +17,7 @@ or from one seat's view; or let agents play a fresh game and step through that.
 `GameStore`'s (64 live games, 4 a session, 30 minutes untouched, 10 minutes after the last card).
 Bad input gets a 4xx with a JSON error the page shows; a request body over 1 MB is refused (413).
 
-Modules: `tables` (the tables and reveals as JSON; a seat's through `miaui_env.display.decode`),
+Modules: `tables` (the tables and reveals as JSON; a seat's through `miaui_env.games.miaui.display.decode`),
 `games` (games, sessions, watching; no web framework), `octopus` (the octopus game's page at
 `/octopus`: its games, the table read from the seat's observation, O4), `routes` (the Flask blueprint), `app`
 (`create_app` and `main`), `static/` (the page: HTML, CSS and JavaScript, no build step).

@@ -22,17 +22,20 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from miaui_env.agents import as_seen, views_at_table
-from miaui_env.agents.loading import SEARCH_PREFIX, load_agents
-from miaui_env.agents.styles import STYLE_AGENTS
 from miaui_env.apps.replay import Replay, dealt_deck, record_replay, replay_states, save_replay
 from miaui_env.apps.web.memory import release_memory
 from miaui_env.apps.web.tables import reveal_steps, seat_table, spectator_table
 from miaui_env.core.agents import Agent, checked_actions
 from miaui_env.core.loading import SHIPPED_POLICIES, shipped_policy_names
+from miaui_env.core.registry import game_of
 from miaui_env.core.seeding import seed_generator
 from miaui_env.core.web import HUMAN, MAX_INT_DIGITS, AgentChoice, WebError, checked_int, checked_seat, training_extra_installed
-from miaui_env.game.rules import (
+from miaui_env.games.miaui.agents import as_seen, views_at_table
+from miaui_env.games.miaui.agents.loading import SEARCH_PREFIX, load_agents
+from miaui_env.games.miaui.agents.styles import STYLE_AGENTS
+from miaui_env.games.miaui.encoder import Encoder
+from miaui_env.games.miaui.observation import VIEWS
+from miaui_env.games.miaui.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     NUM_DIVER_CARDS,
@@ -43,10 +46,7 @@ from miaui_env.game.rules import (
     scores,
     winners,
 )
-from miaui_env.games import game_of
-from miaui_env.observe.encoder import Encoder
-from miaui_env.observe.observation import VIEWS
-from miaui_env.spec import TableSpec
+from miaui_env.games.miaui.spec import TableSpec
 
 GAME = "miaui"  # the game this page plays (the octopus page is web/octopus.py)
 

@@ -18,7 +18,7 @@ Both sources give one schema, so the page draws them with one function:
             "face_down", "peeker" (the seat that peeked a face-down card, when the viewer knows it)}
 
 A seat's table is read from its observation vector and nothing else (`seat_table`, through the
-decoder the text and the pictures use, `miaui_env.display.decode`), so it can show nothing the
+decoder the text and the pictures use, `miaui_env.games.miaui.display.decode`), so it can show nothing the
 seat may not know. A reveal (`reveal_steps`) comes from the round's public record: every card,
 catch, theft and triple in it happened face-up on the table (R11), and the env hands the same
 records to every seat in its infos.
@@ -31,10 +31,10 @@ from typing import Any
 import numpy as np
 
 from miaui_env.core.errors import InvalidConfigError, is_integer
-from miaui_env.display.decode import FishTally, decode_observation
-from miaui_env.display.text import DEPTH_NAMES
-from miaui_env.game.cards import FISH_KINDS, FishCard
-from miaui_env.game.rules import (
+from miaui_env.games.miaui.cards import FISH_KINDS, FishCard
+from miaui_env.games.miaui.display.decode import FishTally, decode_observation
+from miaui_env.games.miaui.display.text import DEPTH_NAMES
+from miaui_env.games.miaui.rules import (
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
     Decision,

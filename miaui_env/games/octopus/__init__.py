@@ -1,6 +1,18 @@
-"""The octopus fishing game in the game registry: 2-4 players pushing their luck in turn (rulings O1-O12, docs/rules/octopus.md)."""
+"""The octopus fishing game: 2-4 players pushing their luck in turn (rulings O1-O12, docs/rules/octopus.md), one package.
 
-from miaui_env.games import Game
+    rules, observation       the pure rules engine and what a seat sees (O4), numpy at most
+    env, agents              the PettingZoo AEC env (its docstring is the env card) and the baselines
+    replay, arena, play      replays, the duplicate-deal arena, a person's game in the terminal
+    odds, selfplay           the heuristics' odds as network inputs, and the SB3 self-play VecEnv
+    web                      its page in the browser app
+
+This module is the game's entry in the game registry (`GAME`) and its env id: importing it loads
+none of the above.
+"""
+
+from miaui_env.core.registry import Game
+
+PETTINGZOO_ID = "miaui_env/octopus-v0"  # the AEC env, registered by `import miaui_env` (AEC only: its turns are sequential)
 
 GAME = Game(
     name="octopus",

@@ -1,4 +1,4 @@
-"""Baseline agents for the octopus fishing game, behind Miaui's agent protocol (`miaui_env.agents`).
+"""Baseline agents for the octopus fishing game, behind Miaui's agent protocol (`miaui_env.games.miaui.agents`).
 
 Every agent acts on a batch: `act(observations (B, 306), masks (B, 12)) -> actions (B,)`, action
 indices the masks allow (0 stop, 1 flip, 2 no theft, `3 + 3 * (offset - 1) + (k - 1)`: steal k from

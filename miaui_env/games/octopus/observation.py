@@ -1,7 +1,7 @@
 """What one seat of the octopus game may see (O4), encoded as one float32 vector from named pieces.
 
 The layout is built with Miaui's `Layout` and `Piece` and follows Miaui's encoder
-(`miaui_env.observe.observation`): a few table-wide pieces, then `seats`, one row per seat,
+(`miaui_env.games.miaui.observation`): a few table-wide pieces, then `seats`, one row per seat,
 seat-relative (row 0 is the observer, row k the k-th seat clockwise of her, O1; rows past the table
 are zero). One width for 2, 3 and 4 players and both views, so one network can play every table.
 

@@ -9,7 +9,7 @@ which theft to try (O5). Before each decision you see the table as your seat see
 and your collection card by card, opponents' collection sizes and every total; with `--view recall`
 also every card ever shown), and every move of the others as the engine's events tell it. Bad input
 is asked again; `q` (or closed input) leaves; Ctrl-C ends with status 130. A finished game is saved
-as an octopus replay: `python -m miaui_env.games.octopus.replay PATH` prints it back.
+as an octopus replay: `python -m miaui_env.apps.replay PATH` prints it back.
 """
 
 from __future__ import annotations
@@ -210,7 +210,7 @@ def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     if args.replay is not None:
         players = ["you" if seat == me else names[seat] for seat in range(n)]
         path = save_replay(record(state, actions, seed=args.seed, view=args.view, players=players), args.replay)
-        print(f"The game is saved as a replay: {path} (python -m miaui_env.games.octopus.replay {path})")
+        print(f"The game is saved as a replay: {path} (python -m miaui_env.apps.replay {path})")
     return 0
 
 

@@ -10,7 +10,7 @@ every session's scores (`session_scores`, O7), the final `totals` and the `winne
 `ReplayError`) a replay whose actions are not legal or whose scores are not what they make,
 naming the first that differs. `save_replay` writes only what `load_replay` reads back.
 
-    python -m miaui_env.games.octopus.replay GAME.json
+    python -m miaui_env.apps.replay GAME.json
 
 prints the game as a hand history: every flip, stop, bust, octopus, theft, roll and score.
 """

@@ -10,7 +10,7 @@ numba). Every float they write is computed with the same IEEE operations as
 `encoder.features` and `encoder.pile_summary` (integer stats divided in float64, then
 rounded to float32), so they agree with `encoder.Encoder` to the bit; `tests/test_vector.py`
 checks it game by game against the pure rules and encoder. For uint8 observations every piece is written as its code
-(`miaui_env.observe.compact`) with no float in between: a card feature's or a pile summary's scale is its
+(`miaui_env.games.miaui.compact`) with no float in between: a card feature's or a pile summary's scale is its
 divisor, so its code is the integer stat plus its zero, and the tables (card features, round
 columns) hold the codes `compact_observations` gives; `tests/test_compact.py` checks that they are
 exactly the codes of the float32 engine's observations.
@@ -28,10 +28,9 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 
-from miaui_env.game.cards import FISH_KINDS
-from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES
-from miaui_env.observe.encoder import ROUND_COLUMNS, STATS_DIVISOR
-from miaui_env.observe.observation import (
+from miaui_env.games.miaui.cards import FISH_KINDS
+from miaui_env.games.miaui.encoder import ROUND_COLUMNS, STATS_DIVISOR
+from miaui_env.games.miaui.observation import (
     CARD_DIM,
     COUNT_SCALE,
     HEIGHT_SCALE,
@@ -41,7 +40,8 @@ from miaui_env.observe.observation import (
     SEAT_LAYOUT,
     VALUE_SCALE,
 )
-from miaui_env.vector.state import ASSEMBLED_PIECES, EncodeTables, GameArrays, ObservationPieces, Reveal
+from miaui_env.games.miaui.rules import NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES
+from miaui_env.games.miaui.vector.state import ASSEMBLED_PIECES, EncodeTables, GameArrays, ObservationPieces, Reveal
 
 _VALUE = len(FISH_KINDS)  # the value column of card stats, after the one-hot kind
 _PRESENT, _SUMMARY, _PILE, _PLAYED = (SEAT_LAYOUT.offset(name) for name in ("present", "pile_summary", "pile", "played"))

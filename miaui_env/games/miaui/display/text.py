@@ -7,9 +7,9 @@ import numpy as np
 
 from miaui_env.core.errors import is_integer
 from miaui_env.core.render import seat_name
-from miaui_env.display.decode import FishTally, ObservationShapeError, decode_observation
-from miaui_env.game.cards import FishCard
-from miaui_env.game.rules import NUM_ROUNDS, Decision, GameState, JellyfishTriple, RoundRecord, SeagullTheft, kiti_seat, score
+from miaui_env.games.miaui.cards import FishCard
+from miaui_env.games.miaui.display.decode import FishTally, ObservationShapeError, decode_observation
+from miaui_env.games.miaui.rules import NUM_ROUNDS, Decision, GameState, JellyfishTriple, RoundRecord, SeagullTheft, kiti_seat, score
 
 DEPTH_NAMES = ("bottom", "middle", "top")
 

@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 
 from miaui_env.core.errors import InvalidConfigError
-from miaui_env.game.cards import DEFAULT_DECK, FISH_KINDS
-from miaui_env.game.rules import MAX_PLAYERS, MIN_PLAYERS
-from miaui_env.observe.encoder import STATS_DIVISOR
-from miaui_env.observe.observation import CARD_DIM, COUNT_SCALE, HEIGHT_SCALE, OBSERVATION_LAYOUT, VALUE_SCALE
+from miaui_env.games.miaui.cards import DEFAULT_DECK, FISH_KINDS
+from miaui_env.games.miaui.encoder import STATS_DIVISOR
+from miaui_env.games.miaui.observation import CARD_DIM, COUNT_SCALE, HEIGHT_SCALE, OBSERVATION_LAYOUT, VALUE_SCALE
+from miaui_env.games.miaui.rules import MAX_PLAYERS, MIN_PLAYERS
 
 COMPACT_DTYPE = np.dtype(np.uint8)
 OBSERVATION_DTYPES = ("float32", "uint8")

@@ -26,16 +26,16 @@ import gymnasium
 import numpy as np
 from gymnasium.error import ResetNeeded
 
-from miaui_env.agents import as_seen, views_at_table
 from miaui_env.core.agents import Agent, AgentError, Policy, RandomAgent, check_agent, checked_actions, reset_agent
 from miaui_env.core.errors import InvalidConfigError, is_integer
 from miaui_env.core.render import RENDER_MODES
-from miaui_env.display.picture import seat_picture
-from miaui_env.envs.miaui import MiauiParallelEnv, observation_box
-from miaui_env.game.rules import NUM_DIVER_CARDS
-from miaui_env.observe.compact import compact_observations
-from miaui_env.registration import GYMNASIUM_ID
-from miaui_env.spec import TableKwargs, TableSpec
+from miaui_env.games.miaui import GYMNASIUM_ID
+from miaui_env.games.miaui.agents import as_seen, views_at_table
+from miaui_env.games.miaui.compact import compact_observations
+from miaui_env.games.miaui.display.picture import seat_picture
+from miaui_env.games.miaui.env import MiauiParallelEnv, observation_box
+from miaui_env.games.miaui.rules import NUM_DIVER_CARDS
+from miaui_env.games.miaui.spec import TableKwargs, TableSpec
 
 ENV_ID = GYMNASIUM_ID
 

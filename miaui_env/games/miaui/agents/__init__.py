@@ -30,8 +30,8 @@ from miaui_env.core.agents import (
     checked_actions,
     reset_agent,
 )
-from miaui_env.game.rules import NUM_DIVER_CARDS
-from miaui_env.observe.observation import OBSERVATION_LAYOUT, table_view
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT, table_view
+from miaui_env.games.miaui.rules import NUM_DIVER_CARDS
 
 
 def checked_batch(observations: object, masks: object, who: str) -> tuple[np.ndarray, np.ndarray]:
@@ -44,7 +44,7 @@ def checked_batch(observations: object, masks: object, who: str) -> tuple[np.nda
     if seen.ndim != 2 or seen.shape[1] != width or not np.issubdtype(seen.dtype, np.floating):
         raise AgentBatchError(
             f"{who} reads float observations of shape (rows, {width}), got dtype {seen.dtype} shape {seen.shape} "
-            "(uint8 codes: miaui_env.observe.compact.expand_observations first)"
+            "(uint8 codes: miaui_env.games.miaui.compact.expand_observations first)"
         )
     if legal.shape != (len(seen), NUM_DIVER_CARDS) or not (np.issubdtype(legal.dtype, np.number) or legal.dtype == bool):
         expected = f"({len(seen)}, {NUM_DIVER_CARDS})"
@@ -72,9 +72,9 @@ def as_seen(observations: np.ndarray, view: str, dealt: str) -> np.ndarray:
 def builtin_agents() -> dict[str, Callable[[int | None], Agent]]:
     """The agents shipped with the env, by name: random, greedy, counter, search (at its default budget),
     and the playing styles (high, low, extremes, middle, noisy-counter)."""
-    from miaui_env.agents.heuristics import CountingAgent, GreedyAgent
-    from miaui_env.agents.search import RegretMatchingSearchAgent
-    from miaui_env.agents.styles import STYLE_AGENTS
+    from miaui_env.games.miaui.agents.heuristics import CountingAgent, GreedyAgent
+    from miaui_env.games.miaui.agents.search import RegretMatchingSearchAgent
+    from miaui_env.games.miaui.agents.styles import STYLE_AGENTS
 
     agents: dict[str, Callable[[int | None], Agent]] = {
         cls.name: cls for cls in (RandomAgent, GreedyAgent, CountingAgent, RegretMatchingSearchAgent)

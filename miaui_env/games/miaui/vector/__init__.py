@@ -6,8 +6,8 @@ numba kernels of the rules (R4-R9), which know nothing of observations; `encode_
 numba kernels that write observations, the only ones that know the layout.
 """
 
-from miaui_env.vector.engine import DECISIONS, VectorMiaui
-from miaui_env.vector.loading import EngineSnapshot
-from miaui_env.vector.state import GameArrays, Reveal, RoundArrays
+from miaui_env.games.miaui.vector.engine import DECISIONS, VectorMiaui
+from miaui_env.games.miaui.vector.loading import EngineSnapshot
+from miaui_env.games.miaui.vector.state import GameArrays, Reveal, RoundArrays
 
 __all__ = ["DECISIONS", "EngineSnapshot", "GameArrays", "Reveal", "RoundArrays", "VectorMiaui"]

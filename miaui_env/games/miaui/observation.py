@@ -15,7 +15,7 @@ because the canvas changes only at a reveal. The one dynamic exception is a face
 (R5), declared in `FACE_DOWN_VISIBILITY`: its peeker alone gets the card's true features added in.
 The batched engine's compiled encoder takes every one of these decisions from the same tables
 (`shown_entries`, `face_down_public`), so a change of a table changes what both encoders show.
-This module declares what a seat may see; `miaui_env.observe.encoder` writes the game onto the canvas.
+This module declares what a seat may see; `miaui_env.games.miaui.encoder` writes the game onto the canvas.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from miaui_env.core.layout import (
     declared,
     declared_index,
 )
-from miaui_env.game.cards import FISH_KINDS
-from miaui_env.game.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES
+from miaui_env.games.miaui.cards import FISH_KINDS
+from miaui_env.games.miaui.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES
 
 OBSERVATION_VERSION = 1  # bump whenever a layout below changes; checkpoints record it
 VIEWS = ("table", "recall")

@@ -22,12 +22,12 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from miaui_env.agents import checked_batch
-from miaui_env.agents.heuristics import CountingAgent
 from miaui_env.core.agents import AgentBatchError
 from miaui_env.core.seeding import Seed, seed_children, seed_generator
-from miaui_env.game.rules import NUM_DIVER_CARDS
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.agents import checked_batch
+from miaui_env.games.miaui.agents.heuristics import CountingAgent
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.rules import NUM_DIVER_CARDS
 
 
 def legal_cards(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -3,7 +3,7 @@
 At every decision `RegretMatchingSearchAgent`:
 
 1. **samples worlds**: `worlds` whole games consistent with what its seat knows
-   (`miaui_env.observe.belief.SeatKnowledge`: perfect recall of its own observations, the unseen cards
+   (`miaui_env.games.miaui.belief.SeatKnowledge`: perfect recall of its own observations, the unseen cards
    dealt from the deal's posterior). Every hand is known from the reveals; only fish are hidden.
 2. **solves the round as a simultaneous-move game** by regret matching, one strategy per seat,
    its own and every opponent's, over the cards in that seat's hand, for `iterations` iterations
@@ -44,14 +44,14 @@ from typing import Any
 
 import numpy as np
 
-from miaui_env.agents import checked_batch
 from miaui_env.core.agents import Agent, Policy, as_policy, check_agent, reset_agent
 from miaui_env.core.errors import InvalidConfigError, check_reward, finite_real, is_integer
 from miaui_env.core.seeding import check_seed, seed_children, seed_generator, seed_int
-from miaui_env.game.rules import NUM_ROUNDS, GameConfig
-from miaui_env.observe.belief import SeatKnowledge, observed_round
-from miaui_env.observe.observation import table_view
-from miaui_env.vector import EngineSnapshot, GameArrays, Reveal, VectorMiaui
+from miaui_env.games.miaui.agents import checked_batch
+from miaui_env.games.miaui.belief import SeatKnowledge, observed_round
+from miaui_env.games.miaui.observation import table_view
+from miaui_env.games.miaui.rules import NUM_ROUNDS, GameConfig
+from miaui_env.games.miaui.vector import EngineSnapshot, GameArrays, Reveal, VectorMiaui
 
 PLAY_MODES = ("sample", "best")
 
@@ -118,7 +118,7 @@ class RegretMatchingSearchAgent:
         own, rollout_seed = seed_children(seed, 2) if seed is not None else (None, None)
         self.rng = seed_generator(own)
         if rollout is None:
-            from miaui_env.agents.heuristics import CountingAgent
+            from miaui_env.games.miaui.agents.heuristics import CountingAgent
 
             rollout = CountingAgent(None if rollout_seed is None else seed_int(rollout_seed))
         self.rollout = check_agent(rollout, "rollout")

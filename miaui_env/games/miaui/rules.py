@@ -12,7 +12,7 @@ Each resolved round comes back as a frozen `RoundRecord`: who played what, who c
 depth, which tie-break decided, and every Seagull theft and Jellyfish triple.
 
 `state.clone()` is an independent copy to play on (a search plays thousands of them), and
-`miaui_env.game.saved_state` writes a state, history included, as versioned JSON and reads it back.
+`miaui_env.games.miaui.saved_state` writes a state, history included, as versioned JSON and reads it back.
 
 Cards inside the state are indices into `config.deck`, so equal-looking cards stay distinct and the
 batched engine can mirror the state as integer arrays. Records speak in `FishCard`s.
@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 
 from miaui_env.core.errors import DeckError, IllegalActionError, InvalidConfigError, is_integer
-from miaui_env.game.cards import DEFAULT_DECK, MAX_FISH_VALUE, FishCard, FishKind
+from miaui_env.games.miaui.cards import DEFAULT_DECK, MAX_FISH_VALUE, FishCard, FishKind
 
 MIN_PLAYERS = 3
 MAX_PLAYERS = 6

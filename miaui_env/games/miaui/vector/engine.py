@@ -4,8 +4,8 @@
     obs, masks = engine.reset()                         # (B, n, 620) float32, (B, n, 12) int8
     obs, masks, rewards, dones, infos = engine.step(actions)   # actions: (B, n) card indices 0-11
 
-It plays B games with the rules of `miaui_env.game.rules` and returns observations in exactly the env's
-encoding (`miaui_env.observe.observation`), for every variant, view and reward mode of the env. Its state
+It plays B games with the rules of `miaui_env.games.miaui.rules` and returns observations in exactly the env's
+encoding (`miaui_env.games.miaui.observation`), for every variant, view and reward mode of the env. Its state
 is a few named structures of arrays (`vector.state`), written in place. The branchy per-game work
 runs in numba kernels handed those structures whole: the rules in `vector.rule_kernels` (the deal
 with round 1's Seagull replacement, a round's resolution, the action check), the observation in
@@ -13,7 +13,7 @@ with round 1's Seagull replacement, a round's resolution, the action check), the
 every seat's row, the peeks, one game at a time so that the observation is all they write to memory).
 
 **Observation dtype.** `observation_dtype="uint8"` writes every entry as its exact uint8 code
-(`miaui_env.observe.compact`: a quarter of the bytes; `compact.expand_observations` gives the float32
+(`miaui_env.games.miaui.compact`: a quarter of the bytes; `compact.expand_observations` gives the float32
 observation back bit for bit); agents and the SB3 VecEnv's opponents still read floats.
 
 **Threads.** `threads=k` runs the kernels on k of numba's threads, each game on one of them, so
@@ -74,8 +74,19 @@ from gymnasium.error import ResetNeeded
 
 from miaui_env.core.errors import DeckError, IllegalActionError, InvalidConfigError, final_rewards, is_integer
 from miaui_env.core.seeding import SeedError, check_seed, seed_generator, seed_generators
-from miaui_env.game.cards import FISH_KINDS, FishCard, FishKind, parse_deck_order
-from miaui_env.game.rules import (
+from miaui_env.games.miaui.cards import FISH_KINDS, FishCard, FishKind, parse_deck_order
+from miaui_env.games.miaui.compact import COMPACT_DTYPE, COMPACT_SCALE, COMPACT_ZERO, empty_compact
+from miaui_env.games.miaui.encoder import ROUND_COLUMNS, features, round_columns, stats_table
+from miaui_env.games.miaui.observation import (
+    FACE_DOWN_PIECES,
+    OBSERVATION_LAYOUT,
+    SEAT_DIM,
+    SEAT_LAYOUT,
+    face_down_peeks,
+    face_down_public,
+    shown_entries,
+)
+from miaui_env.games.miaui.rules import (
     DEAL_UNIFORMS,
     MIN_PLAYERS,
     NUM_ROUNDS,
@@ -87,21 +98,10 @@ from miaui_env.game.rules import (
     illegal_action,
     shallow_priority,
 )
-from miaui_env.observe.compact import COMPACT_DTYPE, COMPACT_SCALE, COMPACT_ZERO, empty_compact
-from miaui_env.observe.encoder import ROUND_COLUMNS, features, round_columns, stats_table
-from miaui_env.observe.observation import (
-    FACE_DOWN_PIECES,
-    OBSERVATION_LAYOUT,
-    SEAT_DIM,
-    SEAT_LAYOUT,
-    face_down_peeks,
-    face_down_public,
-    shown_entries,
-)
-from miaui_env.spec import TableKwargs, TableSpec
-from miaui_env.vector import encode_kernels, rule_kernels
-from miaui_env.vector.loading import EngineSnapshot, FreshDeals, StateLoader, described
-from miaui_env.vector.state import (
+from miaui_env.games.miaui.spec import TableKwargs, TableSpec
+from miaui_env.games.miaui.vector import encode_kernels, rule_kernels
+from miaui_env.games.miaui.vector.loading import EngineSnapshot, FreshDeals, StateLoader, described
+from miaui_env.games.miaui.vector.state import (
     ASSEMBLED_PIECES,
     MAX_PILE,
     MAX_STACK,
@@ -187,7 +187,7 @@ class VectorMiaui:
         # Two observation buffers: at an episode's end the filled one becomes `final_observation` and
         # the new games are written into the other, so no 40 MB copy is made. Pieces no step writes
         # (table size, variant, absent seats' rows) are set here once, in both. In uint8 every
-        # entry is its code (`miaui_env.observe.compact`): an empty one is its zero, not 0.
+        # entry is its code (`miaui_env.games.miaui.compact`): an empty one is its zero, not 0.
         shape = (batch, n, OBSERVATION_LAYOUT.size)
         self._buffers = [empty_compact(shape) if self.compact else np.zeros(shape, dtype=np.float32) for _ in range(2)]
         for buffer in self._buffers:  # flags: scale 1, zero 0 in either dtype; shown as the tables declare (R11)

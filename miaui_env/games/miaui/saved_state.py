@@ -47,8 +47,8 @@ import numpy as np
 
 from miaui_env.core.errors import DeckError, InvalidConfigError
 from miaui_env.core.files import file_path, read_bounded
-from miaui_env.game.cards import DEFAULT_DECK, FishCard, FishKind
-from miaui_env.game.rules import (
+from miaui_env.games.miaui.cards import DEFAULT_DECK, FishCard, FishKind
+from miaui_env.games.miaui.rules import (
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
     NUM_SPACES,

@@ -16,9 +16,9 @@ import numpy as np
 
 from miaui_env.core.errors import InvalidConfigError
 from miaui_env.core.layout import VECTOR_BOUND
-from miaui_env.game.cards import FISH_KINDS, FishCard, FishKind
-from miaui_env.game.rules import MAX_PLAYERS, MIN_PLAYERS
-from miaui_env.observe.observation import COUNT_SCALE, HEIGHT_SCALE, HIDDEN_FEATURE, OBSERVATION_LAYOUT, VALUE_SCALE
+from miaui_env.games.miaui.cards import FISH_KINDS, FishCard, FishKind
+from miaui_env.games.miaui.observation import COUNT_SCALE, HEIGHT_SCALE, HIDDEN_FEATURE, OBSERVATION_LAYOUT, VALUE_SCALE
+from miaui_env.games.miaui.rules import MAX_PLAYERS, MIN_PLAYERS
 
 _VALUE_FEATURE = len(FISH_KINDS)  # a card's features: one-hot kind, value / VALUE_SCALE, then the face-down flag
 _LANTERN = FISH_KINDS.index(FishKind.LANTERN)

@@ -27,9 +27,9 @@ from typing import NamedTuple
 import numpy as np
 
 from miaui_env.core.errors import InvalidConfigError, is_integer
-from miaui_env.game.cards import DEFAULT_DECK
-from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES, GameConfig, GameState, SeagullTheft, new_hands
-from miaui_env.vector.state import MAX_PILE, MAX_STACK, GameArrays, Reveal
+from miaui_env.games.miaui.cards import DEFAULT_DECK
+from miaui_env.games.miaui.rules import NUM_DIVER_CARDS, NUM_ROUNDS, NUM_SPACES, GameConfig, GameState, SeagullTheft, new_hands
+from miaui_env.games.miaui.vector.state import MAX_PILE, MAX_STACK, GameArrays, Reveal
 
 
 def _is_card_index(card: object, deck_size: int) -> bool:

@@ -17,21 +17,8 @@ from typing import Any
 import numpy as np
 
 from miaui_env.core.errors import InvalidConfigError, is_integer
-from miaui_env.game.cards import FISH_KINDS, FishCard
-from miaui_env.game.rules import (
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    NUM_ROUNDS,
-    NUM_SPACES,
-    GameConfig,
-    GameState,
-    SeagullTheft,
-    deep_priority,
-    kiti_seat,
-    new_hands,
-    shallow_priority,
-)
-from miaui_env.observe.observation import (
+from miaui_env.games.miaui.cards import FISH_KINDS, FishCard
+from miaui_env.games.miaui.observation import (
     CANVAS,
     CARD_DIM,
     COUNT_SCALE,
@@ -49,6 +36,19 @@ from miaui_env.observe.observation import (
     observation_index,
     shown_entries,
     state_index,
+)
+from miaui_env.games.miaui.rules import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_ROUNDS,
+    NUM_SPACES,
+    GameConfig,
+    GameState,
+    SeagullTheft,
+    deep_priority,
+    kiti_seat,
+    new_hands,
+    shallow_priority,
 )
 
 

@@ -24,11 +24,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from miaui_env.agents import checked_batch
 from miaui_env.core.seeding import Seed, seed_generator
-from miaui_env.game.cards import DEFAULT_DECK, FISH_KINDS, FishKind
-from miaui_env.game.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
-from miaui_env.observe.observation import (
+from miaui_env.games.miaui.agents import checked_batch
+from miaui_env.games.miaui.cards import DEFAULT_DECK, FISH_KINDS, FishKind
+from miaui_env.games.miaui.observation import (
     CARD_DIM,
     COUNT_SCALE,
     HEIGHT_SCALE,
@@ -39,6 +38,7 @@ from miaui_env.observe.observation import (
     SEAT_LAYOUT,
     VALUE_SCALE,
 )
+from miaui_env.games.miaui.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
 
 # A face-down card nobody told us about is worth what an average card of the deck is worth.
 UNKNOWN_FISH_VALUE = float(np.mean([c.value for c in DEFAULT_DECK]))

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 from miaui_env.core.errors import REWARDS, InvalidConfigError, check_reward
-from miaui_env.game.cards import DEFAULT_DECK, deck_list, parse_deck
-from miaui_env.game.rules import NUM_ROUNDS, GameConfig
-from miaui_env.observe.compact import check_observation_dtype
-from miaui_env.observe.observation import VIEWS, check_view
+from miaui_env.games.miaui.cards import DEFAULT_DECK, deck_list, parse_deck
+from miaui_env.games.miaui.compact import check_observation_dtype
+from miaui_env.games.miaui.observation import VIEWS, check_view
+from miaui_env.games.miaui.rules import NUM_ROUNDS, GameConfig
 
 RULEBOOK_DECK = deck_list(DEFAULT_DECK)  # R2's 37 cards as a deck list
 
@@ -49,7 +49,7 @@ class TableSpec:
     reward: str = "win"
     """The end-of-game reward: "win" (winners share 1), "score" or "margin"."""
     observation_dtype: str = "float32"
-    """"float32" (the observation layout's floats) or "uint8" (their exact codes: `miaui_env.observe.compact`)."""
+    """"float32" (the observation layout's floats) or "uint8" (their exact codes: `miaui_env.games.miaui.compact`)."""
     rounds: int = NUM_ROUNDS
     """Rounds, and diver cards 1..rounds in each hand: 2-12, fewer than 12 a short game (MV1), which
     needs a `deck` of 3 x rounds + 1 fish (MV2)."""

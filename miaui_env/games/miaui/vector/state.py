@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from miaui_env.game.rules import NUM_ROUNDS, NUM_SPACES
+from miaui_env.games.miaui.rules import NUM_ROUNDS, NUM_SPACES
 
 MAX_STACK = NUM_ROUNDS  # cards a lagoon space can hold: a No Fighting space gains one a round (R8)
 MAX_PILE = NUM_ROUNDS * NUM_SPACES  # cards a pile can hold: every card dealt
@@ -72,7 +72,7 @@ class RoundArrays(NamedTuple):
 
 class EncodeTables(NamedTuple):
     """What the encode kernels read and never write. `features`, `round_columns` and `row_zero` are
-    in the observation's dtype: float32, or the uint8 codes of `miaui_env.observe.compact`."""
+    in the observation's dtype: float32, or the uint8 codes of `miaui_env.games.miaui.compact`."""
 
     features: np.ndarray  # (cards + 2, CARD_DIM): encoder.features of each card's stats
     stats: np.ndarray  # (cards + 2, stat) int32: as RuleTables.stats

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from miaui_env.game.rules import NUM_DIVER_CARDS, NUM_SPACES, Decision
-from miaui_env.vector.state import GameArrays, Reveal, RoundArrays, RuleTables
+from miaui_env.games.miaui.rules import NUM_DIVER_CARDS, NUM_SPACES, Decision
+from miaui_env.games.miaui.vector.state import GameArrays, Reveal, RoundArrays, RuleTables
 
 # Module globals are compile-time constants to numba. RoundArrays.decisions holds these indices.
 SOLE_BEST, KITI, NO_FIGHTING, NOBODY_LEFT = (list(Decision).index(d) for d in Decision)

@@ -14,7 +14,7 @@ A callable that returns an object with `act` is an agent factory; any other call
 batched policy `(observations, masks) -> actions` itself.
 
 Shipped policies (miaui-ppo-v1, miaui-ppo-v0, miaui-ppo-v1-league) are found by name in
-`SHIPPED_POLICIES`: the installed package's own copy, `miaui_env/agents/shipped/` (a wheel carries
+`SHIPPED_POLICIES`: the installed package's own copy, `miaui_env/shipped/` (a wheel carries
 the repository's checkpoints/<name>/model.zip, metadata.json and config.yaml there), else the
 checkout's checkpoints/ (an editable install, or code run from the source tree).
 
@@ -39,7 +39,6 @@ from typing import Any, cast
 
 import gymnasium
 
-from miaui_env.agents import builtin_agents
 from miaui_env.core.agents import Agent, as_agent
 from miaui_env.core.checkpoint import CheckpointSpaceError, space_name
 from miaui_env.core.loading import (
@@ -52,10 +51,11 @@ from miaui_env.core.loading import (
     with_play_mode,
 )
 from miaui_env.core.policy import PolicyAgent, load_rllib_policy, load_sb3_policy
+from miaui_env.core.registry import game_of_agents_module
 from miaui_env.core.seeding import check_seed, seed_children, seed_int
-from miaui_env.game.rules import NUM_DIVER_CARDS
-from miaui_env.games import game_of_agents_module
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.agents import builtin_agents
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.rules import NUM_DIVER_CARDS
 
 SEARCH_PREFIX = "search+"  # search+PRIOR: the search agent with PRIOR's play as its warm start
 
@@ -74,7 +74,7 @@ def load_agent(spec: str, seed: int | None = None) -> Agent:
 
 def _load_policy_search(spec: str, seed: int | None) -> Agent:
     """`search+PRIOR`: the search agent warm-started from the agent PRIOR names (policy + search)."""
-    from miaui_env.agents.search import RegretMatchingSearchAgent
+    from miaui_env.games.miaui.agents.search import RegretMatchingSearchAgent
 
     prior_spec = spec[len(SEARCH_PREFIX) :]
     if not prior_spec:

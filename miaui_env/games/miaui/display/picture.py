@@ -20,10 +20,12 @@ import numpy as np
 
 from miaui_env.core.errors import InvalidConfigError
 from miaui_env.core.render import require_pillow, seat_name
-from miaui_env.display.decode import LastReveal, ObservationShapeError, ObservedTable, decode_observation
-from miaui_env.display.text import DEPTH_NAMES, describe_round
-from miaui_env.game.cards import FishCard, FishKind
-from miaui_env.game.rules import (
+from miaui_env.games.miaui.cards import FishCard, FishKind
+from miaui_env.games.miaui.compact import expand_observations
+from miaui_env.games.miaui.display.decode import LastReveal, ObservationShapeError, ObservedTable, decode_observation
+from miaui_env.games.miaui.display.text import DEPTH_NAMES, describe_round
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.rules import (
     MIN_PLAYERS,
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
@@ -34,8 +36,6 @@ from miaui_env.game.rules import (
     score,
     shallow_priority,
 )
-from miaui_env.observe.compact import expand_observations
-from miaui_env.observe.observation import OBSERVATION_LAYOUT
 
 WIDTH, HEADER, SPACE_ROW, SEAT_ROW, FOOTER = 1000, 70, 64, 66, 150
 CARD_W, CARD_H, SMALL_W = 46, 56, 22

@@ -3,11 +3,11 @@
 Miaui is a 3-6 player game of simultaneous hidden bids over 12 rounds. Each round every player
 secretly plays a diver card 1-12; the highest card catches the bottom fish, the next highest the
 middle one, the lowest the top one; Kiti breaks ties; Lanterns, Jellyfish and Seagulls twist the
-score. The rules are `miaui_env.game.rules` (R1-R11, on the docs site's page `docs/rules/miaui.md`); this module only
+score. The rules are `miaui_env.games.miaui.rules` (R1-R11, on the docs site's page `docs/rules/miaui.md`); this module only
 turns agents into seats and game results into rewards.
 
 The envs play on the compiled path: each holds one game of the batched engine
-(`miaui_env.vector.VectorMiaui`, numba kernels), which resolves every reveal and writes every
+(`miaui_env.games.miaui.vector.VectorMiaui`, numba kernels), which resolves every reveal and writes every
 seat's observation in one go. Games are dealt by `rules.new_game` from the env's own generator,
 so seeds and stacked decks deal what they always dealt. The pure rules stay the definition:
 `env.game` is a copy of the game's `rules.GameState`, brought up to date from the cards played
@@ -36,7 +36,7 @@ every step (tests/test_compiled_env.py).
 - `reward`: `"win"` (default; tied winners share 1, others 0), `"score"` (the final score), or
   `"margin"` (own final score minus the best opponent's).
 - `observation_dtype`: `"float32"` (default) or `"uint8"`: every entry as its exact byte code
-  (`miaui_env.observe.compact`; `compact.expand_observations` gives the floats back bit for bit).
+  (`miaui_env.games.miaui.compact`; `compact.expand_observations` gives the floats back bit for bit).
 - `rounds` (2-12, default 12) and `deck` (a deck list such as `"emperor_tuna:10*6 jellyfish:-10*4"`,
   default R2's 37 cards): a short game (MV1-MV3) of `rounds` rounds, hands holding cards 1 to
   `rounds`, dealt from its 3 x `rounds` + 1 fish; an episode is `rounds - 1` decisions an agent.
@@ -47,7 +47,7 @@ every step (tests/test_compiled_env.py).
   `"rgb_array"` (`render()` returns a picture of the table, (H, W, 3) uint8, drawn with Pillow:
   `pip install "miaui-rl[render]"`; without it the constructor raises `MissingExtraError`).
   Every mode shows every card, face-down ones included: a spectator's view, not a seat's
-  (`miaui_env.display.picture.seat_picture(observation, n)` draws one seat's view from its observation).
+  (`miaui_env.games.miaui.display.picture.seat_picture(observation, n)` draws one seat's view from its observation).
 
 `reset(seed=..., options={"deck": [...]})` stacks the deck: all 37 cards written `kind:value`
 (R2), top first; the first is put back unseen. Anything else raises `DeckError` (a ValueError).
@@ -181,14 +181,14 @@ from miaui_env.core.errors import IllegalActionError, final_rewards
 from miaui_env.core.layout import VECTOR_BOUND
 from miaui_env.core.render import RENDER_MODES, check_render_mode, require_pillow, seat_name
 from miaui_env.core.seeding import check_seed
-from miaui_env.display.picture import table_picture
-from miaui_env.display.text import render_table
-from miaui_env.game.cards import parse_deck_order
-from miaui_env.game.rules import NUM_DIVER_CARDS, GameState, RoundRecord, check_action, new_game, play_checked_round
-from miaui_env.observe.encoder import Encoder
-from miaui_env.observe.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT
-from miaui_env.spec import TableKwargs, TableSpec
-from miaui_env.vector import VectorMiaui
+from miaui_env.games.miaui.cards import parse_deck_order
+from miaui_env.games.miaui.display.picture import table_picture
+from miaui_env.games.miaui.display.text import render_table
+from miaui_env.games.miaui.encoder import Encoder
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, STATE_LAYOUT
+from miaui_env.games.miaui.rules import NUM_DIVER_CARDS, GameState, RoundRecord, check_action, new_game, play_checked_round
+from miaui_env.games.miaui.spec import TableKwargs, TableSpec
+from miaui_env.games.miaui.vector import VectorMiaui
 
 RESET_OPTIONS = ("deck",)
 
@@ -201,7 +201,7 @@ METADATA = {
 
 
 def observation_box(compact: bool) -> gymnasium.spaces.Box:
-    """The observation vector's space: float32 within VECTOR_BOUND, or uint8 codes (`miaui_env.observe.compact`)."""
+    """The observation vector's space: float32 within VECTOR_BOUND, or uint8 codes (`miaui_env.games.miaui.compact`)."""
     if compact:
         return gymnasium.spaces.Box(0, np.iinfo(np.uint8).max, (OBSERVATION_LAYOUT.size,), np.uint8)
     return gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
@@ -251,7 +251,7 @@ class RoundResults:
 
 
 class PlayedGame:
-    """One dealt game as the reference rules (`miaui_env.game.rules`) see it, brought up to date when
+    """One dealt game as the reference rules (`miaui_env.games.miaui.rules`) see it, brought up to date when
     asked: the compiled engine plays the rounds, and the joint actions it played are replayed
     through the rules only when the state or a round's records are read."""
 

@@ -34,8 +34,10 @@ import numpy as np
 
 from miaui_env.core.errors import IllegalActionError
 from miaui_env.core.layout import Layout
-from miaui_env.game.cards import DEFAULT_DECK, FISH_KINDS, FishCard, FishKind
-from miaui_env.game.rules import (
+from miaui_env.games.miaui.cards import DEFAULT_DECK, FISH_KINDS, FishCard, FishKind
+from miaui_env.games.miaui.encoder import Encoder
+from miaui_env.games.miaui.observation import CARD_DIM, HIDDEN_FEATURE, LAGOON_SLOTS, OBSERVATION_LAYOUT, VALUE_SCALE, VIEWS
+from miaui_env.games.miaui.rules import (
     MIN_PLAYERS,
     NUM_DIVER_CARDS,
     NUM_ROUNDS,
@@ -46,8 +48,6 @@ from miaui_env.game.rules import (
     kiti_seat,
     play_round,
 )
-from miaui_env.observe.encoder import Encoder
-from miaui_env.observe.observation import CARD_DIM, HIDDEN_FEATURE, LAGOON_SLOTS, OBSERVATION_LAYOUT, VALUE_SCALE, VIEWS
 
 _VIEW = OBSERVATION_LAYOUT.view
 _VALUE = len(FISH_KINDS)
