@@ -79,7 +79,7 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
 
     page = (tmp_path / "site" / "reference" / "envs" / "index.html").read_text()
     words = " ".join(re.findall(r"\w+", html.unescape(re.sub(r"<[^>]+>", " ", page))))
-    from miaui_env.envs import miaui
+    from miaui_env.games.miaui import env as miaui
     from miaui_env.games.octopus import env as octopus
 
     for documented in (
