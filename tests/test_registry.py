@@ -255,11 +255,7 @@ def test_the_replay_command_shows_each_games_replay_in_its_own_words(tmp_path):
 # The games' own modules may name their game; everything else looks it up.
 OWN_MODULES = (
     "miaui_env/games/",
-    "miaui_env/games/octopus/",
-    "miaui_env/apps/octopus_",
-    "miaui_env/games/octopus/web.py",
     "miaui_env/apps/web/games.py",  # the Miaui page's games
-    "miaui_env/games/octopus/odds.py",
     "training/games.py",  # each game's trainer hooks, registered by name
 )
 

@@ -97,7 +97,7 @@ def ppo_kwargs(section: Mapping[str, Any]) -> dict[str, Any]:
         raise ConfigError(f"ppo.policy_kwargs={policy_kwargs!r} is not allowed; it is a mapping of the policy's keyword arguments")
     named_activation = policy_kwargs.get("activation_fn")
     if named_activation is not None:
-        try:  # the names a checkpoint can be loaded by (agents/policy_spec.py)
+        try:  # the names a checkpoint can be loaded by (miaui_env/core/policy_spec.py)
             policy_kwargs["activation_fn"] = activation(named_activation)
         except PolicySpecError as error:
             raise ConfigError(f"ppo.policy_kwargs.{error}") from None

@@ -187,7 +187,7 @@ class Run:
             "variants": sorted({table.variant for table in config.tables}),
             "view": config.view,
             "privileged_critic": config.privileged_critic,
-            "policy": policy_spec(model.policy_class, model.policy_kwargs),  # the network by name (agents/policy_spec.py)
+            "policy": policy_spec(model.policy_class, model.policy_kwargs),  # the network by name (miaui_env/core/policy_spec.py)
             "play": config.play,
             "init": config.init,
             "steps": 0,

@@ -1,6 +1,6 @@
 """The arena, terminal play and replays of any registered game, played through its PettingZoo AEC env alone.
 
-A game that gives only its env and its agents (`miaui_env.games`: `PARTS`, and the env protocol in
+A game that gives only its env and its agents (`miaui_env.core.registry`: `PARTS`, and the env protocol in
 that module's docstring) gets these as its `gauntlet`, `arena`, `play` and `replay` parts
 (`GENERIC_PARTS`); every function here takes the game's registry entry first. Miaui and the octopus
 game have their own, which deal from stacked decks and dice and play on batched engines.
@@ -16,8 +16,8 @@ the env draws its luck from the seed before the first decision (a deck shuffled 
 draws later, after decisions that differ, differs too. Games are played in lockstep batches, so each
 agent acts on a batch. Modes, statistics (win share, mean score and rank with 95% intervals over
 sets, Plackett-Luce ratings, the gauntlet's test against the fair share) and files (arena.json,
-arena.csv, arena.png under `--out`; `--replays N` the first N games as replays) are Miaui's
-arena's. Every seat is dealt one view (`--view`; by default the one the agents say they play from,
+arena.csv, arena.png under `--out`; `--replays N` the first N games as replays) are every
+arena's (`miaui_env.core.arena`). Every seat is dealt one view (`--view`; by default the one the agents say they play from,
 else the game's first), and an agent that plays from another is refused: the env deals one view
 to every seat. An agent out before the game ends steps None (PettingZoo's convention), and its last
 info holds its result (`Table`).
@@ -55,7 +55,7 @@ MAX_REPLAY_DECISIONS = 1_000_000  # a replay longer than this is not a game's
 
 
 class GameProtocolError(ValueError):
-    """A game's env that does not keep the protocol the generic apps play by (miaui_env.games)."""
+    """A game's env that does not keep the protocol the generic apps play by (miaui_env.core.registry)."""
 
 
 class AnyGameReplayError(ReplayError):
@@ -94,7 +94,7 @@ class AnyArenaConfig:
             value = getattr(self, name)
             if not is_integer(value) or value < 1:
                 raise InvalidConfigError(f"AnyArenaConfig {name}={value!r} is not allowed; it must be an integer >= 1")
-        most = arena.MAX_RESULT_BYTES // (self.num_players * arena.RESULT_BYTES_PER_SEAT)  # Miaui's arena's bound on what a run keeps
+        most = arena.MAX_RESULT_BYTES // (self.num_players * arena.RESULT_BYTES_PER_SEAT)  # every arena's bound on what a run keeps
         if self.games > most:
             raise InvalidConfigError(f"AnyArenaConfig games={self.games} is not allowed; at most {most:,} a run")
 
@@ -155,7 +155,7 @@ def final_results(infos: Any, agents: Sequence[str], game: Game) -> tuple[list[f
     except (KeyError, TypeError, ValueError) as missing:
         raise GameProtocolError(
             f"{game.title}'s env ended a game without a number 'score' and a bool 'winner' in every agent's info ({missing!r:.60}); "
-            "the generic apps read the result there (miaui_env.games)"
+            "the generic apps read the result there (the protocol: miaui_env.core.registry)"
         ) from None
     if not any(won):
         raise GameProtocolError(f"{game.title}'s env ended a game with no winner in its infos")

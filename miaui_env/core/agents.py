@@ -85,7 +85,8 @@ def check_agent(agent: object, what: str = "agent") -> Agent | Policy:
     """`agent` itself if it is an agent (with `act`) or a batched policy function; AgentError otherwise."""
     if isinstance(agent, str | bytes):
         raise AgentError(
-            f"{what}={agent!r} is a name, not an agent; build one first: miaui_env.games.miaui.agents.loading.load_agent({agent!r})"
+            f"{what}={agent!r} is a name, not an agent; build one first with its game's loader: "
+            f"miaui_env.games.get_game(GAME).load_agent({agent!r})"
         )
     if isinstance(agent, type):
         raise AgentError(f"{what}={agent.__name__} is a class, not an agent; pass an instance, e.g. {agent.__name__}()")

@@ -2,11 +2,11 @@
 
 `PolicyAgent` plays any policy with sb3-contrib's masked `predict` (a MaskablePPO model, its
 policy network, a frozen snapshot of it, or an exported RLlib module behind `RLlibModulePolicy`),
-and never an illegal card: the mask goes into the action distribution before a card is chosen.
+and never an illegal action: the mask goes into the action distribution before an action is chosen.
 
 Two ways to play (agent specs spell them `miaui-ppo-v0@best` and `miaui-ppo-v0@sample`, see
-miaui_env/games/miaui/agents/loading.py): `deterministic=True` plays the most likely card; `False` plays the
-mixed strategy the policy learned, a card drawn from its masked distribution. Given a `seed`, the
+miaui_env/core/loading.py): `deterministic=True` plays the most likely action; `False` plays the
+mixed strategy the policy learned, an action drawn from its masked distribution. Given a `seed`, the
 agent draws from its own generator, so the same seed plays the same games; without one (or for a
 policy that has nothing but `predict`) it samples as the policy's own `predict` does (torch's
 global generator, which SB3 seeds from its run seed: the self-play trainer's snapshots play so).
@@ -32,12 +32,12 @@ class MaskedPolicy(Protocol):
     def predict(
         self, observation: np.ndarray, state: Any = None, episode_start: Any = None, deterministic: bool = False, action_masks: Any = None
     ) -> tuple[np.ndarray, Any]:
-        """Actions (k,) for observations (k, D), choosing only where `action_masks` (k, 12) allow."""
+        """Actions (k,) for observations (k, D), choosing only where `action_masks` (k, A) allow."""
         ...
 
 
 class PolicyAgent:
-    """A trained policy playing the table: its most likely legal card, or one sampled from it."""
+    """A trained policy playing the table: its most likely legal action, or one sampled from it."""
 
     def __init__(self, policy: MaskedPolicy, name: str, view: str = "table", deterministic: bool = True, seed: int | None = None):
         self.policy, self.name, self.view, self.deterministic = policy, name, view, deterministic
@@ -46,15 +46,15 @@ class PolicyAgent:
         self.rng = seed_generator(seed) if seed is not None and chances else None
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The policy's card for every row, never an illegal one."""
+        """The policy's action for every row, never an illegal one."""
         legal = np.asarray(masks).astype(bool)
         if self.deterministic or self.rng is None:
             actions, _ = self.policy.predict(observations, action_masks=legal, deterministic=self.deterministic)
             return np.asarray(actions)
-        probabilities = action_probabilities(self.policy, observations, legal) * legal  # a masked card's tiny rest is not drawn
+        probabilities = action_probabilities(self.policy, observations, legal) * legal  # a masked action's tiny rest is not drawn
         cumulative = np.cumsum(probabilities, axis=-1)
         cumulative /= cumulative[:, -1:]
-        # Inverse transform: the first card whose cumulative chance passes the draw (a card of chance 0 never does).
+        # Inverse transform: the first action whose cumulative chance passes the draw (one of chance 0 never is).
         return np.asarray((self.rng.random((len(legal), 1)) >= cumulative).sum(axis=-1), dtype=np.int64)
 
     def reset(self) -> None:
@@ -62,7 +62,7 @@ class PolicyAgent:
 
 
 def action_probabilities(policy: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """(k, 12) float64 chances of each card under the masked policy: an SB3 policy network or a model
+    """(k, A) float64 chances of each action under the masked policy: an SB3 policy network or a model
     holding one (`get_distribution`), or anything with `action_probabilities` (RLlibModulePolicy)."""
     own = getattr(policy, "action_probabilities", None)
     if callable(own):
@@ -141,14 +141,14 @@ class RLlibModulePolicy:
     def predict(
         self, observation: np.ndarray, state: Any = None, episode_start: Any = None, deterministic: bool = False, action_masks: Any = None
     ) -> tuple[np.ndarray, None]:
-        """The module's best (or a sampled) legal card for every row."""
+        """The module's best (or a sampled) legal action for every row."""
         if deterministic:
             return np.asarray(self._logits(observation, action_masks).argmax(dim=-1)), None
         probabilities = self.action_probabilities(observation, action_masks)
         return np.array([self.rng.choice(len(p), p=p) for p in probabilities]), None
 
     def action_probabilities(self, observation: np.ndarray, action_masks: Any) -> np.ndarray:
-        """(k, 12) float64 chances of each card (the module masks its logits itself)."""
+        """(k, A) float64 chances of each action (the module masks its logits itself)."""
         import torch
 
         probabilities = torch.softmax(self._logits(observation, action_masks), dim=-1).numpy().astype(np.float64)

@@ -6,7 +6,7 @@
     venv = AECSelfPlayVecEnv("sealed_bids", 64, num_players=3, seed=0)
     MaskablePPO("MlpPolicy", venv).learn(100_000)
 
-It drives the game's own PettingZoo AEC env (the protocol in `miaui_env.games`' docstring), so a
+It drives the game's own PettingZoo AEC env (the protocol in `miaui_env.core.registry`'s docstring), so a
 game that gives only its env and agents trains with self-play (`training.games.AnyGame`). Miaui and
 the octopus game have faster VecEnvs of their own on their engines (`MiauiSelfPlayVecEnv`,
 `OctopusSelfPlayVecEnv`); this one follows the octopus VecEnv's design, one game per row:

@@ -1,5 +1,6 @@
-"""The envs: PettingZoo AEC and Parallel (`miaui`, whose docstring is the env card) and one seat
-against fixed opponents as a Gymnasium env (`single_agent`).
+"""The envs, registered: Miaui's PettingZoo AEC and Parallel envs (`miaui_env.games.miaui.env`, whose
+docstring is the env card), one seat against fixed opponents as a Gymnasium env
+(`miaui_env.games.miaui.single_agent`), and the octopus game's AEC env (`miaui_env.games.octopus.env`).
 
 Importing `miaui_env` registers `miaui_env/Miaui-v0` with Gymnasium and `miaui_env/miaui-v0`
 (AEC and Parallel) and `miaui_env/octopus-v0` with PettingZoo 1.27 and later

@@ -7,7 +7,7 @@ A policy network that reads the flat observation must learn, from one-hot cards,
 opponent may still hold and how likely each of its own cards is to win each lagoon space: a
 product over opponents of sums over their remaining cards. `CardOdds` computes those quantities
 from the observation alone and puts them beside it, so the network starts from them (the octopus
-game's odds features, `octopus_odds`, do the same there). They are inputs, not targets: no loss
+game's odds features, `miaui_env.games.octopus.odds`, do the same there). They are inputs, not targets: no loss
 asks the policy to play as any heuristic plays.
 
 The maths is `miaui_env.games.miaui.agents.heuristics`' (its docstring): each space's value to the observer

@@ -1,4 +1,4 @@
-"""`python -m miaui_env.apps.web`: serve the browser app (see miaui_env/web)."""
+"""`python -m miaui_env.apps.web`: serve the browser app (see miaui_env/apps/web)."""
 
 from miaui_env.apps.web.app import main
 

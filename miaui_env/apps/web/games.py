@@ -48,7 +48,7 @@ from miaui_env.games.miaui.rules import (
 )
 from miaui_env.games.miaui.spec import TableSpec
 
-GAME = "miaui"  # the game this page plays (the octopus page is web/octopus.py)
+GAME = "miaui"  # the game this page plays (the octopus game's page is miaui_env/games/octopus/web.py)
 
 MAX_BODY = 1 << 20  # bytes: a replay is about 20 kB, every other request far less
 MAX_SEED = 2**64  # fresh seeds are 64 random bits: too many to find one from the cards it dealt

@@ -1,4 +1,4 @@
-"""The table spec: what every env, engine, trainer, arena, replay and app is built from.
+"""Miaui's table spec: what every Miaui env, engine, trainer, arena, replay and app is built from.
 
 A table is the game (players, variants, `GameConfig`), what a seat sees (the view), what the game
 pays (the reward) and the observation's dtype. Every constructor (`env`, `parallel_env`,

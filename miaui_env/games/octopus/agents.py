@@ -1,4 +1,4 @@
-"""Baseline agents for the octopus fishing game, behind Miaui's agent protocol (`miaui_env.games.miaui.agents`).
+"""Baseline agents for the octopus fishing game, behind the agent protocol every game's agents follow (`miaui_env.core.agents`).
 
 Every agent acts on a batch: `act(observations (B, 306), masks (B, 12)) -> actions (B,)`, action
 indices the masks allow (0 stop, 1 flip, 2 no theft, `3 + 3 * (offset - 1) + (k - 1)`: steal k from
@@ -6,7 +6,7 @@ the seat `offset` places clockwise, `miaui_env.games.octopus.rules`). Each is se
 `reset()` clears what it remembers (none of these remembers anything: what they need is in the
 observation). `octopus_agents()` is the name table an arena or a CLI loads them from.
 
-- `random`: Miaui's `RandomAgent`, a uniformly random legal action (it works on any mask).
+- `random`: the library's `RandomAgent` (`miaui_env.core.agents`), a uniformly random legal action (it works on any mask).
 - `cautious` (`CautiousAgent`): a threshold player, table view. It flips until the row holds `cards`
   cards (default 3), then stops (O3). After an octopus it steals one card (k = 1, the die succeeds
   on 5 of 6 faces) from the opponent with the largest collection (collection sizes are in sight,
@@ -459,7 +459,7 @@ def shipped_octopus_policies() -> list[str]:
 
 
 def load_octopus_agents(names: Sequence[str], seed: int | None = None) -> list[Agent | PolicyAgent]:
-    """Octopus agents by spec (`load_octopus_agent`), each seeded from its own child of `seed` (Miaui's seed tree)."""
+    """Octopus agents by spec (`load_octopus_agent`), each seeded from its own child of `seed` (`miaui_env.core.seeding`)."""
     if isinstance(names, str | bytes) or not isinstance(names, Sequence):
         raise InvalidConfigError(f"octopus agents are given as a list of names (e.g. ['random']); got {names!r:.60}")
     not_strings = [name for name in names if not isinstance(name, str)]

@@ -1,4 +1,4 @@
-"""The arena for the octopus fishing game: duplicate sets, rotating seats, CIs and ratings, as Miaui's.
+"""The arena for the octopus fishing game: duplicate sets, rotating seats, CIs and ratings, as every game's.
 
 Fairness by construction (O11's stacked decks and dice). Games come in *duplicate sets* of
 `num_players` games. A set's seed draws one shuffled deck order per session (`max_sessions` of
@@ -8,7 +8,7 @@ game of the set is played on those same decks and that same tape, the lineup rot
 game, so every agent of the lineup plays every seat (and the first turn, O1) on the same cards and
 rolls: the luck of the deal and the die cancels. The statistics treat each set as one observation.
 
-Modes, statistics and files are Miaui's arena's (`miaui_env.apps.arena`: `lineups`, `summarize`,
+Modes, statistics and files are every arena's (`miaui_env.core.arena`: `lineups`, `summarize`,
 `gauntlet_significance`, `table`): per agent the win share (ties split, O9), the mean final total
 and the mean rank with 95% CIs over duplicate sets, and a Plackett-Luce rating.
 
@@ -102,7 +102,7 @@ class OctopusArenaConfig:
                 f"OctopusArenaConfig max_sessions={self.max_sessions} is not allowed; at most {MAX_ARENA_SESSIONS} "
                 f"(random play ends in 3 or 4 sessions)"
             )
-        needed = self.games * n * RESULT_BYTES_PER_SEAT  # Miaui's arena's bound on what a run keeps
+        needed = self.games * n * RESULT_BYTES_PER_SEAT  # every arena's bound on what a run keeps
         if needed > MAX_RESULT_BYTES:
             raise InvalidConfigError(
                 f"OctopusArenaConfig games={self.games} would keep about {needed / 2**30:,.1f} GiB of results; "
@@ -225,12 +225,12 @@ def gauntlet(names: list[str], num_players: int, games: int, seed: int, show_pro
 
 
 def result_table(result: ArenaResult[OctopusArenaConfig]) -> str:
-    """The results as Miaui's arena prints them."""
+    """The results as every arena prints them (`miaui_env.core.arena.table`)."""
     return table(result)
 
 
 def write(result: ArenaResult[OctopusArenaConfig], out: Path) -> None:
-    """arena.json, arena.csv and arena.png under `out`, as Miaui's arena writes them."""
+    """arena.json, arena.csv and arena.png under `out`, as every arena writes them."""
     games = result.duplicate_sets * result.config.num_players
     title = f"Octopus arena, {result.mode}: {result.config.num_players} players, {games} games"
     write_results(result.as_dict(), result.agents, result.config.num_players, out, title, score="mean final total")

@@ -65,7 +65,8 @@ keys: `"total"` (int, the agent's running total), `"session"` (int, the session 
 `"winner"` (bool, among the winners; False until the game ends).
 
 ## Errors
-Every call checks its arguments before anything changes, with Miaui's env's classes and messages:
+Every call checks its arguments before anything changes, with the classes and messages every game's
+env shares (`miaui_env.core.errors`, `miaui_env.core.aec`):
 `IllegalActionError` (a ValueError) for an action that is not legal for the agent to act, naming
 the legal actions; `UnknownAgentError` for an agent not at the table; at construction,
 `InvalidConfigError`; at reset, `SeedError` (not an integer >= 0), `ResetOptionError` (options
@@ -215,7 +216,7 @@ METADATA = {
 
 
 def _check_settings(num_players: Any, view: Any, reward: Any, max_sessions: Any) -> None:
-    """InvalidConfigError, Miaui's message style, for any setting outside what the game allows."""
+    """InvalidConfigError, in the message style every env shares, for any setting outside what the game allows."""
     if not is_integer(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
         raise InvalidConfigError(f"num_players={num_players!r} is not allowed; the octopus game is played by 2, 3 or 4 players (O1)")
     try:
@@ -358,7 +359,7 @@ class raw_env(AECTurns, AECEnv):  # noqa: N801 (PettingZoo's naming)
         **unknown: Any,
     ):
         super().__init__()
-        if unknown:  # named, as Miaui's env names them, rather than Python's bare TypeError
+        if unknown:  # named, as every env names them, rather than Python's bare TypeError
             raise InvalidConfigError(
                 f"unknown table setting(s) {', '.join(sorted(unknown))}; the octopus env's settings are "
                 "num_players, view, reward, max_sessions, variant, render_mode"

@@ -1,7 +1,7 @@
 """What one seat of the octopus game may see (O4), encoded as one float32 vector from named pieces.
 
-The layout is built with Miaui's `Layout` and `Piece` and follows Miaui's encoder
-(`miaui_env.games.miaui.observation`): a few table-wide pieces, then `seats`, one row per seat,
+The layout is built with the library's `Layout` and `Piece` (`miaui_env.core.layout`) and follows
+Miaui's layout (`miaui_env.games.miaui.observation`): a few table-wide pieces, then `seats`, one row per seat,
 seat-relative (row 0 is the observer, row k the k-th seat clockwise of her, O1; rows past the table
 are zero). One width for 2, 3 and 4 players and both views, so one network can play every table.
 
@@ -13,7 +13,7 @@ seat, view) from the declared tables below: each entry points at a canvas entry 
 at a constant zero. `VISIBILITY` (the vector's pieces) and `OPPONENT_ROW_VISIBILITY` (what an
 opponent's seat row shows) decide O4 there and nowhere else; a piece declared in neither raises
 `UndeclaredVisibilityError` (deny by default), never shown. The env paints with `Painter`, which
-keeps one game's canvas up to date from its events; tests hold it to `canvas` at every step. The tables are Miaui's own kinds
+keeps one game's canvas up to date from its events; tests hold it to `canvas` at every step. The tables are the library's kinds
 (`Sight`, `OpponentSight`, `Shown`) and are checked by `miaui_env.core.layout.check_declared`.
 
 Cards are counted per species and value: a (10, 4) block holds, for each species (anchovy ... jack,

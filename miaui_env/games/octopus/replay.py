@@ -252,7 +252,9 @@ def replay_from_json(text: str) -> OctopusReplay:
     if not _is_int(version) or version != REPLAY_VERSION:  # a bool or a float equal to 1 is no version
         raise OctopusReplayError(f"version: replay format {version!r:.40}; this library reads version {REPLAY_VERSION}")
     if data.get("game") != GAME:
-        raise OctopusReplayError(f"game: {data.get('game')!r:.40} is not an octopus replay (Miaui's: python -m miaui_env.apps.replay)")
+        raise OctopusReplayError(
+            f"game: {data.get('game')!r:.40} is not an octopus replay (python -m miaui_env.apps.replay shows a replay of any game)"
+        )
     missing, unknown = sorted(set(_KEYS) - set(data)), sorted(set(data) - set(_KEYS))
     if missing or unknown:
         raise OctopusReplayError(f"a replay has the keys {', '.join(_KEYS)}; missing {missing or 'none'}, unknown {unknown or 'none'}")

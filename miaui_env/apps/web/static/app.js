@@ -1,5 +1,5 @@
-// Miaui in the browser: the page draws what the server sends (miaui_env/apps/web/views.py describes the
-// JSON) and sends back clicks. Every text is set as text, never as HTML: a replay's player names
+// Miaui in the browser: the page draws what the server sends (miaui_env/apps/web/games.py and tables.py
+// build the JSON) and sends back clicks. Every text is set as text, never as HTML: a replay's player names
 // are anyone's to write.
 "use strict";
 

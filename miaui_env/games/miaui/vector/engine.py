@@ -232,7 +232,7 @@ class VectorMiaui:
     @property
     def card_stats(self) -> np.ndarray:
         """(cards + 2, stat) int32, read-only: each card's stats by deck index, then EMPTY and HIDDEN
-        (`observation.stats_table`); `game_arrays` names cards by these rows."""
+        (`encoder.stats_table`); `game_arrays` names cards by these rows."""
         return self._card_stats_view
 
     @property

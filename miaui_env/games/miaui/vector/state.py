@@ -22,7 +22,7 @@ MAX_PILE = NUM_ROUNDS * NUM_SPACES  # cards a pile can hold: every card dealt
 class RuleTables(NamedTuple):
     """What the rule kernels read and never write: the card tables and R1's tie orders."""
 
-    stats: np.ndarray  # (cards + 2, stat) int32: one-hot kind, value, hidden flag (observation.stats_table); sums are exact
+    stats: np.ndarray  # (cards + 2, stat) int32: one-hot kind, value, hidden flag (encoder.stats_table); sums are exact
     kind: np.ndarray  # (cards + 2,) kind index of each card, -1 for EMPTY and HIDDEN
     ranks: np.ndarray  # (2: deep, shallow; round 0-12; n) a seat's place in the round's tie order (R1)
     seagull: int  # kind indices of the cards with an effect (R5, R9)
@@ -78,7 +78,7 @@ class EncodeTables(NamedTuple):
     stats: np.ndarray  # (cards + 2, stat) int32: as RuleTables.stats
     peek_delta: np.ndarray  # (cards + 2, CARD_DIM) what a peeker adds to a face-down card (R5): its features less
     # HIDDEN's (float32), or for uint8 observations its stats less HIDDEN's (int16: codes move by the stats)
-    round_columns: np.ndarray  # (round 0-13, n, 3): observation.round_columns
+    round_columns: np.ndarray  # (round 0-13, n, 3): encoder.round_columns
     # Visibility, compiled from observation's declared tables (R5, R11), never decided in a kernel:
     shown: np.ndarray  # (len(ASSEMBLED_PIECES),) bool: whether each of those pieces is shown (observation.shown_entries)
     face_down_public: np.ndarray  # (2,) bool, per observation.FACE_DOWN_PIECES: a face-down card there is shown to all
