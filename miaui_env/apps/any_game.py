@@ -94,9 +94,7 @@ class AnyArenaConfig:
             value = getattr(self, name)
             if not is_integer(value) or value < 1:
                 raise InvalidConfigError(f"AnyArenaConfig {name}={value!r} is not allowed; it must be an integer >= 1")
-        most = arena.MAX_RESULT_BYTES // (self.num_players * arena.RESULT_BYTES_PER_SEAT)  # every arena's bound on what a run keeps
-        if self.games > most:
-            raise InvalidConfigError(f"AnyArenaConfig games={self.games} is not allowed; at most {most:,} a run")
+        arena.check_result_size(self.games, self.num_players, "AnyArenaConfig")
 
     @property
     def scheduled_games(self) -> int:

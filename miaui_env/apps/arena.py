@@ -49,18 +49,9 @@ from pathlib import Path
 import numpy as np
 
 from miaui_env.apps.replay import record_replay, save_replay
+from miaui_env.core import arena as stats
 from miaui_env.core.agents import Agent, AgentError, Policy, as_agent, checked_actions
-from miaui_env.core.arena import (
-    MAX_RESULT_BYTES,
-    MODES,
-    RESULT_BYTES_PER_SEAT,
-    ArenaResult,
-    gauntlet_significance,
-    lineups,
-    summarize,
-    table,
-    write_results,
-)
+from miaui_env.core.arena import MODES, ArenaResult, check_result_size, table
 from miaui_env.core.cli import add_game_argument, check_writable, game_chooser, non_negative_int, positive_int, run_command
 from miaui_env.core.errors import InvalidConfigError, is_integer
 from miaui_env.core.registry import get_game
@@ -101,12 +92,7 @@ class ArenaConfig:
             value = getattr(self, name)
             if not is_integer(value) or value < 1:
                 raise InvalidConfigError(f"ArenaConfig {name}={value!r} is not allowed; it must be an integer >= 1")
-        needed = self.games * self.num_players * RESULT_BYTES_PER_SEAT
-        if needed > MAX_RESULT_BYTES:
-            raise InvalidConfigError(
-                f"ArenaConfig games={self.games} would keep about {needed / 2**30:,.1f} GiB of results; "
-                f"at most {MAX_RESULT_BYTES // (self.num_players * RESULT_BYTES_PER_SEAT):,} games a run"
-            )
+        check_result_size(self.games, self.num_players, "ArenaConfig")
 
     @classmethod
     def at_table(cls, table: TableSpec, *, games: int = 10_000, seed: int = 0, batch_games: int = 4096) -> ArenaConfig:
@@ -174,7 +160,7 @@ def play(
         raise AgentError(f"a {mode} needs at least {least} agent(s), got {len(entrants)}")
     n = config.num_players
     sets = scheduled_games(config) // n
-    base = lineups(mode, len(entrants), n, sets)
+    base = stats.lineups(mode, len(entrants), n, sets)
     seats = np.concatenate([np.roll(base, r, axis=1)[:, None] for r in range(n)], axis=1).reshape(sets * n, n)
     set_seeds = seed_ints(config.seed, sets)  # one deal seed a duplicate set
     game_seeds = np.repeat(set_seeds, n)
@@ -230,8 +216,8 @@ def run(
             players = [labels[agent] for agent in seats[game]]
             replay = record_replay(config.table_spec, samples.plays[game], seed=int(samples.seeds[game]), players=players)
             save_replay(replay, out / "replays" / f"game-{game:04d}.json")
-    results = summarize(labels, seats, scores, winners, config.num_players)
-    significance = gauntlet_significance(seats, winners, config.num_players, labels[0]) if mode == "gauntlet" else None
+    results = stats.summarize(labels, seats, scores, winners, config.num_players)
+    significance = stats.gauntlet_significance(seats, winners, config.num_players, labels[0]) if mode == "gauntlet" else None
     result = ArenaResult(config, mode, results, significance, len(scores) // config.num_players, round(time.perf_counter() - started, 2))
     if out is not None:
         write(result, out)
@@ -243,7 +229,7 @@ def write(result: ArenaResult[ArenaConfig], out: Path) -> None:
     variants = [v for v, on in (("Open Baskets", result.config.open_baskets), ("No Fighting", result.config.no_fighting)) if on]
     title = f"Miaui arena, {result.mode}: {result.config.num_players} players, {result.duplicate_sets * result.config.num_players} games"
     title += f" ({', '.join(variants)})" if variants else ""
-    write_results(result.as_dict(), result.agents, result.config.num_players, out, title)
+    stats.write_results(result.as_dict(), result.agents, result.config.num_players, out, title)
 
 
 def gauntlet(names: list[str], num_players: int, games: int, seed: int, show_progress: bool) -> ArenaResult[ArenaConfig]:

@@ -21,6 +21,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 
 from miaui_env.core.cli import half_width
+from miaui_env.core.errors import InvalidConfigError
 from miaui_env.core.files import atomic_write, replacing
 from miaui_env.core.registry import LEGACY_GAME
 
@@ -31,6 +32,16 @@ RESULT_BYTES_PER_SEAT = 8 + 8 + 1 + 8  # per game and seat: agent index, score, 
 
 
 MAX_RESULT_BYTES = 4 * 2**30  # what one run may keep of its games' results
+
+
+def check_result_size(games: int, num_players: int, config: str, error: type[ValueError] = InvalidConfigError) -> None:
+    """`error` (naming `config`) unless `games` games at `num_players` keep at most MAX_RESULT_BYTES of results."""
+    needed = games * num_players * RESULT_BYTES_PER_SEAT
+    if needed > MAX_RESULT_BYTES:
+        raise error(
+            f"{config} games={games} would keep about {needed / 2**30:,.1f} GiB of results; "
+            f"at most {MAX_RESULT_BYTES // (num_players * RESULT_BYTES_PER_SEAT):,} games a run"
+        )
 
 
 @dataclass

@@ -329,22 +329,3 @@ def _discover() -> None:
             warnings.warn(f"{GAMES_VARIABLE}: {target} names the game {game.name!r}, which is taken; it is left out", stacklevel=4)
             continue
         _registry[game.name] = game
-
-
-__all__ = [
-    "ENTRY_POINT_GROUP",
-    "GAMES_VARIABLE",
-    "GENERIC_PARTS",
-    "LEGACY_GAME",
-    "OPTIONAL_PARTS",
-    "PARTS",
-    "Game",
-    "GamePartError",
-    "GameWords",
-    "UnknownGameError",
-    "game_names",
-    "game_of",
-    "get_game",
-    "register",
-    "unregister",
-]

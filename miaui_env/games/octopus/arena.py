@@ -44,18 +44,9 @@ from pathlib import Path
 
 import numpy as np
 
+from miaui_env.core import arena as stats
 from miaui_env.core.agents import Agent, AgentError, Policy, as_agent, checked_actions
-from miaui_env.core.arena import (
-    MAX_RESULT_BYTES,
-    MODES,
-    RESULT_BYTES_PER_SEAT,
-    ArenaResult,
-    gauntlet_significance,
-    lineups,
-    summarize,
-    table,
-    write_results,
-)
+from miaui_env.core.arena import MODES, ArenaResult, check_result_size, table
 from miaui_env.core.cli import check_writable, non_negative_int, positive_int, run_command
 from miaui_env.core.errors import is_integer
 from miaui_env.core.seeding import check_seed, seed_ints
@@ -102,12 +93,7 @@ class OctopusArenaConfig:
                 f"OctopusArenaConfig max_sessions={self.max_sessions} is not allowed; at most {MAX_ARENA_SESSIONS} "
                 f"(random play ends in 3 or 4 sessions)"
             )
-        needed = self.games * n * RESULT_BYTES_PER_SEAT  # every arena's bound on what a run keeps
-        if needed > MAX_RESULT_BYTES:
-            raise InvalidConfigError(
-                f"OctopusArenaConfig games={self.games} would keep about {needed / 2**30:,.1f} GiB of results; "
-                f"at most {MAX_RESULT_BYTES // (n * RESULT_BYTES_PER_SEAT):,} games a run"
-            )
+        check_result_size(self.games, n, "OctopusArenaConfig", InvalidConfigError)
 
 
 @dataclass(frozen=True)
@@ -142,7 +128,7 @@ def schedule(mode: str, num_agents: int, config: OctopusArenaConfig) -> tuple[np
         raise AgentError(f"a {mode} needs at least {least} agent(s), got {num_agents}")
     n = config.num_players
     sets = scheduled_games(config) // n
-    base = lineups(mode, num_agents, n, sets)
+    base = stats.lineups(mode, num_agents, n, sets)
     seats = np.concatenate([np.roll(base, r, axis=1)[:, None] for r in range(n)], axis=1).reshape(sets * n, n)
     return seats, np.repeat(seed_ints(config.seed, sets), n)
 
@@ -209,8 +195,8 @@ def run(
     started = time.perf_counter()
     with tqdm(total=scheduled_games(config), unit=" games", desc="octopus arena", disable=not show_progress) as bar:
         seats, scores, winners = play(agents, mode, config, progress=bar.update)
-    results = summarize(labels, seats, scores, winners, config.num_players)
-    significance = gauntlet_significance(seats, winners, config.num_players, labels[0]) if mode == "gauntlet" else None
+    results = stats.summarize(labels, seats, scores, winners, config.num_players)
+    significance = stats.gauntlet_significance(seats, winners, config.num_players, labels[0]) if mode == "gauntlet" else None
     result = ArenaResult(
         config, mode, results, significance, len(scores) // config.num_players, round(time.perf_counter() - started, 2), game="octopus"
     )
@@ -233,7 +219,7 @@ def write(result: ArenaResult[OctopusArenaConfig], out: Path) -> None:
     """arena.json, arena.csv and arena.png under `out`, as every arena writes them."""
     games = result.duplicate_sets * result.config.num_players
     title = f"Octopus arena, {result.mode}: {result.config.num_players} players, {games} games"
-    write_results(result.as_dict(), result.agents, result.config.num_players, out, title, score="mean final total")
+    stats.write_results(result.as_dict(), result.agents, result.config.num_players, out, title, score="mean final total")
 
 
 def main(argv: list[str] | None = None) -> None:
