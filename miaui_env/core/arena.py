@@ -26,11 +26,7 @@ from miaui_env.core.files import atomic_write, replacing
 from miaui_env.core.registry import LEGACY_GAME
 
 MODES = ("gauntlet", "pool")
-
-
 RESULT_BYTES_PER_SEAT = 8 + 8 + 1 + 8  # per game and seat: agent index, score, winner flag, schedule
-
-
 MAX_RESULT_BYTES = 4 * 2**30  # what one run may keep of its games' results
 
 

@@ -34,8 +34,6 @@ def _shipped_policies() -> Path:
 
 
 SHIPPED_POLICIES = _shipped_policies()
-
-
 _Loaded = TypeVar("_Loaded")  # an agent of any type, returned as given
 
 
@@ -54,8 +52,6 @@ def shipped_policy_names(game: str = LEGACY_GAME, policies: Path | None = None) 
 
 
 PLAY_MODES = {"best": True, "sample": False}  # a trained policy's `@mode` suffix: is its play deterministic?
-
-
 _ALLOWED_MODES = ", ".join(f"@{name}" for name in PLAY_MODES)
 
 

@@ -19,8 +19,6 @@ from miaui_env.core.errors import IllegalActionError, InvalidConfigError, is_int
 from miaui_env.core.seeding import Seed, seed_child, seed_int, seed_ints
 
 TABLE_DEALS = 0  # a table's children in its seed tree: its deals
-
-
 TABLE_OPPONENT = 1  # and its default (random) opponent
 
 

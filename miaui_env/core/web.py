@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 HUMAN = "human"  # the person's seat in a saved replay's `players`
-
-
 MAX_INT_DIGITS = 20  # 2**64 has 20 digits: every integer the app reads fits
 
 
