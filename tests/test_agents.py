@@ -135,3 +135,16 @@ def test_the_ladder():
     assert share >= 0.60
     share, verdict = ladder(CountingAgent(0), GreedyAgent(1), games=4000)
     assert share > 0.25 and "(above fair share at the 1% level)" in verdict
+
+
+@pytest.mark.parametrize(("game", "name"), [("miaui", "counter"), ("octopus", "risk-aware")])
+def test_an_agent_given_by_name_is_refused_with_its_game_s_loader_named(game, name):
+    # The protocol's check serves every game, so its message names the registry's loader, not one game's.
+    from miaui_env.core.agents import AgentError, check_agent
+    from miaui_env.games import get_game
+
+    with pytest.raises(
+        AgentError, match=r"is a name, not an agent; build one first with its game's loader: .*get_game\(GAME\)\.load_agent"
+    ):
+        check_agent(name, "opponent")
+    assert get_game(game).load_agent(name, seed=0).name == name  # the loader the message names builds it
