@@ -80,9 +80,9 @@ def _default(config: Any, key: str) -> str:
 
 def config_keys(kind: str | None) -> str:
     """Every key of a run config (`selfplay` or `rllib`): key, default, allowed, meaning."""
-    from training.config import MiauiSelfPlayConfig, RLlibConfig, json_schema
+    from training.config import MiauiRLlibConfig, MiauiSelfPlayConfig, json_schema
 
-    classes = {"selfplay": MiauiSelfPlayConfig, "rllib": RLlibConfig}
+    classes = {"selfplay": MiauiSelfPlayConfig, "rllib": MiauiRLlibConfig}
     if kind not in classes:
         raise GenerateError(f"config-keys takes selfplay or rllib, got {kind!r}")
     config_class = classes[kind]

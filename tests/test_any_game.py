@@ -22,7 +22,7 @@ from pettingzoo import AECEnv
 from miaui_env.apps import any_game
 from miaui_env.apps.arena import main as arena_main
 from miaui_env.apps.replay import main as replay_main
-from miaui_env.core.errors import InvalidConfigError
+from miaui_env.core.errors import IllegalActionError, InvalidConfigError
 from miaui_env.games import OPTIONAL_PARTS, Game, GamePartError, get_game, register
 from miaui_env.games.miaui.agents import RandomAgent
 
@@ -312,6 +312,29 @@ def test_the_generic_self_play_vecenv_deals_the_same_games_from_the_same_seed():
             seen.append(venv.step(np.argmax(venv.action_masks(), axis=1))[0])
         runs.append(np.stack(seen))
     assert np.array_equal(*runs)
+
+
+def test_a_held_row_keeps_its_decision_while_the_others_play_and_then_plays_it():
+    """`step_async(actions, hold=...)`: a held row is not played (its action ignored, no reward, no
+    end), the others are; released, it plays on from the decision it kept."""
+    from miaui_env.core.selfplay import AECSelfPlayVecEnv
+
+    prize = get_game(GAME).load_agent("match-the-prize")  # plays the same whichever rows ask: the rows are independent
+    free, held = (AECSelfPlayVecEnv(GAME, 4, num_players=2, learner_seats=[0], opponent=prize, seed=11) for _ in range(2))
+    first = free.reset()
+    assert np.array_equal(held.reset(), first)
+    hold = np.array([False, True, False, False])
+    actions = np.argmax(free.action_masks(), axis=1)
+    after_free = free.step(actions)[0]
+    held.step_async(np.where(hold, 99, actions), hold=hold)  # the held row's action is not even looked at
+    after_held, rewards, dones, infos = held.step_wait()
+    assert np.array_equal(after_held[~hold], after_free[~hold]) and np.array_equal(after_held[hold], first[hold])
+    assert rewards[1] == 0 and not dones[1] and infos[1] == {}
+    assert not np.array_equal(after_free[1], first[1])  # played, the row moves on; held, it did not
+    released = held.step(np.argmax(held.action_masks(), axis=1))[0]
+    assert np.array_equal(released[1], after_free[1])  # the same decision, played one step later
+    with pytest.raises(IllegalActionError, match="hold is one bool a row"):
+        held.step_async(actions, hold=[True, False])
 
 
 @pytest.mark.slow  # trains for about 15 s

@@ -24,6 +24,7 @@ from training.config import (
     EvaluationConfig,
     KickstartConfig,
     MagnetConfig,
+    MiauiRLlibConfig,
     MiauiSelfPlayConfig,
     MiauiTableConfig,
     OpponentsConfig,
@@ -453,7 +454,7 @@ def test_the_probe_is_recorded_in_metadata_under_its_old_key():
 
 # -- the JSON schema and where the configs are ----------------------------------------------------
 def test_the_json_schema_documents_every_field():
-    for kind in (SelfPlayConfig, MiauiSelfPlayConfig, RLlibConfig):
+    for kind in (SelfPlayConfig, MiauiSelfPlayConfig, RLlibConfig, MiauiRLlibConfig):
         schema = json_schema(kind)
         sections = [schema, *schema["$defs"].values()]
         assert all(field.get("description") for section in sections for field in section["properties"].values())
@@ -462,12 +463,39 @@ def test_the_json_schema_documents_every_field():
     assert (tables["minimum"], tables["maximum"], tables["type"]) == (2, 6, "integer")  # either game's sizes; each game's own below
 
 
-def test_the_schema_command_prints_it():
+@pytest.mark.parametrize(("schema", "kind"), [("rllib", MiauiRLlibConfig), ("rllib-any-game", RLlibConfig)])
+def test_the_schema_command_prints_it(schema, kind):
     done = subprocess.run(
-        [sys.executable, "-m", "training.config", "--schema", "rllib"], cwd=ROOT, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "training.config", "--schema", schema], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == json_schema(RLlibConfig)
+    printed, expected = json.loads(done.stdout), json_schema(kind)
+    # The games are the registry's when the schema module loaded: here the suite's plug-in game is one of them.
+    assert {"miaui", "octopus"} <= set(printed["properties"]["game"].pop("enum")) <= set(expected["properties"]["game"].pop("enum"))
+    assert printed == expected
+
+
+def test_an_rllib_config_is_keyed_on_its_game():
+    """As a self-play config: the game is read first; an octopus RLlib run takes the octopus game's own
+    tables, opponents and evaluation (configs/octopus.yaml) with configs/rllib.yaml's RLlib sections,
+    and has no Miaui keys."""
+    miaui, octopus = RLlibConfig.load(), RLlibConfig.load(None, ["game=octopus"])
+    assert type(miaui) is MiauiRLlibConfig and type(octopus) is RLlibConfig and octopus.run_name == "octopus-rllib"
+    selfplay = load_config(None, ["game=octopus"])
+    assert (octopus.tables, octopus.opponents, octopus.view) == (selfplay.tables, selfplay.opponents, selfplay.view)
+    assert octopus.evaluation.baselines == selfplay.evaluation.baselines and octopus.evaluation.every == miaui.evaluation.every
+    assert (octopus.training, octopus.model, octopus.iterations) == (miaui.training, miaui.model, miaui.iterations)
+    assert octopus.privileged_critic is False and octopus.probe.steps == 0
+    for override, match in [
+        ("privileged_critic=true", "unknown key 'privileged_critic'"),
+        ("tables=[{num_players: 3, num_games: 4, open_baskets: true}]", r"unknown config key 'tables\[0\].open_baskets'"),
+        ("tables=[{num_players: 5, num_games: 4}]", r"'tables\[0\].num_players' is 5; allowed: an integer from 2 to 4"),
+    ]:
+        with pytest.raises(ConfigError, match=match):
+            RLlibConfig.load(None, ["game=octopus", override])
+    with pytest.raises(ConfigError, match="whose RLlib runs are RLlibConfigs, not MiauiRLlibConfigs"):
+        MiauiRLlibConfig.load(None, ["game=octopus"])
+    assert RLlibConfig.load(None, ["game=octopus", "game=miaui"]) == miaui  # the last --set game decides
 
 
 def test_a_shipped_config_is_found_by_name(tmp_path, monkeypatch):

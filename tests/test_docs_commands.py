@@ -53,6 +53,8 @@ NOT_RUN = {
     "checkpoints/miaui-rllib": "reads an RLlib run folder (minutes of Ray to make); tests/test_rllib.py exports and loads one",
     "rllib_selfplay  ": "starts a local Ray for 50 iterations; tests/test_rllib.py trains through the same code",
     "rllib_selfplay --set iterations": "starts a local Ray; tests/test_rllib.py trains through the same code",
+    "rllib_selfplay --set game=octopus": "starts a local Ray; tests/test_rllib.py trains an octopus run through the same code",
+    "checkpoints/octopus-rllib": "reads an octopus RLlib run folder; tests/test_rllib.py trains one and plays it in the octopus arena",
     "benchmarks/rllib_speed.py": "starts a local Ray; tests/test_benchmarks.py runs the benchmark at a small size",
 }
 

@@ -310,6 +310,18 @@ def test_each_game_s_table_sizes(config, overrides, match):
         load_config(ROOT / "configs" / config, overrides)
 
 
+def test_an_octopus_run_evaluated_at_two_players_starts_and_an_arena_too_large_is_refused_naming_its_section():
+    """The arenas a run will play are checked by the game's own sizes: two players is an octopus table
+    (it was once refused as a Miaui arena), and results beyond what an arena keeps are refused up front."""
+    from training.selfplay import check_run
+
+    check_run(small_config("evaluation.num_players=2", "probe.num_players=2"))
+    with pytest.raises(ConfigError, match=r"config section 'evaluation': games=10000000000 would keep about"):
+        check_run(small_config("evaluation.games_per_baseline=10000000000"))
+    with pytest.raises(ConfigError, match=r"config section 'probe': games=10000000000"):
+        check_run(small_config("probe={steps: 10, num_players: 3, games: 10000000000}"))
+
+
 def test_the_yardstick_measures_an_octopus_agent_from_the_command_line(tmp_path):
     out = tmp_path / "exploit"
     args = ["--game", "octopus", "--target", "cautious", "--steps", "1500", "--eval-every", "1500", "--eval-games", "30"]

@@ -88,6 +88,71 @@ def test_local_run_trains_checkpoints_resumes_and_exports(short_dir):
     assert agent.act(np.zeros((5, 620), dtype=np.float32), masks).tolist() == [0, 3, 6, 9, 11]
 
 
+def test_an_octopus_run_trains_through_the_same_game_hooks_and_loads_as_an_octopus_agent(short_dir):
+    """`game=octopus`: the octopus tables (a game a row), its agents as opponents and baselines, its
+    arena's evaluations and its probe; the run's folder then loads as an octopus agent, and not as Miaui's."""
+    from miaui_env.core.checkpoint import CheckpointGameError
+    from miaui_env.games import get_game
+
+    out = short_dir / "octopus"
+    settings = [
+        "--set", "game=octopus",
+        "--set", "iterations=2",
+        "--set", "tables=[{num_players: 2, num_games: 8}, {num_players: 3, num_games: 4}]",
+        "--set", "evaluation={every: 1, num_players: 2, games_per_baseline: 12, baselines: [risk-aware, random]}",
+        "--set", "probe={steps: 400, num_players: 2, games: 12}",
+        "--set", "opponents.snapshot_every=300",
+        "--set", "training={lr: 0.0003, train_batch_size_per_learner: 336, minibatch_size: 168, num_epochs: 1, gamma: 1.0}",
+    ]  # fmt: skip
+    done = run(*settings, "--out", str(out))
+    assert done.returncode == 0, done.stderr[-3000:]
+    metadata = json.loads((out / "metadata.json").read_text())
+    config = yaml.safe_load((out / "config.yaml").read_text())
+    assert metadata["game"] == "octopus" and metadata["observation_version"] == get_game("octopus").observation_version
+    assert "privileged_critic" not in config and "open_baskets" not in config["tables"][0]  # an octopus config has no Miaui keys
+    assert metadata["iterations"] == 2 and metadata["env_steps"] >= 2 * 336
+    assert {row["baseline"] for row in metadata["evaluations"]} == {"risk-aware", "random"}
+    assert metadata["env_runner_threads"] == []  # no batched engine: no engine threads to report
+    assert set(metadata["league"]) and metadata["exploitability"]["players"] == 2  # snapshots met; the probe measured it
+
+    agent = get_game("octopus").load_agent(str(out), seed=0)
+    assert agent.view == "recall" and agent.name == "octopus"
+    with pytest.raises(CheckpointGameError, match="octopus"):
+        load_agent(str(out))  # a Miaui agent it is not
+    arena = run_module("miaui_env.apps.arena", "--game", "octopus", "--candidate", str(out), "--field", "cautious", "--games", "8")
+    assert arena.returncode == 0, arena.stderr[-2000:]
+
+
+def run_module(module: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_an_octopus_row_that_ends_is_held_one_step_while_the_others_play_on():
+    """Next-step autoreset row by row: an octopus row whose game ended returns its final row
+    (terminated, every action allowed); at its next step its action is ignored and its new game,
+    already dealt, is returned untouched, while the rows still in their games play on."""
+    env = vector_env("game=octopus", "tables=[{num_players: 2, num_games: 6}]", "seed=4")
+    table = env.tables[0]
+    rows, _ = env.reset(seed=2)
+    assert rows["observation"].shape == (12, table.observation_space.shape[0]) and set(rows) == {"observation", "action_mask"}
+    rng = np.random.default_rng(0)
+    ended = np.zeros(12, dtype=bool)
+    while not (ended.any() and not ended.all()):
+        legal = [rng.choice(np.flatnonzero(mask)) for mask in rows["action_mask"]]
+        rows, rewards, terminated, truncated, _ = env.step(np.array(legal))
+        ended = terminated | truncated
+    assert rows["action_mask"][ended].all() and set(rewards[ended]) <= {0.0, 0.5, 1.0} and not rewards[~ended].any()
+    new_games = {int(r): (table.games[r], len(table.games[r].events)) for r in np.flatnonzero(ended)}
+    playing = {int(r): len(table.games[r].events) for r in np.flatnonzero(~ended)}
+    legal = [np.flatnonzero(mask)[0] for mask in rows["action_mask"]]
+    after, rewards, terminated, truncated, _ = env.step(np.array(legal))  # the ended rows' actions: from their final rows, ignored
+    for r, (game, events) in new_games.items():
+        assert table.games[r] is game and len(game.events) == events  # dealt, not played: its first decision is the policy's
+        assert not terminated[r] and not truncated[r] and rewards[r] == 0.0
+        assert np.array_equal(after["action_mask"][r], table.action_masks()[r])
+    assert all(len(table.games[r].events) > count for r, count in playing.items() if not (terminated[r] or truncated[r]))
+
+
 def test_the_cluster_path_on_one_machine(short_dir):
     ray_cli = Path(sys.executable).parent / "ray"
     with socket.socket() as probe:
@@ -237,25 +302,28 @@ def test_an_rllib_writer_dying_while_staging_leaves_the_old_checkpoint(tmp_path)
     assert checkpointed_iterations(tmp_path) == {1}
 
 
-def vector_env(**kwargs):
+def vector_env(*overrides: str, privileged: bool = False):
+    from training.config import load_rllib_config
     from training.rllib_env import make_vector_env
+    from training.rllib_selfplay import env_config
 
-    tables = [{"num_players": 4, "num_games": 3, "learner_seats": [0, 2]}, {"num_players": 3, "num_games": 2, "learner_seats": [1]}]
-    config = {"tables": tables, "view": "table", "reward": "win", "seed": 5, "threads": 1, "privileged": False, **kwargs}
-    return make_vector_env(config)
+    tables = "tables=[{num_players: 4, num_games: 3, learner_seats: [0, 2]}, {num_players: 3, num_games: 2, learner_seats: [1]}]"
+    miaui = [tables, "seed=5", f"privileged_critic={str(privileged).lower()}"]
+    return make_vector_env(env_config(load_rllib_config(None, [*miaui, *overrides] if not overrides else list(overrides))))
 
 
-def ppo_module(privileged: bool):
-    """The trainer's module, built as an env runner's learner builds it, for rows of this kind."""
-    import gymnasium
+def ppo_module(privileged: bool, env=None):
+    """The trainer's module, built as an env runner's learner builds it, for rows of this kind (of `env`'s game: Miaui's by default)."""
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from training.rllib_env import observation_space
     from training.rllib_module import MaskedPPOTorchRLModule
 
-    space, actions = observation_space(privileged), gymnasium.spaces.Discrete(12)
+    env = env if env is not None else vector_env(privileged=privileged)
     return RLModuleSpec(
-        module_class=MaskedPPOTorchRLModule, observation_space=space, action_space=actions, model_config={"vf_share_layers": False}
+        module_class=MaskedPPOTorchRLModule,
+        observation_space=env.single_observation_space,
+        action_space=env.single_action_space,
+        model_config={"vf_share_layers": False},
     ).build()
 
 
@@ -288,8 +356,9 @@ def test_the_vector_env_seats_snapshots_of_the_module_and_the_privileged_state()
     assert rows["privileged"].shape == (8, PRIVILEGED_SIZE) and rows["privileged"].any()
     module = ppo_module(privileged=True)
     env.set_opponents(module, [("snapshot@7", module.get_state(inference_only=True))], True, ["counter"], [0.25, 0.25, 0.5], "game")
-    names = [agent.name for agent in env.mixtures[0].agents]
-    assert names == ["snapshot@7", "learner", "counter"] and env.mixtures[0].agents[0].policy.module is not module
+    mixture = env.tables[0]._next_opponent  # seated from the next episode on
+    names = [agent.name for agent in mixture.agents]
+    assert names == ["snapshot@7", "learner", "counter"] and mixture.agents[0].policy.module is not module
     for _ in range(24):  # two games: the seats change from the next episode on
         legal = [np.flatnonzero(mask)[0] for mask in rows["action_mask"]]
         rows, *_ = env.step(np.array(legal))

@@ -375,10 +375,21 @@ class RunConfig(Section):
 class _PlaysTables:
     """What a trainer's config that plays `tables` (and is evaluated on their variants) can say of them."""
 
+    game: str
     tables: tuple[TableConfig, ...]
     view: str
     reward: str
     evaluation: EvaluationConfig
+
+    def check_game(self) -> None:
+        """Refuse (ConfigError) a view the run's game does not have. Checked when the run starts, not
+        per --set: `game` and `view` are often set one after the other."""
+        game = get_game(self.game)
+        if self.view not in game.views:
+            views = ", ".join(game.views)
+            raise ConfigError(
+                f"config key 'view' is {self.view!r}, which {game.title} (game: {self.game}) does not have; its views: {views}"
+            )
 
     def check_tables(self, game: str) -> None:
         """Refuse (ConfigError naming the key) no tables, or a table size `game` does not have: the
@@ -496,16 +507,6 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
         """Best responses trained against the learner during the run: a key of Miaui's runs only, none elsewhere."""
         return ExploitersConfig()
 
-    def check_game(self) -> None:
-        """Refuse (ConfigError) a view the run's game does not have. Checked when the run starts, not
-        per --set: `game` and `view` are often set one after the other."""
-        game = get_game(self.game)
-        if self.view not in game.views:
-            views = ", ".join(game.views)
-            raise ConfigError(
-                f"config key 'view' is {self.view!r}, which {game.title} (game: {self.game}) does not have; its views: {views}"
-            )
-
     def check_exploiters(self) -> None:
         """Refuse exploiters the run cannot seat (ConfigError); a game without in-run exploiters has none to refuse."""
 
@@ -574,20 +575,27 @@ def _check_net_arch(ppo: Mapping[str, Any]) -> None:
 
 @dataclass(frozen=True, config=SECTION_CONFIG)
 class RLlibConfig(RunConfig, _PlaysTables):
-    """An RLlib PPO self-play run (training/rllib_selfplay.py); configs/rllib.yaml documents each key.
-    Its tables, opponents, evaluation and probe are spelled as the self-play config's."""
+    """An RLlib PPO self-play run of any game (training/rllib_selfplay.py); configs/rllib.yaml documents
+    each key. Its tables, opponents, evaluation and probe are spelled as the self-play config's.
+
+    Keyed on its `game` as the self-play config is: `load_rllib_config` reads the game first, then
+    that game's schema and defaults (`rllib_schema`): Miaui's runs are `MiauiRLlibConfig`s, on
+    configs/rllib.yaml; another game's hold its own self-play defaults' tables, opponents and
+    evaluation, with configs/rllib.yaml's RLlib sections (`rllib_defaults_made_of`)."""
 
     DEFAULTS = RLLIB_CONFIG
     VECTOR_KEYS: ClassVar[tuple[str, ...]] = ("num_envs_per_env_runner", "gym_env_vectorize_mode")
     """env_runners keys the trainer sets itself (every env runner steps the `tables` as one vector env)."""
 
+    game: GameName = dataclasses.field(default=LEGACY_GAME, kw_only=True)
+    """The game the run trains on: a game of the registry (miaui, octopus, or one a plug-in adds)."""
     iterations: Count
     """RLlib training iterations (each samples, then updates)."""
     view: View
-    """What each learner seat observes: table or recall."""
+    """What each learner seat observes: one of the game's views (Miaui: table or recall)."""
     reward: Reward
     """The end-of-game reward: win, score or margin."""
-    tables: tuple[MiauiTableConfig, ...]
+    tables: tuple[TableConfig, ...]
     """The tables every env runner plays, all at once, each learner seat a row of one vector env."""
     opponents: OpponentsConfig
     """The opponent pool and the mixture of opponents (as the self-play config's)."""
@@ -603,12 +611,10 @@ class RLlibConfig(RunConfig, _PlaysTables):
     """Arena evaluations and checkpoints, every `every` iterations (and after the last)."""
     probe: ProbeConfig
     """The exploitability probe at the end of the run."""
-    privileged_critic: Flag = False
-    """The value network also reads the global state (miaui_env.integrations.privileged); the policy never does."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self.check_tables(LEGACY_GAME)  # the RLlib trainer plays Miaui only: its config names no game
+        self.check_tables(self.game)
         for key in self.VECTOR_KEYS:
             if key in self.env_runners:
                 raise ConfigError(
@@ -616,10 +622,79 @@ class RLlibConfig(RunConfig, _PlaysTables):
                     "(every env runner steps all the `tables` as one vector env): leave it out"
                 )
 
+    @classmethod
+    def load(
+        cls,
+        path: Path | str | None = None,
+        overrides: Sequence[str] = (),
+        defaults: Path | Mapping[str, Any] | None = None,
+        game: str | None = None,
+    ) -> Self:
+        """As `RunConfig.load`; with no `defaults`, the game's own schema and defaults (`load_rllib_config`),
+        which must be this class's (ConfigError otherwise)."""
+        if defaults is not None:
+            return super().load(path, overrides, defaults, game)
+        config = load_rllib_config(path, overrides)
+        if not isinstance(config, cls):
+            raise ConfigError(f"the config names game {config.game!r}, whose RLlib runs are {type(config).__name__}s, not {cls.__name__}s")
+        return config
+
+    @property
+    def privileged_critic(self) -> bool:
+        """Whether the value network also reads the global state: a key of Miaui's runs only, off elsewhere."""
+        return False
+
     @property
     def rows(self) -> int:
         """Learner seats in play at once on one env runner: the rows of its vector env."""
         return sum(table.learner_rows for table in self.tables)
+
+
+@dataclass(frozen=True, config=SECTION_CONFIG)
+class MiauiRLlibConfig(RLlibConfig):
+    """An RLlib PPO self-play run of Miaui; configs/rllib.yaml documents each key. Its tables name a
+    variant, and it may train a privileged critic."""
+
+    tables: tuple[MiauiTableConfig, ...]
+    """The tables every env runner plays, all at once, on the batched engine, each of a size and a variant."""
+    privileged_critic: Flag = False  # a key here; off (a property) in other games' runs
+    """The value network also reads the global state (miaui_env.integrations.privileged); the policy never does."""
+
+
+RLLIB_KEYS = ("iterations", "seed", "threads", "env_runners", "learners", "training", "model")
+"""What a game without RLlib defaults of its own takes from configs/rllib.yaml: the run's length and RLlib's sections."""
+
+
+def rllib_schema(game: str) -> tuple[type[RLlibConfig], Path | dict[str, Any]]:
+    """The schema of the RLlib runs of `game` and every default of them (a documented YAML file, or the data itself)."""
+    return (MiauiRLlibConfig, RLLIB_CONFIG) if game == LEGACY_GAME else (RLlibConfig, rllib_defaults_made_of(game))
+
+
+def rllib_defaults_made_of(game: str) -> dict[str, Any]:
+    """The RLlib defaults of a game other than Miaui: its self-play defaults' view, reward, tables,
+    opponents and evaluation (evaluated every configs/rllib.yaml's `evaluation.every` iterations), no
+    probe, and configs/rllib.yaml's run length and RLlib sections."""
+    selfplay = run_schema(game)[1]
+    own = read_yaml(read_config_text(selfplay), f"{selfplay}: ") if isinstance(selfplay, Path) else selfplay
+    rllib = read_yaml(read_config_text(RLLIB_CONFIG), f"{RLLIB_CONFIG}: ")
+    return {
+        "game": game,
+        "run_name": f"{game}-rllib",
+        **{key: rllib[key] for key in RLLIB_KEYS},
+        **{key: own[key] for key in ("view", "reward", "tables", "opponents")},
+        "evaluation": {**own["evaluation"], "every": rllib["evaluation"]["every"]},
+        "probe": {**own["probe"], "steps": 0},
+    }
+
+
+def load_rllib_config(path: Path | str | None = None, overrides: Sequence[str] = ()) -> RLlibConfig:
+    """An RLlib run's config, read as `load_config` reads a self-play run's: its game first, then that
+    game's schema and defaults (`rllib_schema`), then `path` and `overrides`."""
+    _check_load_arguments(path, overrides)
+    game = _game_named(path, overrides)
+    kind, defaults = rllib_schema(game)
+    rest = [override for override in overrides if not _sets_game(override)]
+    return kind.load(path, rest, defaults, game)
 
 
 _RUN_SCHEMAS: dict[str, tuple[type[SelfPlayConfig], Path]] = {}
@@ -771,12 +846,18 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         allow_abbrev=False, description="The run configs' JSON schema (each field's docstring its description)."
     )
-    kinds = {"selfplay": MiauiSelfPlayConfig, "selfplay-any-game": SelfPlayConfig, "rllib": RLlibConfig}
+    kinds = {
+        "selfplay": MiauiSelfPlayConfig,
+        "selfplay-any-game": SelfPlayConfig,
+        "rllib": MiauiRLlibConfig,
+        "rllib-any-game": RLlibConfig,
+    }
     parser.add_argument(
         "--schema",
         choices=kinds,
         default="selfplay",
-        help="which run's config: selfplay (Miaui's, the default), selfplay-any-game (the octopus game's and a plug-in's), rllib",
+        help="which run's config: selfplay (Miaui's, the default), selfplay-any-game (the octopus game's and a plug-in's), "
+        "rllib (Miaui's), rllib-any-game",
     )
     args = parser.parse_args(argv)
     print(json.dumps(json_schema(kinds[args.schema]), indent=2))

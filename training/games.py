@@ -34,7 +34,7 @@ from miaui_env.games.miaui.spec import TableSpec
 from miaui_env.games.octopus.arena import OctopusArenaConfig
 from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
 from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
-from training.config import RunSeeds, SelfPlayConfig, run_schema, variant_name
+from training.config import RLlibConfig, RunSeeds, SelfPlayConfig, run_schema, variant_name
 from training.config_files import ConfigError
 from training.gauntlet import GauntletResult, any_game_gauntlet, gauntlet, octopus_gauntlet
 from training.kickstart import own_part
@@ -47,6 +47,9 @@ EvaluationTable = TableSpec | OctopusArenaConfig | AnyArenaConfig
 
 SelfPlayTable = MiauiSelfPlayVecEnv | OctopusSelfPlayVecEnv | AECSelfPlayVecEnv
 """A table of self-play games: Miaui's, the octopus game's or another game's VecEnv."""
+
+TablesConfig = SelfPlayConfig | RLlibConfig
+"""A run config that plays tables: the SB3 trainer's or the RLlib trainer's (both build their tables and evaluations by these hooks)."""
 
 WeightSetter = Callable[[Sequence[float]], None]
 """Sets a table's opponent draw weights, one per agent, from its next games on."""
@@ -94,7 +97,7 @@ class TrainingGame(Protocol):
         """The game's agent `spec` names (a built-in, a shipped policy, a checkpoint)."""
         ...
 
-    def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[SelfPlayTable]:
+    def tables(self, config: TablesConfig, observation_dtype: str) -> list[SelfPlayTable]:
         """The config's tables as self-play VecEnvs, table i dealt from child i of the `tables` stream."""
         ...
 
@@ -124,7 +127,7 @@ class TrainingGame(Protocol):
         """What a teacher reads of the trainer's rows."""
         ...
 
-    def evaluation_tables(self, config: SelfPlayConfig) -> list[tuple[str, EvaluationTable]]:
+    def evaluation_tables(self, config: TablesConfig) -> list[tuple[str, EvaluationTable]]:
         """The tables the run's evaluations play, each with its variant's name (`variant_name`)."""
         ...
 
@@ -209,7 +212,7 @@ class MiauiGame(RegisteredGame):
     teacher_rows = staticmethod(own_part)  # a privileged critic's state and compact codes are not the teacher's
     cloning_chunk = NUM_ROUNDS - 1  # one whole episode: every return is known
 
-    def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[SelfPlayTable]:
+    def tables(self, config: TablesConfig, observation_dtype: str) -> list[SelfPlayTable]:
         """The tables on `config.threads` engine threads, their rows uint8 codes (COMPACT) or float32 (runs started before compact rows)."""
         children = config.seeds.sequence("tables").spawn(len(config.tables))
         return [
@@ -256,7 +259,7 @@ class MiauiGame(RegisteredGame):
         table.set_opponent(mixture)
         return mixture.set_weights
 
-    def evaluation_tables(self, config: SelfPlayConfig) -> list[tuple[str, EvaluationTable]]:
+    def evaluation_tables(self, config: TablesConfig) -> list[tuple[str, EvaluationTable]]:
         """`evaluation.num_players` seats on each variant the run's tables play."""
         return [(variant_name(spec.open_baskets, spec.no_fighting), spec) for spec in config.evaluation_specs]
 
@@ -289,7 +292,7 @@ class GamePerRow(RegisteredGame):
         """Where its gauntlets play: `players` seats, agents that say no view shown `view` (None: the game's first)."""
         raise NotImplementedError
 
-    def tables(self, config: SelfPlayConfig, observation_dtype: str) -> list[SelfPlayTable]:
+    def tables(self, config: TablesConfig, observation_dtype: str) -> list[SelfPlayTable]:
         """The config's tables, table i dealt from child i of the `tables` stream (float32 rows)."""
         if observation_dtype != "float32":
             raise ConfigError(f"{self.game.title}'s rows are float32, not {observation_dtype}")
@@ -310,7 +313,7 @@ class GamePerRow(RegisteredGame):
         """Its arena at `players` seats (the game has no variants)."""
         return self.arena_table(players)
 
-    def evaluation_tables(self, config: SelfPlayConfig) -> list[tuple[str, EvaluationTable]]:
+    def evaluation_tables(self, config: TablesConfig) -> list[tuple[str, EvaluationTable]]:
         """`evaluation.num_players` seats of the one game (no variants), seen through the run's view."""
         return [("base", self.arena_table(config.evaluation.num_players, config.view))]
 

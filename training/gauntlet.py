@@ -27,7 +27,7 @@ from miaui_env.apps.any_game import AnyArenaConfig
 from miaui_env.apps.arena import ArenaConfig, SampleGames, play
 from miaui_env.apps.replay import record_replay, save_replay
 from miaui_env.core.agents import Agent, Policy, agent_name
-from miaui_env.core.arena import gauntlet_significance, summarize
+from miaui_env.core.arena import check_result_size, gauntlet_significance, summarize
 from miaui_env.core.files import replacing
 from miaui_env.core.registry import get_game
 from miaui_env.games.miaui.agents.loading import load_agent
@@ -222,8 +222,5 @@ def check_arenas(evaluation: EvaluationConfig, probe: ProbeConfig) -> None:
     """Refuse (ConfigError naming the section) a run whose evaluations or probe ask for more arena games than the arena allows."""
     arenas = [("evaluation", evaluation.num_players, evaluation.games_per_baseline)]
     arenas += [("probe", probe.num_players, probe.games)] if probe.steps > 0 else []
-    for section, num_players, games in arenas:
-        try:
-            ArenaConfig(num_players=num_players, games=games)
-        except ValueError as error:
-            raise ConfigError(f"config section '{section}': {error}") from None
+    for section, num_players, games in arenas:  # the sizes are the game's (checked with the tables): any game's arena keeps these results
+        check_result_size(games, num_players, f"config section '{section}':", ConfigError)

@@ -48,29 +48,20 @@ from typing import Any
 from miaui_env.core.checkpoint import CheckpointError
 from miaui_env.core.cli import check_writable, fail, half_width, run_command
 from miaui_env.core.files import atomic_write, write_rows
-from miaui_env.core.policy import RLLIB_EXTRA, load_rllib_policy
-from miaui_env.games.miaui.agents.loading import load_agent
-from miaui_env.games.miaui.observation import OBSERVATION_VERSION
+from miaui_env.core.policy import RLLIB_EXTRA, PolicyAgent, RLlibModulePolicy
 from training.checkpoint import open_checkpoint, write_checkpoint
-from training.config import RLlibConfig, variant_name
+from training.config import RLlibConfig, load_rllib_config, variant_name
 from training.config_files import ROOT, thaw
-from training.gauntlet import check_arenas, gauntlet
+from training.gauntlet import check_arenas
 from training.hardware import check_threads
 
-ENV_NAME = "miaui_vector"
+ENV_NAME = "selfplay_vector"
 MODULE_ID = "default_policy"  # RLlib's one module of a single-agent env (DEFAULT_MODULE_ID)
 
 
 def env_config(config: RLlibConfig) -> dict[str, Any]:
-    """What every env runner builds its vector env from (training/rllib_env.py's `make_vector_env`)."""
-    return {
-        "tables": [table.to_dict() for table in config.tables],
-        "view": config.view,
-        "reward": config.reward,
-        "seed": config.seeds.integer("tables"),
-        "threads": config.threads,
-        "privileged": config.privileged_critic,
-    }
+    """What every env runner builds its vector env from (training/rllib_env.py's `make_vector_env`): the run's config."""
+    return {"run": config.to_dict()}
 
 
 def algorithm_config(config: RLlibConfig) -> Any:
@@ -95,29 +86,36 @@ def algorithm_config(config: RLlibConfig) -> Any:
 
 
 def check_run(config: RLlibConfig) -> None:
-    """Refuse now, not after the first iterations, what the run would fail on later: an agent name
-    nothing can load, an arena with more games than it allows, a thread count this machine lacks."""
+    """Refuse now, not after the first iterations, what the run would fail on later: a view its game
+    lacks, an agent name nothing can load, an arena with more games than it allows, a thread count
+    this machine lacks."""
+    from training.games import training_game  # the SB3 VecEnvs the games' tables are: loaded by the env runners
+
     check_threads(config.threads)
+    config.check_game()
+    game = training_game(config.game)
     for name in (*config.evaluation.baselines, *config.opponents.baseline_names):
-        load_agent(name)
+        game.load_agent(name)
     check_arenas(config.evaluation, config.probe)
 
 
 def evaluate(policy_dir: Path, config: RLlibConfig, step: int) -> list[dict[str, Any]]:
     """Arena gauntlets of the exported policy in `policy_dir` against each baseline, on each variant
     the run's tables play, on the same deals at every evaluation of a run (the `evaluation` stream
-    of its seed tree, as self-play PPO's)."""
-    evaluation, rows = config.evaluation, []
-    agent = load_rllib_policy(policy_dir, name="rllib", view=config.view)
+    of its seed tree), by the game's hooks that the SB3 trainer evaluates with (training/games.py)."""
+    from training.games import training_game
+
+    game, evaluation, rows = training_game(config.game), config.evaluation, []
+    agent = PolicyAgent(RLlibModulePolicy(policy_dir), "rllib", config.view)  # its most likely action, as it plays once loaded
     for i, name in enumerate(evaluation.baselines):
-        for table in config.evaluation_specs:
-            figures = gauntlet(agent, name, table, evaluation.games_per_baseline, config.seeds, (i,)).figures()
+        for variant, table in game.evaluation_tables(config):
+            figures = game.gauntlet(agent, name, table, evaluation.games_per_baseline, config.seeds, (i,)).figures()
             rows.append(
                 {
                     "iteration": step,
                     "baseline": name,
                     **{key: figures[key] for key in ("win_share", "win_share_ci", "mean_score")},
-                    "variant": variant_name(table.open_baskets, table.no_fighting),
+                    "variant": variant,
                 }
             )
     return rows
@@ -161,7 +159,8 @@ def runner_threads(algo: Any) -> list[int]:
     """The engine threads of every env runner that steps games (the driver's local runner holds none)."""
 
     def threads(runner: Any) -> int | None:
-        return int(runner.env.unwrapped.tables[0].engine.threads) if runner.env is not None else None
+        engine = getattr(runner.env.unwrapped.tables[0], "engine", None) if runner.env is not None else None
+        return int(engine.threads) if engine is not None else None  # a game without a batched engine has none
 
     return [count for count in algo.env_runner_group.foreach_env_runner(threads) if count is not None]
 
@@ -201,6 +200,7 @@ def train(config: RLlibConfig, directory: Path, address: str | None, resume: boo
     from ray.tune.registry import register_env
     from tqdm import tqdm
 
+    from training.games import training_game
     from training.rllib_env import make_vector_env
     from training.rllib_opponents import RLlibOpponents
 
@@ -220,7 +220,8 @@ def train(config: RLlibConfig, directory: Path, address: str | None, resume: boo
             algo = algorithm_config(config).build_algo()
             metadata = {
                 "framework": "rllib",
-                "observation_version": OBSERVATION_VERSION,
+                "game": config.game,
+                "observation_version": training_game(config.game).observation_version,
                 "tables": [table.to_dict() for table in config.tables],
                 "variants": config.variants,
                 "view": config.view,
@@ -290,6 +291,7 @@ def probe_final_policy(config: RLlibConfig, directory: Path, metadata: dict[str,
     open_baskets, no_fighting = config.main_variant
     measured = exploit.ExploitConfig(
         target=str(directory),
+        game=config.game,
         players=(settings.num_players,),
         steps=settings.steps,
         open_baskets=open_baskets,
@@ -328,7 +330,7 @@ def main(argv: list[str] | None = None) -> None:
     def rllib_selfplay() -> None:
         if args.resume:
             open_checkpoint(args.resume, ["algorithm/"], "RLlib checkpoint")  # readable, and built for this observation layout
-        config = RLlibConfig.load(args.resume / "config.yaml" if args.resume else args.config, args.overrides)
+        config = load_rllib_config(args.resume / "config.yaml" if args.resume else args.config, args.overrides)
         if args.resume:
             directory = args.resume
         else:

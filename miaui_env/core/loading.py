@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from miaui_env.core.agents import Agent
 from miaui_env.core.checkpoint import read_metadata
 from miaui_env.core.files import MAX_FILE_BYTES, read_bounded
-from miaui_env.core.policy import PolicyAgent, load_sb3_policy
+from miaui_env.core.policy import RLLIB_POLICY_FILE, PolicyAgent, load_rllib_policy, load_sb3_policy
 from miaui_env.core.registry import LEGACY_GAME, game_of
 from miaui_env.core.seeding import check_seed
 
@@ -97,12 +97,15 @@ def load_game_agent(
     refuse_play_mode_on_builtin(spec, base, mode, built_ins)
     if base in built_ins:
         return built_ins[base](seed)
+    if names_a_file(Path(base) / "policy" / RLLIB_POLICY_FILE, Path.exists):  # an RLlib run (needs the [rllib] extra)
+        rllib = load_rllib_policy(Path(base) / "policy", seed=seed, game=game, observation_version=observation_version)
+        return with_play_mode(rllib, spec, base, mode)
     path = policy_path(base)
     if path is None:
         shipped = ", ".join(shipped_policy_names(game)) or "none installed"
         raise AgentSpecError(
             f"unknown {game} agent {spec!r:.100}; {game} agents are {', '.join(built_ins)}, a shipped {game} policy ({shipped}) "
-            f"or the folder of a {game} run (with model.zip)"
+            f"or the folder of a {game} run (with model.zip, or an RLlib run's policy/)"
         )
     agent = load_sb3_policy(
         path, seed=seed, metadata=read_metadata((path if path.is_dir() else path.parent) / "metadata.json", game, observation_version)

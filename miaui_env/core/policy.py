@@ -23,6 +23,7 @@ import numpy as np
 
 from miaui_env.core.checkpoint import CheckpointError, read_metadata
 from miaui_env.core.policy_spec import policy_objects
+from miaui_env.core.registry import LEGACY_GAME, get_game
 from miaui_env.core.seeding import seed_generator
 
 
@@ -164,10 +165,22 @@ class RLlibModulePolicy:
             return self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
 
 
+RLLIB_POLICY_FILE = "class_and_ctor_args.pkl"
+"""The file an exported RLlib module's folder holds first: what tells an RLlib run's policy/ apart."""
+
+
 def load_rllib_policy(
-    path: Path, name: str | None = None, view: str | None = None, deterministic: bool = True, seed: int | None = None
+    path: Path,
+    name: str | None = None,
+    view: str | None = None,
+    deterministic: bool = True,
+    seed: int | None = None,
+    *,
+    game: str = LEGACY_GAME,
+    observation_version: int | None = None,
 ) -> PolicyAgent:
-    """An exported RLlib policy (a run's policy/ folder), seeing the view its run trained on; `seed`
-    seeds its draws when it samples."""
-    metadata = read_metadata(path.parent / "metadata.json")
-    return PolicyAgent(RLlibModulePolicy(path), name or path.parent.name, view or metadata.get("view", "table"), deterministic, seed)
+    """An exported RLlib policy (a run's policy/ folder), checked to be `game`'s and of its observation
+    layout (the run's metadata.json), seeing the view its run trained on; `seed` seeds its draws when it samples."""
+    metadata = read_metadata(path.parent / "metadata.json", game, observation_version)
+    views = get_game(game).views
+    return PolicyAgent(RLlibModulePolicy(path), name or path.parent.name, view or metadata.get("view", views[0]), deterministic, seed)

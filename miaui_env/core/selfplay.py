@@ -107,6 +107,8 @@ class GamePerRowVecEnv(OneEnvVecEnv):
     _next_seeds: list[int] | None
     _actions: np.ndarray
     _actions_pending: bool
+    _hold: np.ndarray
+    """The rows the pending step does not play (`step_async`'s `hold`)."""
     _masks: np.ndarray
     _stopped: str | None
     """Why the games stopped between two moves (an opponent failed): only reset() goes on."""
@@ -185,12 +187,31 @@ class GamePerRowVecEnv(OneEnvVecEnv):
     ) -> OpponentSeating:
         return OpponentSeating(agents, weights, rng, draw, views=self.opponent_views)
 
-    def step_async(self, actions: np.ndarray, *, trusted: bool = False) -> None:
-        """Store every row's action, checked against its mask before anything is played."""
+    def step_async(self, actions: np.ndarray, *, trusted: bool = False, hold: np.ndarray | None = None) -> None:
+        """Store every row's action, checked against its mask before anything is played. The rows
+        `hold` marks (bool, one per row) are not played this step: their actions are ignored, and they
+        keep their decision, with no reward and no end (a next-step autoreset's first observation,
+        training/rllib_env.py, is such a row)."""
         if not isinstance(trusted, bool | np.bool_):
             raise IllegalActionError(f"trusted must be True or False, got {trusted!r:.60}")
+        held = self._checked_hold(hold)
+        if held.any():
+            actions = np.where(held, self._masks.argmax(axis=1), index_array(actions, self.num_envs, "action", self._masks.shape[1]))
         self._actions = actions if trusted else self.check_actions(actions)
-        self._actions_pending = True
+        self._hold, self._actions_pending = held, True
+
+    def _checked_hold(self, hold: object) -> np.ndarray:
+        """`hold` as one bool a row (None: no row held); IllegalActionError for any other shape or kind."""
+        if hold is None:
+            return np.zeros(self.num_envs, dtype=bool)
+        held = np.asarray(hold)
+        if held.shape != (self.num_envs,) or held.dtype != bool:
+            raise IllegalActionError(f"hold is one bool a row ({self.num_envs} of them), got {hold!r:.80}")
+        return held
+
+    def _moving_rows(self) -> list[int]:
+        """The rows whose decision this step plays (all but the held ones)."""
+        return np.flatnonzero(~self._hold).tolist()
 
     def check_actions_pending(self) -> None:
         """IllegalActionError unless `step_async` stored actions since the last `step_wait`."""
@@ -358,15 +379,15 @@ class AECSelfPlayVecEnv(GamePerRowVecEnv):
         """Play every row's decision, then the opponents' until each row decides again; reward and autoreset the rows whose game ended."""
         self.check_actions_pending()
         self._actions_pending = False
-        rows = list(range(self.num_envs))
-        for r, action in zip(rows, self._actions.tolist(), strict=True):
-            self._step(r, action)
-        self._lengths += 1
+        rows, actions = self._moving_rows(), self._actions.tolist()
+        for r in rows:
+            self._step(r, actions[r])
+        self._lengths[rows] += 1
         self._play_on(rows)
-        rewards = self._returns.astype(np.float32)
-        self._returns[:] = 0.0
+        rewards = np.where(self._hold, 0.0, self._returns).astype(np.float32)
+        self._returns[rows] = 0.0
         dones = np.zeros(self.num_envs, dtype=bool)
-        infos: list[dict[str, Any]] = [{} for _ in rows]
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         ended = [r for r in rows if self._learner_done(r)]
         if ended:
             self._take_next_seating()

@@ -220,15 +220,15 @@ class OctopusSelfPlayVecEnv(GamePerRowVecEnv):
         autoreset the rows whose game ended."""
         self.check_actions_pending()
         self._actions_pending = False
-        rows = list(range(self.num_envs))
-        for r, action in zip(rows, self._actions.tolist(), strict=True):
+        rows, actions = self._moving_rows(), self._actions.tolist()
+        for r in rows:
             game = self._games[r]
-            rules.step(game, rules.decision_of(game, action))
-        self._lengths += 1
+            rules.step(game, rules.decision_of(game, actions[r]))
+        self._lengths[rows] += 1
         self._play_opponents(rows)
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)
-        infos: list[dict[str, Any]] = [{} for _ in rows]
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         ended = [r for r in rows if self._games[r].is_over]
         if ended:
             # The ended rows' next games meet the new opponents; resetting agents that rows still

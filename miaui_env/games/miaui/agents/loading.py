@@ -50,7 +50,7 @@ from miaui_env.core.loading import (
     split_play_mode,
     with_play_mode,
 )
-from miaui_env.core.policy import PolicyAgent, load_rllib_policy, load_sb3_policy
+from miaui_env.core.policy import RLLIB_POLICY_FILE, PolicyAgent, load_rllib_policy, load_sb3_policy
 from miaui_env.core.registry import game_of_agents_module
 from miaui_env.core.seeding import check_seed, seed_children, seed_int
 from miaui_env.games.miaui.agents import builtin_agents
@@ -92,7 +92,7 @@ def _load(spec: str, seed: int | None) -> Agent:
     if spec in builtins:
         return builtins[spec](seed)
     path = Path(spec)
-    if names_a_file(path / "policy" / "class_and_ctor_args.pkl", Path.exists):  # an RLlib run (needs the [rllib] extra)
+    if names_a_file(path / "policy" / RLLIB_POLICY_FILE, Path.exists):  # an RLlib run (needs the [rllib] extra)
         return load_rllib_policy(path / "policy", seed=seed)
     policy = policy_path(spec)
     if policy is not None:
