@@ -493,7 +493,7 @@ def test_an_rllib_config_is_keyed_on_its_game():
     ]:
         with pytest.raises(ConfigError, match=match):
             RLlibConfig.load(None, ["game=octopus", override])
-    with pytest.raises(ConfigError, match="whose RLlib runs are RLlibConfigs, not MiauiRLlibConfigs"):
+    with pytest.raises(ConfigError, match="whose runs are RLlibConfigs, not MiauiRLlibConfigs"):
         MiauiRLlibConfig.load(None, ["game=octopus"])
     assert RLlibConfig.load(None, ["game=octopus", "game=miaui"]) == miaui  # the last --set game decides
 

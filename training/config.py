@@ -48,7 +48,7 @@ import dataclasses
 import json
 import re
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal, Self
 
@@ -337,7 +337,15 @@ class RunConfig(Section):
     ) -> Self:
         """The config at `path` (None: the defaults alone) merged onto the defaults (`defaults`, else the
         class's `DEFAULTS`; a Path, or the data itself), then each `--set` override. `game`, when given,
-        is the run's game whatever the file says (`load_config` decided it from the file and the overrides)."""
+        is the run's game whatever the file says (`load_config` decided it from the file and the overrides).
+        A config keyed on its game, given no `defaults`, is read in its game's schema (`load_keyed`),
+        which must be this class's (ConfigError otherwise)."""
+        if defaults is None and getattr(cls, "KEYED_ON_GAME", False):
+            config = load_keyed(cls.schema_for, path, overrides)  # type: ignore[attr-defined]  # a _KeyedOnItsGame's
+            if not isinstance(config, cls):
+                named = getattr(config, "game", None)
+                raise ConfigError(f"the config names game {named!r}, whose runs are {type(config).__name__}s, not {cls.__name__}s")
+            return config
         _check_load_arguments(path, overrides)
         defaults = cls.DEFAULTS if defaults is None else defaults
         schema = schema_of(cls)
@@ -438,8 +446,27 @@ class _PlaysTables:
         return tuple(TableSpec(self.evaluation.num_players, *variant, self.view, self.reward) for variant in self.variants)
 
 
+class _KeyedOnItsGame:
+    """What a run config keyed on its `game` adds to `RunConfig`: its game's schema (`schema_for`, which
+    `RunConfig.load` reads it in when given no defaults), and the Miaui-only keys read as off."""
+
+    game: str
+
+    KEYED_ON_GAME: ClassVar[bool] = True
+
+    @classmethod
+    def schema_for(cls, game: str) -> tuple[type[RunConfig], Path | dict[str, Any]]:
+        """The schema of this kind of run of `game`, and every default of it."""
+        raise NotImplementedError
+
+    @property
+    def privileged_critic(self) -> bool:
+        """Whether the value network also reads the global state: a key of Miaui's runs only, off elsewhere."""
+        return False
+
+
 @dataclass(frozen=True, config=SECTION_CONFIG)
-class SelfPlayConfig(RunConfig, _PlaysTables):
+class SelfPlayConfig(_KeyedOnItsGame, RunConfig, _PlaysTables):
     """A self-play PPO run of any game (training/selfplay.py); each game's defaults file documents each key
     (configs/default.yaml for Miaui, whose runs are `MiauiSelfPlayConfig`s; configs/octopus.yaml).
 
@@ -481,26 +508,9 @@ class SelfPlayConfig(RunConfig, _PlaysTables):
         self.check_tables(self.game)
 
     @classmethod
-    def load(
-        cls,
-        path: Path | str | None = None,
-        overrides: Sequence[str] = (),
-        defaults: Path | Mapping[str, Any] | None = None,
-        game: str | None = None,
-    ) -> Self:
-        """As `RunConfig.load`; with no `defaults`, the game's own schema and defaults (`load_config`),
-        which must be this class's (ConfigError otherwise)."""
-        if defaults is not None:
-            return super().load(path, overrides, defaults, game)
-        config = load_config(path, overrides)
-        if not isinstance(config, cls):
-            raise ConfigError(f"the config names game {config.game!r}, whose runs are {type(config).__name__}s, not {cls.__name__}s")
-        return config
-
-    @property
-    def privileged_critic(self) -> bool:
-        """Whether the value network also reads the global state: a key of Miaui's runs only, off elsewhere."""
-        return False
+    def schema_for(cls, game: str) -> tuple[type[RunConfig], Path | dict[str, Any]]:
+        """The schema of `game`'s self-play runs and their defaults (`run_schema`)."""
+        return run_schema(game)
 
     @property
     def exploiters(self) -> ExploitersConfig:
@@ -574,7 +584,7 @@ def _check_net_arch(ppo: Mapping[str, Any]) -> None:
 
 
 @dataclass(frozen=True, config=SECTION_CONFIG)
-class RLlibConfig(RunConfig, _PlaysTables):
+class RLlibConfig(_KeyedOnItsGame, RunConfig, _PlaysTables):
     """An RLlib PPO self-play run of any game (training/rllib_selfplay.py); configs/rllib.yaml documents
     each key. Its tables, opponents, evaluation and probe are spelled as the self-play config's.
 
@@ -612,6 +622,11 @@ class RLlibConfig(RunConfig, _PlaysTables):
     probe: ProbeConfig
     """The exploitability probe at the end of the run."""
 
+    @classmethod
+    def schema_for(cls, game: str) -> tuple[type[RunConfig], Path | dict[str, Any]]:
+        """The schema of `game`'s RLlib runs and their defaults (`rllib_schema`)."""
+        return rllib_schema(game)
+
     def __post_init__(self) -> None:
         super().__post_init__()
         self.check_tables(self.game)
@@ -621,28 +636,6 @@ class RLlibConfig(RunConfig, _PlaysTables):
                     f"config key 'env_runners.{key}' is set to {self.env_runners[key]!r}; the trainer sets it "
                     "(every env runner steps all the `tables` as one vector env): leave it out"
                 )
-
-    @classmethod
-    def load(
-        cls,
-        path: Path | str | None = None,
-        overrides: Sequence[str] = (),
-        defaults: Path | Mapping[str, Any] | None = None,
-        game: str | None = None,
-    ) -> Self:
-        """As `RunConfig.load`; with no `defaults`, the game's own schema and defaults (`load_rllib_config`),
-        which must be this class's (ConfigError otherwise)."""
-        if defaults is not None:
-            return super().load(path, overrides, defaults, game)
-        config = load_rllib_config(path, overrides)
-        if not isinstance(config, cls):
-            raise ConfigError(f"the config names game {config.game!r}, whose RLlib runs are {type(config).__name__}s, not {cls.__name__}s")
-        return config
-
-    @property
-    def privileged_critic(self) -> bool:
-        """Whether the value network also reads the global state: a key of Miaui's runs only, off elsewhere."""
-        return False
 
     @property
     def rows(self) -> int:
@@ -688,13 +681,8 @@ def rllib_defaults_made_of(game: str) -> dict[str, Any]:
 
 
 def load_rllib_config(path: Path | str | None = None, overrides: Sequence[str] = ()) -> RLlibConfig:
-    """An RLlib run's config, read as `load_config` reads a self-play run's: its game first, then that
-    game's schema and defaults (`rllib_schema`), then `path` and `overrides`."""
-    _check_load_arguments(path, overrides)
-    game = _game_named(path, overrides)
-    kind, defaults = rllib_schema(game)
-    rest = [override for override in overrides if not _sets_game(override)]
-    return kind.load(path, rest, defaults, game)
+    """An RLlib run's config, read as `load_config` reads a self-play run's, in its game's RLlib schema (`rllib_schema`)."""
+    return typing.cast(RLlibConfig, load_keyed(rllib_schema, path, overrides))
 
 
 _RUN_SCHEMAS: dict[str, tuple[type[SelfPlayConfig], Path]] = {}
@@ -785,9 +773,17 @@ def load_config(path: Path | str | None = None, overrides: Sequence[str] = ()) -
     """A self-play run's config: its game read first (the last `--set game=...`, else the file's `game`,
     else Miaui), then `path` (None: the game's defaults alone) merged onto that game's defaults in its
     schema (`run_schema`), then `overrides`."""
+    return typing.cast(SelfPlayConfig, load_keyed(run_schema, path, overrides))
+
+
+def load_keyed(
+    schema_for: Callable[[str], tuple[type[RunConfig], Path | dict[str, Any]]], path: Path | str | None, overrides: Sequence[str]
+) -> RunConfig:
+    """A run's config read in its game's schema: the game first (`_game_named`), then that game's
+    schema and defaults (`schema_for(game)`), `path` and the other `overrides`."""
     _check_load_arguments(path, overrides)
     game = _game_named(path, overrides)
-    kind, defaults = run_schema(game)
+    kind, defaults = schema_for(game)
     rest = [override for override in overrides if not _sets_game(override)]  # the game is decided: the file is read as its
     return kind.load(path, rest, defaults, game)
 
