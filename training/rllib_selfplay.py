@@ -288,21 +288,7 @@ def probe_final_policy(config: RLlibConfig, directory: Path, metadata: dict[str,
         metadata.pop("exploitability", None)
     if settings.steps == 0 or "exploitability" in metadata or not (directory / "policy").exists():
         return
-    open_baskets, no_fighting = config.main_variant
-    measured = exploit.ExploitConfig(
-        target=str(directory),
-        game=config.game,
-        players=(settings.num_players,),
-        steps=settings.steps,
-        open_baskets=open_baskets,
-        no_fighting=no_fighting,
-        seed=config.seed,
-        eval_games=settings.games,
-        out=directory / "exploit",
-        threads=config.threads,
-    )
-    final = exploit.measure(measured, show_progress)["tables"][0]["final"]
-    metadata["exploitability"] = {**wanted, **{key: final[key] for key in ("win_share", "win_share_ci", "gain", "gain_ci")}}
+    metadata["exploitability"] = {**wanted, **exploit.probe_run(config, str(directory), show_progress)}
     atomic_write(directory / "metadata.json", json.dumps(metadata, indent=2) + "\n")
 
 

@@ -570,34 +570,11 @@ def probe(config: SelfPlayConfig, directory: Path, step: int, show_progress: boo
     `probe.steps` (training/exploit.py) with the run's own `ppo` section, on the run's main variant
     (`config.main_variant`), its files in the run's exploit/; returns the final figures."""
     settings = config.probe
-    open_baskets, no_fighting = config.main_variant
     # Relative where it can be (no machine's paths in the run's files), and never a bare name a built-in agent could shadow.
     target = os.path.join(".", os.path.relpath(directory)) if directory.resolve().is_relative_to(Path.cwd()) else str(directory)
-    measured = exploit.ExploitConfig(
-        target=target,
-        game=config.game,
-        players=(settings.num_players,),
-        steps=settings.steps,
-        open_baskets=open_baskets,
-        no_fighting=no_fighting,
-        seed=config.seed,
-        eval_games=settings.games,
-        ppo=config.ppo,
-        threads=config.threads,
-        device=config.device,
-        kickstart=config.override(f"kickstart.decisions={exploit.CLONING_DECISIONS}").kickstart,
-        out=Path(target) / "exploit",
-    )
-    final = exploit.measure(measured, show_progress)["tables"][0]["final"]
-    return {
-        "at_step": step,
-        **settings.in_metadata(),
-        "variant": variant_name(open_baskets, no_fighting),
-        "win_share": final["win_share"],
-        "win_share_ci": final["win_share_ci"],
-        "gain": final["gain"],
-        "gain_ci": final["gain_ci"],
-    }
+    cloning = config.override(f"kickstart.decisions={exploit.CLONING_DECISIONS}").kickstart
+    figures = exploit.probe_run(config, target, show_progress, ppo=config.ppo, device=config.device, kickstart=cloning)
+    return {"at_step": step, **settings.in_metadata(), "variant": variant_name(*config.main_variant), **figures}
 
 
 def summary(metadata: dict[str, Any], directory: Path) -> str:
