@@ -23,10 +23,10 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 from peers import peer  # noqa: E402  (this script's folder is on sys.path when it runs)
 
-from miaui_env.apps.arena import ArenaConfig, play  # noqa: E402
 from miaui_env.games.miaui.agents.heuristics import CountingAgent  # noqa: E402
 from miaui_env.games.miaui.agents.loading import load_agent  # noqa: E402
 from miaui_env.games.miaui.agents.search import RegretMatchingSearchAgent  # noqa: E402
+from miaui_env.games.miaui.arena import ArenaConfig, play  # noqa: E402
 from miaui_env.games.miaui.rules import NUM_ROUNDS  # noqa: E402
 
 PLAYERS = 4

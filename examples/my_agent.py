@@ -31,9 +31,9 @@ class SecondHighest:
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
     """A gauntlet of SecondHighest against three counters; its win share and 95% interval."""
-    from miaui_env.apps.arena import ArenaConfig, play
     from miaui_env.core.arena import summarize
     from miaui_env.games.miaui.agents.loading import load_agent
+    from miaui_env.games.miaui.arena import ArenaConfig, play
 
     parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=2000)

@@ -9,10 +9,10 @@ import pytest
 from helpers import stacked_deck
 
 import miaui_env
-from miaui_env.apps.arena import ArenaConfig, play
 from miaui_env.core.arena import gauntlet_significance, summarize
 from miaui_env.games.miaui.agents import RandomAgent, builtin_agents
 from miaui_env.games.miaui.agents.heuristics import CountingAgent, GreedyAgent, depth_values, winning_chances
+from miaui_env.games.miaui.arena import ArenaConfig, play
 from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
 from miaui_env.games.miaui.vector import VectorMiaui
 

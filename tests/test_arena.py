@@ -19,7 +19,7 @@ import pytest
 from helpers import SHARED_VICTORY_HIGH_SCORE, SHARED_VICTORY_PUT_BACK, SHARED_VICTORY_ROUNDS, highest_card, stacked_deck
 from helpers import lowest_card as lowest_policy
 
-from miaui_env.apps.arena import ArenaConfig, main, play, run
+from miaui_env.apps.arena import main
 from miaui_env.core.arena import gauntlet_significance, lineups, summarize, table
 from miaui_env.core.checkpoint import CheckpointVersionError
 from miaui_env.core.errors import InvalidConfigError
@@ -28,6 +28,7 @@ from miaui_env.core.policy import load_sb3_policy
 from miaui_env.games.miaui.agents import RandomAgent
 from miaui_env.games.miaui.agents.heuristics import GreedyAgent
 from miaui_env.games.miaui.agents.loading import load_agent
+from miaui_env.games.miaui.arena import ArenaConfig, play, run
 from miaui_env.games.miaui.spec import TableSpec
 from miaui_env.games.miaui.vector import VectorMiaui
 
@@ -228,7 +229,7 @@ def test_players_tied_by_a_stacked_deck_share_the_average_place_and_the_victory(
         def reset(self, seed=None, decks=None, seeds=None):
             return super().reset(seed=seed, decks=[deck] * self.num_envs, seeds=seeds)
 
-    monkeypatch.setattr("miaui_env.apps.arena.VectorMiaui", StackedEngine)
+    monkeypatch.setattr("miaui_env.games.miaui.arena.VectorMiaui", StackedEngine)
     # Two identical players always play their highest card and one her lowest: whatever the seats of
     # the rotation, the two high players score 60 each and tie for first, the low player scores 0.
     names = ["high#0", "high#1", "low"]
@@ -377,7 +378,7 @@ def test_the_command_lines_table_size_has_two_spellings(tmp_path, flag):
 
 
 def test_the_arena_bar_ends_at_its_total_of_whole_duplicate_sets(capsys):
-    from miaui_env.apps.arena import run
+    from miaui_env.games.miaui.arena import run
 
     result = run(["random", "greedy"], "gauntlet", ArenaConfig(num_players=3, games=4, seed=2, batch_games=3), out=None)
     bar = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()[-1]

@@ -556,7 +556,7 @@ def illegal_cards(observations, masks):
     ids=["floats", "too few", "illegal"],
 )
 def test_an_agents_malformed_answer_is_named_wherever_it_plays(policy, message):
-    from miaui_env.apps.arena import ArenaConfig, play
+    from miaui_env.games.miaui.arena import ArenaConfig, play
     from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 
     with pytest.raises(AgentError, match=f"'{policy.__name__}'.*{message}"):
@@ -607,7 +607,7 @@ BAD_ARENA_CONFIGS = [
 
 @pytest.mark.parametrize(("kwargs", "message"), BAD_ARENA_CONFIGS, ids=[str(k) for k, _ in BAD_ARENA_CONFIGS])
 def test_the_arena_config_refuses_bad_values(kwargs, message):
-    from miaui_env.apps.arena import ArenaConfig
+    from miaui_env.games.miaui.arena import ArenaConfig
 
     with pytest.raises(ValueError, match=message):
         ArenaConfig(**kwargs)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from miaui_env.apps import replay
 from miaui_env.core.checkpoint import CheckpointError, read_metadata
 from miaui_env.core.files import MAX_FILE_BYTES, read_bounded
+from miaui_env.games.miaui import replay
 from miaui_env.games.miaui.saved_state import MAX_STATE_BYTES, StateFormatError, load_state
 from miaui_env.games.octopus import replay as octopus_replay
 from training.config import load_config

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from miaui_env.apps.arena import ArenaConfig, run
 from miaui_env.apps.card import CardError, games_per_opponent, markdown, play_card
+from miaui_env.games.miaui.arena import ArenaConfig, run
 
 ROOT = Path(__file__).parent.parent
 

@@ -15,7 +15,7 @@ user reads a seat's view from, and compares what each seat is shown, step by ste
 - `web-play`: the browser app's JSON for the person's seat (`GET /api/games/<id>`, then each
   `POST .../play`), the person seated at each seat in turn, through Flask's test client;
 - `web-watch`: the browser app's replay frames for a seat (`POST /api/watch`, each frame's JSON);
-- `replay-frames`: `miaui_env.apps.replay.frames(replay, seat)`, the pictures a replay's GIF shows for a seat.
+- `replay-frames`: `miaui_env.games.miaui.replay.frames(replay, seat)`, the pictures a replay's GIF shows for a seat.
 
 Where a surface plays a seat by an agent (sb3, gymnasium, web-play), that agent is `Script`: it
 plays the test's cards for its seat, reading nothing but the round number (public), so both games
@@ -63,11 +63,11 @@ from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
 import miaui_env
-from miaui_env.apps.replay import frames as replay_frames
-from miaui_env.apps.replay import record_replay, replay_to_json
 from miaui_env.games.miaui.cards import DEFAULT_DECK, FishKind, parse_deck_order
 from miaui_env.games.miaui.display.picture import seat_picture
 from miaui_env.games.miaui.observation import LAGOON_SLOTS, OBSERVATION_LAYOUT, VIEWS
+from miaui_env.games.miaui.replay import frames as replay_frames
+from miaui_env.games.miaui.replay import record_replay, replay_to_json
 from miaui_env.games.miaui.rules import NUM_DIVER_CARDS, NUM_ROUNDS, GameConfig, GameState, SeagullTheft, new_game, play_round
 from miaui_env.games.miaui.single_agent import MiauiSingleAgentEnv
 from miaui_env.games.miaui.vector import VectorMiaui

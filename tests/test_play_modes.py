@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from miaui_env.apps.arena import ArenaConfig, play
 from miaui_env.core.loading import PLAY_MODES, AgentSpecError
 from miaui_env.core.policy import PolicyAgent, action_probabilities
 from miaui_env.games.miaui.agents.loading import load_agent, load_agents
+from miaui_env.games.miaui.arena import ArenaConfig, play
 from miaui_env.games.miaui.vector import VectorMiaui
 
 ROOT = Path(__file__).parent.parent

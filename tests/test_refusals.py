@@ -21,9 +21,9 @@ import pytest
 
 import miaui_env
 import miaui_env.integrations.openspiel  # registers python_miaui and python_octopus
-from miaui_env.apps import replay as miaui_replay
 from miaui_env.core.layout import VectorShapeError
 from miaui_env.core.loading import AgentSpecError
+from miaui_env.games.miaui import replay as miaui_replay
 from miaui_env.games.miaui import rules, saved_state
 from miaui_env.games.miaui.agents import AgentError, RandomAgent
 from miaui_env.games.miaui.agents.loading import load_agent
@@ -453,8 +453,8 @@ def test_terminate_mode_refuses_what_names_no_action_as_raise_mode_does(make, ac
 
 
 def test_deck_lists_write_fish_cards_only_and_the_rulebook_deck_written_out_is_the_full_game():
-    from miaui_env.apps.arena import ArenaConfig
     from miaui_env.core.errors import DeckError
+    from miaui_env.games.miaui.arena import ArenaConfig
     from miaui_env.games.miaui.cards import DEFAULT_DECK, deck_list
     from miaui_env.games.miaui.spec import TableSpec
 

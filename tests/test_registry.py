@@ -97,7 +97,7 @@ def test_a_game_without_its_own_apps_gets_the_generic_ones_bound_to_it():
     for part, target in GENERIC_PARTS.items():
         bound = game.part(part)
         assert bound.args == (game,) and f"{bound.func.__module__}:{bound.func.__name__}" == target
-    assert get_game("miaui").part("arena").__module__ == "miaui_env.apps.arena"  # a game's own part comes first
+    assert get_game("miaui").part("arena").__module__ == "miaui_env.games.miaui.arena"  # a game's own part comes first
     wordless = dataclasses.replace(get_game("octopus"), name="wordless")
     with pytest.raises(GamePartError, match="the octopus game has no words"):
         wordless.part("words")

@@ -20,8 +20,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import miaui_env
-from miaui_env.apps.arena import ArenaConfig, run
-from miaui_env.apps.replay import (
+from miaui_env.core.errors import InvalidConfigError
+from miaui_env.core.replays import ReplayError
+from miaui_env.games.miaui.arena import ArenaConfig, run
+from miaui_env.games.miaui.cards import DEFAULT_DECK
+from miaui_env.games.miaui.encoder import Encoder
+from miaui_env.games.miaui.replay import (
     REPLAY_VERSION,
     dealt_deck,
     frames,
@@ -33,10 +37,6 @@ from miaui_env.apps.replay import (
     replay_to_json,
     save_replay,
 )
-from miaui_env.core.errors import InvalidConfigError
-from miaui_env.core.replays import ReplayError
-from miaui_env.games.miaui.cards import DEFAULT_DECK
-from miaui_env.games.miaui.encoder import Encoder
 from miaui_env.games.miaui.rules import GameConfig, new_game, play_round, scores, winners
 from miaui_env.games.miaui.saved_state import record_to_dict
 from miaui_env.games.miaui.spec import TableSpec
@@ -272,9 +272,9 @@ def test_arena_replays_are_the_games_the_arena_played(tmp_path):
 def test_arena_games_are_the_games_the_rules_play_from_their_deals(players, no_fighting):
     """Every game the arena's batched engine played, played again through rules.py from its deal seed
     and its cards: the same final scores and winners (R10), on every table."""
-    from miaui_env.apps.arena import SampleGames, play
     from miaui_env.games.miaui.agents import RandomAgent
     from miaui_env.games.miaui.agents.heuristics import CountingAgent, GreedyAgent
+    from miaui_env.games.miaui.arena import SampleGames, play
 
     games = 5 * players  # 5 duplicate sets: 5 deals, each played with every rotation
     samples = SampleGames(games)

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 import yaml
 
-from miaui_env.apps.arena import ArenaConfig, play
 from miaui_env.games.miaui.agents import RandomAgent
 from miaui_env.games.miaui.agents.loading import load_agent
+from miaui_env.games.miaui.arena import ArenaConfig, play
 
 pytestmark = pytest.mark.rllib  # Ray starts and trains: out of the fast loop
 

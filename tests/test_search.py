@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from miaui_env.apps.arena import ArenaConfig, play
 from miaui_env.core.arena import summarize
 from miaui_env.core.errors import InvalidConfigError
 from miaui_env.games.miaui.agents import RandomAgent, checked_actions
 from miaui_env.games.miaui.agents.loading import load_agent
 from miaui_env.games.miaui.agents.search import RegretMatchingSearchAgent
+from miaui_env.games.miaui.arena import ArenaConfig, play
 from miaui_env.games.miaui.belief import SeatKnowledge
 from miaui_env.games.miaui.encoder import Encoder
 from miaui_env.games.miaui.rules import GameConfig, new_game, play_round

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 import yaml
 
-from miaui_env.apps.arena import ArenaConfig, play
-from miaui_env.apps.replay import load_replay
 from miaui_env.core.arena import summarize
 from miaui_env.games.miaui.agents import RandomAgent
 from miaui_env.games.miaui.agents.loading import load_agent
+from miaui_env.games.miaui.arena import ArenaConfig, play
+from miaui_env.games.miaui.replay import load_replay
 from miaui_env.games.miaui.rules import GameConfig
 from training.config import ConfigError, load_config
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from miaui_env.apps.arena import ArenaConfig, play
 from miaui_env.games.miaui.agents import RandomAgent
 from miaui_env.games.miaui.agents.loading import load_agent
+from miaui_env.games.miaui.arena import ArenaConfig, play
 from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT, SEAT_DIM
 from miaui_env.games.miaui.rules import MAX_PLAYERS
 from miaui_env.games.miaui.spec import TableSpec

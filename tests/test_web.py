@@ -22,7 +22,6 @@ from waitress import create_server
 from web_helpers import posted, refused
 
 import miaui_env
-from miaui_env.apps.replay import load_replay, record_replay, replay_from_json, replay_states, replay_to_json, save_replay
 from miaui_env.apps.web import create_app, memory
 from miaui_env.apps.web import games as games_module
 from miaui_env.apps.web import routes as routes_module
@@ -33,6 +32,7 @@ from miaui_env.apps.web.tables import reveal_steps, seat_table, spectator_table
 from miaui_env.games.miaui import rules
 from miaui_env.games.miaui.cards import parse_deck_order
 from miaui_env.games.miaui.encoder import Encoder
+from miaui_env.games.miaui.replay import load_replay, record_replay, replay_from_json, replay_states, replay_to_json, save_replay
 from miaui_env.games.miaui.rules import GameConfig, SeagullTheft, play_round
 from miaui_env.games.miaui.spec import TableSpec
 

@@ -1,6 +1,6 @@
 """The evaluation gauntlet every trainer measures with, and the one chart of measures over training.
 
-A gauntlet is an arena run (miaui_env.apps.arena; the octopus game's, miaui_env.games.octopus.arena;
+A gauntlet is an arena run (miaui_env.games.miaui.arena; the octopus game's, miaui_env.games.octopus.arena;
 any other game's, miaui_env.apps.any_game)
 of a learner against n-1 copies of one opponent, dealt in duplicate sets so that every seat meets
 every deal. Self-play PPO evaluates its learner
@@ -24,13 +24,13 @@ import numpy as np
 
 from miaui_env.apps import any_game
 from miaui_env.apps.any_game import AnyArenaConfig
-from miaui_env.apps.arena import ArenaConfig, SampleGames, play
-from miaui_env.apps.replay import record_replay, save_replay
 from miaui_env.core.agents import Agent, Policy, agent_name
 from miaui_env.core.arena import check_result_size, gauntlet_significance, summarize
 from miaui_env.core.files import replacing
 from miaui_env.core.registry import get_game
 from miaui_env.games.miaui.agents.loading import load_agent
+from miaui_env.games.miaui.arena import ArenaConfig, SampleGames, play
+from miaui_env.games.miaui.replay import record_replay, save_replay
 from miaui_env.games.miaui.spec import TableSpec
 from miaui_env.games.octopus import arena as octopus_arena
 from miaui_env.games.octopus.agents import load_octopus_agent

@@ -4,7 +4,7 @@
     python -m miaui_env.apps.card --candidate my_pkg.bots:make_bot --field counter search --games 4000 600
     python -m miaui_env.apps.card --game octopus --candidate octopus-ppo-v1 --field risk-aware rival-aware --players 2 3 4
 
-One cell is one gauntlet of the arena (miaui_env/apps/arena.py): the candidate against n-1 copies
+One cell is one gauntlet of the game's arena (Miaui's: miaui_env/games/miaui/arena.py): the candidate against n-1 copies
 of one opponent, duplicate-dealt (every deal played n times, the seats rotated), its win share with
 a 95% interval over duplicate sets and a one-sided test against the fair share 1/n. Every cell
 deals from the same seed, so the columns of one row meet the same deals. `--games` gives the games

@@ -3,7 +3,7 @@ intervals and ratings, the gauntlet's significance test, the text table and the 
 
 A game's arena plays its schedule (each duplicate set one deal, the lineup rotated a seat a game)
 and hands the seats, scores and winners to `summarize` and `gauntlet_significance`; `write_results`
-writes arena.json, arena.csv and arena.png. Miaui's arena is `miaui_env.apps.arena`, the octopus
+writes arena.json, arena.csv and arena.png. Miaui's arena is `miaui_env.games.miaui.arena`, the octopus
 game's `miaui_env.games.octopus.arena`, any other game's `miaui_env.apps.any_game`.
 """
 

@@ -1,7 +1,7 @@
 """Replay files every game shares: a replay is JSON text, written whole or not at all and read back
 within the library's file limit, each game refusing a bad one with its own `ReplayError`.
 
-Miaui's replays are `miaui_env.apps.replay`, the octopus game's `miaui_env.games.octopus.replay`,
+Miaui's replays are `miaui_env.games.miaui.replay`, the octopus game's `miaui_env.games.octopus.replay`,
 any other game's `miaui_env.apps.any_game`.
 """
 

@@ -22,7 +22,6 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from miaui_env.apps.replay import Replay, dealt_deck, record_replay, replay_states, save_replay
 from miaui_env.apps.web.memory import release_memory
 from miaui_env.apps.web.tables import reveal_steps, seat_table, spectator_table
 from miaui_env.core.agents import Agent, checked_actions
@@ -35,6 +34,7 @@ from miaui_env.games.miaui.agents.loading import SEARCH_PREFIX, load_agents
 from miaui_env.games.miaui.agents.styles import STYLE_AGENTS
 from miaui_env.games.miaui.encoder import Encoder
 from miaui_env.games.miaui.observation import VIEWS
+from miaui_env.games.miaui.replay import Replay, dealt_deck, record_replay, replay_states, save_replay
 from miaui_env.games.miaui.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,

@@ -18,7 +18,6 @@ from flask import Blueprint, Flask, Response, current_app, g, jsonify, request, 
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
-from miaui_env.apps.replay import Replay, replay_from_json, replay_to_json
 from miaui_env.apps.web.games import (
     MAX_BODY,
     TRAINING_INSTALL,
@@ -36,6 +35,7 @@ from miaui_env.apps.web.games import (
 )
 from miaui_env.core.replays import ReplayError
 from miaui_env.core.web import AgentChoice, WebError, checked_seat
+from miaui_env.games.miaui.replay import Replay, replay_from_json, replay_to_json
 from miaui_env.games.octopus import replay as octopus_replay
 from miaui_env.games.octopus.web import ACTION_FIELDS, OctopusChoice, OctopusHumanGame, octopus_frames, octopus_menu, start_octopus_game
 

@@ -8,6 +8,7 @@
     display/                         text and pictures of a table, one observation decoder for both
     agents/                          greedy, counter, styles, search, and Miaui's agent specs
     env, single_agent                the PettingZoo AEC and Parallel envs, the single-seat Gymnasium env
+    replay, arena, play              replays, the duplicate-dealt arena, terminal play (the commands' Miaui parts)
 
 This module is Miaui's entry in the game registry (`GAME`) and its env ids: importing it loads none
 of the above.
@@ -36,9 +37,9 @@ GAME = Game(
         "agent_names": "miaui_env.games.miaui.agents:builtin_agents",
         "shipped_policies": "miaui_env.core.loading:shipped_policy_names",
         "observation_version": "miaui_env.games.miaui.observation:OBSERVATION_VERSION",
-        "gauntlet": "miaui_env.apps.arena:gauntlet",
-        "arena": "miaui_env.apps.arena:miaui_main",
-        "play": "miaui_env.apps.play:play",
-        "replay": "miaui_env.apps.replay:miaui_main",
+        "gauntlet": "miaui_env.games.miaui.arena:gauntlet",
+        "arena": "miaui_env.games.miaui.arena:miaui_main",
+        "play": "miaui_env.games.miaui.play:play",
+        "replay": "miaui_env.games.miaui.replay:miaui_main",
     },
 )
