@@ -153,6 +153,30 @@ def test_an_octopus_row_that_ends_is_held_one_step_while_the_others_play_on():
     assert all(len(table.games[r].events) > count for r, count in playing.items() if not (terminated[r] or truncated[r]))
 
 
+def test_an_rllib_league_fades_per_episode_of_octopus_games_as_the_sb3_trainer_s_does(tmp_path):
+    """Octopus games end apart: each step's finished games fade the league by their share of an
+    episode's worth of games (`League.record`'s `games_per_episode`), not by a whole episode each step."""
+    from types import SimpleNamespace
+
+    from training.config import load_rllib_config
+    from training.rllib_opponents import RLlibOpponents
+
+    env = vector_env("game=octopus", "tables=[{num_players: 2, num_games: 6}]", "seed=4")
+    assert env.games_per_episode == 12  # every octopus row a game of its own, as the SB3 trainer counts them
+    rows, _ = env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    while len(env.results) < 3:  # three steps that each ended some games, not all
+        rows, *_ = env.step(np.array([rng.choice(np.flatnonzero(mask)) for mask in rows["action_mask"]]))
+    finished = sum(len(games) for games in env.results)
+    opponents = RLlibOpponents(load_rllib_config(None, ["game=octopus"]).opponents, tmp_path)
+    recorded = []
+    opponents.record = lambda games, per_episode=None: recorded.append((len(games), per_episode))  # type: ignore[method-assign]
+    runner = SimpleNamespace(env=SimpleNamespace(unwrapped=env))
+    opponents.collect(SimpleNamespace(env_runner_group=SimpleNamespace(foreach_env_runner=lambda fn: [fn(runner)])))
+    assert len(recorded) == 3 and sum(count for count, _ in recorded) == finished < 12
+    assert {per for _, per in recorded} == {12}  # each step's games weigh their share of an episode
+
+
 def test_the_cluster_path_on_one_machine(short_dir):
     ray_cli = Path(sys.executable).parent / "ray"
     with socket.socket() as probe:

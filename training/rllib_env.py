@@ -211,8 +211,14 @@ class SelfPlayVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         for setter in self.setters:
             setter(list(shares))
 
+    @property
+    def games_per_episode(self) -> int:
+        """Games in play at once (a game's learner seats share it): how many finished games make one episode's worth."""
+        return sum(table.num_envs // table.rows_per_game for table in self.tables)
+
     def take_results(self) -> list[list[GameResult]]:
-        """The episodes finished since the last call, each its games' (opponent names, the learner's win share, seats)."""
+        """The games finished since the last call, a list for each step that ended some (Miaui's: every game
+        of an episode), each game's (opponent names, the learner's win share, seats)."""
         results, self.results = self.results, []
         return results
 

@@ -62,17 +62,18 @@ class RLlibOpponents(Opponents):
         algo.env_runner_group.foreach_env_runner(seat)
 
     def collect(self, algo: Any) -> None:
-        """A league's statistics from the games every env runner finished since the last call, episode
-        by episode; the new draw weights to every runner."""
+        """A league's statistics from the games every env runner finished since the last call, as the SB3
+        trainer counts them (old results fading per episode's worth of games); the new draw weights to every runner."""
         if self.league is None:
             return
 
-        def take(runner: Any) -> list[list[GameResult]]:
-            return runner.env.unwrapped.take_results() if runner.env is not None else []
+        def take(runner: Any) -> tuple[int | None, list[list[GameResult]]]:
+            env = runner.env.unwrapped if runner.env is not None else None
+            return (env.games_per_episode, env.take_results()) if env is not None else (None, [])
 
-        for episodes in algo.env_runner_group.foreach_env_runner(take):
-            for games in episodes:
-                self.record(games)
+        for games_per_episode, finished in algo.env_runner_group.foreach_env_runner(take):
+            for games in finished:  # a game-per-row game's end apart: each fades the league by its share of an episode
+                self.record(games, games_per_episode)
         shares = self.shares()
 
         def reweigh(runner: Any) -> None:
