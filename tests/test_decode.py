@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from helpers import stacked_game
 
-from miaui_env.apps.web.tables import seat_table
 from miaui_env.core.errors import InvalidConfigError
 from miaui_env.games.miaui import rules
 from miaui_env.games.miaui.cards import FISH_KINDS, FishCard, FishKind
 from miaui_env.games.miaui.display import text
 from miaui_env.games.miaui.display.decode import FishTally, LastReveal, ObservationShapeError, decode_observation
+from miaui_env.games.miaui.display.page import seat_table
 from miaui_env.games.miaui.display.picture import seat_picture
 from miaui_env.games.miaui.display.text import describe_observation, fish_in_words
 from miaui_env.games.miaui.encoder import Encoder

@@ -375,7 +375,7 @@ def answer(response: Any) -> Any:
 
 
 def show_web_play(table: Table, games: Sequence[Game]) -> list[Shown]:
-    from miaui_env.apps.web.games import HumanGame
+    from miaui_env.games.miaui.web import HumanGame
 
     web, n = WEB.start(), table.num_players
 

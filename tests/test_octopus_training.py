@@ -368,8 +368,8 @@ def test_the_yardstick_s_default_baselines_are_the_game_s_own():
 
 
 def test_the_shipped_octopus_policy_loads_by_name_plays_and_stays_out_of_miaui_menus():
-    from miaui_env.apps.web.games import policy_choices
     from miaui_env.core.arena import summarize
+    from miaui_env.games.miaui.web import policy_choices
     from miaui_env.games.octopus.agents import shipped_octopus_policies
     from miaui_env.games.octopus.odds import OctopusOddsFeatures
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from miaui_env.apps.web.games import agent_menu
 from miaui_env.core.loading import AgentSpecError
 from miaui_env.core.seeding import seed_children
 from miaui_env.games.miaui.agents import AgentError, builtin_agents
@@ -23,6 +22,7 @@ from miaui_env.games.miaui.agents.styles import (
 )
 from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
 from miaui_env.games.miaui.vector import VectorMiaui
+from miaui_env.games.miaui.web import agent_menu
 
 STYLES = [style.name for style in STYLE_AGENTS]
 

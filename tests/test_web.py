@@ -26,15 +26,17 @@ from miaui_env.apps.web import create_app, memory
 from miaui_env.apps.web import games as games_module
 from miaui_env.apps.web import routes as routes_module
 from miaui_env.apps.web.app import STATIC
-from miaui_env.apps.web.games import MAX_BODY, GameStore, HumanGame, ReplayShelf, TableChoice, agent_menu
-from miaui_env.apps.web.games import start_game as start_human_game
-from miaui_env.apps.web.tables import reveal_steps, seat_table, spectator_table
+from miaui_env.apps.web.games import MAX_BODY, GameStore, ReplayShelf
 from miaui_env.games.miaui import rules
+from miaui_env.games.miaui import web as miaui_page
 from miaui_env.games.miaui.cards import parse_deck_order
+from miaui_env.games.miaui.display.page import reveal_steps, seat_table, spectator_table
 from miaui_env.games.miaui.encoder import Encoder
 from miaui_env.games.miaui.replay import load_replay, record_replay, replay_from_json, replay_states, replay_to_json, save_replay
 from miaui_env.games.miaui.rules import GameConfig, SeagullTheft, play_round
 from miaui_env.games.miaui.spec import TableSpec
+from miaui_env.games.miaui.web import HumanGame, TableChoice, agent_menu
+from miaui_env.games.miaui.web import start_game as start_human_game
 
 ROOT = Path(__file__).parent.parent
 
@@ -290,7 +292,7 @@ def test_an_agent_that_fails_fails_its_own_request_only(app, monkeypatch):
         def act(self, observations, masks):
             raise RuntimeError("the policy file is corrupt")
 
-    monkeypatch.setattr("miaui_env.apps.web.games.load_agents", lambda names, seed: [Broken([]) for _ in names])
+    monkeypatch.setattr("miaui_env.games.miaui.web.load_agents", lambda names, seed: [Broken([]) for _ in names])
     broken = new_game(broken_client)
     before = broken_client.get(f"/api/games/{broken['id']}").get_json()
     play = {"card": 3, "round": 1}
@@ -894,7 +896,7 @@ def test_the_agent_list_names_what_the_training_extra_brings_and_how(tmp_path, m
     assert {"miaui-ppo-v0", "miaui-ppo-v0@sample", "search+miaui-ppo-v0"} <= flagged and "counter" not in flagged
     assert answer["training_extra"]["missing"] == []
 
-    monkeypatch.setattr(games_module, "training_extra_installed", lambda: False)  # a `pip install -e ".[web]"` machine
+    monkeypatch.setattr(miaui_page, "training_extra_installed", lambda: False)  # a `pip install -e ".[web]"` machine
     bare = create_app(GameStore(max_games=8), replays=tmp_path / "replays", library=[tmp_path]).test_client()
     answer = bare.get("/api/agents").get_json()
     offered = {agent["name"] for agent in answer["agents"]}

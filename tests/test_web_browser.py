@@ -21,11 +21,11 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from waitress import create_server
 
 from miaui_env.apps.web import create_app
-from miaui_env.apps.web.games import TableChoice, agent_menu
-from miaui_env.apps.web.games import start_game as start_human_game
 from miaui_env.games.miaui.agents import RandomAgent
 from miaui_env.games.miaui.replay import load_replay, record_replay, save_replay
 from miaui_env.games.miaui.rules import GameConfig
+from miaui_env.games.miaui.web import TableChoice, agent_menu
+from miaui_env.games.miaui.web import start_game as start_human_game
 from miaui_env.games.octopus.agents import load_octopus_agents
 from miaui_env.games.octopus.replay import play_and_record
 from miaui_env.games.octopus.replay import save_replay as save_octopus_replay

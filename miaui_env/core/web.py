@@ -8,6 +8,7 @@ app (`miaui_env.apps.web`) serves both. Nothing here loads Flask.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,3 +49,20 @@ def checked_int(value: Any, name: str, low: int, high: int) -> int:
 def checked_seat(seat: Any, num_players: int) -> int | None:
     """A seat to watch from (None: the spectator); WebError naming the seats otherwise."""
     return None if seat is None else checked_int(seat, "seat", 0, num_players - 1)
+
+
+def checked_bool(value: Any, name: str) -> bool:
+    """`value` if it is true or false; WebError naming `name` otherwise."""
+    if not isinstance(value, bool):
+        raise WebError(f"{name}={value!r:.40} is not allowed: true or false")
+    return value
+
+
+def checked_object(body: Any, fields: Sequence[str], what: str) -> Mapping[str, Any]:
+    """`body` if it is a JSON object of `fields` only (any may be missing); WebError naming `what` and the first unknown field otherwise."""
+    if not isinstance(body, dict):
+        raise WebError(f"{what} is a JSON object with the fields {', '.join(fields)}; got {type(body).__name__}")
+    unknown = sorted(set(body) - set(fields))
+    if unknown:
+        raise WebError(f"{what}: unknown field {unknown[0]!r:.40}; the fields are {', '.join(fields)}")
+    return body

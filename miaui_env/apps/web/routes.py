@@ -18,24 +18,11 @@ from flask import Blueprint, Flask, Response, current_app, g, jsonify, request, 
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
-from miaui_env.apps.web.games import (
-    MAX_BODY,
-    TRAINING_INSTALL,
-    BusyError,
-    GameStore,
-    NotJSONError,
-    ReplayShelf,
-    TableChoice,
-    agent_menu,
-    agents_game,
-    frames_of,
-    parse_json,
-    policy_choices,
-    start_game,
-)
+from miaui_env.apps.web.games import MAX_BODY, TRAINING_INSTALL, BusyError, GameStore, NotJSONError, ReplayShelf, parse_json
 from miaui_env.core.replays import ReplayError
 from miaui_env.core.web import AgentChoice, WebError, checked_seat
 from miaui_env.games.miaui.replay import Replay, replay_from_json, replay_to_json
+from miaui_env.games.miaui.web import TableChoice, agent_menu, agents_game, frames_of, policy_choices, start_game
 from miaui_env.games.octopus import replay as octopus_replay
 from miaui_env.games.octopus.web import ACTION_FIELDS, OctopusChoice, OctopusHumanGame, octopus_frames, octopus_menu, start_octopus_game
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from miaui_env.core.agents import Agent
-from miaui_env.core.web import HUMAN, MAX_INT_DIGITS, AgentChoice, WebError, checked_seat, training_extra_installed
+from miaui_env.core.web import HUMAN, MAX_INT_DIGITS, AgentChoice, WebError, checked_object, checked_seat, training_extra_installed
 from miaui_env.games.octopus import rules
 from miaui_env.games.octopus.agents import load_octopus_agents, octopus_agents, shipped_octopus_policies
 from miaui_env.games.octopus.env import play_decision
@@ -89,11 +89,7 @@ class OctopusChoice:
     def parse(cls, body: Any, menu: Sequence[AgentChoice]) -> OctopusChoice:
         """The table a request body asks for: `opponents` lists one agent for each other seat,
         clockwise from the person's left (default: risk-aware everywhere)."""
-        if not isinstance(body, dict):
-            raise WebError(f"a new octopus game is a JSON object with the fields {', '.join(NEW_GAME_FIELDS)}; got {type(body).__name__}")
-        unknown = sorted(set(body) - set(NEW_GAME_FIELDS))
-        if unknown:
-            raise WebError(f"a new octopus game: unknown field {unknown[0]!r:.40}; the fields are {', '.join(NEW_GAME_FIELDS)}")
+        body = checked_object(body, NEW_GAME_FIELDS, "a new octopus game")
         n = _checked_int(body.get("num_players", 2), "num_players", MIN_PLAYERS, MAX_PLAYERS)
         seat = _checked_int(body.get("seat", 0), "seat", 0, n - 1)
         chosen = body.get("opponents", [DEFAULT_OPPONENT] * (n - 1))
