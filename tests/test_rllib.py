@@ -123,6 +123,29 @@ def test_an_octopus_run_trains_through_the_same_game_hooks_and_loads_as_an_octop
     assert arena.returncode == 0, arena.stderr[-2000:]
 
 
+def test_a_plug_in_game_trains_on_rllib_through_its_aec_env(short_dir):
+    """A game that gives only its AEC env and agents (tests/games/sealed_bids.py, registered through
+    MIAUI_RL_GAMES in the driver and, inherited, in the env runners) trains on RLlib too: its
+    defaults made from its sizes and agents, its generic arena's evaluations."""
+    out = short_dir / "bids"
+    plug_in = {**LOOPBACK, "PYTHONPATH": str(ROOT / "tests" / "games"), "MIAUI_RL_GAMES": "sealed_bids:GAME"}
+    settings = [
+        "--set", "game=sealed_bids",
+        "--set", "iterations=2",
+        "--set", "tables=[{num_players: 3, num_games: 16}]",
+        "--set", "evaluation={every: 1, num_players: 3, games_per_baseline: 24, baselines: [random, match-the-prize]}",
+        "--set", "training={lr: 0.0003, train_batch_size_per_learner: 288, minibatch_size: 144, num_epochs: 1, gamma: 1.0}",
+    ]  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "training.rllib_selfplay", *settings, "--out", str(out)],
+        cwd=ROOT, env=plug_in, capture_output=True, text=True, timeout=420,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    metadata = json.loads((out / "metadata.json").read_text())
+    assert metadata["game"] == "sealed_bids" and metadata["env_steps"] >= 2 * 288
+    assert {row["baseline"] for row in metadata["evaluations"]} == {"random", "match-the-prize"}
+
+
 def run_module(module: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
 
