@@ -215,6 +215,17 @@ def test_an_output_folder_that_cannot_be_written_is_refused_before_any_work(tmp_
     assert measured == []  # refused before the first row was measured
 
 
+@pytest.mark.parametrize(("variant", "players", "agents"), [(TINY, 2, ("random", "risk-aware")), (TWO_ROUNDS, 3, ("high", "random"))])
+def test_a_tabular_best_response_finds_the_whole_exact_gain_on_a_tiny_game(variant, players, agents):
+    """One value per observation and action, learned in the yardstick's env and view and measured
+    exactly: on a game this small it finds every seat's exact gain, so the env, the view and the
+    measure agree with the exact best response (a shortfall elsewhere is the learner's)."""
+    rows = run(ExactConfig(variant, players=players, agents=agents, mccfr_seconds=0, tabular_episodes=4000), None)
+    for row in rows:
+        assert row.tabular_gains is not None and row.tabular_found == pytest.approx(1.0)
+        assert row.tabular_gains == pytest.approx(row.gains)
+
+
 def test_on_a_short_miaui_game_the_yardstick_never_beats_the_exact_best_response_and_self_play_is_measured():
     # The batched engine plays short games (MV1-MV3), so both learners train on the game measured.
     rows = run(ExactConfig(TWO_ROUNDS, players=3, agents=("high",), mccfr_seconds=0, yardstick_steps=8192, selfplay_steps=8192), None)

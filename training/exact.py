@@ -7,6 +7,7 @@ OpenSpiel's exact best responses over the whole game tree, for agents and for an
     python -m training.exact --game miaui --rounds 3 --deck "emperor_tuna:10*6 jellyfish:-10*4"   # a short Miaui game
     python -m training.exact --agents --mccfr-seconds 0 --selfplay-steps 1000000   # self-play, then MCCFR as long
     python -m training.exact --game miaui --agents high --yardstick-steps 200000 --selfplay-steps 200000
+    python -m training.exact --agents risk-aware --mccfr-seconds 0 --yardstick-steps 1000000 --tabular-episodes 300000
 
 The octopus game's small variant (`miaui_env.games.octopus.rules.Variant`, rulings OV1-OV3) is loaded in
 OpenSpiel (`python_octopus` with `species`, `values`, `octopuses`, `target`) and played for one
@@ -33,6 +34,10 @@ game, its average policy measured the same way.
 `--yardstick-steps` trains the yardstick's best response to each agent (`trained_gains`: its PPO,
 the recall view, a seat of each game against the agent) on the variant itself and measures it
 exactly, so the share of the exact gain it finds is how tight `training.exploit`'s lower bound is;
+`--tabular-episodes` trains, in the same env and view, a best response that keeps one value per
+observation and action (Monte Carlo control with epsilon-greedy exploration, Sutton & Barto ch. 5),
+which only a small variant allows, and measures it the same way: what a learner that does not
+generalise finds there tells the view and the env apart from PPO as the reason for a shortfall;
 `--selfplay-steps` trains teacher-free self-play on the variant (the game's recipe's learner,
 configs/octopus-v2.yaml or configs/default.yaml without its privileged critic, against a pool of its
 past selves), measures it exactly as it plays (its action chances) and by its most likely action,
@@ -289,6 +294,8 @@ class ExactConfig:
     """PPO steps of teacher-free self-play on the variant, then MCCFR for the same CPU time (0: none)."""
     yardstick_ppo: tuple[str, ...] = ()
     """`ppo.KEY=VALUE` overrides of the yardstick's PPO (configs/yardstick.yaml), as `training.exploit --set` takes them."""
+    tabular_episodes: int = 0
+    """Games of a tabular best response to each agent (Monte Carlo control on the yardstick's env and view; 0: none)."""
 
     def __post_init__(self) -> None:
         self.game.check(self.variant, self.players)
@@ -387,13 +394,24 @@ class Row:
     seconds: float
     trained_gains: tuple[float, ...] | None = None
     """Each seat's exact gain of the yardstick's trained best response (None: not trained)."""
+    tabular_gains: tuple[float, ...] | None = None
+    """Each seat's exact gain of the tabular best response (None: not trained)."""
 
     @property
     def found(self) -> float | None:
         """The share of the exact best response's gain that the trained one finds (mean over seats)."""
-        if self.trained_gains is None or sum(self.gains) <= 0:
+        return self.share(self.trained_gains)
+
+    @property
+    def tabular_found(self) -> float | None:
+        """The share of the exact best response's gain that the tabular one finds (mean over seats)."""
+        return self.share(self.tabular_gains)
+
+    def share(self, found_gains: tuple[float, ...] | None) -> float | None:
+        """`found_gains` as a share of the exact best response's gains (None: nothing to compare)."""
+        if found_gains is None or sum(self.gains) <= 0:
             return None
-        return sum(self.trained_gains) / sum(self.gains)
+        return sum(found_gains) / sum(self.gains)
 
 
 def trained_gains(game: Any, config: ExactConfig, spec: str, profile: Any, values: Sequence[float]) -> tuple[float, ...]:
@@ -415,6 +433,66 @@ def trained_gains(game: Any, config: ExactConfig, spec: str, profile: Any, value
     with torch_threads(1):  # as the yardstick trains (training/hardware.py)
         model.learn(config.yardstick_steps)
     learner = network_policy(game, model.policy, view, config.game, best=True)
+    gains = []
+    for seat in range(config.players):
+        seated = [learner if s == seat else profile for s in range(config.players)]
+        gains.append(float(expected_game_score.policy_value(game.new_initial_state(), seated)[seat]) - values[seat])
+    return tuple(gains)
+
+
+TABULAR_EXPLORATION = (0.3, 0.02)
+"""The tabular best response's epsilon: a random legal action this often, falling in a straight line over its games."""
+
+
+def tabular_gains(game: Any, config: ExactConfig, spec: str, profile: Any, values: Sequence[float]) -> tuple[float, ...]:
+    """A best response to `spec` that keeps one value per (observation, action), learned by every-visit
+    Monte Carlo control with epsilon-greedy exploration on the yardstick's env and view for
+    `tabular_episodes` games, then measured exactly as the yardstick's is: in each seat, its win share
+    against the agent less the agent's own there. Its greedy action at an observation it never met is
+    the first legal one."""
+    from open_spiel.python import policy
+    from open_spiel.python.algorithms import expected_game_score
+
+    from training.games import training_game
+
+    target = get_game(config.game.name).load_agent(spec, seed=config.seed)
+    view = training_game(config.game.name).best_response_view(target)
+    venv = config.game.learner_env(config.variant, config.players, view, config.seed, opponent=target)
+    values_of: dict[bytes, np.ndarray] = {}
+    visits: dict[bytes, np.ndarray] = {}
+    rng = np.random.default_rng(config.seed)
+    width = int(venv.action_space.n)
+    observations, episodes = np.asarray(venv.reset(), dtype=np.float32), 0
+    played: list[list[tuple[bytes, int]]] = [[] for _ in range(venv.num_envs)]
+    high, low = TABULAR_EXPLORATION
+    while episodes < config.tabular_episodes:
+        epsilon = high + (low - high) * episodes / config.tabular_episodes
+        masks = venv.action_masks()
+        actions = np.empty(venv.num_envs, dtype=np.int64)
+        for row in range(venv.num_envs):
+            legal, key = np.flatnonzero(masks[row]), observations[row].tobytes()
+            known = values_of.get(key)
+            explore = known is None or rng.random() < epsilon
+            actions[row] = rng.choice(legal) if explore else legal[int(np.argmax(known[legal]))]  # type: ignore[index]
+            played[row].append((key, int(actions[row])))
+        observations, rewards, dones, _ = venv.step(actions)
+        observations = np.asarray(observations, dtype=np.float32)
+        for ended in np.flatnonzero(dones).tolist():
+            for key, action in played[ended]:  # every visit of the game is paid its end (gamma 1: the reward comes at the end)
+                value, count = values_of.setdefault(key, np.zeros(width)), visits.setdefault(key, np.zeros(width))
+                count[action] += 1
+                value[action] += (rewards[ended] - value[action]) / count[action]
+            played[ended], episodes = [], episodes + 1
+    viewer = types.SimpleNamespace(view=view)
+
+    class TabularPolicy(policy.Policy):  # type: ignore[misc]
+        def action_probabilities(self, state: Any, player_id: int | None = None) -> dict[int, float]:
+            seen, mask = config.game.seen(state, viewer)
+            legal = np.flatnonzero(mask)
+            known = values_of.get(np.asarray(seen, dtype=np.float32).tobytes())
+            return {int(legal[0] if known is None else legal[int(np.argmax(known[legal]))]): 1.0}
+
+    learner = TabularPolicy(game, list(range(config.players)))
     gains = []
     for seat in range(config.players):
         seated = [learner if s == seat else profile for s in range(config.players)]
@@ -520,6 +598,8 @@ def run(config: ExactConfig, out: Path | None) -> list[Row]:
         row = measure(seen_in, spec, profile)
         if config.yardstick_steps > 0:
             row = dataclasses.replace(row, trained_gains=trained_gains(game, config, spec, profile, row.values))
+        if config.tabular_episodes > 0:
+            row = dataclasses.replace(row, tabular_gains=tabular_gains(game, config, spec, profile, row.values))
         rows.append(row)
         print(_line(rows[-1]), flush=True)
     if config.mccfr_seconds > 0 or config.mccfr_iterations > 0:
@@ -547,22 +627,25 @@ def _line(row: Row) -> str:
     gains = " ".join(f"{g:+.3f}" for g in row.gains)
     trained = "" if row.trained_gains is None else "  yardstick " + " ".join(f"{g:+.3f}" for g in row.trained_gains)
     found = "" if row.found is None else f" ({row.found:.0%} of the exact gain)"
-    return f"{row.name:40s} NashConv {row.nash_conv:.4f}  gains by seat {gains}{trained}{found}  ({row.seconds:.0f} s)"
+    tabular = "" if row.tabular_gains is None else "  tabular " + " ".join(f"{g:+.3f}" for g in row.tabular_gains)
+    tabular += "" if row.tabular_found is None else f" ({row.tabular_found:.0%})"
+    return f"{row.name:40s} NashConv {row.nash_conv:.4f}  gains by seat {gains}{trained}{found}{tabular}  ({row.seconds:.0f} s)"
 
 
 def table(config: ExactConfig, rows: Sequence[Row]) -> str:
     """The rows as a Markdown table."""
     seats = " | ".join(f"seat {s} gain" for s in range(config.players))
-    yardstick = config.yardstick_steps > 0
-    extra = f" | yardstick's gain ({config.yardstick_steps:,} steps) | share found" if yardstick else ""
+    learners = [(f"yardstick's gain ({config.yardstick_steps:,} steps)", "trained_gains")] if config.yardstick_steps > 0 else []
+    learners += [(f"tabular gain ({config.tabular_episodes:,} games)", "tabular_gains")] if config.tabular_episodes > 0 else []
+    extra = "".join(f" | {title} | share found" for title, _ in learners)
     lines = [f"{describe(config)}, {config.players} players{config.game.length}", "", f"| policy | NashConv | {seats}{extra} | seconds |"]
-    lines.append("|---" * (3 + config.players + 2 * yardstick) + "|")
+    lines.append("|---" * (3 + config.players + 2 * len(learners)) + "|")
     for row in rows:
         gains = " | ".join(f"{g:+.4f}" for g in row.gains)
-        if yardstick:
-            trained = "n/a" if row.trained_gains is None else f"{sum(row.trained_gains) / len(row.trained_gains):+.4f}"
-            found = "n/a" if row.found is None else f"{row.found:.0%}"
-            gains += f" | {trained} | {found}"
+        for _, field in learners:
+            found_gains, share = getattr(row, field), row.share(getattr(row, field))
+            mean = "n/a" if found_gains is None else f"{sum(found_gains) / len(found_gains):+.4f}"
+            gains += f" | {mean} | " + ("n/a" if share is None else f"{share:.0%}")
         lines.append(f"| {row.name} | {row.nash_conv:.4f} | {gains} | {row.seconds:.0f} |")
     return "\n".join(lines) + "\n"
 
@@ -587,6 +670,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mccfr-iterations", type=non_negative_int, default=0, help="iterations of MCCFR instead (repeatable)")
     parser.add_argument(
         "--yardstick-steps", type=non_negative_int, default=0, help="train the yardstick's best response to each agent this long (0: none)"
+    )
+    parser.add_argument(
+        "--tabular-episodes",
+        type=non_negative_int,
+        default=0,
+        help="games of a tabular best response to each agent (Monte Carlo control in the yardstick's env; 0: none)",
     )
     parser.add_argument(
         "--yardstick-set", dest="yardstick_ppo", action="append", default=[], metavar="KEY=VALUE", help="a ppo.* setting of the yardstick's"
@@ -624,6 +713,7 @@ def main(argv: list[str] | None = None) -> None:
             yardstick_steps=args.yardstick_steps,
             selfplay_steps=args.selfplay_steps,
             yardstick_ppo=tuple(args.yardstick_ppo),
+            tabular_episodes=args.tabular_episodes,
         )
         run(config, args.out or Path("results") / "exact" / variant_name(config))
 
