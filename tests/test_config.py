@@ -56,7 +56,7 @@ def test_the_defaults_are_the_yaml_files_typed():
     assert config.run_name == "miaui-ppo" and isinstance(config.total_timesteps, int)
     assert config.tables[3] == MiauiTableConfig(num_players=6, num_games=96, learner_seats=(0, 3))
     assert config.opponents.baseline_names == ("counter", "noisy-counter", "greedy", "random", "high", "low", "extremes", "middle")
-    assert config.magnet == MagnetConfig(coef=0.05, policy="average", rate=0.01)
+    assert config.magnet == MagnetConfig(coef=0.2, policy="average", rate=0.01)
     assert config.exploiters.every == 0 and config.exploiter_sizes == (3, 4, 6)  # off; on, at every table size in turn
     assert config.ppo["learning_rate"] == 1e-3 and config.total_timesteps == 10_000_000  # the recipe study's
     assert config.ppo["policy_kwargs"]["card_odds"] is True  # its second lever
