@@ -410,7 +410,7 @@ def test_an_rllib_run_is_evaluated_on_its_variant(monkeypatch):
         return play(agents, mode, arena, samples=samples)
 
     monkeypatch.setattr(training.gauntlet, "play", recording_play)
-    monkeypatch.setattr(training.rllib_selfplay, "load_rllib_policy", lambda path, name, view: load_agent("greedy"))
+    monkeypatch.setattr(training.rllib_selfplay, "exported_agent", lambda policy_dir, view: load_agent("greedy"))
     config = RLlibConfig.load(None, ["tables=[{num_players: 4, num_games: 8, open_baskets: true}]", "evaluation.games_per_baseline=8"])
     rows = training.rllib_selfplay.evaluate(Path("policy"), config, 1)
     assert len(rows) == len(config.evaluation.baselines)

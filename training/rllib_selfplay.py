@@ -99,6 +99,11 @@ def check_run(config: RLlibConfig) -> None:
     check_arenas(config.evaluation, config.probe)
 
 
+def exported_agent(policy_dir: Path, view: str) -> PolicyAgent:
+    """The exported module as the arena plays it once loaded: its most likely action, seeing the run's view."""
+    return PolicyAgent(RLlibModulePolicy(policy_dir), "rllib", view)
+
+
 def evaluate(policy_dir: Path, config: RLlibConfig, step: int) -> list[dict[str, Any]]:
     """Arena gauntlets of the exported policy in `policy_dir` against each baseline, on each variant
     the run's tables play, on the same deals at every evaluation of a run (the `evaluation` stream
@@ -106,7 +111,7 @@ def evaluate(policy_dir: Path, config: RLlibConfig, step: int) -> list[dict[str,
     from training.games import training_game
 
     game, evaluation, rows = training_game(config.game), config.evaluation, []
-    agent = PolicyAgent(RLlibModulePolicy(policy_dir), "rllib", config.view)  # its most likely action, as it plays once loaded
+    agent = exported_agent(policy_dir, config.view)
     for i, name in enumerate(evaluation.baselines):
         for variant, table in game.evaluation_tables(config):
             figures = game.gauntlet(agent, name, table, evaluation.games_per_baseline, config.seeds, (i,)).figures()
