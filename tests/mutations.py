@@ -335,7 +335,7 @@ CATALOGUE: tuple[Mutation, ...] = (
              '    "stolen": OpponentSight(Shown.NOTHING, Shown.NOTHING),',
              "R9/R11: an opponent's Seagull theft, a public event of the last reveal, is not shown"),
 
-    # -- miaui_env/games/miaui/arena.py: the statistics ------------------------------------------------------
+    # -- miaui_env/core/arena.py: the statistics --------------------------------------------------------
     Mutation("arena-ties-take-the-better-place", "miaui_env/core/arena.py",
              "    rank = 1.0 + higher + (equal - 1) / 2.0  # ties share the average place",
              "    rank = 1.0 + higher  # ties share the average place",

@@ -255,7 +255,6 @@ def test_the_replay_command_shows_each_games_replay_in_its_own_words(tmp_path):
 # The games' own modules may name their game; everything else looks it up.
 OWN_MODULES = (
     "miaui_env/games/",
-    "miaui_env/apps/web/games.py",  # the Miaui page's games
     "training/games.py",  # each game's trainer hooks, registered by name
 )
 

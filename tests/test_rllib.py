@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import yaml
 
+from miaui_env.core.errors import IllegalActionError
 from miaui_env.games.miaui.agents import RandomAgent
 from miaui_env.games.miaui.agents.loading import load_agent
 from miaui_env.games.miaui.arena import ArenaConfig, play
@@ -121,6 +122,9 @@ def test_an_octopus_run_trains_through_the_same_game_hooks_and_loads_as_an_octop
         load_agent(str(out))  # a Miaui agent it is not
     arena = run_module("miaui_env.apps.arena", "--game", "octopus", "--candidate", str(out), "--field", "cautious", "--games", "8")
     assert arena.returncode == 0, arena.stderr[-2000:]
+    resumed = run("--resume", str(out), "--set", "iterations=3")  # opened as the octopus run it is
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert json.loads((out / "metadata.json").read_text())["iterations"] == 3
 
 
 def test_a_plug_in_game_trains_on_rllib_through_its_aec_env(short_dir):
@@ -168,6 +172,12 @@ def test_an_octopus_row_that_ends_is_held_one_step_while_the_others_play_on():
     new_games = {int(r): (table.games[r], len(table.games[r].events)) for r in np.flatnonzero(ended)}
     playing = {int(r): len(table.games[r].events) for r in np.flatnonzero(~ended)}
     legal = [np.flatnonzero(mask)[0] for mask in rows["action_mask"]]
+    illegal = np.array(legal)
+    playing_row = min(playing)
+    illegal[playing_row] = np.flatnonzero(rows["action_mask"][playing_row] == 0)[0]
+    with pytest.raises(IllegalActionError, match=f"env index {playing_row}"):
+        env.step(illegal)  # refused whole: no table plays, and the ended rows stay held
+    assert all(len(table.games[r].events) == count for r, count in playing.items())
     after, rewards, terminated, truncated, _ = env.step(np.array(legal))  # the ended rows' actions: from their final rows, ignored
     for r, (game, events) in new_games.items():
         assert table.games[r] is game and len(game.events) == events  # dealt, not played: its first decision is the policy's

@@ -341,7 +341,8 @@ class RunConfig(Section):
         A config keyed on its game, given no `defaults`, is read in its game's schema (`load_keyed`),
         which must be this class's (ConfigError otherwise)."""
         if defaults is None and getattr(cls, "KEYED_ON_GAME", False):
-            config = load_keyed(cls.schema_for, path, overrides)  # type: ignore[attr-defined]  # a _KeyedOnItsGame's
+            with_game = [*overrides, f"game={game}"] if game is not None else overrides  # `game` over the file's and the overrides'
+            config = load_keyed(cls.schema_for, path, with_game)  # type: ignore[attr-defined]  # a _KeyedOnItsGame's
             if not isinstance(config, cls):
                 named = getattr(config, "game", None)
                 raise ConfigError(f"the config names game {named!r}, whose runs are {type(config).__name__}s, not {cls.__name__}s")

@@ -42,6 +42,7 @@ from miaui_env.core.agents import Agent, Policy
 from miaui_env.core.errors import InvalidConfigError
 from miaui_env.core.policy import PolicyAgent, RLlibModulePolicy
 from miaui_env.core.seeding import seed_child, seed_generator, seed_int
+from miaui_env.core.vec import index_array
 from miaui_env.integrations.privileged import PRIVILEGED_SIZE
 from miaui_env.integrations.sb3 import MultiTableVecEnv
 from training.config import RLlibConfig, rllib_schema
@@ -50,9 +51,9 @@ from training.opponents import GameResult, finished_games
 
 LEARNER = "learner"
 """The name of the pool member that is the env runner's own module, as it is now (the `latest` mode)."""
-TABLES, OPPONENTS, BASELINES = 0, 1, 2  # the children of an env's seed tree
-EPISODES_KEPT = 1000
-"""Episodes of results an env keeps for the league until the driver takes them (a run without a league never does)."""
+OPPONENTS, BASELINES = 1, 2  # the children of an env's seed tree (child 0 dealt the tables once)
+RESULTS_KEPT = 1000
+"""Steps' worth of finished games an env keeps for the league until the driver takes them (a run without a league never does)."""
 
 
 class ModulePolicy(RLlibModulePolicy):
@@ -123,23 +124,29 @@ class SelfPlayVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One decision of every row not held; a row whose game ended returns its final row (terminated
         or truncated), and at its next step, its action ignored, its new game's first row."""
-        given = np.asarray(actions)
-        held, self._held = self._held, np.zeros(self.num_envs, dtype=bool)
+        given = index_array(actions, self.num_envs, "action", self.num_actions)
+        held = self._held
+        # Every table's share is checked before any table keeps its own: a refused step changes nothing.
+        # A held row's action (chosen from its final row) is no move: its table's first legal one stands in.
+        playing = []
+        for table, (start, stop) in zip(self.tables, self._spans, strict=True):
+            table_held = held[start:stop]
+            if not table_held.all():  # a table whose games all ended last step plays nothing
+                share = np.where(table_held, self._masks_now[start:stop].argmax(axis=1), given[start:stop])
+                playing.append((table, share, table_held, start, stop))
+        for table, share, _, _, _ in playing:
+            table.check_actions(share)
+        self._held = np.zeros(self.num_envs, dtype=bool)
         rows, masks = self._rows_now.copy(), self._masks_now.copy()
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         terminated, truncated = np.zeros(self.num_envs, dtype=bool), np.zeros(self.num_envs, dtype=bool)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        stepped = []
-        for table, (start, stop) in zip(self.tables, self._spans, strict=True):
-            table_held = held[start:stop]
-            if table_held.all():  # every game of the table ended last step: nothing to play
-                continue
+        for table, share, table_held, _, _ in playing:
             if table_held.any():
-                table.step_async(given[start:stop], hold=table_held)  # type: ignore[call-arg]  # a table of a game a row
+                table.step_async(share, trusted=True, hold=table_held)  # type: ignore[call-arg]  # a table of a game a row
             else:
-                table.step_async(given[start:stop])
-            stepped.append((table, start, stop))
-        for table, start, stop in stepped:
+                table.step_async(share, trusted=True)
+        for table, _, _, start, stop in playing:
             observations, table_rewards, ended, infos[start:stop] = table.step_wait()
             rows[start:stop], masks[start:stop], rewards[start:stop] = np.asarray(observations), table.action_masks(), table_rewards
             self._rows_now[start:stop], self._masks_now[start:stop] = rows[start:stop], masks[start:stop]
@@ -150,7 +157,7 @@ class SelfPlayVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
                 terminated[row] = not truncated[row]
                 self._held[row] = True
         if self._held.any():
-            self.results = [*self.results[-EPISODES_KEPT:], finished_games(self.tables, self.games.bounds[:-1], infos)]
+            self.results = [*self.results[-RESULTS_KEPT:], finished_games(self.tables, self.games.bounds[:-1], infos)]
         return self._rows(rows, masks), rewards, terminated, truncated, {}
 
     def _rows(self, rows: np.ndarray, masks: np.ndarray) -> dict[str, np.ndarray]:

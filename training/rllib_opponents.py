@@ -3,8 +3,8 @@ kept by the driver and seated on every env runner.
 
 The driver holds what a checkpoint keeps: the snapshot pool (`ModuleSnapshotPool`: the module's
 weights in the run's pool/, the same files, trimming and --resume rules as `SnapshotPool`'s) and a
-league's statistics (`League`). Every env runner's vector env (training/rllib_env.py) seats an
-`OpponentMixture` per table; the driver ships it the snapshots' weights themselves through
+league's statistics (`League`). Every env runner's vector env (training/rllib_env.py) seats them
+at each table by the game's `seat` hook; the driver ships it the snapshots' weights themselves through
 `foreach_env_runner`, so a cluster needs no shared filesystem. The learner as it is now (the
 `latest` mode, or a pool with no snapshot yet) is each runner's own module, whose weights RLlib
 syncs after every update.

@@ -3,16 +3,19 @@
     python -m training.rllib_selfplay                             # configs/rllib.yaml, local Ray
     python -m training.rllib_selfplay --address auto              # join a running Ray cluster
     python -m training.rllib_selfplay --resume checkpoints/miaui-rllib
+    python -m training.rllib_selfplay --set game=octopus           # the octopus game (any registered game)
 
-Every env runner steps the run's `tables` on the batched engine as one Gymnasium vector env
-(training/rllib_env.py, registered as RLlib's `vector_entry_point`): each learner seat of each game
-is a row, as in the SB3 trainer's `MiauiSelfPlayVecEnv`, which it wraps. The other seats are dealt
-each episode among the pool (snapshots of the learner, or the learner itself) and the baselines,
-by the SB3 trainer's own `OpponentMixture`, `League` and `SnapshotPool` (training/opponents.py,
-kept by the driver and shipped to every runner: training/rllib_opponents.py). The module is our
-action-masking PPO module (training/rllib_module.py), with a privileged critic on
-`privileged_critic`. Env runners, fragment length and learners are config settings; `threads`
-sets torch's and the engine's threads in the driver, every env runner and every learner. Without
+Every env runner steps the run's `tables` as one Gymnasium vector env (training/rllib_env.py,
+registered as RLlib's `vector_entry_point`): each learner seat of each game is a row of the SB3
+trainer's own tables, built by the same game hooks (training/games.py: Miaui's batched engine, the
+octopus game's VecEnv, a plug-in game's AEC env). The other seats are dealt among the pool
+(snapshots of the learner, or the learner itself) and the baselines by the game's `seat` hook, with
+the SB3 trainer's `League` and `SnapshotPool` (training/opponents.py, kept by the driver and shipped
+to every runner: training/rllib_opponents.py). A config is keyed on its `game`
+(training.config.load_rllib_config). The module is our action-masking PPO module
+(training/rllib_module.py), with a privileged critic on Miaui's `privileged_critic`. Env runners,
+fragment length and learners are config settings; `threads` sets torch's and the engine's threads
+in the driver, every env runner and every learner. Without
 --address a local Ray starts with its temp folder in the run directory; with it, the run joins
 the cluster. A run lives in checkpoints/<run_name>/ like the SB3 runs:
 
@@ -21,7 +24,7 @@ the cluster. A run lives in checkpoints/<run_name>/ like the SB3 runs:
     pool/             the opponent snapshots (module weights)
     league.json       a league's statistics
     config.yaml       the resolved config
-    metadata.json     observation layout version, iterations, env steps, timing, evaluations, the league, the probe
+    metadata.json     the game, its observation layout version, iterations, env steps, timing, evaluations, the league, the probe
     evaluations.csv   arena win share against each baseline, per evaluation
     exploit/          the exploitability probe's best response (training/exploit.py)
 
@@ -49,7 +52,8 @@ from miaui_env.core.checkpoint import CheckpointError
 from miaui_env.core.cli import check_writable, fail, half_width, run_command
 from miaui_env.core.files import atomic_write, write_rows
 from miaui_env.core.policy import RLLIB_EXTRA, PolicyAgent, RLlibModulePolicy
-from training.checkpoint import open_checkpoint, write_checkpoint
+from miaui_env.core.registry import get_game
+from training.checkpoint import open_checkpoint, saved_game, write_checkpoint
 from training.config import RLlibConfig, load_rllib_config, variant_name
 from training.config_files import ROOT, thaw
 from training.gauntlet import check_arenas
@@ -209,13 +213,14 @@ def train(config: RLlibConfig, directory: Path, address: str | None, resume: boo
     from training.rllib_env import make_vector_env
     from training.rllib_opponents import RLlibOpponents
 
+    game = training_game(config.game)
     directory.mkdir(parents=True, exist_ok=True)
     start_ray(directory, address)
     register_env(ENV_NAME, make_vector_env)
     opponents = RLlibOpponents(config.opponents, directory)
     try:
         if resume:
-            metadata = open_checkpoint(directory, ["algorithm/"], "RLlib checkpoint")
+            metadata = open_checkpoint(directory, ["algorithm/"], "RLlib checkpoint", config.game, game.observation_version)
             # Built from the run's config as it is now (its --set overrides, threads included: the env
             # runners build their envs from it), then given the checkpoint's state.
             algo = algorithm_config(config).build_algo()
@@ -226,7 +231,7 @@ def train(config: RLlibConfig, directory: Path, address: str | None, resume: boo
             metadata = {
                 "framework": "rllib",
                 "game": config.game,
-                "observation_version": training_game(config.game).observation_version,
+                "observation_version": game.observation_version,
                 "tables": [table.to_dict() for table in config.tables],
                 "variants": config.variants,
                 "view": config.view,
@@ -320,7 +325,8 @@ def main(argv: list[str] | None = None) -> None:
 
     def rllib_selfplay() -> None:
         if args.resume:
-            open_checkpoint(args.resume, ["algorithm/"], "RLlib checkpoint")  # readable, and built for this observation layout
+            saved = get_game(saved_game(args.resume))  # the run's own game: its config, read below, must name it too
+            open_checkpoint(args.resume, ["algorithm/"], "RLlib checkpoint", saved.name, saved.observation_version)
         config = load_rllib_config(args.resume / "config.yaml" if args.resume else args.config, args.overrides)
         if args.resume:
             directory = args.resume

@@ -1,7 +1,7 @@
 """What every game's page in the browser app shares: the app's refusal (`WebError`, an HTTP 4xx
 with its message), the opponents a page offers, and the checks of a request's numbers.
 
-Miaui's page is `miaui_env.apps.web.games`, the octopus game's `miaui_env.games.octopus.web`; the
+Miaui's page is `miaui_env.games.miaui.web`, the octopus game's `miaui_env.games.octopus.web`; the
 app (`miaui_env.apps.web`) serves both. Nothing here loads Flask.
 """
 

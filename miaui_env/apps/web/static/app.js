@@ -1,4 +1,4 @@
-// Miaui in the browser: the page draws what the server sends (miaui_env/apps/web/games.py and tables.py
+// Miaui in the browser: the page draws what the server sends (miaui_env/games/miaui/web.py and display/page.py
 // build the JSON) and sends back clicks. Every text is set as text, never as HTML: a replay's player names
 // are anyone's to write.
 "use strict";
