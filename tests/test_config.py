@@ -496,6 +496,8 @@ def test_an_rllib_config_is_keyed_on_its_game():
     with pytest.raises(ConfigError, match="whose runs are RLlibConfigs, not MiauiRLlibConfigs"):
         MiauiRLlibConfig.load(None, ["game=octopus"])
     assert RLlibConfig.load(None, ["game=octopus", "game=miaui"]) == miaui  # the last --set game decides
+    with pytest.raises(ConfigError, match="--set game=chess: .*'chess'"):
+        RLlibConfig.load(None, ["game=chess"])
 
 
 def test_a_shipped_config_is_found_by_name(tmp_path, monkeypatch):

@@ -22,7 +22,7 @@ from miaui_env.games.miaui.rules import GameConfig
 from miaui_env.games.octopus import observation as octopus_observation
 from miaui_env.games.octopus import rules as octopus
 from miaui_env.integrations.openspiel import OpenSpielError
-from training.exact import MIAUI_SHORT_GAMES, ExactConfig, agent_policy, mccfr_row, measure, run, spiel_game, variant_name
+from training.exact import MIAUI_SHORT_GAMES, ExactConfig, ExactConfigError, agent_policy, mccfr_row, measure, run, spiel_game, variant_name
 
 TINY = octopus.Variant(species=1, values=(1, 2), octopuses=1, target=1)  # three cards: a tree of a few hundred nodes
 
@@ -141,6 +141,13 @@ def test_mccfr_by_iterations_is_repeatable_and_by_seed_only():
     first, again, other = (mccfr_row(game, 0, seed, iterations=200)[0] for seed in (0, 0, 1))
     assert first.nash_conv == again.nash_conv and first.gains == again.gains
     assert other.nash_conv != first.nash_conv
+
+
+@pytest.mark.parametrize("field", ["mccfr_iterations", "yardstick_steps", "selfplay_steps", "tabular_episodes"])
+@pytest.mark.parametrize("value", [-1, 2.5, True, "300"])
+def test_a_training_budget_that_is_no_whole_count_is_refused_by_name(field, value):
+    with pytest.raises(ExactConfigError, match=f"{field}={value!r}"):
+        ExactConfig(TINY, **{field: value})
 
 
 def test_a_mixed_strategy_is_refused_before_any_work():

@@ -66,7 +66,7 @@ import numpy as np
 
 from miaui_env.core.agents import RandomAgent, reset_agent
 from miaui_env.core.cli import check_writable, distinct, non_negative_int, positive_int, run_command
-from miaui_env.core.errors import DeckError, InvalidConfigError
+from miaui_env.core.errors import DeckError, InvalidConfigError, is_integer
 from miaui_env.core.files import atomic_write
 from miaui_env.core.loading import AgentSpecError
 from miaui_env.core.registry import get_game
@@ -298,6 +298,10 @@ class ExactConfig:
     """Games of a tabular best response to each agent (Monte Carlo control on the yardstick's env and view; 0: none)."""
 
     def __post_init__(self) -> None:
+        for name in ("mccfr_iterations", "yardstick_steps", "selfplay_steps", "tabular_episodes"):
+            value = getattr(self, name)
+            if not is_integer(value) or value < 0:
+                raise ExactConfigError(f"{name}={value!r:.40} is not allowed; it is a whole number >= 0 (0: none)")
         self.game.check(self.variant, self.players)
         for override in self.yardstick_ppo:
             if not isinstance(override, str) or not override.startswith("ppo."):
