@@ -496,7 +496,7 @@ def test_an_rllib_config_is_keyed_on_its_game():
     with pytest.raises(ConfigError, match="whose runs are RLlibConfigs, not MiauiRLlibConfigs"):
         MiauiRLlibConfig.load(None, ["game=octopus"])
     assert RLlibConfig.load(None, ["game=octopus", "game=miaui"]) == miaui  # the last --set game decides
-    with pytest.raises(ConfigError, match="--set game=chess: .*'chess'"):
+    with pytest.raises(ConfigError, match=r"--set game=chess: .*'chess'"):
         RLlibConfig.load(None, ["game=chess"])
 
 
@@ -565,6 +565,10 @@ def test_load_config_refuses_arguments_of_the_wrong_type(path, overrides, messag
         (("octopus", dict, ROOT / "configs" / "octopus.yaml"), "kind=<class 'dict'> is not allowed"),
         (("octopus", SelfPlayConfig, ROOT / "configs" / "no-such.yaml"), "no-such.yaml' is not a YAML file"),
         (("octopus", SelfPlayConfig, "configs/octopus.yaml"), "is not a YAML file"),
+        (
+            ("octopus", RLlibConfig, ROOT / "configs" / "octopus.yaml"),
+            r"RLlibConfig'> is not allowed; allowed: SelfPlayConfig",
+        ),
     ],
 )
 def test_a_run_schema_that_cannot_be_used_is_refused_and_changes_nothing(arguments, match):
@@ -574,6 +578,26 @@ def test_a_run_schema_that_cannot_be_used_is_refused_and_changes_nothing(argumen
     with pytest.raises(ValueError, match=match):
         register_run_schema(*arguments)
     assert run_schema("octopus") == before
+
+
+@pytest.mark.parametrize(
+    ("arguments", "match"),
+    [
+        (("chess", RLlibConfig, ROOT / "configs" / "rllib.yaml"), "chess"),
+        (
+            ("octopus", SelfPlayConfig, ROOT / "configs" / "rllib.yaml"),
+            r"SelfPlayConfig'> is not allowed; allowed: RLlibConfig",
+        ),
+        (("octopus", RLlibConfig, ROOT / "configs" / "no-such.yaml"), "no-such.yaml' is not a YAML file"),
+    ],
+)
+def test_an_rllib_schema_that_cannot_be_used_is_refused_and_changes_nothing(arguments, match):
+    from training.config import register_rllib_schema, rllib_schema
+
+    before = rllib_schema("octopus")
+    with pytest.raises(ValueError, match=match):
+        register_rllib_schema(*arguments)
+    assert rllib_schema("octopus") == before
 
 
 def test_the_schema_command_prints_any_game_s_schema():

@@ -659,9 +659,19 @@ RLLIB_KEYS = ("iterations", "seed", "threads", "env_runners", "learners", "train
 """What a game without RLlib defaults of its own takes from configs/rllib.yaml: the run's length and RLlib's sections."""
 
 
+_RLLIB_SCHEMAS: dict[str, tuple[type[RLlibConfig], Path]] = {}
+
+
+def register_rllib_schema(game: str, kind: type[RLlibConfig], defaults: Path) -> None:
+    """Give the registered game `game` an RLlib run schema and defaults file of its own (a game without
+    one gets `RLlibConfig` on `rllib_defaults_made_of` it)."""
+    _check_schema("register_rllib_schema", game, kind, RLlibConfig, defaults)
+    _RLLIB_SCHEMAS[game] = (kind, defaults)
+
+
 def rllib_schema(game: str) -> tuple[type[RLlibConfig], Path | dict[str, Any]]:
     """The schema of the RLlib runs of `game` and every default of them (a documented YAML file, or the data itself)."""
-    return (MiauiRLlibConfig, RLLIB_CONFIG) if game == LEGACY_GAME else (RLlibConfig, rllib_defaults_made_of(game))
+    return _RLLIB_SCHEMAS.get(game) or (RLlibConfig, rllib_defaults_made_of(game))
 
 
 def rllib_defaults_made_of(game: str) -> dict[str, Any]:
@@ -692,12 +702,17 @@ _RUN_SCHEMAS: dict[str, tuple[type[SelfPlayConfig], Path]] = {}
 def register_run_schema(game: str, kind: type[SelfPlayConfig], defaults: Path) -> None:
     """Give the registered game `game` its own run schema and defaults file (a game without one gets
     `SelfPlayConfig` on `defaults_made_of` it)."""
-    get_game(game)  # UnknownGameError: the game itself is registered first (miaui_env.games.register)
-    if not (isinstance(kind, type) and issubclass(kind, SelfPlayConfig)):
-        raise ConfigError(f"register_run_schema({game!r}): kind={kind!r:.60} is not allowed; allowed: SelfPlayConfig or a subclass")
-    if not isinstance(defaults, Path) or not defaults.is_file():
-        raise ConfigError(f"register_run_schema({game!r}): defaults={str(defaults)!r:.80} is not a YAML file of every default")
+    _check_schema("register_run_schema", game, kind, SelfPlayConfig, defaults)
     _RUN_SCHEMAS[game] = (kind, defaults)
+
+
+def _check_schema(call: str, game: str, kind: object, base: type[RunConfig], defaults: object) -> None:
+    """ConfigError naming `call` unless `game` is registered, `kind` is `base` or a subclass and `defaults` a file."""
+    get_game(game)  # UnknownGameError: the game itself is registered first (miaui_env.games.register)
+    if not (isinstance(kind, type) and issubclass(kind, base)):
+        raise ConfigError(f"{call}({game!r}): kind={kind!r:.60} is not allowed; allowed: {base.__name__} or a subclass")
+    if not isinstance(defaults, Path) or not defaults.is_file():
+        raise ConfigError(f"{call}({game!r}): defaults={str(defaults)!r:.80} is not a YAML file of every default")
 
 
 def run_schema(game: str) -> tuple[type[SelfPlayConfig], Path | dict[str, Any]]:
@@ -768,6 +783,7 @@ def defaults_made_of(name: str) -> dict[str, Any]:
 
 register_run_schema(LEGACY_GAME, MiauiSelfPlayConfig, DEFAULT_CONFIG)  # its tables name a variant; a privileged critic, exploiters
 register_run_schema("octopus", SelfPlayConfig, CONFIG_DIR / "octopus.yaml")  # the octopus game's documented defaults
+register_rllib_schema(LEGACY_GAME, MiauiRLlibConfig, RLLIB_CONFIG)  # its tables name a variant; a privileged critic
 
 
 def load_config(path: Path | str | None = None, overrides: Sequence[str] = ()) -> SelfPlayConfig:

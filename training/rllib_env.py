@@ -65,15 +65,16 @@ class ModulePolicy(RLlibModulePolicy):
         self.rng = seed_generator(seed)
 
 
-def observation_space(observations: gymnasium.spaces.Box, actions: int, privileged: bool) -> gymnasium.spaces.Dict:
-    """One row's space: the seat's observation (`observations`, without the global state), its legal
-    actions (`actions` of them), and the global state for a privileged critic."""
+def observation_space(rows: gymnasium.spaces.Box, width: int, actions: int) -> gymnasium.spaces.Dict:
+    """One row's space, split from a table's `rows`: the seat's observation (its first `width`
+    entries), its legal actions (`actions` of them), and the global state after it, where the rows
+    carry one (a privileged critic's)."""
     spaces: dict[str, gymnasium.Space[Any]] = {
-        "observation": gymnasium.spaces.Box(observations.low, observations.high, observations.shape, np.float32),
+        "observation": gymnasium.spaces.Box(rows.low[:width], rows.high[:width], (width,), np.float32),
         "action_mask": gymnasium.spaces.Box(0, 1, (actions,), np.int8),
     }
-    if privileged:
-        spaces["privileged"] = gymnasium.spaces.Box(-np.inf, np.inf, (PRIVILEGED_SIZE,), np.float32)
+    if rows.shape[0] > width:
+        spaces["privileged"] = gymnasium.spaces.Box(rows.low[width:], rows.high[width:], (rows.shape[0] - width,), np.float32)
     return gymnasium.spaces.Dict(spaces)
 
 
@@ -89,12 +90,11 @@ class SelfPlayVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         self.privileged, self.view = config.privileged_critic, config.view
         self.seed = config.seeds.integer("tables")  # the root of the opponents' and baselines' streams
         self.num_envs = self.games.num_envs
-        width = int(self.games.observation_space.shape[0]) - (PRIVILEGED_SIZE if self.privileged else 0)  # type: ignore[index]
         space = self.games.observation_space
         assert isinstance(space, gymnasium.spaces.Box) and isinstance(self.games.action_space, gymnasium.spaces.Discrete)
-        own = gymnasium.spaces.Box(space.low[:width], space.high[:width], (width,), np.float32)
-        self.width, self.num_actions = width, int(self.games.action_space.n)
-        self.single_observation_space = observation_space(own, self.num_actions, self.privileged)
+        self.width = int(space.shape[0]) - (PRIVILEGED_SIZE if self.privileged else 0)  # the global state follows the seat's own
+        self.num_actions = int(self.games.action_space.n)
+        self.single_observation_space = observation_space(space, self.width, self.num_actions)
         self.single_action_space = gymnasium.spaces.Discrete(self.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)

@@ -7,6 +7,7 @@ any other game's `miaui_env.apps.any_game`.
 
 from __future__ import annotations
 
+import argparse
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -48,3 +49,16 @@ def read_replay_file(path: str | os.PathLike[str], error: type[ReplayError], par
         return parse(text)
     except error as bad:
         raise error(f"{path}: {bad}") from bad
+
+
+def replay_parser(description: str, what: str) -> argparse.ArgumentParser:
+    """The parser a game's replay command starts from, as `python -m miaui_env.apps.replay` names it:
+    its one positional argument, `replay`, is `what` (a game's replay file)."""
+    parser = argparse.ArgumentParser(
+        allow_abbrev=False,
+        prog="python -m miaui_env.apps.replay",
+        description=description,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("replay", type=Path, help=what)
+    return parser

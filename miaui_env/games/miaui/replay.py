@@ -20,7 +20,6 @@ The command (`miaui_env.apps.replay`) shows another game's replay in that game's
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from collections.abc import Mapping
@@ -32,7 +31,7 @@ import numpy as np
 
 from miaui_env.core.errors import DeckError, IllegalActionError, InvalidConfigError, is_integer
 from miaui_env.core.render import seat_name
-from miaui_env.core.replays import ReplayError, read_replay_file, write_replay_file
+from miaui_env.core.replays import ReplayError, read_replay_file, replay_parser, write_replay_file
 from miaui_env.core.seeding import SeedError, check_seed, seed_generator
 from miaui_env.games.miaui.cards import DEFAULT_DECK, parse_deck_order
 from miaui_env.games.miaui.display.text import describe_round
@@ -305,13 +304,7 @@ def miaui_main(argv: list[str] | None = None) -> None:
     """Print a Miaui replay's hand history; draw it as a GIF with --gif."""
     from miaui_env.core.cli import run_command
 
-    parser = argparse.ArgumentParser(
-        allow_abbrev=False,
-        prog="python -m miaui_env.apps.replay",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("replay", type=Path, help="a replay file (JSON)")
+    parser = replay_parser(__doc__ or "", "a replay file (JSON)")
     parser.add_argument("--gif", type=Path, default=None, help="also draw the game as an animated GIF here")
     parser.add_argument("--seat", type=int, default=None, help="with --gif: draw this seat's view (0-based) instead of the spectator's")
     args = parser.parse_args(argv)

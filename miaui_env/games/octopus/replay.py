@@ -17,7 +17,6 @@ prints the game as a hand history: every flip, stop, bust, octopus, theft, roll 
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from collections.abc import Sequence
@@ -28,7 +27,7 @@ import numpy as np
 
 from miaui_env.core.agents import Agent, Policy, agent_name, as_agent
 from miaui_env.core.errors import is_integer
-from miaui_env.core.replays import ReplayError, read_replay_file, write_replay_file
+from miaui_env.core.replays import ReplayError, read_replay_file, replay_parser, write_replay_file
 from miaui_env.games.octopus import rules
 from miaui_env.games.octopus.env import play_decision
 from miaui_env.games.octopus.observation import Painter
@@ -356,13 +355,7 @@ def main(argv: list[str] | None = None) -> None:
     """Print an octopus replay's hand history."""
     from miaui_env.core.cli import run_command
 
-    parser = argparse.ArgumentParser(
-        allow_abbrev=False,
-        prog="python -m miaui_env.apps.replay",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("replay", type=Path, help="an octopus replay file (JSON)")
+    parser = replay_parser(__doc__ or "", "an octopus replay file (JSON)")
     args = parser.parse_args(argv)
     run_command(parser.prog, lambda: print(hand_history(load_replay(args.replay))))
 
