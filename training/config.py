@@ -313,6 +313,8 @@ class RunConfig(Section):
 
     DEFAULTS: ClassVar[Path]
     """The YAML file holding (and documenting) every default."""
+    KEYED_ON_GAME: ClassVar[bool] = False
+    """Whether `load` reads the config's game first, then that game's schema (`schema_for`)."""
 
     run_name: Text
     """checkpoints/<run_name>/ holds the run."""
@@ -340,9 +342,9 @@ class RunConfig(Section):
         is the run's game whatever the file says (`load_config` decided it from the file and the overrides).
         A config keyed on its game, given no `defaults`, is read in its game's schema (`load_keyed`),
         which must be this class's (ConfigError otherwise)."""
-        if defaults is None and getattr(cls, "KEYED_ON_GAME", False):
+        if defaults is None and cls.KEYED_ON_GAME:
             with_game = [*overrides, f"game={game}"] if game is not None else overrides  # `game` over the file's and the overrides'
-            config = load_keyed(cls.schema_for, path, with_game)  # type: ignore[attr-defined]  # a _KeyedOnItsGame's
+            config = load_keyed(cls.schema_for, path, with_game)
             if not isinstance(config, cls):
                 named = getattr(config, "game", None)
                 raise ConfigError(f"the config names game {named!r}, whose runs are {type(config).__name__}s, not {cls.__name__}s")
@@ -362,6 +364,11 @@ class RunConfig(Section):
             swapped = game is not None and given.get("game", LEGACY_GAME) != game
             schema.validated(data, f"{path} (read as game {game!r}, as --set game= says): " if swapped else f"{path}: ")
         return cls.from_dict(data).override(*overrides)
+
+    @classmethod
+    def schema_for(cls, game: str) -> tuple[type[RunConfig], Path | dict[str, Any]]:
+        """The schema of this kind of run of `game`, and every default of it (a config keyed on its game says)."""
+        raise NotImplementedError(f"{cls.__name__} is not keyed on a game")
 
     def override(self, *overrides: str) -> Self:
         """A copy with `--set`-style overrides (`"ppo.learning_rate=1e-4"`) applied."""
@@ -454,11 +461,6 @@ class _KeyedOnItsGame:
     game: str
 
     KEYED_ON_GAME: ClassVar[bool] = True
-
-    @classmethod
-    def schema_for(cls, game: str) -> tuple[type[RunConfig], Path | dict[str, Any]]:
-        """The schema of this kind of run of `game`, and every default of it."""
-        raise NotImplementedError
 
     @property
     def privileged_critic(self) -> bool:
