@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 import torch
 
+from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 from miaui_env.games.octopus import rules, selfplay
 from miaui_env.games.octopus.observation import Painter
 from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
-from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 
 PARTS = ("engine", "observation", "opponent")
 

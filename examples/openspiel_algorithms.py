@@ -79,10 +79,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     ]
     for _ in range(args.episodes):
         time_step = env.reset()
-        while not time_step.last():
-            seat = time_step.observations["current_player"]
-            time_step = env.step([learners[seat].step(time_step).action])
-        for learner in learners:
+        while not time_step.last():  # the seat to play picks its card with its own learner
+            to_play = learners[time_step.observations["current_player"]]
+            time_step = env.step([to_play.step(time_step).action])
+        for learner in learners:  # the game's end: every learner sees its final reward
             learner.step(time_step)
     losses = [learner.loss for learner in learners if learner.loss is not None]
 

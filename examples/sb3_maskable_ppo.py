@@ -19,7 +19,9 @@ import miaui_env.envs  # noqa: F401  (registers miaui_env/Miaui-v0 with Gymnasiu
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
-    """Train for --steps, then play 20 games greedily; returns the steps trained, the last update's loss and the mean return."""
+    """Train for --steps, then play 20 games greedily.
+
+    Returns the steps trained, the last update's loss and the mean return of those 20 games."""
     parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=0)

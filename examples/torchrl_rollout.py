@@ -22,7 +22,9 @@ import miaui_env
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
-    """Roll the policy out for about --steps agent steps; returns the steps, the games and whether every card was legal."""
+    """Roll the policy out for about --steps agent steps, in whole games of 44 (11 rounds of 4 seats).
+
+    Returns the steps, the games and whether every card played was legal."""
     parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=4_000)
     parser.add_argument("--seed", type=int, default=0)

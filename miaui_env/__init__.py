@@ -6,10 +6,12 @@ The package is a house of rooms, each importing only from the rooms listed befor
                    base, the agent protocol and policy loading, arena statistics, replay files, CLI helpers
     games/         one package a game, each importing the core and itself only:
       miaui/         Miaui: cards, rules, saved states, what a seat sees, the table spec, the batched
-                     engine, display, agents, the AEC/Parallel envs and the single-seat Gymnasium env
-      octopus/       the octopus fishing game: rules, observation, env, agents, arena, replays, play, web page
+                     engine, display, agents, the AEC/Parallel envs and the single-seat Gymnasium env,
+                     its self-play VecEnv, privileged critic, card counting and torch expanders
+      octopus/       the octopus fishing game: rules, observation, env, agents, arena, replays, play,
+                     web page, its self-play VecEnv and odds
     envs/          importing it registers the envs with Gymnasium and PettingZoo
-    integrations/  the SB3 VecEnvs, the privileged critic, card counting, adapters, torch expanders, OpenSpiel
+    integrations/  the games in other libraries' shapes: mask adapters, SB3 for wrapped envs, OpenSpiel
     apps/          the arena, card, replays, human play, demo and browser app, each once for any game
 
 Importing the package loads no RL library: the names below that need PettingZoo, Gymnasium,
@@ -37,10 +39,10 @@ from miaui_env.registration import register_envs
 
 if TYPE_CHECKING:
     from miaui_env.games.miaui.env import MiauiParallelEnv, env, parallel_env, raw_env
+    from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
     from miaui_env.games.miaui.single_agent import MiauiSingleAgentEnv
     from miaui_env.games.miaui.vector import VectorMiaui
     from miaui_env.games.octopus.env import octopus_env
-    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 
 __version__ = "0.2.0"
 register_envs()
@@ -52,7 +54,7 @@ _LAZY = {
     "MiauiParallelEnv": "miaui_env.games.miaui.env",
     "MiauiSingleAgentEnv": "miaui_env.games.miaui.single_agent",
     "VectorMiaui": "miaui_env.games.miaui.vector",
-    "MiauiSelfPlayVecEnv": "miaui_env.integrations.sb3",
+    "MiauiSelfPlayVecEnv": "miaui_env.games.miaui.selfplay",
     "octopus_env": "miaui_env.games.octopus.env",  # the octopus game's AEC env (`miaui_env.games.octopus.env`)
 }
 

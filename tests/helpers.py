@@ -1,13 +1,17 @@
-"""Stacked decks and scripted games for rules scenarios, and the warnings PettingZoo's own tests give."""
+"""Stacked decks and scripted games for rules scenarios, random games and the AEC loop, a recording
+agent, commands run as a user runs them, and the warnings PettingZoo's own tests give."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
+import sys
 import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -172,3 +176,73 @@ OLD_MODULES = tuple(
     )
 )
 """Every module 0.1 had at the package's top level (0.1's tree): aliases in 0.2, gone since 0.3."""
+
+
+# -- random games, the AEC loop and a recording agent ------------------------------------------
+# The table sizes, variants and views that the whole-game checks of a seat's view play (each a
+# size, Open Baskets, No Fighting and the view): every size, each variant alone and together, both views.
+SEAT_VIEW_TABLES = [
+    (3, False, False, "table"),
+    (4, True, False, "table"),
+    (4, False, True, "table"),
+    (4, False, False, "recall"),
+    (5, False, True, "table"),
+    (5, False, True, "recall"),
+    (6, True, True, "table"),
+    (6, True, True, "recall"),
+]
+
+
+def random_game_states(config: GameConfig, view: str, rng: np.random.Generator, games: int) -> Iterator[tuple[GameState, Any]]:
+    """`games` games played by random legal cards from `rng`: every state from the deal to the end,
+    each with an `Encoder` of `view` refreshed on it."""
+    from miaui_env.games.miaui.encoder import Encoder
+
+    for _ in range(games):
+        state = new_game(config, rng)
+        encoder = Encoder(state.config, view)
+        while True:
+            encoder.refresh(state)
+            yield state, encoder
+            if state.is_over:
+                break
+            play_round(state, [int(rng.choice(state.legal_cards(s))) for s in range(state.num_players)])
+
+
+def aec_decisions(env: Any) -> Iterator[tuple[str, Any]]:
+    """A PettingZoo AEC game's loop, decisions only: each agent that must act with its observation,
+    for the caller to step; an agent whose game has ended is stepped with None here."""
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        yield agent, observation
+
+
+class RecordingAgent:
+    """Plays its lowest card and keeps every batch it was asked about: the observations in `seen`, the
+    masks in `masks`. Without a `view` it has no `view` attribute: it is shown the view it is given."""
+
+    def __init__(self, name: str = "recorder", view: str | None = None):
+        self.name, self.seen, self.masks = name, [], []
+        if view is not None:
+            self.view = view
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        self.seen.append(observations.copy())
+        self.masks.append(masks.copy())
+        return np.argmax(masks, axis=1)
+
+    def reset(self) -> None:
+        pass
+
+
+# -- commands ----------------------------------------------------------------------------------
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_module(module: str, *args: str, timeout: float = 120, **run: Any) -> subprocess.CompletedProcess[str]:
+    """`python -m module args...` from the repository root as a user runs it, its output captured as
+    text; `run` passes on to `subprocess.run` (input, env)."""
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout, **run)

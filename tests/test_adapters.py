@@ -11,13 +11,14 @@ import numpy as np
 import pytest
 from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
+from helpers import RecordingAgent
 from sb3_contrib import MaskablePPO
 
 import miaui_env
 from miaui_env import OBSERVATION_LAYOUT, IllegalActionError, InvalidConfigError
 from miaui_env.games.miaui.agents import RandomAgent
 from miaui_env.games.miaui.rules import NUM_ROUNDS
-from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 
 
 def lowest_card(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -182,17 +183,7 @@ def test_single_agent_env_shows_a_recall_opponent_its_view():
     from miaui_env.games.miaui.observation import table_view
     from miaui_env.games.miaui.single_agent import MiauiSingleAgentEnv
 
-    class Remembers:
-        name, view = "remembers", "recall"
-
-        def __init__(self):
-            self.seen = []
-
-        def act(self, observations, masks):
-            self.seen.append(observations.copy())
-            return np.argmax(masks, axis=1)
-
-    opponent = Remembers()
+    opponent = RecordingAgent("remembers", "recall")
     env = MiauiSingleAgentEnv(num_players=3, opponents=opponent, seat=0)
     observation, _ = env.reset(seed=1)
     mine = [observation]
@@ -258,7 +249,7 @@ def test_action_masks_from_observation_take_maskable_ppos_seed_to_the_games():
 
 
 def test_a_bad_share_of_a_multi_table_step_leaves_every_table_its_earlier_actions():
-    from miaui_env.integrations.sb3 import MultiTableVecEnv
+    from miaui_env.core.vec import MultiTableVecEnv
 
     def tables() -> MultiTableVecEnv:
         venv = MultiTableVecEnv([MiauiSelfPlayVecEnv(2, num_players=3, learner_seats=[0], opponent=lowest_card, seed=s) for s in (4, 5)])
@@ -282,7 +273,7 @@ def test_a_bad_share_of_a_multi_table_step_leaves_every_table_its_earlier_action
 
 
 def test_expanding_codes_refuses_a_float_observation_space():
-    from miaui_env.integrations.sb3 import ExpandCompactObservations
+    from miaui_env.games.miaui.compact_torch import ExpandCompactObservations
 
     floats = MiauiSelfPlayVecEnv(2, num_players=3, seed=0)
     with pytest.raises(miaui_env.InvalidConfigError, match=r"reads uint8 codes.*float32.*observation_dtype='uint8'"):
@@ -295,7 +286,7 @@ def test_expanding_codes_refuses_a_float_observation_space():
     ids=["codes among floats", "a wider privileged table"],
 )
 def test_a_multi_table_vecenv_refuses_tables_of_other_observation_spaces(second, message):
-    from miaui_env.integrations.sb3 import MultiTableVecEnv
+    from miaui_env.core.vec import MultiTableVecEnv
 
     tables = [MiauiSelfPlayVecEnv(2, num_players=3, seed=1), MiauiSelfPlayVecEnv(2, num_players=4, seed=2, **second)]
     first = r"must share one observation space: table 0 has Box\(-64.0, 64.0, \(620,\), float32\)"
@@ -326,7 +317,7 @@ def test_a_mask_in_observation_over_codes_declares_codes_and_holds_every_observa
 
 
 def test_a_second_step_wait_is_refused_before_the_opponents_choose():
-    from miaui_env.integrations.sb3 import MultiTableVecEnv
+    from miaui_env.core.vec import MultiTableVecEnv
 
     venv = MiauiSelfPlayVecEnv(2, num_players=3, learner_seats=[0], seed=6)
     venv.reset()
@@ -360,7 +351,7 @@ def test_wrappers_refuse_what_they_cannot_wrap_by_name():
 
 
 def test_a_ragged_multi_table_step_is_refused_by_name_and_changes_nothing():
-    from miaui_env.integrations.sb3 import MultiTableVecEnv
+    from miaui_env.core.vec import MultiTableVecEnv
 
     tables = [MiauiSelfPlayVecEnv(num_games=2, num_players=4, seed=0), MiauiSelfPlayVecEnv(num_games=2, num_players=3, seed=1)]
     venv = MultiTableVecEnv(tables)

@@ -10,13 +10,18 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import SHARED_VICTORY_HIGH_SCORE, SHARED_VICTORY_PUT_BACK, SHARED_VICTORY_ROUNDS, highest_card, stacked_deck
+from helpers import (
+    SHARED_VICTORY_HIGH_SCORE,
+    SHARED_VICTORY_PUT_BACK,
+    SHARED_VICTORY_ROUNDS,
+    RecordingAgent,
+    highest_card,
+    run_module,
+    stacked_deck,
+)
 from helpers import lowest_card as lowest_policy
 
 from miaui_env.apps.arena import main
@@ -31,8 +36,6 @@ from miaui_env.games.miaui.agents.loading import load_agent
 from miaui_env.games.miaui.arena import ArenaConfig, play, run
 from miaui_env.games.miaui.spec import TableSpec
 from miaui_env.games.miaui.vector import VectorMiaui
-
-ROOT = Path(__file__).parent.parent
 
 
 def lowest_card(observations, masks):
@@ -111,7 +114,7 @@ def test_agent_specs(tmp_path):
 def test_a_checkpoint_for_another_observation_layout_is_refused(tmp_path):
     from sb3_contrib import MaskablePPO
 
-    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+    from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 
     model = MaskablePPO("MlpPolicy", MiauiSelfPlayVecEnv(2, num_players=3, seed=0), n_steps=8, batch_size=8)
     model.save(tmp_path / "model.zip")
@@ -127,29 +130,8 @@ def test_a_checkpoint_for_another_observation_layout_is_refused(tmp_path):
 
 def test_command_line_writes_table_json_csv_and_png(tmp_path):
     out = tmp_path / "arena"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "miaui_env.apps.arena",
-            "--pool",
-            "greedy",
-            "random",
-            "counter",
-            "--players",
-            "3",
-            "--games",
-            "300",
-            "--seed",
-            "4",
-            "--out",
-            str(out),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    pool = ("--pool", "greedy", "random", "counter")
+    done = run_module("miaui_env.apps.arena", *pool, "--players", "3", "--games", "300", "--seed", "4", "--out", str(out), timeout=300)
     assert done.returncode == 0, done.stderr
     assert "win share" in done.stdout and "counter" in done.stdout
     assert "arena" in done.stderr and "300/300" in done.stderr  # the progress bar
@@ -160,29 +142,13 @@ def test_command_line_writes_table_json_csv_and_png(tmp_path):
     assert (out / "arena.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-class ViewRecorder:
-    """Plays its lowest card and keeps what it was shown."""
-
-    def __init__(self, name: str, view: str | None = None):
-        self.name, self.seen = name, []
-        if view is not None:
-            self.view = view
-
-    def act(self, observations, masks):
-        self.seen.append(observations.copy())
-        return np.argmax(masks, axis=1)
-
-    def reset(self):
-        pass
-
-
 @pytest.mark.oracle
 @pytest.mark.parametrize("arena_view", ["table", "recall"])
 def test_each_agent_is_shown_the_view_it_plays_from(arena_view):
     from miaui_env import OBSERVATION_LAYOUT
     from miaui_env.games.miaui.observation import table_view
 
-    remembers, plain, forgets = ViewRecorder("remembers", "recall"), ViewRecorder("plain"), ViewRecorder("forgets", "table")
+    remembers, plain, forgets = RecordingAgent("remembers", "recall"), RecordingAgent("plain"), RecordingAgent("forgets", "table")
     play([remembers, plain, forgets], "pool", ArenaConfig(num_players=3, games=30, view=arena_view))
 
     def played_by_opponents(agent):

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from gymnasium.error import ResetNeeded
+from helpers import RecordingAgent
 
 import miaui_env
 from miaui_env import DeckError, GameConfig, IllegalActionError, InvalidConfigError
@@ -353,7 +354,7 @@ VECENV_CONSTRUCTORS = [
 
 @pytest.mark.parametrize(("kwargs", "error", "message"), VECENV_CONSTRUCTORS, ids=[str(k) for k, _, _ in VECENV_CONSTRUCTORS])
 def test_the_sb3_vecenv_refuses_bad_construction(kwargs, error, message):
-    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+    from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 
     with pytest.raises(error, match=message):
         MiauiSelfPlayVecEnv(2, num_players=4, **kwargs)
@@ -370,7 +371,7 @@ VECENV_STEPS = [
 
 @pytest.mark.parametrize(("actions", "message"), [row[1:] for row in VECENV_STEPS], ids=[row[0] for row in VECENV_STEPS])
 def test_the_sb3_vecenv_refuses_actions_before_any_opponent_moves(actions, message):
-    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+    from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 
     venv = MiauiSelfPlayVecEnv(4, num_players=4, learner_seats=[0], seed=3)
     venv.reset()
@@ -557,7 +558,7 @@ def illegal_cards(observations, masks):
 )
 def test_an_agents_malformed_answer_is_named_wherever_it_plays(policy, message):
     from miaui_env.games.miaui.arena import ArenaConfig, play
-    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+    from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 
     with pytest.raises(AgentError, match=f"'{policy.__name__}'.*{message}"):
         play([policy, RandomAgent(0)], "gauntlet", ArenaConfig(num_players=3, games=6))
@@ -574,25 +575,15 @@ def test_an_agents_malformed_answer_is_named_wherever_it_plays(policy, message):
 
 
 def test_one_agent_given_for_every_seat_is_asked_once_with_a_row_a_seat():
-    class Recorder:
-        name = "recorder"
-
-        def __init__(self):
-            self.batches = []
-
-        def act(self, observations, masks):
-            self.batches.append(masks.copy())
-            return np.argmax(masks, axis=1)
-
-    recorder = Recorder()
+    recorder = RecordingAgent()
     env = MiauiSingleAgentEnv(num_players=4, opponents=recorder, seat=0)
     env.reset(seed=0)
     env.step(5)
     env.step(6)
     # One call a round with the three opponent seats as rows, in the same order every round (so an
     # agent with memory, such as the counter, follows each seat by its row).
-    assert [batch.shape for batch in recorder.batches] == [(4 - 1, 12), (4 - 1, 12)]
-    assert (recorder.batches[1].sum(axis=1) == 11).all() and not recorder.batches[1][:, 0].any()
+    assert [batch.shape for batch in recorder.masks] == [(4 - 1, 12), (4 - 1, 12)]
+    assert (recorder.masks[1].sum(axis=1) == 11).all() and not recorder.masks[1][:, 0].any()
 
 
 BAD_ARENA_CONFIGS = [
@@ -653,7 +644,8 @@ def test_the_batched_engine_refuses_ragged_actions_and_both_seed_forms():
 
 
 def test_a_multi_table_vecenv_refuses_what_is_not_a_list_of_distinct_tables():
-    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
+    from miaui_env.core.vec import MultiTableVecEnv
+    from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 
     table = MiauiSelfPlayVecEnv(2, num_players=3, seed=0)
     for tables, message in (([], "non-empty"), ([table, table], "same table twice"), ([table, "x"], "'x'")):

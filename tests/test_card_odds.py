@@ -1,4 +1,4 @@
-"""The card-counting odds a policy may read (miaui_env.integrations.card_odds), checked against the
+"""The card-counting odds a policy may read (miaui_env.games.miaui.card_odds), checked against the
 counter heuristic's compiled kernels on states of real games, and a policy that reads them."""
 
 from __future__ import annotations
@@ -8,15 +8,16 @@ import json
 import numpy as np
 import pytest
 import torch
+from helpers import aec_decisions
 
 import miaui_env
 from miaui_env.games.miaui.agents.heuristics import CountingAgent, GreedyAgent, depth_values, winning_chances
+from miaui_env.games.miaui.card_odds import ODDS_SIZE, CardOdds, cards_held, catch_chances, space_values
 from miaui_env.games.miaui.compact import expand_observations
 from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT, SEAT_LAYOUT, VALUE_SCALE
+from miaui_env.games.miaui.privileged import PrivilegedCriticPolicy
 from miaui_env.games.miaui.rules import NUM_DIVER_CARDS
-from miaui_env.integrations.card_odds import ODDS_SIZE, CardOdds, cards_held, catch_chances, space_values
-from miaui_env.integrations.privileged import PrivilegedCriticPolicy
-from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 
 TABLES = [
     {"num_players": 3, "view": "recall"},
@@ -34,11 +35,7 @@ def observed_states(table: dict, games: int = 6, seed: int = 0) -> np.ndarray:
     rows = []
     for game in range(games):
         env.reset(seed=seed + game)
-        for _agent in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
+        for _agent, observation in aec_decisions(env):
             rows.append(observation["observation"])
             env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
     return np.asarray(rows, dtype=np.float32)
@@ -140,8 +137,8 @@ def test_a_policy_with_card_odds_reads_float_rows_and_codes_alike(dtype):
     float32 or as uint8 codes (which it expands before its features extractor)."""
     from sb3_contrib import MaskablePPO
 
-    from miaui_env.integrations.card_odds import CardOddsFeatures
-    from miaui_env.integrations.sb3 import CompactInputPolicy
+    from miaui_env.games.miaui.card_odds import CardOddsFeatures
+    from miaui_env.games.miaui.compact_torch import CompactInputPolicy
 
     venv = MiauiSelfPlayVecEnv(4, num_players=4, learner_seats=[0], seed=0, observation_dtype=dtype)
     kwargs = {"card_odds": True, "net_arch": [16]}
@@ -162,7 +159,7 @@ def test_a_policy_with_card_odds_reads_float_rows_and_codes_alike(dtype):
 def test_a_compact_policy_with_card_odds_saves_and_loads(tmp_path):
     from sb3_contrib import MaskablePPO
 
-    from miaui_env.integrations.sb3 import CompactInputPolicy
+    from miaui_env.games.miaui.compact_torch import CompactInputPolicy
 
     venv = MiauiSelfPlayVecEnv(4, num_players=4, learner_seats=[0], seed=0, observation_dtype="uint8")
     model = MaskablePPO(CompactInputPolicy, venv, policy_kwargs={"card_odds": True, "net_arch": [16]}, n_steps=11, seed=0, device="cpu")
@@ -181,7 +178,7 @@ def test_a_compact_policy_with_card_odds_saves_and_loads(tmp_path):
 def test_the_features_extractor_refuses_another_game_s_rows():
     import gymnasium
 
-    from miaui_env.integrations.card_odds import CardOddsFeatures
+    from miaui_env.games.miaui.card_odds import CardOddsFeatures
 
     with pytest.raises(ValueError, match=r"CardOddsFeatures reads Miaui observations of shape \(620,\)"):
         CardOddsFeatures(gymnasium.spaces.Box(0, 1, (100,)))
@@ -202,7 +199,7 @@ def test_a_run_with_card_odds_loads_as_an_agent_and_keeps_its_inputs(tmp_path):
     """A privileged-critic run that reads the odds: the library's loader builds that network from its
     metadata; --resume and init refuse a config whose card_odds differs from the network's."""
     from miaui_env.games.miaui.agents.loading import load_agent
-    from miaui_env.integrations.privileged import PrivilegedCriticPolicy
+    from miaui_env.games.miaui.privileged import PrivilegedCriticPolicy
     from training.config import ConfigError, load_config
     from training.ppo import initial_weights
     from training.selfplay import train
@@ -227,7 +224,7 @@ def test_a_run_with_card_odds_loads_as_an_agent_and_keeps_its_inputs(tmp_path):
 def test_card_odds_beside_another_features_extractor_is_refused():
     from sb3_contrib import MaskablePPO
 
-    from miaui_env.integrations.sb3 import CompactInputPolicy, ExpandCompactObservations
+    from miaui_env.games.miaui.compact_torch import CompactInputPolicy, ExpandCompactObservations
 
     venv = MiauiSelfPlayVecEnv(2, num_players=3, seed=0, observation_dtype="uint8")
     kwargs = {"card_odds": True, "features_extractor_class": ExpandCompactObservations}

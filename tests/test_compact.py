@@ -18,11 +18,11 @@ from miaui_env.games.miaui.compact import (
     empty_compact,
     expand_observations,
 )
+from miaui_env.games.miaui.compact_torch import ExpandCompactObservations, expand_observations_torch
 from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 from miaui_env.games.miaui.spec import TableSpec
 from miaui_env.games.miaui.vector import VectorMiaui
-from miaui_env.integrations.compact_torch import expand_observations_torch
-from miaui_env.integrations.sb3 import ExpandCompactObservations, MiauiSelfPlayVecEnv
 
 CONFIGS = list(itertools.product(range(3, 7), (False, True), (False, True), ("table", "recall")))
 EVERY_CODE = np.tile(np.arange(256, dtype=np.uint8)[:, None], (1, OBSERVATION_LAYOUT.size))

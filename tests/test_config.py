@@ -117,20 +117,15 @@ def test_unknown_keys_are_refused_at_every_depth(tmp_path, text, key):
         load_config(config_file(tmp_path, text))
 
 
-@pytest.mark.parametrize(
-    ("override", "message"),
-    [
-        ("learnign_rate=1", "unknown key 'learnign_rate'; known keys here: device, evaluation, exploiters, game, init, kickstart"),
-        ("kickstart.techer=random", "unknown key 'kickstart.techer'; known keys here: batch_size"),
-        ("opponents.pool.size=2", "unknown key 'opponents.pool'"),
-        ("tables.0.num_games=2", "'tables' has no keys; set it whole"),
-        ("seed.x=2", "'seed' has no keys"),
-        ("seed", "not key=value"),
-    ],
-)
-def test_unknown_override_keys_are_refused(override, message):
-    with pytest.raises(ConfigError, match=message):
-        load_config(None, [override])
+# Overrides (--set) of no key of the config, each with what its refusal says: checked with the wrong types below.
+UNKNOWN_OVERRIDE_KEYS = [
+    ("learnign_rate=1", "unknown key 'learnign_rate'; known keys here: device, evaluation, exploiters, game, init, kickstart"),
+    ("kickstart.techer=random", "unknown key 'kickstart.techer'; known keys here: batch_size"),
+    ("opponents.pool.size=2", "unknown key 'opponents.pool'"),
+    ("tables.0.num_games=2", "'tables' has no keys; set it whole"),
+    ("seed.x=2", "'seed' has no keys"),
+    ("seed", "not key=value"),
+]
 
 
 def test_rllib_configs_refuse_unknown_keys_too(tmp_path):
@@ -141,45 +136,46 @@ def test_rllib_configs_refuse_unknown_keys_too(tmp_path):
 
 
 # -- types -----------------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("override", "message"),
-    [
-        ("total_timesteps=lots", "config key 'total_timesteps' is 'lots'; allowed: an integer from 0 to 1e\\+15"),
-        ("seed=true", "config key 'seed' is True; allowed: an integer"),  # a bool is not an int
-        ("seed=1.5", "config key 'seed' is 1.5; allowed: an integer"),
-        ("kickstart.learning_rate=true", "config key 'kickstart.learning_rate' is True; allowed: a number"),
-        ("kickstart.epochs=0", "config key 'kickstart.epochs' is 0; allowed: an integer from 1 to 1e\\+15"),
-        ("kickstart.epochs=1.5", "config key 'kickstart.epochs' is 1.5; allowed: an integer from 1 to 1e\\+15"),
-        ("total_timesteps=" + "9" * 400, "config key 'total_timesteps' is 9{80}; allowed: an integer from 0 to 1e\\+15"),
-        ("evaluation.games_per_baseline=10000000000000000", "'evaluation.games_per_baseline' is 10000000000000000; allowed: an integer"),
-        ("kickstart.learning_rate=.inf", "config key 'kickstart.learning_rate' is inf; allowed: a number >= 0"),
-        ("magnet.coef=1e400", "config key 'magnet.coef' is inf; allowed: a number >= 0"),  # YAML reads 1e400 as inf
-        ("opponents.pfsp_exponent=.nan", "config key 'opponents.pfsp_exponent' is nan; allowed: a number >= 0"),
-        ("opponents.weights={pool: .inf}", "config key 'opponents.weights.pool' is inf; allowed: a number >= 0"),
-        ("opponents.weights={}", "config key 'opponents.weights' is {}: no agent has a weight above 0"),
-        ("opponents.weights={pool: 0, random: 0}", "no agent has a weight above 0; allowed: the pool and baselines"),
-        ("run_name=" + "x" * 101, "config key 'run_name' is 'x+; allowed: a folder name of 1-100 letters"),
-        ("kickstart.teacher_share_end=2", "config key 'kickstart.teacher_share_end' is 2; allowed: a number from 0 to 1"),
-        ("view=tabel", "config key 'view' is 'tabel'; allowed: one of 'table', 'recall'"),
-        ("game=chess", "config key 'game' is 'chess'; allowed: one of 'miaui', 'octopus'"),
-        ("game=Octopus", "config key 'game' is 'Octopus'; allowed: one of 'miaui', 'octopus'"),  # names are lower case
-        ("evaluation.baselines=random", "config key 'evaluation.baselines' is 'random'; allowed: a list, each a string"),
-        ("evaluation.baselines=[random, 3]", r"config key 'evaluation.baselines\[1\]' is 3; allowed: a string"),
-        ("opponents.weights.random=true", "config key 'opponents.weights.random' is True; allowed: a number >= 0"),
-        ("opponents.weights={random: -1}", "config key 'opponents.weights.random' is -1; allowed: a number >= 0"),
-        ("tables=[{num_players: 7, num_games: 2}]", r"config key 'tables\[0\].num_players' is 7; allowed: an integer from 2 to 6"),
-        (
-            "tables=[{num_players: 2, num_games: 2}]",
-            r"config key 'tables\[0\].num_players' is 2; allowed: an integer from 3 to 6 \(game: miaui",
-        ),
-        ("tables=[{num_players: 4, num_games: 2, open_baskets: 1}]", r"'tables\[0\].open_baskets' is 1; allowed: a bool"),
-        ("tables=[{num_players: 4}]", r"config key 'tables\[0\].num_games' is missing"),
-        ("tables=[]", "config key 'tables' is empty; allowed: at least one table"),
-        ("ppo=[1]", "config key 'ppo' is \\[1\\]; allowed: a mapping"),
-        ("opponents=3", "config key 'opponents' is 3; allowed: a mapping with keys weights, snapshot_every, pool_size"),
-    ],
-)
-def test_wrong_types_are_refused_with_the_key_the_value_and_what_is_allowed(override, message):
+# Overrides (--set) of a value of the wrong type, each with what its refusal says: the key, the value and what is allowed.
+WRONG_TYPES = [
+    ("total_timesteps=lots", "config key 'total_timesteps' is 'lots'; allowed: an integer from 0 to 1e\\+15"),
+    ("seed=true", "config key 'seed' is True; allowed: an integer"),  # a bool is not an int
+    ("seed=1.5", "config key 'seed' is 1.5; allowed: an integer"),
+    ("kickstart.learning_rate=true", "config key 'kickstart.learning_rate' is True; allowed: a number"),
+    ("kickstart.epochs=0", "config key 'kickstart.epochs' is 0; allowed: an integer from 1 to 1e\\+15"),
+    ("kickstart.epochs=1.5", "config key 'kickstart.epochs' is 1.5; allowed: an integer from 1 to 1e\\+15"),
+    ("total_timesteps=" + "9" * 400, "config key 'total_timesteps' is 9{80}; allowed: an integer from 0 to 1e\\+15"),
+    ("evaluation.games_per_baseline=10000000000000000", "'evaluation.games_per_baseline' is 10000000000000000; allowed: an integer"),
+    ("kickstart.learning_rate=.inf", "config key 'kickstart.learning_rate' is inf; allowed: a number >= 0"),
+    ("magnet.coef=1e400", "config key 'magnet.coef' is inf; allowed: a number >= 0"),  # YAML reads 1e400 as inf
+    ("opponents.pfsp_exponent=.nan", "config key 'opponents.pfsp_exponent' is nan; allowed: a number >= 0"),
+    ("opponents.weights={pool: .inf}", "config key 'opponents.weights.pool' is inf; allowed: a number >= 0"),
+    ("opponents.weights={}", "config key 'opponents.weights' is {}: no agent has a weight above 0"),
+    ("opponents.weights={pool: 0, random: 0}", "no agent has a weight above 0; allowed: the pool and baselines"),
+    ("run_name=" + "x" * 101, "config key 'run_name' is 'x+; allowed: a folder name of 1-100 letters"),
+    ("kickstart.teacher_share_end=2", "config key 'kickstart.teacher_share_end' is 2; allowed: a number from 0 to 1"),
+    ("view=tabel", "config key 'view' is 'tabel'; allowed: one of 'table', 'recall'"),
+    ("game=chess", "config key 'game' is 'chess'; allowed: one of 'miaui', 'octopus'"),
+    ("game=Octopus", "config key 'game' is 'Octopus'; allowed: one of 'miaui', 'octopus'"),  # names are lower case
+    ("evaluation.baselines=random", "config key 'evaluation.baselines' is 'random'; allowed: a list, each a string"),
+    ("evaluation.baselines=[random, 3]", r"config key 'evaluation.baselines\[1\]' is 3; allowed: a string"),
+    ("opponents.weights.random=true", "config key 'opponents.weights.random' is True; allowed: a number >= 0"),
+    ("opponents.weights={random: -1}", "config key 'opponents.weights.random' is -1; allowed: a number >= 0"),
+    ("tables=[{num_players: 7, num_games: 2}]", r"config key 'tables\[0\].num_players' is 7; allowed: an integer from 2 to 6"),
+    (
+        "tables=[{num_players: 2, num_games: 2}]",
+        r"config key 'tables\[0\].num_players' is 2; allowed: an integer from 3 to 6 \(game: miaui",
+    ),
+    ("tables=[{num_players: 4, num_games: 2, open_baskets: 1}]", r"'tables\[0\].open_baskets' is 1; allowed: a bool"),
+    ("tables=[{num_players: 4}]", r"config key 'tables\[0\].num_games' is missing"),
+    ("tables=[]", "config key 'tables' is empty; allowed: at least one table"),
+    ("ppo=[1]", "config key 'ppo' is \\[1\\]; allowed: a mapping"),
+    ("opponents=3", "config key 'opponents' is 3; allowed: a mapping with keys weights, snapshot_every, pool_size"),
+]
+
+
+@pytest.mark.parametrize(("override", "message"), UNKNOWN_OVERRIDE_KEYS + WRONG_TYPES)
+def test_a_bad_override_is_refused_with_what_is_wrong(override, message):
     with pytest.raises(ConfigError, match=message):
         load_config(None, [override])
 
@@ -325,7 +321,8 @@ def test_seed_children_do_not_depend_on_what_was_spawned_before():
 
 
 def test_two_tables_never_share_slot_seeds_even_with_thousands_of_games():
-    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
+    from miaui_env.core.vec import MultiTableVecEnv
+    from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 
     def lowest(observations, masks):
         return np.argmax(masks, axis=1)
@@ -347,7 +344,7 @@ def test_two_tables_never_share_slot_seeds_even_with_thousands_of_games():
 
 
 def test_a_table_seeded_at_construction_deals_as_seed_does():
-    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+    from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 
     child = RunSeeds(0).sequence("tables", 1)
     built = MiauiSelfPlayVecEnv(num_games=6, num_players=4, seed=child).reset()

@@ -7,7 +7,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from helpers import stacked_game
+from helpers import SEAT_VIEW_TABLES, random_game_states, stacked_game
 
 from miaui_env.core.errors import InvalidConfigError
 from miaui_env.games.miaui import rules
@@ -76,33 +76,17 @@ def check_against_the_game(state: GameState, encoder: Encoder, view: str, seat: 
         assert row.last == expected_last_reveal(state, s)
 
 
-@pytest.mark.parametrize(
-    ("n", "open_baskets", "no_fighting", "view"),
-    [
-        (3, False, False, "table"),
-        (4, True, False, "table"),
-        (5, False, True, "recall"),
-        (6, True, True, "table"),
-        (4, False, True, "table"),
-    ],
-)
+@pytest.mark.parametrize(("n", "open_baskets", "no_fighting", "view"), SEAT_VIEW_TABLES)
 def test_the_decoded_table_is_the_game_as_the_seat_may_see_it(n, open_baskets, no_fighting, view):
     rng = np.random.default_rng(10 * n + open_baskets + 2 * no_fighting)
     peeks = 0
-    for _ in range(6):
-        state = rules.new_game(GameConfig(n, open_baskets, no_fighting), rng)
-        encoder = Encoder(state.config, view)
-        while True:
-            encoder.refresh(state)
-            for seat in range(n):
-                check_against_the_game(state, encoder, view, seat)
-                # R5: the last reveal's Lantern catchers are the seats that peeked each space's first card
-                for depth, row in decode_observation(encoder.observe(seat), n).lantern_peekers().items():
-                    assert state.lagoon[depth][0].peeker == (seat + row) % n
-                    peeks += 1
-            if state.is_over:
-                break
-            play_round(state, [int(rng.choice(state.legal_cards(s))) for s in range(n)])
+    for state, encoder in random_game_states(GameConfig(n, open_baskets, no_fighting), view, rng, games=6):
+        for seat in range(n):
+            check_against_the_game(state, encoder, view, seat)
+            # R5: the last reveal's Lantern catchers are the seats that peeked each space's first card
+            for depth, row in decode_observation(encoder.observe(seat), n).lantern_peekers().items():
+                assert state.lagoon[depth][0].peeker == (seat + row) % n
+                peeks += 1
     assert peeks  # the check met a face-down card
 
 

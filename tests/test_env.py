@@ -7,7 +7,7 @@ from functools import partial
 
 import numpy as np
 import pytest
-from helpers import pettingzoos_own_warnings_only, stacked_deck
+from helpers import aec_decisions, pettingzoos_own_warnings_only, stacked_deck
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
 
 import miaui_env
@@ -58,11 +58,7 @@ def test_an_agent_that_must_act_always_has_a_legal_card():
         for game in range(20):
             env.reset(seed=game)
             decisions = 0
-            for agent in env.agent_iter():
-                obs, _, terminated, truncated, _ = env.last()
-                if terminated or truncated:
-                    env.step(None)
-                    continue
+            for agent, obs in aec_decisions(env):
                 mask = obs["action_mask"]
                 assert mask.dtype == np.int8 and mask.any()
                 np.testing.assert_array_equal(mask, env.unwrapped.game.hands[int(agent.split("_")[1])])

@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import environment_with_test_games, pettingzoos_own_warnings_only
+from helpers import aec_decisions, environment_with_test_games, pettingzoos_own_warnings_only
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
 
 from miaui_env.games import game_names, get_game
@@ -93,11 +93,7 @@ def play_whole_game(game, agent_name: str, n: int, seed: int) -> int:
     env = game.env(num_players=n, view=getattr(agents[0], "view", game.views[0]))
     env.reset(seed=seed)
     decisions = 0
-    for name in env.agent_iter():
-        observation, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
+    for name, observation in aec_decisions(env):
         mask = np.asarray(observation["action_mask"], dtype=bool)
         agent = agents[env.possible_agents.index(name)]
         action = int(np.asarray(agent.act(observation["observation"][None], mask[None]))[0])

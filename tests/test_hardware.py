@@ -19,9 +19,10 @@ import torch
 
 from miaui_env.games.miaui.agents.loading import load_agent
 from miaui_env.games.miaui.compact import COMPACT_SCALE, COMPACT_ZERO, CompactError, expand_codes
+from miaui_env.games.miaui.compact_torch import CompactInputPolicy
 from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
-from miaui_env.integrations.privileged import PRIVILEGED_CODE_SCALE, PRIVILEGED_CODE_ZERO, PrivilegedCriticPolicy
-from miaui_env.integrations.sb3 import CompactInputPolicy, MiauiSelfPlayVecEnv
+from miaui_env.games.miaui.privileged import PRIVILEGED_CODE_SCALE, PRIVILEGED_CODE_ZERO, PrivilegedCriticPolicy
+from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 from training import selfplay
 from training.config import ConfigError, load_config
 from training.games import MiauiGame
@@ -150,7 +151,7 @@ def test_a_policy_built_for_other_rows_refuses_codes_by_name():
 def test_a_starting_policy_that_cannot_read_codes_is_refused_by_name():
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from miaui_env.integrations.sb3 import ExpandCompactObservations
+    from miaui_env.games.miaui.compact_torch import ExpandCompactObservations
     from training.ppo import TrainedWeights
 
     venv = MiauiSelfPlayVecEnv(4, num_players=4, learner_seats=[0], seed=0, observation_dtype="uint8")

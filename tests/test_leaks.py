@@ -69,9 +69,9 @@ from miaui_env.games.miaui.observation import LAGOON_SLOTS, OBSERVATION_LAYOUT, 
 from miaui_env.games.miaui.replay import frames as replay_frames
 from miaui_env.games.miaui.replay import record_replay, replay_to_json
 from miaui_env.games.miaui.rules import NUM_DIVER_CARDS, NUM_ROUNDS, GameConfig, GameState, SeagullTheft, new_game, play_round
+from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 from miaui_env.games.miaui.single_agent import MiauiSingleAgentEnv
 from miaui_env.games.miaui.vector import VectorMiaui
-from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 
 pytestmark = pytest.mark.oracle
 

@@ -10,7 +10,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from miaui_env.games.miaui.agents import RandomAgent
-from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 from training.magnet import Magnet, MagnetPPO, reverse_kl
 
 pytestmark = pytest.mark.slow  # trains, spawns commands or builds: out of the fast loop (docs/contributing.md)

@@ -18,19 +18,10 @@ import torch
 from miaui_env.core.errors import DeckError, IllegalActionError, InvalidConfigError
 from miaui_env.games.miaui.agents import AgentError
 from miaui_env.games.miaui.env import ResetOptionWarning
+from miaui_env.games.octopus import agents as octopus_agents
 from miaui_env.games.octopus import play as octopus_play
 from miaui_env.games.octopus import replay as octopus_replay
 from miaui_env.games.octopus import rules
-from miaui_env.games.octopus.agents import (
-    CautiousAgent,
-    RiskAwareAgent,
-    RivalAwareAgent,
-    TheftAwareAgent,
-    flip_odds,
-    leading_opponents,
-    load_octopus_agents,
-    theft_mask,
-)
 from miaui_env.games.octopus.arena import OctopusArenaConfig
 from miaui_env.games.octopus.env import DiceError, env, raw_env
 from miaui_env.games.octopus.odds import OddsTables, octopus_odds
@@ -220,6 +211,7 @@ def test_an_unknown_option_is_still_a_warning():
 
 
 # ---- the agents ---------------------------------------------------------------------------------
+BASELINES = [octopus_agents.CautiousAgent, octopus_agents.RiskAwareAgent, octopus_agents.TheftAwareAgent, octopus_agents.RivalAwareAgent]
 
 
 def recall_batch() -> tuple[np.ndarray, np.ndarray]:
@@ -245,9 +237,7 @@ AGENT_INPUT = [
 ]
 
 
-@pytest.mark.parametrize(
-    "agent", [CautiousAgent, RiskAwareAgent, TheftAwareAgent, RivalAwareAgent], ids=["cautious", "risk-aware", "theft-aware", "rival-aware"]
-)
+@pytest.mark.parametrize("agent", BASELINES, ids=["cautious", "risk-aware", "theft-aware", "rival-aware"])
 @pytest.mark.parametrize(("batch", "words"), [(b, w) for _, b, w in AGENT_INPUT], ids=[n for n, _, _ in AGENT_INPUT])
 def test_the_baselines_refuse_malformed_observations_and_masks(agent, batch, words):
     with pytest.raises(AgentError) as refused:
@@ -258,10 +248,10 @@ def test_the_baselines_refuse_malformed_observations_and_masks(agent, batch, wor
 @pytest.mark.parametrize(
     ("helper", "words"),
     [
-        (flip_odds, "flip_odds"),
-        (theft_mask, "theft_mask"),
-        (leading_opponents, "leading_opponents"),
-        (lambda row: RivalAwareAgent(0).theft_values(row, MASK[0]), "rival-aware theft_values"),
+        (octopus_agents.flip_odds, "flip_odds"),
+        (octopus_agents.theft_mask, "theft_mask"),
+        (octopus_agents.leading_opponents, "leading_opponents"),
+        (lambda row: octopus_agents.RivalAwareAgent(0).theft_values(row, MASK[0]), "rival-aware theft_values"),
     ],
     ids=["flip_odds", "theft_mask", "leading_opponents", "theft_values"],
 )
@@ -273,7 +263,7 @@ def test_the_one_row_helpers_refuse_anything_but_one_octopus_row(helper, words, 
 
 def test_theft_values_refuses_a_mask_of_another_shape():
     with pytest.raises(AgentError, match=r"risk-aware theft_values: a mask is one row of 12 actions; got shape \(2, 12\)"):
-        RiskAwareAgent(0).theft_values(OBS[0], np.ones((2, 12)))
+        octopus_agents.RiskAwareAgent(0).theft_values(OBS[0], np.ones((2, 12)))
 
 
 @pytest.mark.parametrize("rows", [torch.zeros(306), torch.zeros(2, 5), np.zeros((2, 306))], ids=["one row", "short rows", "an array"])
@@ -285,7 +275,7 @@ def test_the_odds_refuse_anything_but_a_batch_of_octopus_rows(rows):
 
 def test_the_baselines_answer_legal_actions_on_odd_but_well_formed_observations():
     rng = np.random.default_rng(0)
-    for agent in (CautiousAgent(0), RiskAwareAgent(0), TheftAwareAgent(0), RivalAwareAgent(0)):
+    for agent in (baseline(0) for baseline in BASELINES):
         for _ in range(50):
             observations = rng.uniform(-64, 64, (4, OBS.shape[1])).astype(np.float32)
             masks = np.zeros((4, 12), dtype=np.int8)
@@ -299,10 +289,10 @@ def test_the_baselines_answer_legal_actions_on_odd_but_well_formed_observations(
 @pytest.mark.parametrize(
     ("call", "words"),
     [
-        (lambda: CautiousAgent(steal="no"), "steal='no'"),
-        (lambda: load_octopus_agents("random"), "a list of names"),
+        (lambda: octopus_agents.CautiousAgent(steal="no"), "steal='no'"),
+        (lambda: octopus_agents.load_octopus_agents("random"), "a list of names"),
         (
-            lambda: load_octopus_agents([["random"]]),
+            lambda: octopus_agents.load_octopus_agents([["random"]]),
             "agent specs are strings (a built-in name, a shipped policy or a run's folder); got [['random']]",
         ),
     ],
@@ -315,7 +305,7 @@ def test_agent_settings_are_refused_by_name(call, words):
 
 
 def test_cautious_takes_a_numpy_int_threshold():
-    assert CautiousAgent(cards=np.int64(2)).cards == 2
+    assert octopus_agents.CautiousAgent(cards=np.int64(2)).cards == 2
 
 
 @pytest.mark.parametrize(

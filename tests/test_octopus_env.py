@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 from gymnasium.error import ResetNeeded
-from helpers import pettingzoos_own_warnings_only
+from helpers import aec_decisions, pettingzoos_own_warnings_only
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -61,11 +61,7 @@ def play_random(game, seed: int) -> int:
     """One random legal game through the AEC loop; returns the agent-steps taken."""
     rng = np.random.default_rng(seed)
     steps = 0
-    for _agent in game.agent_iter():
-        observation, _, terminated, truncated, _ = game.last()
-        if terminated or truncated:
-            game.step(None)
-            continue
+    for _agent, observation in aec_decisions(game):
         legal = np.flatnonzero(observation["action_mask"])
         assert legal.size, "the agent to act has no legal action"
         game.step(int(rng.choice(legal)))

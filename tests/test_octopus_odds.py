@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from miaui_env.games.miaui.agents import RandomAgent
+from miaui_env.games.octopus import rules
 from miaui_env.games.octopus.agents import MAX_SUBSETS, CautiousAgent, RiskAwareAgent, RivalAwareAgent, TheftAwareAgent, flip_odds
 from miaui_env.games.octopus.agents import leading_opponents as agents_leading_opponents
 from miaui_env.games.octopus.observation import OBSERVATION_LAYOUT, observe
@@ -25,19 +26,6 @@ from miaui_env.games.octopus.odds import (
     leading_opponents,
     octopus_odds,
 )
-from miaui_env.games.octopus.rules import (
-    NO_THEFT,
-    OCTOPUS_IDS,
-    STOP,
-    Phase,
-    action_mask,
-    decision_of,
-    fish,
-    new_game,
-    stacked_deck,
-    step,
-)
-from miaui_env.games.octopus.rules import InvalidConfigError as OctopusConfigError
 
 COLUMN = {name: i for i, name in enumerate(ODDS_NAMES)}
 
@@ -45,15 +33,15 @@ COLUMN = {name: i for i, name in enumerate(ODDS_NAMES)}
 def played_decisions(seed: int, num_players: int, view: str = "recall") -> tuple[np.ndarray, np.ndarray]:
     """Every decision's observation (from `view`) and mask of one game of mixed baselines."""
     agents = [RiskAwareAgent(seed), CautiousAgent(seed, cards=4), RandomAgent(seed)]
-    state = new_game(num_players, seed=seed, max_sessions=2)
+    state = rules.new_game(num_players, seed=seed, max_sessions=2)
     rows, masks = [], []
     while not state.is_over:
         agent = agents[state.active % len(agents)]
-        mask = action_mask(state)
+        mask = rules.action_mask(state)
         rows.append(observe(state, state.active, view))
         masks.append(mask)
         action = int(agent.act(observe(state, state.active, getattr(agent, "view", "table"))[None], mask[None])[0])
-        step(state, decision_of(state, action))
+        rules.step(state, rules.decision_of(state, action))
     return np.array(rows, dtype=np.float32), np.array(masks)
 
 
@@ -121,14 +109,14 @@ def test_the_theft_values_are_the_reference_players_exact_enumeration(player, se
 
 def test_a_theft_ev_is_hand_computed_on_a_stacked_deck():
     # player_0 keeps two species-0 cards (values 4 and 1); player_1 flips an octopus and decides.
-    s0_4, s0_1, s1_3 = fish(0, 4), fish(0, 1), fish(1, 3)
-    state = new_game(2, seed=0, deck=stacked_deck([s0_4, s1_3, s0_1]), max_sessions=1)
-    step(state, decision_of(state, 1))  # player_0 flips s1_3 after s0_4
-    step(state, decision_of(state, 0))  # and stops: {s0 value 4, s1 value 3}
-    state = new_game(2, seed=0, deck=stacked_deck([s0_4, s1_3, OCTOPUS_IDS[0]]), max_sessions=1)
-    step(state, decision_of(state, 1))
-    step(state, decision_of(state, 0))  # player_0: s0 4, s1 3 (score 7)
-    assert state.active == 1 and state.phase is Phase.THEFT
+    s0_4, s0_1, s1_3 = rules.fish(0, 4), rules.fish(0, 1), rules.fish(1, 3)
+    state = rules.new_game(2, seed=0, deck=rules.stacked_deck([s0_4, s1_3, s0_1]), max_sessions=1)
+    rules.step(state, rules.decision_of(state, 1))  # player_0 flips s1_3 after s0_4
+    rules.step(state, rules.decision_of(state, 0))  # and stops: {s0 value 4, s1 value 3}
+    state = rules.new_game(2, seed=0, deck=rules.stacked_deck([s0_4, s1_3, rules.OCTOPUS_IDS[0]]), max_sessions=1)
+    rules.step(state, rules.decision_of(state, 1))
+    rules.step(state, rules.decision_of(state, 0))  # player_0: s0 4, s1 3 (score 7)
+    assert state.active == 1 and state.phase is rules.Phase.THEFT
     row = observe(state, 1, "recall")
     odds = odds_of(row[None])[0]
     # k = 1 from a collection {4, 3} of two species, to an empty collection: either card gains its value
@@ -146,11 +134,11 @@ def test_the_rival_theft_evs_are_hand_computed_on_a_stacked_deck():
     # 3, player_0 (holding A4) gains 0, player_1 gains 3. From player_0 (offset 1), k=1: player_2 gains 1,
     # player_0 loses 4: 5/6 * 5 - 3/6 = 22/6 either way. From player_1 (offset 2), k=1: 5/6 * 6 - 6/6 =
     # 24/6 in full; a trailing target's points count 0 times: 5/6 * 3 - 3/6 = 12/6.
-    top = [fish("anchovy", 4), fish("bream", 3), fish("anchovy", 3), *OCTOPUS_IDS[:3]]
-    state = new_game(3, seed=0, deck=stacked_deck(top), max_sessions=1)
-    for decision in (STOP, STOP, STOP, NO_THEFT, NO_THEFT):
-        step(state, decision)
-    assert state.active == 2 and state.phase is Phase.THEFT
+    top = [rules.fish("anchovy", 4), rules.fish("bream", 3), rules.fish("anchovy", 3), *rules.OCTOPUS_IDS[:3]]
+    state = rules.new_game(3, seed=0, deck=rules.stacked_deck(top), max_sessions=1)
+    for decision in (rules.STOP, rules.STOP, rules.STOP, rules.NO_THEFT, rules.NO_THEFT):
+        rules.step(state, decision)
+    assert state.active == 2 and state.phase is rules.Phase.THEFT
     row = observe(state, 2, "recall")
     odds = odds_of(row[None])[0] * POINTS_SCALE
     assert leading_opponents(torch.as_tensor(row[None])).tolist() == [[True, False, False]]
@@ -210,7 +198,7 @@ def test_the_features_are_the_same_function_of_a_row_in_a_batch_or_alone():
 
 
 def test_the_extractor_refuses_another_games_observations():
-    with pytest.raises(OctopusConfigError, match=r"shape \(306,\)"):
+    with pytest.raises(rules.InvalidConfigError, match=r"shape \(306,\)"):
         OctopusOddsFeatures(gymnasium.spaces.Box(-1.0, 1.0, (100,)))
 
 

@@ -345,7 +345,8 @@ def test_a_mix_of_what_is_not_an_agent_is_refused_and_the_seating_stands(opponen
 
 
 def test_octopus_tables_of_several_sizes_step_as_one_vecenv_and_never_mix_with_miaui_tables():
-    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv, MultiTableVecEnv
+    from miaui_env.core.vec import MultiTableVecEnv
+    from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 
     tables = [OctopusSelfPlayVecEnv(4, num_players=n, seed=n) for n in (2, 3, 4)]
     venv = MultiTableVecEnv(tables)

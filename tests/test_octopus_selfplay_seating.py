@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from miaui_env.core.errors import InvalidConfigError
+from miaui_env.core.vec import MultiTableVecEnv
 from miaui_env.games.miaui.agents import RandomAgent
 from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
-from miaui_env.integrations.sb3 import MultiTableVecEnv
 
 
 class CountedRandomAgent(RandomAgent):
@@ -43,6 +43,6 @@ def test_rows_seat_their_learner_as_plain_ints_and_the_opponents_play_around_the
     assert venv.opponent_decisions > 40
 
 
-def test_a_multi_table_env_asks_for_self_play_tables_of_either_game():
-    with pytest.raises(InvalidConfigError, match=r"non-empty list of self-play tables \(of either game\), got \[\]"):
+def test_a_multi_table_env_asks_for_self_play_tables_of_one_game():
+    with pytest.raises(InvalidConfigError, match=r"non-empty list of self-play tables \(of one game\), got \[\]"):
         MultiTableVecEnv([])

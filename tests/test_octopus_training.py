@@ -77,8 +77,8 @@ def test_a_small_octopus_run_writes_a_whole_run(small_run):
 
 
 def test_the_league_counts_every_octopus_game_as_it_ends():
+    from miaui_env.core.vec import MultiTableVecEnv
     from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
-    from miaui_env.integrations.sb3 import MultiTableVecEnv
     from training.opponents import finished_games
 
     tables = [OctopusSelfPlayVecEnv(6, num_players=2, seed=1), OctopusSelfPlayVecEnv(3, num_players=3, learner_seats=[1], seed=2)]

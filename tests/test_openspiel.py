@@ -59,6 +59,18 @@ def _outcome_named(state, name_of, name):
     return matches[0]
 
 
+def _payouts(play_both_ways, settings) -> int:
+    """How many of 1,000 seeded games, cycling through `settings`, pay some seat: `play_both_ways(params,
+    seed)` plays one in the AEC env and in OpenSpiel and returns its returns."""
+    return sum(max(play_both_ways(params, seed)) > 0 for seed, params in zip(range(1000), itertools.cycle(settings), strict=False))
+
+
+def _same_returns(state, returns):
+    """OpenSpiel's returns at the end of the game are the AEC env's `returns`; returns them."""
+    assert state.returns() == pytest.approx(returns)
+    return returns
+
+
 def _miaui_game_both_ways(params, seed, check_observations):
     """One game dealt by the AEC env (seeded; its round 1 may reinsert Seagulls), played by seeded
     random cards, and the same deal and cards through OpenSpiel: both returns, and observations."""
@@ -85,17 +97,12 @@ def _miaui_game_both_ways(params, seed, check_observations):
         state.apply_actions(plays)
         while state.is_chance_node():
             state.apply_action(_outcome_named(state, lambda a: str(deck[a]), str(deck[next(rest)])))
-    returns = [env.rewards[agent] for agent in env.possible_agents]
-    assert state.returns() == pytest.approx(returns)
-    return returns
+    return _same_returns(state, [env.rewards[agent] for agent in env.possible_agents])
 
 
 @pytest.mark.slow
 def test_miaui_gives_the_aec_envs_returns_on_a_thousand_deals():
-    winners = 0
-    for seed, params in zip(range(1000), itertools.cycle(MIAUI_SETTINGS), strict=False):
-        returns = _miaui_game_both_ways(params, seed, check_observations=seed % 10 == 0)
-        winners += max(returns) > 0
+    winners = _payouts(lambda params, seed: _miaui_game_both_ways(params, seed, check_observations=seed % 10 == 0), MIAUI_SETTINGS)
     assert winners > 900  # returns are the games' own, not zeros matching zeros
 
 
@@ -144,18 +151,16 @@ def _octopus_game_both_ways(params, seed, max_sessions, check_observations):
             np.testing.assert_array_equal(state.observation_tensor(seat), observation)
         state.apply_action(action)
     assert next(chance_left, None) is None and next(decisions, None) is None
-    returns = [paid[agent] for agent in env.possible_agents]
-    assert state.returns() == pytest.approx(returns)
-    return returns
+    return _same_returns(state, [paid[agent] for agent in env.possible_agents])
 
 
 @pytest.mark.slow
 def test_octopus_gives_the_aec_envs_returns_on_a_thousand_games():
     # 1,000 one-session games (O12's cap ends each after its scoring: thefts, busts, rolls, draws
     # and scoring all happen within a session) and 50 whole games to 77.
-    paid = 0
-    for seed, params in zip(range(1000), itertools.cycle(OCTOPUS_SETTINGS), strict=False):
-        paid += max(_octopus_game_both_ways(params, seed, max_sessions=1, check_observations=seed % 20 == 0)) > 0
+    paid = _payouts(
+        lambda params, seed: _octopus_game_both_ways(params, seed, max_sessions=1, check_observations=seed % 20 == 0), OCTOPUS_SETTINGS
+    )
     for seed in range(1000, 1050):
         _octopus_game_both_ways({"players": 2 + seed % 3}, seed, max_sessions=30, check_observations=seed % 10 == 0)
     assert paid > 900
@@ -262,6 +267,11 @@ def test_octopus_chance_flips_rolls_and_draws_as_the_rules_say():
 # ---- information -------------------------------------------------------------------------------
 
 
+def _cards_of(kind):
+    """The chance outcomes standing for the cards of `kind`: their indices in the standard deck."""
+    return [i for i, card in enumerate(GameConfig().deck) if card.kind is kind]
+
+
 def _miaui_after(game, put_back, round_one, plays, next_round):
     state = _deal_to(game, [put_back, *round_one])
     state.apply_actions(plays)
@@ -273,11 +283,8 @@ def _miaui_after(game, put_back, round_one, plays, next_round):
 @pytest.mark.oracle
 def test_miaui_information_state_hides_the_put_back_card_and_the_deck():
     game = pyspiel.load_game(bridge.MIAUI_GAME, {"players": 3})
-    deck = GameConfig().deck
-    lantern = next(i for i, c in enumerate(deck) if c.kind is FishKind.LANTERN)
-    tuna = [i for i, c in enumerate(deck) if c.kind is FishKind.EMPEROR_TUNA]
-    seagulls = [i for i, c in enumerate(deck) if c.kind is FishKind.SEAGULL]
-    jelly = next(i for i, c in enumerate(deck) if c.kind is FishKind.JELLYFISH)
+    lantern, jelly = _cards_of(FishKind.LANTERN)[0], _cards_of(FishKind.JELLYFISH)[0]
+    tuna, seagulls = _cards_of(FishKind.EMPEROR_TUNA), _cards_of(FishKind.SEAGULL)
     # Same visible game, a different card put back: every seat's information is the same.
     one = _deal_to(game, [seagulls[0], lantern, tuna[0], tuna[1]])
     two = _deal_to(game, [jelly, lantern, tuna[0], tuna[1]])
@@ -306,10 +313,7 @@ def test_miaui_information_state_hides_the_put_back_card_and_the_deck():
 def test_miaui_information_state_shows_a_face_down_card_to_its_peeker_only():
     """R5: player_0 plays 12 and catches the Lantern at the bottom; round 2's bottom card lands face-down."""
     game = pyspiel.load_game(bridge.MIAUI_GAME, {"players": 3})
-    deck = GameConfig().deck
-    lantern = next(i for i, c in enumerate(deck) if c.kind is FishKind.LANTERN)
-    tunas = [i for i, c in enumerate(deck) if c.kind is FishKind.EMPEROR_TUNA]
-    kitten = [i for i, c in enumerate(deck) if c.kind is FishKind.KITTENFISH]
+    lantern, tunas, kitten = _cards_of(FishKind.LANTERN)[0], _cards_of(FishKind.EMPEROR_TUNA), _cards_of(FishKind.KITTENFISH)
     plays = [11, 5, 0]  # diver cards 12, 6, 1
     seen, tensors = {}, {}
     for face_down in (tunas[-1], kitten[0]):

@@ -70,11 +70,16 @@ def test_a_policy_loaded_by_its_names_plays_as_the_pickled_one(folder):
     metadata = json.loads((folder / "metadata.json").read_text())
     game = get_game(metadata.get("game", "miaui"))
     named = game.part("load_agent")(str(folder))
-    # Shipped zips pickle module paths gone since 0.3 (0.1's privileged critic, 0.2's octopus odds):
-    # the comparison with what they pickled puts them back for this load alone.
+    # Shipped zips pickle module paths gone since 0.3 (0.1's privileged critic, 0.2's octopus odds and
+    # Miaui's training pieces in integrations): the comparison with what they pickled puts them back
+    # for this load alone.
+    moved_to = importlib.import_module
     old_paths = {
-        "miaui_env.privileged": importlib.import_module("miaui_env.integrations.privileged"),
-        "miaui_env.integrations.octopus_odds": importlib.import_module("miaui_env.games.octopus.odds"),
+        "miaui_env.privileged": moved_to("miaui_env.games.miaui.privileged"),
+        "miaui_env.integrations.privileged": moved_to("miaui_env.games.miaui.privileged"),
+        "miaui_env.integrations.card_odds": moved_to("miaui_env.games.miaui.card_odds"),
+        "miaui_env.integrations.sb3": moved_to("miaui_env.games.miaui.compact_torch"),  # CompactInputPolicy's 0.2 home
+        "miaui_env.integrations.octopus_odds": moved_to("miaui_env.games.octopus.odds"),
     }
     with mock.patch.dict(sys.modules, old_paths):
         pickled = MaskablePPO.load(folder / "model.zip", device="cpu")
@@ -97,8 +102,8 @@ def test_a_policy_loaded_by_its_names_plays_as_the_pickled_one(folder):
 def test_a_description_round_trips_and_names_nothing_but_names():
     import torch
 
+    from miaui_env.games.miaui.privileged import PrivilegedCriticPolicy
     from miaui_env.games.octopus.odds import OctopusOddsFeatures
-    from miaui_env.integrations.privileged import PrivilegedCriticPolicy
 
     spec = policy_spec(PrivilegedCriticPolicy, {"net_arch": {"pi": (64,), "vf": [32]}, "own_size": 620, "activation_fn": torch.nn.ReLU})
     kwargs = {"net_arch": {"pi": [64], "vf": [32]}, "own_size": 620, "activation_fn": "ReLU"}
@@ -153,7 +158,7 @@ def test_a_run_whose_network_could_not_be_named_is_refused_at_its_start():
 
 
 def CompactInputPolicyClass() -> type:  # noqa: N802 (a class, fetched)
-    from miaui_env.integrations.sb3 import CompactInputPolicy
+    from miaui_env.games.miaui.compact_torch import CompactInputPolicy
 
     return CompactInputPolicy
 
@@ -175,3 +180,57 @@ def test_a_0_1_run_that_names_no_network_is_refused_in_one_line_and_loads_once_i
         load_agent(str(folder))
     (folder / "metadata.json").write_text(json.dumps({**metadata, "policy": named}))  # what the upgrade table says to do
     assert load_agent(str(folder)).policy is not None
+
+
+def test_a_plug_in_games_networks_load_by_the_names_it_registers():
+    # The tables are the registered games' own (Game.features_extractors): a game of one's own adds its
+    # extractor where it registers, and a config and a checkpoint then name it; gone with the game.
+    import dataclasses
+
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    from miaui_env.core.policy_spec import features_extractor
+    from miaui_env.games import register, unregister
+    from training.ppo import ppo_kwargs
+
+    with pytest.raises(PolicySpecError, match="features_extractor_class='FlattenExtractor' is not allowed"):
+        features_extractor("FlattenExtractor")
+    own = dataclasses.replace(
+        get_game("octopus"),
+        name="flat_bids",
+        features_extractors={"FlattenExtractor": "stable_baselines3.common.torch_layers:FlattenExtractor"},
+    )
+    register(own)
+    try:
+        assert features_extractor("FlattenExtractor") is FlattenExtractor
+        kwargs = ppo_kwargs({"policy_kwargs": {"features_extractor_class": "FlattenExtractor"}})
+        assert kwargs["policy_kwargs"]["features_extractor_class"] is FlattenExtractor
+        spec = {"class": "MaskableActorCriticPolicy", "kwargs": {"features_extractor_class": "FlattenExtractor"}}
+        assert policy_objects(spec)["policy_kwargs"]["features_extractor_class"] is FlattenExtractor
+    finally:
+        unregister("flat_bids")
+    with pytest.raises(PolicySpecError, match="FlattenExtractor"):
+        features_extractor("FlattenExtractor")
+
+
+def test_two_games_giving_one_name_two_classes_are_refused():
+    import dataclasses
+
+    from miaui_env.core.policy_spec import features_extractors
+    from miaui_env.games import register, unregister
+
+    clash = {"OctopusOddsFeatures": "stable_baselines3.common.torch_layers:OctopusOddsFeatures"}
+    register(dataclasses.replace(get_game("octopus"), name="clash", features_extractors=clash))
+    try:
+        with pytest.raises(PolicySpecError, match=r"'OctopusOddsFeatures' is miaui_env\.games\.octopus\.odds:OctopusOddsFeatures"):
+            features_extractors()
+    finally:
+        unregister("clash")
+
+
+@pytest.mark.parametrize("table", ["policy_classes", "features_extractors"])
+def test_a_game_whose_network_table_is_not_class_names_is_refused_when_made(table):
+    import dataclasses
+
+    with pytest.raises(ValueError, match=f"{table}=.* is not a mapping of class names to 'module:ClassName'"):
+        dataclasses.replace(get_game("octopus"), name="bad", **{table: {"Odds": "my_package.odds:OtherName"}})

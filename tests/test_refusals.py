@@ -30,6 +30,7 @@ from miaui_env.games.miaui.agents.loading import load_agent
 from miaui_env.games.miaui.cards import parse_deck
 from miaui_env.games.miaui.encoder import Encoder
 from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 from miaui_env.games.miaui.vector import VectorMiaui
 from miaui_env.games.octopus import observation as octopus_observation
 from miaui_env.games.octopus import replay as octopus_replay
@@ -37,7 +38,6 @@ from miaui_env.games.octopus import rules as octopus_rules
 from miaui_env.games.octopus.agents import load_octopus_agent
 from miaui_env.integrations.adapters import MASKED_SIZE, split_mask
 from miaui_env.integrations.openspiel import OpenSpielError
-from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 
 ROOT = Path(__file__).parent.parent
 

@@ -9,13 +9,11 @@ the env (on the compiled engine) showed it.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from gymnasium.utils import seeding
+from helpers import run_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -40,8 +38,6 @@ from miaui_env.games.miaui.replay import (
 from miaui_env.games.miaui.rules import GameConfig, new_game, play_round, scores, winners
 from miaui_env.games.miaui.saved_state import record_to_dict
 from miaui_env.games.miaui.spec import TableSpec
-
-ROOT = Path(__file__).parent.parent
 
 
 def played_game(settings_: dict, seed: int, rng: np.random.Generator, deck=None):
@@ -207,9 +203,7 @@ def test_record_replay_refuses_names_a_saved_file_could_not_be_read_back_with(pl
 
 def test_the_replay_command_refuses_a_seat_without_a_gif(tmp_path):
     good = save_replay(replay_from_json(good_replay_text()), tmp_path / "good.json")
-    done = subprocess.run(
-        [sys.executable, "-m", "miaui_env.apps.replay", str(good), "--seat", "1"], cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
+    done = run_module("miaui_env.apps.replay", str(good), "--seat", "1")
     assert done.returncode == 2 and "Traceback" not in done.stderr and "give --gif OUT.gif with it" in done.stderr
 
 
@@ -289,25 +283,13 @@ def test_arena_games_are_the_games_the_rules_play_from_their_deals(players, no_f
 
 def test_human_play_saves_a_replay_that_prints_back(tmp_path):
     path = tmp_path / "mine.json"
-    done = subprocess.run(
-        [sys.executable, "-m", "miaui_env.apps.play", "--players", "3", "--seed", "4", "--opponents", "greedy", "--replay", str(path)],
-        cwd=ROOT,
-        input="\n".join(map(str, range(1, 12))) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    typed = "\n".join(map(str, range(1, 12))) + "\n"  # diver cards 1 to 11, one a round
+    done = run_module("miaui_env.apps.play", "--players", "3", "--seed", "4", "--opponents", "greedy", "--replay", str(path), input=typed)
     assert done.returncode == 0, done.stderr
     replay = load_replay(path)
     assert replay.players == ("you", "greedy", "greedy") and replay.seed == 4
     assert [cards[0] for cards in replay.plays] == list(range(1, 12))
-    shown = subprocess.run(
-        [sys.executable, "-m", "miaui_env.apps.replay", str(path), "--gif", str(tmp_path / "game.gif"), "--seat", "0"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    shown = run_module("miaui_env.apps.replay", str(path), "--gif", str(tmp_path / "game.gif"), "--seat", "0")
     assert shown.returncode == 0, shown.stderr
     assert "round 11 reveal" in shown.stdout and "winners:" in shown.stdout
     from PIL import Image
@@ -319,7 +301,7 @@ def test_human_play_saves_a_replay_that_prints_back(tmp_path):
 def test_the_replay_command_refuses_a_bad_file_in_one_line(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"version": 7}')
-    done = subprocess.run([sys.executable, "-m", "miaui_env.apps.replay", str(bad)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = run_module("miaui_env.apps.replay", str(bad))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "replay format version 7" in done.stderr and len(done.stderr.strip().splitlines()) == 1
 

@@ -245,26 +245,29 @@ class Killed(BaseException):
     """The process dies here (a BaseException: nothing in the trainer catches it, as nothing catches a SIGKILL)."""
 
 
-class FakeModule:
+class FakeSaved:
+    """Stands in for what RLlib saves to a folder: the folder holds one file, `state_file`, naming the version it belongs to."""
+
+    state_file = ""
+
+    def __init__(self, version: str):
+        self.version = version
+
+    def save_to_path(self, path: str) -> None:
+        Path(path).mkdir(parents=True)
+        (Path(path) / self.state_file).write_text(self.version)
+
+
+class FakeModule(FakeSaved):
     """Stands in for RLlib's module: its export is a folder naming the version it belongs to."""
 
-    def __init__(self, version: str):
-        self.version = version
-
-    def save_to_path(self, path: str) -> None:
-        Path(path).mkdir(parents=True)
-        (Path(path) / "module_state.pkl").write_text(self.version)
+    state_file = "module_state.pkl"
 
 
-class FakeAlgorithm:
+class FakeAlgorithm(FakeSaved):
     """Stands in for RLlib's Algorithm: its checkpoint folder and its module's, each naming a version."""
 
-    def __init__(self, version: str):
-        self.version = version
-
-    def save_to_path(self, path: str) -> None:
-        Path(path).mkdir(parents=True)
-        (Path(path) / "algorithm_state.pkl").write_text(self.version)
+    state_file = "algorithm_state.pkl"
 
     def get_module(self, module_id: str) -> FakeModule:
         from training.rllib_selfplay import MODULE_ID
@@ -406,7 +409,7 @@ def test_the_vector_env_is_every_learner_seat_a_row_with_next_step_autoreset():
 
 def test_the_vector_env_seats_snapshots_of_the_module_and_the_privileged_state():
     """Snapshot weights shipped as a state dict play as agents named for their step; privileged rows hold the global state."""
-    from miaui_env.integrations.privileged import PRIVILEGED_SIZE
+    from miaui_env.games.miaui.privileged import PRIVILEGED_SIZE
 
     env = vector_env(privileged=True)
     rows, _ = env.reset(seed=1)

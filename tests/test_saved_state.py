@@ -162,15 +162,21 @@ def test_a_state_of_another_deck_round_trips():
 Mutation = Callable[[dict[str, Any]], Any]
 
 
+def holder_of(data: dict[str, Any], path: tuple[str | int, ...]) -> tuple[Any, str | int]:
+    """The dict or list that holds data[path] (a path of keys and indices), and its key there."""
+    *parents, last = path
+    holder: Any = data
+    for key in parents:
+        holder = holder[key]
+    return holder, last
+
+
 def put(path: tuple[str | int, ...], value: Any) -> Mutation:
-    """Set data[path] to value (a path of keys and indices)."""
+    """Set data[path] to value."""
 
     def mutate(data: dict[str, Any]) -> None:
-        *parents, last = path
-        target: Any = data
-        for key in parents:
-            target = target[key]
-        target[last] = value
+        holder, key = holder_of(data, path)
+        holder[key] = value
 
     return mutate
 
@@ -179,13 +185,23 @@ def drop(path: tuple[str | int, ...]) -> Mutation:
     """Delete data[path]."""
 
     def mutate(data: dict[str, Any]) -> None:
-        *parents, last = path
-        target: Any = data
-        for key in parents:
-            target = target[key]
-        del target[last]
+        holder, key = holder_of(data, path)
+        del holder[key]
 
     return mutate
+
+
+def assert_refused(mutate: Mutation, message: str, path: Path) -> None:
+    """The scripted state, changed by `mutate`, is refused with `message`: as data, and from the file
+    `path`, whose name the error gives too."""
+    data = state_to_dict(scripted_state())
+    state_from_dict(copy.deepcopy(data))  # the scripted state itself loads
+    mutate(data)
+    with pytest.raises(StateFormatError, match=message):
+        state_from_dict(data)
+    path.write_text(json.dumps(data))
+    with pytest.raises(StateFormatError, match=f"^{path}: .*" + message):
+        load_state(path)
 
 
 # Each malformed state: what is changed in the scripted state (4 players, round 5), and the error it gets.
@@ -319,15 +335,7 @@ MALFORMED = [
 
 @pytest.mark.parametrize(("mutate", "message"), [pytest.param(m, msg, id=name) for name, m, msg in MALFORMED])
 def test_a_malformed_state_is_refused_with_what_is_wrong(mutate, message, tmp_path):
-    data = state_to_dict(scripted_state())
-    state_from_dict(copy.deepcopy(data))  # the state itself is well formed
-    mutate(data)
-    with pytest.raises(StateFormatError, match=message):
-        state_from_dict(data)
-    path = tmp_path / "bad.json"
-    path.write_text(json.dumps(data))
-    with pytest.raises(StateFormatError, match=f"^{path}: .*" + message):  # from a file, the file is named too
-        load_state(path)
+    assert_refused(mutate, message, tmp_path / "bad.json")
 
 
 @pytest.mark.parametrize(
@@ -574,15 +582,10 @@ def moved(source: tuple[str | int, ...], target: tuple[str | int, ...]) -> Mutat
     """Take the card at data[source] out of its list and append it to the list at data[target]."""
 
     def mutate(data: dict[str, Any]) -> None:
-        *parents, last = source
-        holder: Any = data
-        for key in parents:
-            holder = holder[key]
-        card = holder.pop(last)
-        destination: Any = data
-        for key in target:
-            destination = destination[key]
-        destination.append(card)
+        holder, key = holder_of(data, source)
+        card = holder.pop(key)
+        holder, key = holder_of(data, target)
+        holder[key].append(card)
 
     return mutate
 
@@ -591,13 +594,7 @@ def swapped(first: tuple[str | int, ...], second: tuple[str | int, ...]) -> Muta
     """Exchange the cards at data[first] and data[second]: every card still in exactly one place."""
 
     def mutate(data: dict[str, Any]) -> None:
-        holders = []
-        for path in (first, second):
-            holder: Any = data
-            for key in path[:-1]:
-                holder = holder[key]
-            holders.append((holder, path[-1]))
-        (a, i), (b, j) = holders
+        (a, i), (b, j) = holder_of(data, first), holder_of(data, second)
         a[i], b[j] = b[j], a[i]
 
     return mutate
@@ -664,15 +661,7 @@ IMPOSSIBLE = [
 
 @pytest.mark.parametrize(("mutate", "message"), [pytest.param(m, msg, id=name) for name, m, msg in IMPOSSIBLE])
 def test_a_state_the_rules_cannot_reach_is_refused_with_what_is_wrong(mutate, message, tmp_path):
-    data = state_to_dict(scripted_state())
-    state_from_dict(copy.deepcopy(data))  # the scripted state itself loads
-    mutate(data)
-    with pytest.raises(StateFormatError, match=message):
-        state_from_dict(data)
-    path = tmp_path / "impossible.json"
-    path.write_text(json.dumps(data))
-    with pytest.raises(StateFormatError, match=f"^{path}: .*" + message):
-        load_state(path)
+    assert_refused(mutate, message, tmp_path / "impossible.json")
 
 
 def test_a_face_down_card_in_round_one_is_refused():

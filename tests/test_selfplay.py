@@ -233,8 +233,8 @@ def test_the_activation_is_named_by_its_torch_class():
 
 
 def test_a_features_extractor_is_named_by_the_library_s_class():
+    from miaui_env.games.miaui.compact_torch import ExpandCompactObservations
     from miaui_env.games.octopus.odds import OctopusOddsFeatures
-    from miaui_env.integrations.sb3 import ExpandCompactObservations
     from training.ppo import ppo_kwargs
 
     for name, extractor in [("OctopusOddsFeatures", OctopusOddsFeatures), ("ExpandCompactObservations", ExpandCompactObservations)]:

@@ -13,11 +13,11 @@ from miaui_env.games.miaui.agents import RandomAgent
 from miaui_env.games.miaui.agents.loading import load_agent
 from miaui_env.games.miaui.arena import ArenaConfig, play
 from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT, SEAT_DIM
+from miaui_env.games.miaui.privileged import PRIVILEGED_SIZE, PrivilegedCriticPolicy, SeatSummary, privileged_features
 from miaui_env.games.miaui.rules import MAX_PLAYERS
+from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 from miaui_env.games.miaui.spec import TableSpec
 from miaui_env.games.miaui.vector import VectorMiaui
-from miaui_env.integrations.privileged import PRIVILEGED_SIZE, PrivilegedCriticPolicy, SeatSummary, privileged_features
-from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 from training.config import ConfigError, load_config
 from training.opponents import League, OpponentMixture, finished_games
 from training.selfplay import Run, train
@@ -372,7 +372,7 @@ def test_a_policy_with_a_seat_summary_saves_loads_and_plays_as_trained(tmp_path)
 
 
 def test_a_seat_summary_reads_miaui_s_observation_only():
-    from miaui_env.integrations.privileged import AsymmetricMlpExtractor
+    from miaui_env.games.miaui.privileged import AsymmetricMlpExtractor
 
     with pytest.raises(ValueError, match=f"seat_width reads Miaui's {OBSERVATION_LAYOUT.size}-column observation; own_size is 100"):
         AsymmetricMlpExtractor(200, 100, {"pi": [8], "vf": [8]}, torch.nn.Tanh, seat_width=8)
@@ -397,7 +397,7 @@ def test_a_privileged_policy_needs_the_observation_to_be_a_proper_prefix_of_the_
 
 
 def test_a_multi_table_env_tells_where_each_table_s_rows_start():
-    from miaui_env.integrations.sb3 import MultiTableVecEnv
+    from miaui_env.core.vec import MultiTableVecEnv
 
     tables = [MiauiSelfPlayVecEnv(4, num_players=4, learner_seats=[0, 2], seed=0), MiauiSelfPlayVecEnv(3, num_players=3, seed=1)]
     venv = MultiTableVecEnv(tables)

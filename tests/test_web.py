@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import stacked_deck
+from helpers import SEAT_VIEW_TABLES, random_game_states, stacked_deck
 from waitress import create_server
 from web_helpers import posted, refused
 
@@ -31,7 +31,6 @@ from miaui_env.games.miaui import rules
 from miaui_env.games.miaui import web as miaui_page
 from miaui_env.games.miaui.cards import parse_deck_order
 from miaui_env.games.miaui.display.page import reveal_steps, seat_table, spectator_table
-from miaui_env.games.miaui.encoder import Encoder
 from miaui_env.games.miaui.replay import load_replay, record_replay, replay_from_json, replay_states, replay_to_json, save_replay
 from miaui_env.games.miaui.rules import GameConfig, SeagullTheft, play_round
 from miaui_env.games.miaui.spec import TableSpec
@@ -178,53 +177,37 @@ def test_what_the_rules_hide_never_reaches_the_page():
     assert seat_page(deck, 1, first, open_baskets=True) != seat_page(deck, 1, second, open_baskets=True)
 
 
-@pytest.mark.parametrize(
-    ("n", "open_baskets", "no_fighting", "view"),
-    [
-        (3, False, False, "table"),
-        (4, True, False, "table"),
-        (5, False, True, "table"),
-        (6, True, True, "recall"),
-        (4, False, False, "recall"),
-    ],
-)
+@pytest.mark.parametrize(("n", "open_baskets", "no_fighting", "view"), SEAT_VIEW_TABLES)
 def test_a_seat_table_agrees_with_the_whole_table_where_the_seat_may_look(n, open_baskets, no_fighting, view):
     rng = np.random.default_rng(n)
-    for _ in range(4):
-        state = rules.new_game(GameConfig(n, open_baskets, no_fighting), rng)
-        encoder = Encoder(state.config, view)
-        while True:
-            encoder.refresh(state)
-            truth = spectator_table(state)
-            for seat in range(n):
-                seen = seat_table(encoder.observe(seat), seat, n)
-                for key in ("round", "kiti", "deep_order", "shallow_order", "num_players", "open_baskets", "no_fighting"):
-                    assert seen[key] == truth[key], key
-                for space, true_space in zip(seen["lagoon"], truth["lagoon"], strict=True):
-                    assert space["more"] == true_space["more"]
-                    for card, true_card in zip(space["cards"], true_space["cards"], strict=True):
-                        hidden = true_card["face_down"] and true_card["peeker"] != seat
-                        assert card == ({**true_card, "kind": None, "value": None} if hidden else true_card) or (
-                            # No Fighting keeps a face-down card past the reveal that showed who peeked it
-                            no_fighting
-                            and true_card["face_down"]
-                            and card
-                            == {**true_card, **({"kind": None, "value": None} if hidden else {}), "peeker": None}
-                            | ({} if hidden else {"face_down": False})
-                        )
-                rows = {row["seat"]: row for row in seen["seats"]}
-                assert [row["seat"] for row in seen["seats"]] == [(seat + k) % n for k in range(n)]
-                assert rows[seat] == truth["seats"][seat]  # everything about your own seat
-                for other, row in rows.items():
-                    true_row = truth["seats"][other]
-                    assert row["height"] == true_row["height"] and row["played"] == true_row["played"]
-                    assert row["pile"] == true_row["pile"][: len(row["pile"])] and row["score"] in (None, true_row["score"])
-                    assert all(held in (None, true_held) for held, true_held in zip(row["hand"], true_row["hand"], strict=True))
-                    if view == "recall":
-                        assert row["score"] == true_row["score"]
-            if state.is_over:
-                break
-            play_round(state, [int(rng.choice(state.legal_cards(s))) for s in range(n)])
+    for state, encoder in random_game_states(GameConfig(n, open_baskets, no_fighting), view, rng, games=4):
+        truth = spectator_table(state)
+        for seat in range(n):
+            seen = seat_table(encoder.observe(seat), seat, n)
+            for key in ("round", "kiti", "deep_order", "shallow_order", "num_players", "open_baskets", "no_fighting"):
+                assert seen[key] == truth[key], key
+            for space, true_space in zip(seen["lagoon"], truth["lagoon"], strict=True):
+                assert space["more"] == true_space["more"]
+                for card, true_card in zip(space["cards"], true_space["cards"], strict=True):
+                    hidden = true_card["face_down"] and true_card["peeker"] != seat
+                    assert card == ({**true_card, "kind": None, "value": None} if hidden else true_card) or (
+                        # No Fighting keeps a face-down card past the reveal that showed who peeked it
+                        no_fighting
+                        and true_card["face_down"]
+                        and card
+                        == {**true_card, **({"kind": None, "value": None} if hidden else {}), "peeker": None}
+                        | ({} if hidden else {"face_down": False})
+                    )
+            rows = {row["seat"]: row for row in seen["seats"]}
+            assert [row["seat"] for row in seen["seats"]] == [(seat + k) % n for k in range(n)]
+            assert rows[seat] == truth["seats"][seat]  # everything about your own seat
+            for other, row in rows.items():
+                true_row = truth["seats"][other]
+                assert row["height"] == true_row["height"] and row["played"] == true_row["played"]
+                assert row["pile"] == true_row["pile"][: len(row["pile"])] and row["score"] in (None, true_row["score"])
+                assert all(held in (None, true_held) for held, true_held in zip(row["hand"], true_row["hand"], strict=True))
+                if view == "recall":
+                    assert row["score"] == true_row["score"]
 
 
 def test_a_reveal_shows_each_catch_then_what_its_fish_did():

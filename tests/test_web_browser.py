@@ -83,6 +83,14 @@ def start_game(browser: webdriver.Chrome, server: str, players: str, opponents: 
     wait_for(browser, lambda: "Round 1 of 12" in text(browser, "play-table"))
 
 
+def start_octopus_game(browser: webdriver.Chrome, server: str) -> None:
+    """The octopus page with a game started, at its first decision."""
+    browser.get(server + "octopus")
+    wait_for(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#opponent-1 option"))
+    browser.find_element(By.ID, "start").click()
+    wait_for(browser, lambda: browser.find_elements(By.ID, "action-1"))
+
+
 def click_card(browser: webdriver.Chrome, card: int) -> None:
     wait_for(browser, lambda: browser.find_element(By.ID, f"card-{card}").is_enabled())
     browser.find_element(By.ID, f"card-{card}").click()
@@ -430,10 +438,7 @@ def test_on_a_phone_the_round_table_is_a_ring_and_the_watch_board_fits(phone, se
 
 
 def test_on_a_phone_the_octopus_page_fits_a_long_collection_and_shows_the_odds(phone, server):
-    phone.get(server + "octopus")
-    wait_for(phone, lambda: phone.find_elements(By.CSS_SELECTOR, "#opponent-1 option"))
-    phone.find_element(By.ID, "start").click()
-    wait_for(phone, lambda: phone.find_elements(By.ID, "action-1"))
+    start_octopus_game(phone, server)
     # The page as it draws a late position: a 17-card collection, an opponent's hidden score, a theft offered.
     phone.execute_script("""
         const view = structuredClone(game);
@@ -461,10 +466,7 @@ def test_the_default_opponents_are_the_terminals(browser, server):
 
 
 def test_the_octopus_final_panel_gives_each_total_with_its_sessions(browser, server):
-    browser.get(server + "octopus")
-    wait_for(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#opponent-1 option"))
-    browser.find_element(By.ID, "start").click()
-    wait_for(browser, lambda: browser.find_elements(By.ID, "action-1"))
+    start_octopus_game(browser, server)
     browser.execute_script("""
         const view = structuredClone(game);
         Object.assign(view, {over: true, legal: [], final: {totals: [79, 64], winners: [0], truncated: false,

@@ -539,7 +539,7 @@ class MiauiSelfPlayConfig(SelfPlayConfig):
     tables: tuple[MiauiTableConfig, ...]
     """The tables the one network plays, all at once, each of a size and a variant."""
     privileged_critic: Flag = False  # a key here; off (a property) in other games' runs
-    """The value network also reads the global state (miaui_env.integrations.privileged); the policy never does."""
+    """The value network also reads the global state (miaui_env.games.miaui.privileged); the policy never does."""
     exploiters: ExploitersConfig = ExploitersConfig()  # as privileged_critic
     """Best responses trained against the learner during the run, joining its opponents (training/exploiters.py)."""
 
@@ -654,7 +654,7 @@ class MiauiRLlibConfig(RLlibConfig):
     tables: tuple[MiauiTableConfig, ...]
     """The tables every env runner plays, all at once, on the batched engine, each of a size and a variant."""
     privileged_critic: Flag = False  # a key here; off (a property) in other games' runs
-    """The value network also reads the global state (miaui_env.integrations.privileged); the policy never does."""
+    """The value network also reads the global state (miaui_env.games.miaui.privileged); the policy never does."""
 
 
 RLLIB_KEYS = ("iterations", "seed", "threads", "env_runners", "learners", "training", "model")

@@ -198,7 +198,7 @@ class MiauiShortGame:
     def learner_env(self, variant: Any, players: int, view: str, seed: int, opponent: Any = None) -> Any:
         """A learner's VecEnv on the short game (the batched engine): a learner seat of every game,
         moving round the table, the others `opponent`'s (None: random until `seat_pool`)."""
-        from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
+        from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
         from training.games import SeenAs
 
         rules = {"open_baskets": variant.open_baskets, "no_fighting": variant.no_fighting, "rounds": variant.rounds}

@@ -30,10 +30,10 @@ from miaui_env.core.registry import Game, UnknownGameError, get_game
 from miaui_env.core.selfplay import AECSelfPlayVecEnv
 from miaui_env.games.miaui.agents import as_seen
 from miaui_env.games.miaui.rules import NUM_ROUNDS
+from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
 from miaui_env.games.miaui.spec import TableSpec
 from miaui_env.games.octopus.arena import OctopusArenaConfig
 from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
-from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
 from training.config import RLlibConfig, RunSeeds, SelfPlayConfig, run_schema, variant_name
 from training.config_files import ConfigError
 from training.gauntlet import GauntletResult, any_game_gauntlet, gauntlet, octopus_gauntlet

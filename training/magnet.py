@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 from sb3_contrib import MaskablePPO
 
-from miaui_env.integrations.compact_torch import ExpandsCodes
+from miaui_env.games.miaui.compact_torch import ExpandsCodes
 
 if TYPE_CHECKING:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy

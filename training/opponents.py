@@ -32,8 +32,8 @@ from miaui_env.core.policy import PolicyAgent
 
 if TYPE_CHECKING:
     from miaui_env.core.selfplay import AECSelfPlayVecEnv
+    from miaui_env.games.miaui.selfplay import MiauiSelfPlayVecEnv
     from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
-    from miaui_env.integrations.sb3 import MiauiSelfPlayVecEnv
     from training.config import OpponentsConfig
 
 GameResult = tuple[list[str], float, int]

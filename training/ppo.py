@@ -9,7 +9,6 @@ Self-play (training/selfplay.py) and the exploitability yardstick's best respons
 from __future__ import annotations
 
 import contextlib
-import importlib
 import inspect
 import math
 import random
@@ -20,7 +19,7 @@ import numpy as np
 
 from miaui_env.core.agents import Agent
 from miaui_env.core.policy import PolicyAgent
-from miaui_env.core.policy_spec import FEATURES_EXTRACTORS, PolicySpecError, activation
+from miaui_env.core.policy_spec import PolicySpecError, activation, features_extractor
 from miaui_env.games.miaui.agents.loading import load_agent
 from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
 from training.config import ConfigError, SelfPlayConfig
@@ -84,7 +83,7 @@ def check_ppo_section(section: Mapping[str, Any]) -> None:
 def ppo_kwargs(section: Mapping[str, Any]) -> dict[str, Any]:
     """The `ppo` section as MaskablePPO's keyword arguments (plain dicts and lists), checked: YAML cannot
     hold a class, so `policy_kwargs.activation_fn` is written as a torch.nn class name (`ReLU`, `Tanh`)
-    and `policy_kwargs.features_extractor_class` as one of `FEATURES_EXTRACTORS`."""
+    and `policy_kwargs.features_extractor_class` as a features extractor's name (SB3's or a game's own)."""
     from stable_baselines3.common.utils import LinearSchedule
 
     check_ppo_section(section)
@@ -103,10 +102,10 @@ def ppo_kwargs(section: Mapping[str, Any]) -> dict[str, Any]:
             raise ConfigError(f"ppo.policy_kwargs.{error}") from None
     extractor = policy_kwargs.get("features_extractor_class")
     if isinstance(extractor, str):
-        if extractor not in FEATURES_EXTRACTORS:
-            allowed = ", ".join(FEATURES_EXTRACTORS)
-            raise ConfigError(f"ppo.policy_kwargs.features_extractor_class={extractor!r} is not allowed; allowed: {allowed}")
-        policy_kwargs["features_extractor_class"] = getattr(importlib.import_module(FEATURES_EXTRACTORS[extractor]), extractor)
+        try:  # a game's own extractor, by the name its checkpoints keep (miaui_env/core/policy_spec.py)
+            policy_kwargs["features_extractor_class"] = features_extractor(extractor)
+        except PolicySpecError as error:
+            raise ConfigError(f"ppo.policy_kwargs.{error}") from None
     return kwargs
 
 
@@ -122,8 +121,8 @@ class TrainedWeights(NamedTuple):
 
     @property
     def privileged(self) -> bool:
-        """Whether its critic reads the global state (miaui_env.integrations.privileged)."""
-        from miaui_env.integrations.privileged import PrivilegedCriticPolicy
+        """Whether its critic reads the global state (miaui_env.games.miaui.privileged)."""
+        from miaui_env.games.miaui.privileged import PrivilegedCriticPolicy
 
         return issubclass(self.policy_class, PrivilegedCriticPolicy)
 
@@ -201,10 +200,9 @@ def new_learner(
     MaskablePPO until given a magnet."""
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from miaui_env.integrations.card_odds import CardOddsFeatures
-    from miaui_env.integrations.compact_torch import ExpandsCodes
-    from miaui_env.integrations.privileged import PrivilegedCriticPolicy
-    from miaui_env.integrations.sb3 import CompactInputPolicy
+    from miaui_env.games.miaui.card_odds import CardOddsFeatures
+    from miaui_env.games.miaui.compact_torch import CompactInputPolicy, ExpandsCodes
+    from miaui_env.games.miaui.privileged import PrivilegedCriticPolicy
     from training.hardware import torch_device
     from training.magnet import MagnetPPO
 

@@ -12,7 +12,7 @@ plug-in game's `AECSelfPlayVecEnv`. The other seats are played inside the env by
 game's `seat` hook deals (training/opponents.py's mixtures for Miaui, as the SB3 trainer deals them).
 
 Rows are `{"observation", "action_mask"}` as training/rllib_module.py reads them, plus
-`"privileged"` (the global state, miaui_env.integrations.privileged) with Miaui's privileged critic.
+`"privileged"` (the global state, miaui_env.games.miaui.privileged) with Miaui's privileged critic.
 Gymnasium 1.x's next-step autoreset, which RLlib's runner expects, row by row: the step that ends a
 row's game returns its final observation with `terminated` (or `truncated`, at the octopus game's
 session cap, O12), and the row's next step ignores its action and returns the new game's first
@@ -42,9 +42,8 @@ from miaui_env.core.agents import Agent, Policy
 from miaui_env.core.errors import InvalidConfigError
 from miaui_env.core.policy import PolicyAgent, RLlibModulePolicy
 from miaui_env.core.seeding import seed_child, seed_generator, seed_int
-from miaui_env.core.vec import index_array
-from miaui_env.integrations.privileged import PRIVILEGED_SIZE
-from miaui_env.integrations.sb3 import MultiTableVecEnv
+from miaui_env.core.vec import MultiTableVecEnv, index_array
+from miaui_env.games.miaui.privileged import PRIVILEGED_SIZE
 from training.config import RLlibConfig, rllib_schema
 from training.games import WeightSetter, training_game
 from training.opponents import GameResult, finished_games

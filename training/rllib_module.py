@@ -7,7 +7,7 @@ batched env's, training/rllib_env.py). The module builds RLlib's default PPO net
 where a card is not in hand) in every forward pass, so no illegal card is ever sampled, in
 exploration, inference or training.
 
-Rows that also hold `"privileged"` (the global state, miaui_env.integrations.privileged) make it a
+Rows that also hold `"privileged"` (the global state, miaui_env.games.miaui.privileged) make it a
 privileged critic, as the SB3 trainer's `privileged_critic`: the value network reads the
 observation followed by the state, the policy only the observation. The space decides it, so a
 checkpoint rebuilds the same networks, and the exported policy plays from observations alone.

@@ -17,7 +17,7 @@ prioritized fictitious self-play (`league`) (training/opponents.py). Every `expl
 steps a best response to the learner trains and joins them (training/exploiters.py). PPO's loss
 may pull toward a magnet policy (`magnet`, training/magnet.py: Magnetic Mirror Descent). With
 `privileged_critic` the value network also reads the global state
-(miaui_env/integrations/privileged.py). The network learns on `device` (a GPU when torch sees
+(miaui_env/games/miaui/privileged.py). The network learns on `device` (a GPU when torch sees
 one), from the engine's rows as uint8 codes copied there and expanded there; the engine and torch
 share `threads` CPU threads (training/hardware.py).
 
@@ -78,7 +78,7 @@ from miaui_env.core.cli import check_writable, half_width, run_command
 from miaui_env.core.files import atomic_write, write_rows
 from miaui_env.core.policy import PolicyAgent, load_named_model
 from miaui_env.core.policy_spec import policy_spec
-from miaui_env.integrations.sb3 import MultiTableVecEnv
+from miaui_env.core.vec import MultiTableVecEnv
 from training import exploit
 from training.checkpoint import naming_a_full_disk, open_checkpoint, saved_game, write_checkpoint
 from training.config import SelfPlayConfig, load_config, variant_name

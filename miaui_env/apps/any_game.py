@@ -44,7 +44,15 @@ import numpy as np
 from miaui_env.core import arena  # the statistics, table and files every game's arena shares
 from miaui_env.core.agents import Agent, AgentError, Policy, agent_name, as_agent, checked_actions
 from miaui_env.core.arena import ArenaResult
-from miaui_env.core.cli import add_game_argument, check_output_file, check_writable, non_negative_int, positive_int, run_command
+from miaui_env.core.cli import (
+    add_game_argument,
+    check_output_file,
+    check_writable,
+    non_negative_int,
+    positive_int,
+    read_answer,
+    run_command,
+)
 from miaui_env.core.errors import InvalidConfigError, is_integer
 from miaui_env.core.registry import Game, GameWords, get_game
 from miaui_env.core.replays import ReplayError, read_replay_file, write_replay_file
@@ -439,11 +447,8 @@ def ask_action(words: GameWords | None, mask: np.ndarray, read: Callable[[str], 
     for action in legal:
         print(f"  {action}: {words.action(action) if words else f'action {action}'}")
     while True:
-        try:
-            answer = read(f"Your choice ({', '.join(map(str, legal))}), or q to quit: ").strip().lower()
-        except EOFError:
-            return None
-        if answer in ("q", "quit", "exit"):
+        answer = read_answer(read, f"Your choice ({', '.join(map(str, legal))}), or q to quit: ")
+        if answer is None:
             return None
         if answer.isascii() and answer.isdigit() and len(answer) <= 6 and int(answer) in legal:
             return int(answer)

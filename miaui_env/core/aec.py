@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import gymnasium
 import numpy as np
@@ -19,8 +19,12 @@ from gymnasium.utils import seeding
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWrapper
 
 from miaui_env.core.errors import IllegalActionError, InvalidConfigError, finite_real
+from miaui_env.core.layout import VECTOR_BOUND
+from miaui_env.core.render import check_render_mode, require_pillow
 
 ILLEGAL_ACTIONS = ("raise", "terminate")  # env(illegal_action=...): refuse an illegal action, or end the game
+
+_Game = TypeVar("_Game")  # a game's state: Miaui's PlayedGame, the octopus game's OctopusState
 
 
 class UnknownAgentError(ValueError):
@@ -39,6 +43,13 @@ class ResetOptionError(ValueError):
 
 class ResetOptionWarning(UserWarning):
     """A reset option this env does not know, ignored (PettingZoo's convention)."""
+
+
+def dealt_game(game: _Game | None, call: str) -> _Game:
+    """`game`, the game an env is playing; ResetNeeded naming `call` if none has been dealt yet."""
+    if game is None:
+        raise ResetNeeded(f"call reset() before {call}: no game has been dealt yet")
+    return game
 
 
 def checked_options(options: Any, known: Sequence[str]) -> Mapping[str, Any] | None:
@@ -65,6 +76,7 @@ class SeatedEnv:
     seat_of: dict[str, int]
     observation_spaces: dict[str, gymnasium.spaces.Space[Any]]
     action_spaces: dict[str, gymnasium.spaces.Space[Any]]
+    state_space: gymnasium.spaces.Box
     render_mode: str | None
     np_random: np.random.Generator
     np_random_seed: int | None
@@ -73,6 +85,21 @@ class SeatedEnv:
         """Name the seats' agents (`name(seat)`) and look seats up by name."""
         self.possible_agents = [name(s) for s in range(num_players)]
         self.seat_of = {agent: s for s, agent in enumerate(self.possible_agents)}
+
+    def _set_render_mode(self, render_mode: str | None) -> None:
+        """Keep `render_mode`: InvalidConfigError unless None or a known mode, MissingExtraError for `rgb_array` without Pillow."""
+        check_render_mode(render_mode)
+        if render_mode == "rgb_array":
+            require_pillow()  # the extra is named now, not at the first render()
+        self.render_mode = render_mode
+
+    def _set_spaces(self, observation: gymnasium.spaces.Box, num_actions: int, state_size: int) -> None:
+        """The seated agents' spaces (the `observation` beside its action mask; Discrete(`num_actions`)) and the state's."""
+        mask = gymnasium.spaces.Box(0, 1, (num_actions,), np.int8)
+        space = gymnasium.spaces.Dict({"observation": observation, "action_mask": mask})
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = {a: gymnasium.spaces.Discrete(num_actions) for a in self.possible_agents}
+        self.state_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (state_size,), np.float32)
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         """The observation space of `agent` (the same for every agent)."""

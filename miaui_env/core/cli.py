@@ -49,6 +49,15 @@ def check_output_file(path: Path) -> None:
     check_writable(path.parent)
 
 
+def read_answer(read: Callable[[str], str], prompt: str) -> str | None:
+    """What the player types at `prompt`, trimmed and lower-cased; None to quit (q, quit, exit or closed input)."""
+    try:
+        answer = read(prompt).strip().lower()
+    except EOFError:
+        return None
+    return None if answer in ("q", "quit", "exit") else answer
+
+
 def positive_int(text: str) -> int:
     """An argparse type: an integer >= 1."""
     return _bounded_int(text, 1)

@@ -8,8 +8,10 @@ A checkpoint's metadata.json holds the same things by name instead:
 
 `policy_spec(model)` writes that description, and `policy_objects(spec)` turns it back into the
 class and arguments, which `load_sb3_policy` hands to SB3 (`custom_objects`) in place of the
-pickled ones. The names are looked up in the tables below: a class, a features extractor, or
-a torch.nn activation. A description naming anything else is refused (`PolicySpecError`).
+pickled ones. A name is a policy class or a features extractor that SB3 or a registered game
+gives (each game's `Game.policy_classes` and `Game.features_extractors`, so a game of one's own adds
+its networks where it registers), or a torch.nn activation. A description naming anything else is
+refused (`PolicySpecError`).
 """
 
 from __future__ import annotations
@@ -18,18 +20,32 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
-# The policy classes a checkpoint may name, and the module that defines each.
-POLICY_CLASSES = {
-    "MaskableActorCriticPolicy": "sb3_contrib.common.maskable.policies",  # MaskablePPO's MlpPolicy
-    "CompactInputPolicy": "miaui_env.integrations.sb3",  # the MlpPolicy taking uint8 codes too
-    "PrivilegedCriticPolicy": "miaui_env.integrations.privileged",  # the actor and a critic reading the global state
-}
-# The features extractors a config or checkpoint may name, and the module that defines each.
-FEATURES_EXTRACTORS = {
-    "ExpandCompactObservations": "miaui_env.integrations.sb3",  # Miaui rows as uint8 codes
-    "OctopusOddsFeatures": "miaui_env.games.octopus.odds",  # the octopus heuristics' odds as inputs
-    "CardOddsFeatures": "miaui_env.integrations.card_odds",  # Miaui's card counting as inputs
-}
+from miaui_env.core.registry import game_names, get_game
+
+SB3_POLICY_CLASSES = {"MaskableActorCriticPolicy": "sb3_contrib.common.maskable.policies:MaskableActorCriticPolicy"}
+"""The policy classes of the RL libraries themselves that a checkpoint may name (MaskablePPO's MlpPolicy)."""
+
+
+def policy_classes() -> dict[str, str]:
+    """Every policy class a checkpoint may name, "Name": "module:Name": SB3's and every registered game's own."""
+    return _with_games(SB3_POLICY_CLASSES, "policy_classes")
+
+
+def features_extractors() -> dict[str, str]:
+    """Every features extractor a config or checkpoint may name, "Name": "module:Name": every registered game's own."""
+    return _with_games({}, "features_extractors")
+
+
+def _with_games(tables: Mapping[str, str], table: str) -> dict[str, str]:
+    """`tables` and each registered game's `table`; PolicySpecError where two games give one name two classes."""
+    named = dict(tables)
+    for game in (get_game(name) for name in game_names()):
+        for name, target in getattr(game, table).items():
+            if named.setdefault(name, target) != target:
+                raise PolicySpecError(f"{table}: {name!r} is {named[name]} and, for {game.title}, {target}; a checkpoint names one class")
+    return named
+
+
 CLASS_KWARGS = ("features_extractor_class", "activation_fn")  # the keyword arguments that hold a class
 
 
@@ -40,8 +56,14 @@ class PolicySpecError(ValueError):
 def _named(tables: Mapping[str, str], name: object, what: str) -> type:
     if not isinstance(name, str) or name not in tables:
         raise PolicySpecError(f"{what}={name!r:.60} is not allowed; allowed: {', '.join(tables)}")
-    found: type = getattr(importlib.import_module(tables[name]), name)
+    module, _, attribute = tables[name].partition(":")
+    found: type = getattr(importlib.import_module(module), attribute)
     return found
+
+
+def features_extractor(name: object) -> type:
+    """The features extractor class named `name` (SB3's or a registered game's); PolicySpecError for any other name."""
+    return _named(features_extractors(), name, "features_extractor_class")
 
 
 def activation(name: object) -> type:
@@ -68,13 +90,14 @@ def _plain(value: Any, key: str) -> Any:
 
 def policy_spec(policy_class: type, policy_kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """A policy class and its keyword arguments as names and numbers (the module docstring's "policy")."""
-    if policy_class.__name__ not in POLICY_CLASSES:
-        raise PolicySpecError(f"policy class {policy_class.__name__!r} is not allowed; allowed: {', '.join(POLICY_CLASSES)}")
+    classes, extractors = policy_classes(), features_extractors()
+    if policy_class.__name__ not in classes:
+        raise PolicySpecError(f"policy class {policy_class.__name__!r} is not allowed; allowed: {', '.join(classes)}")
     kwargs: dict[str, Any] = {}
     for key, value in policy_kwargs.items():
         if key in CLASS_KWARGS and isinstance(value, type):
-            if key == "features_extractor_class" and value.__name__ not in FEATURES_EXTRACTORS:
-                raise PolicySpecError(f"features extractor {value.__name__!r} is not allowed; allowed: {', '.join(FEATURES_EXTRACTORS)}")
+            if key == "features_extractor_class" and value.__name__ not in extractors:
+                raise PolicySpecError(f"features extractor {value.__name__!r} is not allowed; allowed: {', '.join(extractors)}")
             if key == "activation_fn":
                 activation(value.__name__)  # a run whose checkpoint could not be loaded by name fails here, at its start
             kwargs[key] = value.__name__
@@ -91,7 +114,7 @@ def policy_objects(spec: object) -> dict[str, Any]:
         )
     kwargs = dict(spec["kwargs"])
     if "features_extractor_class" in kwargs:
-        kwargs["features_extractor_class"] = _named(FEATURES_EXTRACTORS, kwargs["features_extractor_class"], "features_extractor_class")
+        kwargs["features_extractor_class"] = features_extractor(kwargs["features_extractor_class"])
     if "activation_fn" in kwargs:
         kwargs["activation_fn"] = activation(kwargs["activation_fn"])
-    return {"policy_class": _named(POLICY_CLASSES, spec["class"], "policy class"), "policy_kwargs": kwargs}
+    return {"policy_class": _named(policy_classes(), spec["class"], "policy class"), "policy_kwargs": kwargs}

@@ -149,6 +149,11 @@ class Game:
     """Terminal play's opponents when none are named."""
     parts: Mapping[str, str] = field(repr=False)
     """Each of `PARTS` as "module:attribute"."""
+    policy_classes: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """The SB3 policy classes of its own that a checkpoint's metadata may name, each "Name": "module:Name"
+    (`miaui_env.core.policy_spec`: a checkpoint loads by names, never by a pickled module path)."""
+    features_extractors: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """The SB3 features extractors of its own that a config or checkpoint may name, each "Name": "module:Name"."""
 
     def __post_init__(self) -> None:
         for name in ("name", "title"):
@@ -188,6 +193,14 @@ class Game:
             if not module or not attribute:
                 raise ValueError(f"game {self.name!r}: part {part!r} is {target!r}, not 'module:attribute'")
         object.__setattr__(self, "parts", MappingProxyType(dict(self.parts)))
+        for table in ("policy_classes", "features_extractors"):
+            named = getattr(self, table)
+            if not isinstance(named, Mapping) or not all(
+                isinstance(name, str) and isinstance(target, str) and target.partition(":")[2] == name and target.partition(":")[0]
+                for name, target in named.items()
+            ):
+                raise ValueError(f"game {self.name!r}: {table}={named!r:.80} is not a mapping of class names to 'module:ClassName'")
+            object.__setattr__(self, table, MappingProxyType(dict(named)))
 
     @property
     def players(self) -> range:

@@ -1,22 +1,23 @@
 """The VecEnv plumbing every game's self-play shares: one engine's slots as Stable-Baselines3 env
 indices, each table's seeds from its seed tree, and the checks of actions and learner seats.
 
-Miaui's VecEnvs (`miaui_env.integrations.sb3`), the octopus game's
-(`miaui_env.games.octopus.selfplay`) and any game's (`miaui_env.core.selfplay`) build on it.
+Miaui's VecEnv (`miaui_env.games.miaui.selfplay`), the octopus game's
+(`miaui_env.games.octopus.selfplay`) and any game's (`miaui_env.core.selfplay`) build on it;
+`MultiTableVecEnv` trains several tables of one game as one VecEnv.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol, cast
 
 import gymnasium
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
-from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from miaui_env.core.errors import IllegalActionError, InvalidConfigError, is_integer
-from miaui_env.core.seeding import Seed, seed_child, seed_int, seed_ints
+from miaui_env.core.seeding import Seed, seed_child, seed_children, seed_int, seed_ints, seed_tree
 
 TABLE_DEALS = 0  # a table's children in its seed tree: its deals
 TABLE_OPPONENT = 1  # and its default (random) opponent
@@ -109,3 +110,88 @@ def checked_seats(learner_seats: object, num_players: int) -> list[int]:
     if not seats or len(set(seats)) != len(seats):
         raise InvalidConfigError(f"learner_seats={learner_seats!r} is not allowed; give {allowed}")
     return sorted(int(seat) for seat in seats)
+
+
+class SelfPlayTable(Protocol):
+    """What `MultiTableVecEnv` needs of a table: a self-play VecEnv of any game (Miaui's, the octopus game's, AECSelfPlayVecEnv)."""
+
+    num_envs: int
+    observation_space: gymnasium.spaces.Space[Any]
+    action_space: gymnasium.spaces.Space[Any]
+
+    def seed(self, seed: Seed | None = None) -> list[int | None]: ...
+    def reset(self) -> np.ndarray: ...
+    def check_actions(self, actions: np.ndarray) -> np.ndarray: ...
+    def step_async(self, actions: np.ndarray, *, trusted: bool = False) -> None: ...
+    def check_actions_pending(self) -> None: ...
+    def step_wait(self) -> VecEnvStepReturn: ...
+    def action_masks(self) -> np.ndarray: ...
+
+
+class MultiTableVecEnv(OneEnvVecEnv):
+    """Several self-play VecEnvs of one game (say Miaui's 3-, 4- and 6-player tables, or its variants;
+    or octopus tables of 2, 3 and 4 players) as one, so one network learns them all. Indices run
+    through the tables in order; all tables share the observation layout and the actions."""
+
+    def __init__(self, tables: Sequence[SelfPlayTable]):
+        if isinstance(tables, str | bytes) or not isinstance(tables, Sequence) or not tables:
+            raise InvalidConfigError(f"MultiTableVecEnv needs a non-empty list of self-play tables (of one game), got {tables!r:.60}")
+        for table in tables:  # every game's self-play VecEnv shares this base
+            if not isinstance(table, OneEnvVecEnv) or isinstance(table, MultiTableVecEnv):
+                raise InvalidConfigError(f"MultiTableVecEnv table {table!r:.60} is not a self-play VecEnv (a game's, or AECSelfPlayVecEnv)")
+        if len({id(table) for table in tables}) != len(tables):
+            raise InvalidConfigError("MultiTableVecEnv was given the same table twice; each table is its own batch of games")
+        _check_same_observation_space(tables)
+        self.tables = list(tables)
+        self._bounds = np.cumsum([0] + [t.num_envs for t in self.tables])
+        self.render_mode = None
+        super().__init__(int(self._bounds[-1]), self.tables[0].observation_space, self.tables[0].action_space)
+
+    @property
+    def bounds(self) -> tuple[int, ...]:
+        """Where each table's env indices start, then the number of indices: table i holds `bounds[i]` to `bounds[i + 1] - 1`."""
+        return tuple(int(bound) for bound in self._bounds)
+
+    def seed(self, seed: Seed | None = None) -> list[int | None]:
+        """Seed every table's next reset, table i from child i of `seed`'s tree (None: fresh entropy);
+        returns each index's game seed."""
+        children = seed_children(seed_tree(seed), len(self.tables))
+        return [s for table, child in zip(self.tables, children, strict=True) for s in table.seed(child)]
+
+    def reset(self) -> np.ndarray:
+        """Reset every table (dealt as `seed()` said, if it was called since)."""
+        return np.concatenate([table.reset() for table in self.tables])
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Hand each table its share of the actions, all of them checked before any table keeps its share."""
+        space = cast("gymnasium.spaces.Discrete[Any]", self.action_space)  # every self-play table's actions are numbered
+        given = index_array(actions, self.num_envs, "action", int(space.n))
+        spans = zip(self.tables, self._bounds[:-1], self._bounds[1:], strict=True)
+        shares = [table.check_actions(given[start:stop]) for table, start, stop in spans]
+        for table, share in zip(self.tables, shares, strict=True):
+            table.step_async(share, trusted=True)
+
+    def step_wait(self) -> VecEnvStepReturn:
+        """Step every table; concatenate what they return."""
+        for table in self.tables:  # before any table plays, so a refused call leaves every table as it was
+            table.check_actions_pending()
+        results = [table.step_wait() for table in self.tables]
+        obs, rewards, dones, infos = zip(*results, strict=True)
+        return np.concatenate(obs), np.concatenate(rewards), np.concatenate(dones), [i for table in infos for i in table]
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, actions) bool legal actions, table after table."""
+        return np.concatenate([table.action_masks() for table in self.tables])
+
+
+def _check_same_observation_space(tables: Sequence[SelfPlayTable]) -> None:
+    """InvalidConfigError naming the first table whose observations differ from table 0's in dtype or width:
+    their rows are concatenated into one batch, so codes would be read as floats."""
+    first = tables[0].observation_space
+    for index, table in enumerate(tables[1:], start=1):
+        space = table.observation_space
+        if space.dtype != first.dtype or space.shape != first.shape:
+            raise InvalidConfigError(
+                f"MultiTableVecEnv tables must share one observation space: table 0 has {first} "
+                f"but table {index} has {space}; give every table the same observation_dtype and privileged"
+            )

@@ -1,4 +1,4 @@
-"""The games in other libraries' shapes: Miaui's SB3 VecEnvs (`sb3`), the privileged critic's global
-state (`privileged`), card counting as network inputs (`card_odds`), wrappers for action masks and
-flat observations (`adapters`), torch modules that expand the uint8 observation codes on the
-learner's device (`compact_torch`), and both games as OpenSpiel games (`openspiel`)."""
+"""The games in other libraries' shapes: wrappers that carry Miaui's action mask inside a flat
+observation (`adapters`), SB3's `action_masks()` for a VecEnv of such rows (`sb3`), and both games
+as OpenSpiel games (`openspiel`). Each game's own training pieces (self-play VecEnvs, network
+inputs, the privileged critic) live in its package, `miaui_env.games.<game>`."""

@@ -203,6 +203,13 @@ def _check_observer(iig_obs_type: Any, params: Any, game: str) -> bool:
     return bool(iig_obs_type.perfect_recall)
 
 
+def _observed_seat(state: object, kind: type, player: object, players: int, game: str) -> int:
+    """`player` as a seat of `state`, which an observer of `game` reads only if it is a `kind`; OpenSpielError otherwise."""
+    if not isinstance(state, kind):
+        raise OpenSpielError(f"a {game} observer reads {game} states, got {type(state).__name__}")
+    return check_player(player, players, game)
+
+
 # ---- Miaui ------------------------------------------------------------------------------------
 
 
@@ -496,9 +503,7 @@ class MiauiObserver:
             self.dict = {"observation": self.tensor}
 
     def _check(self, state: object, player: object) -> int:
-        if not isinstance(state, MiauiState):
-            raise OpenSpielError(f"a {MIAUI_GAME} observer reads {MIAUI_GAME} states, got {type(state).__name__}")
-        return check_player(player, self.num_players, MIAUI_GAME)
+        return _observed_seat(state, MiauiState, player, self.num_players, MIAUI_GAME)
 
     def set_from(self, state: MiauiState, player: int) -> None:
         """Write `player`'s view of `state` into `tensor`."""
@@ -847,9 +852,7 @@ class OctopusObserver:
         self.dict = {"recall" if self.perfect_recall else "observation": self.tensor}
 
     def _check(self, state: object, player: object) -> int:
-        if not isinstance(state, OctopusSpielState):
-            raise OpenSpielError(f"a {OCTOPUS_GAME} observer reads {OCTOPUS_GAME} states, got {type(state).__name__}")
-        return check_player(player, self.players, OCTOPUS_GAME)
+        return _observed_seat(state, OctopusSpielState, player, self.players, OCTOPUS_GAME)
 
     def set_from(self, state: OctopusSpielState, player: int) -> None:
         """Write `player`'s view of `state` into `tensor` (the recall view for the information state)."""

@@ -106,6 +106,36 @@ def frames_reply(replay: Replay, seat: Any) -> ResponseReturnValue:
     return jsonify(players=list(replay.players), frames=frames_of(replay, seat), replay=replay_to_json(replay))
 
 
+def watch_request(shelf: ReplayShelf, what: str) -> tuple[str, Any]:
+    """The replay text a watch request sends, or names on `shelf`, and the seat it asks for; WebError
+    (400) naming `what` (the replay's kind, as in "a replay's JSON text") if the body is not one."""
+    data = json_body()
+    if not isinstance(data, dict) or set(data) - {"replay", "file", "seat"} or ("replay" in data) == ("file" in data):
+        raise WebError(f"send {{'replay': {what} JSON text}} or {{'file': a saved replay's name}}, and 'seat': null or a seat")
+    text = data["replay"] if "replay" in data else shelf.read(data["file"])
+    if not isinstance(text, str):
+        raise WebError(f"replay: the replay file's text, as a string; got {type(text).__name__}")
+    return text, data.get("seat")
+
+
+def shelf_reply(shelf: ReplayShelf) -> ResponseReturnValue:
+    """The folders a replay shelf looks in, and the replays it lists."""
+    return jsonify(roots=[str(root) for root in shelf.roots], replays=shelf.list())
+
+
+def replay_download(text: str, filename: str) -> ResponseReturnValue:
+    """A replay file's text, as a download named `filename`."""
+    response = current_app.response_class(text, mimetype="application/json")
+    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def agents_reply(menu: tuple[AgentChoice, ...], **more: Any) -> ResponseReturnValue:
+    """The opponents a page may choose from `menu`, with `more` fields beside them."""
+    agents = [{"name": c.name, "about": c.about, "needs_training_extra": c.needs_training_extra} for c in menu]
+    return jsonify(agents=agents, **more)
+
+
 # -- every request: the host, the session cookie, the headers -------------------------------------
 def host_name(host: str) -> str:
     """The name in a Host header, without its port: `[::1]:8011` is `::1`, `localhost:80` is `localhost`."""
@@ -208,11 +238,10 @@ def agent_list() -> ResponseReturnValue:
     }
     menu = site().menu
     offered = {choice.name for choice in menu}
-    agents = [{"name": c.name, "about": c.about, "needs_training_extra": c.needs_training_extra} for c in menu]
     # The shipped policies this server cannot load without torch and sb3-contrib, and how to get them.
     missing = [choice.name for choice in policy_choices() if choice.name not in offered]
     training = {"missing": missing, "install": TRAINING_INSTALL}
-    return jsonify(agents=agents, limits=limits, training_extra=training)
+    return agents_reply(menu, limits=limits, training_extra=training)
 
 
 @routes.post("/api/games")
@@ -256,28 +285,20 @@ def replay_file(game_id: str) -> ResponseReturnValue:
     game = site().games.get(g.session, game_id)
     if game.replay is None:
         raise WebError("the game is not over yet: its replay is written after round 12", 409)
-    response = current_app.response_class(replay_to_json(game.replay), mimetype="application/json")
-    response.headers["Content-Disposition"] = f'attachment; filename="miaui-{game.id[:6]}.json"'
-    return response
+    return replay_download(replay_to_json(game.replay), f"miaui-{game.id[:6]}.json")
 
 
 @routes.get("/api/replays")
 def replay_list() -> ResponseReturnValue:
     """The replays saved on this machine."""
-    shelf = site().shelf
-    return jsonify(roots=[str(root) for root in shelf.roots], replays=shelf.list())
+    return shelf_reply(site().shelf)
 
 
 @routes.post("/api/watch")
 def watch() -> ResponseReturnValue:
     """A replay sent or named, as frames to step through."""
-    data = json_body()
-    if not isinstance(data, dict) or set(data) - {"replay", "file", "seat"} or ("replay" in data) == ("file" in data):
-        raise WebError("send {'replay': a replay's JSON text} or {'file': a saved replay's name}, and 'seat': null or a seat")
-    text = data["replay"] if "replay" in data else site().shelf.read(data["file"])
-    if not isinstance(text, str):
-        raise WebError(f"replay: the replay file's text, as a string; got {type(text).__name__}")
-    return frames_reply(watched_replay(text), data.get("seat"))
+    text, seat = watch_request(site().shelf, "a replay's")
+    return frames_reply(watched_replay(text), seat)
 
 
 @routes.post("/api/watch/agents")
@@ -304,7 +325,7 @@ def busy(error: BusyError) -> ResponseReturnValue:
 @routes.get("/api/octopus/agents")
 def octopus_agent_list() -> ResponseReturnValue:
     """The octopus opponents offered."""
-    return jsonify(agents=[{"name": c.name, "about": c.about, "needs_training_extra": c.needs_training_extra} for c in site().octopus_menu])
+    return agents_reply(site().octopus_menu)
 
 
 @routes.post("/api/octopus/games")
@@ -346,22 +367,16 @@ def leave_octopus_game(game_id: str) -> ResponseReturnValue:
 @routes.get("/api/octopus/replays")
 def octopus_replay_list() -> ResponseReturnValue:
     """The octopus replays saved on this machine."""
-    shelf = site().octopus_shelf
-    return jsonify(roots=[str(root) for root in shelf.roots], replays=shelf.list())
+    return shelf_reply(site().octopus_shelf)
 
 
 @routes.post("/api/octopus/watch")
 def watch_octopus() -> ResponseReturnValue:
     """An octopus replay sent or named, as frames to step through."""
-    data = json_body()
-    if not isinstance(data, dict) or set(data) - {"replay", "file", "seat"} or ("replay" in data) == ("file" in data):
-        raise WebError("send {'replay': an octopus replay's JSON text} or {'file': a saved replay's name}, and 'seat': null or a seat")
-    text = data["replay"] if "replay" in data else site().octopus_shelf.read(data["file"])
-    if not isinstance(text, str):
-        raise WebError(f"replay: the replay file's text, as a string; got {type(text).__name__}")
+    text, seat = watch_request(site().octopus_shelf, "an octopus replay's")
     parse_json(text, "the replay")  # bounded like a request (depth, integers) before the library reads it
     replay = octopus_replay.replay_from_json(text)
-    return jsonify(**octopus_frames(replay, data.get("seat")), replay=octopus_replay.replay_to_json(replay))
+    return jsonify(**octopus_frames(replay, seat), replay=octopus_replay.replay_to_json(replay))
 
 
 @routes.get("/api/octopus/games/<game_id>/replay")
@@ -370,6 +385,4 @@ def octopus_replay_file(game_id: str) -> ResponseReturnValue:
     game = site().games.find(g.session, game_id, OctopusHumanGame)
     if game.replay is None:
         raise WebError("the octopus game is not over yet: its replay is written when it ends", 409)
-    response = current_app.response_class(octopus_replay.replay_to_json(game.replay), mimetype="application/json")
-    response.headers["Content-Disposition"] = f'attachment; filename="octopus-{game.id[:6]}.json"'
-    return response
+    return replay_download(octopus_replay.replay_to_json(game.replay), f"octopus-{game.id[:6]}.json")

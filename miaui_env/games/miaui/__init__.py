@@ -8,7 +8,10 @@
     display/                         text and pictures of a table, one observation decoder for both
     agents/                          greedy, counter, styles, search, and Miaui's agent specs
     env, single_agent                the PettingZoo AEC and Parallel envs, the single-seat Gymnasium env
-    replay, arena, play              replays, the duplicate-dealt arena, terminal play (the commands' Miaui parts)
+    replay, arena, play, web         replays, the duplicate-dealt arena, terminal play, the browser page (the commands' Miaui parts)
+    selfplay, privileged, card_odds, compact_torch
+                                     training: the SB3 self-play VecEnv, the privileged critic, card counting as
+                                     inputs, the codes expanded in torch (the network classes checkpoints name)
 
 This module is Miaui's entry in the game registry (`GAME`) and its env ids: importing it loads none
 of the above.
@@ -41,5 +44,13 @@ GAME = Game(
         "arena": "miaui_env.games.miaui.arena:miaui_main",
         "play": "miaui_env.games.miaui.play:play",
         "replay": "miaui_env.games.miaui.replay:miaui_main",
+    },
+    policy_classes={
+        "CompactInputPolicy": "miaui_env.games.miaui.compact_torch:CompactInputPolicy",  # the MlpPolicy taking uint8 codes too
+        "PrivilegedCriticPolicy": "miaui_env.games.miaui.privileged:PrivilegedCriticPolicy",  # a critic reading the global state
+    },
+    features_extractors={
+        "ExpandCompactObservations": "miaui_env.games.miaui.compact_torch:ExpandCompactObservations",  # rows as uint8 codes
+        "CardOddsFeatures": "miaui_env.games.miaui.card_odds:CardOddsFeatures",  # card counting as inputs
     },
 )

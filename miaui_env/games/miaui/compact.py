@@ -19,7 +19,7 @@ not give back). A quarter of the bytes: what the batched engine writes and a lea
 A value sum can reach -50 (every negative card of the deck) and 197 (every positive one), so a
 zero of 50 holds every sum the deck can make in 0-247. An empty entry (0.0) is the code `zero`,
 not 0: build buffers with `empty_compact`, and expand codes with `expand_observations` (numpy) or
-`miaui_env.integrations.compact_torch.expand_observations_torch` (on the policy's device).
+`miaui_env.games.miaui.compact_torch.expand_observations_torch` (on the policy's device).
 """
 
 from __future__ import annotations

@@ -172,14 +172,14 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 # `X as X`: the names users import from here, now shared with the octopus env.
 from miaui_env.core.aec import ILLEGAL_ACTIONS as ILLEGAL_ACTIONS
-from miaui_env.core.aec import AECTurns, RefusingTerminateIllegalWrapper, SeatedEnv, checked_options, order_enforced
+from miaui_env.core.aec import AECTurns, RefusingTerminateIllegalWrapper, SeatedEnv, checked_options, dealt_game, order_enforced
 from miaui_env.core.aec import ResetOptionError as ResetOptionError
 from miaui_env.core.aec import ResetOptionWarning as ResetOptionWarning
 from miaui_env.core.aec import UnknownAgentError as UnknownAgentError
 from miaui_env.core.aec import _CheckedOrderEnforcingWrapper as _CheckedOrderEnforcingWrapper
 from miaui_env.core.errors import IllegalActionError, final_rewards
 from miaui_env.core.layout import VECTOR_BOUND
-from miaui_env.core.render import RENDER_MODES, check_render_mode, require_pillow, seat_name
+from miaui_env.core.render import RENDER_MODES, seat_name
 from miaui_env.core.seeding import check_seed
 from miaui_env.games.miaui.cards import parse_deck_order
 from miaui_env.games.miaui.display.picture import table_picture
@@ -284,22 +284,12 @@ class _MiauiEnv(SeatedEnv):
 
     def __init__(self, *, render_mode: str | None = None, **settings: Unpack[TableKwargs]):
         self.table_spec = TableSpec.of(**settings)
-        check_render_mode(render_mode)
-        if render_mode == "rgb_array":
-            require_pillow()  # the extra is named now, not at the first render()
+        self._set_render_mode(render_mode)
         self.config = self.table_spec.game
-        self.render_mode = render_mode
         self._encoder = Encoder(self.config, self.table_spec.view)
         self._seat_agents(self.config.num_players, seat_name)
         self.compact = self.table_spec.observation_dtype == "uint8"
-        obs_box = observation_box(self.compact)
-        mask_box = gymnasium.spaces.Box(0, 1, (NUM_DIVER_CARDS,), np.int8)
-        observation_space = gymnasium.spaces.Dict({"observation": obs_box, "action_mask": mask_box})
-        self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
-        self.action_spaces: dict[str, gymnasium.spaces.Space[Any]] = {
-            a: gymnasium.spaces.Discrete(NUM_DIVER_CARDS) for a in self.possible_agents
-        }
-        self.state_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (STATE_LAYOUT.size,), np.float32)
+        self._set_spaces(observation_box(self.compact), NUM_DIVER_CARDS, STATE_LAYOUT.size)
         self.observation_version = OBSERVATION_VERSION
         self.np_random, self.np_random_seed = seeding.np_random(None)
         # The compiled path: one game on the batched engine (proven identical to the rules); the
@@ -313,9 +303,7 @@ class _MiauiEnv(SeatedEnv):
 
     def _dealt(self, call: str = "using the env") -> PlayedGame:
         """The game being played; ResetNeeded before the first reset."""
-        if self._played is None:
-            raise ResetNeeded(f"call reset() before {call}: no game has been dealt yet")
-        return self._played
+        return dealt_game(self._played, call)
 
     @property
     def game(self) -> GameState:

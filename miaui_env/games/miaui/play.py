@@ -15,6 +15,7 @@ import numpy as np
 
 # The engine, the agents and the replays are imported inside `play` (seconds of start-up, numba
 # among them), under the command's `run_command`, so Ctrl-C during start-up ends in one line.
+from miaui_env.core.cli import check_output_file, read_answer
 from miaui_env.games.miaui.rules import NUM_DIVER_CARDS, NUM_ROUNDS
 
 _LONGEST_ANSWER_SHOWN = 20
@@ -35,11 +36,8 @@ def introduction(seat: int, no_fighting: bool) -> list[str]:
 def ask_card(legal: list[int], read: Callable[[str], str]) -> int | None:
     """A diver card from the player, asked again until it is one of `legal`; None to quit."""
     while True:
-        try:
-            answer = read(f"Your card ({' '.join(map(str, legal))}), or q to quit: ").strip().lower()
-        except EOFError:
-            return None
-        if answer in ("q", "quit", "exit"):
+        answer = read_answer(read, f"Your card ({' '.join(map(str, legal))}), or q to quit: ")
+        if answer is None:
             return None
         # '²' is a digit too; and int() refuses more than 4300 digits, so a long answer is never converted
         if not (answer.isascii() and answer.isdigit()) or len(answer.lstrip("0")) > 2 or not 1 <= int(answer) <= NUM_DIVER_CARDS:
@@ -54,7 +52,6 @@ def ask_card(legal: list[int], read: Callable[[str], str]) -> int | None:
 def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     """One game against the chosen agents; returns the process exit status."""
     from miaui_env.core.agents import checked_actions
-    from miaui_env.core.cli import check_output_file
     from miaui_env.core.render import seat_name
     from miaui_env.games.miaui.agents import as_seen, views_at_table
     from miaui_env.games.miaui.agents.loading import load_agents

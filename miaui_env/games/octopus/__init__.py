@@ -36,4 +36,5 @@ GAME = Game(
         "play": "miaui_env.games.octopus.play:play",
         "replay": "miaui_env.games.octopus.replay:main",
     },
+    features_extractors={"OctopusOddsFeatures": "miaui_env.games.octopus.odds:OctopusOddsFeatures"},  # the heuristics' odds as inputs
 )

@@ -151,16 +151,15 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from miaui_env.core.aec import AECTurns, RefusingTerminateIllegalWrapper, checked_options, order_enforced
+from miaui_env.core.aec import AECTurns, RefusingTerminateIllegalWrapper, checked_options, dealt_game, order_enforced
 from miaui_env.core.agents import Agent, Policy, checked_actions
 from miaui_env.core.errors import REWARDS, DeckError, IllegalActionError, InvalidConfigError, final_rewards, is_integer
 from miaui_env.core.layout import VECTOR_BOUND
-from miaui_env.core.render import RENDER_MODES, check_render_mode, require_pillow, seat_name
+from miaui_env.core.render import RENDER_MODES, seat_name
 from miaui_env.core.seeding import check_seed
 from miaui_env.games.octopus import rules
 from miaui_env.games.octopus.observation import (
@@ -368,21 +367,12 @@ class raw_env(AECTurns, AECEnv):  # noqa: N801 (PettingZoo's naming)
         if not isinstance(variant, rules.Variant):
             raise InvalidConfigError(f"variant={variant!r:.60} is not allowed; it is an octopus rules.Variant (the full game by default)")
         self.variant = variant
-        check_render_mode(render_mode)
-        if render_mode == "rgb_array":
-            require_pillow()  # the extra is named now, not at the first render()
+        self._set_render_mode(render_mode)
         self.num_players, self.view, self.reward_mode = int(num_players), view, reward
         self.max_sessions = None if max_sessions is None else int(max_sessions)
-        self.render_mode = render_mode
         self._seat_agents(self.num_players, seat_name)
         obs_box = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (OBSERVATION_LAYOUT.size,), np.float32)
-        mask_box = gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)
-        space = gymnasium.spaces.Dict({"observation": obs_box, "action_mask": mask_box})
-        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-        self.action_spaces: dict[str, gymnasium.spaces.Space[Any]] = {
-            a: gymnasium.spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents
-        }
-        self.state_space = gymnasium.spaces.Box(-VECTOR_BOUND, VECTOR_BOUND, (STATE_LAYOUT.size,), np.float32)
+        self._set_spaces(obs_box, NUM_ACTIONS, STATE_LAYOUT.size)
         self.observation_version = OBSERVATION_VERSION
         self.np_random, self.np_random_seed = seeding.np_random(None)
         self._game: OctopusState | None = None
@@ -393,9 +383,7 @@ class raw_env(AECTurns, AECEnv):  # noqa: N801 (PettingZoo's naming)
 
     def _dealt(self, call: str = "using the env") -> OctopusState:
         """The game being played; ResetNeeded before the first reset."""
-        if self._game is None:
-            raise ResetNeeded(f"call reset() before {call}: no game has been dealt yet")
-        return self._game
+        return dealt_game(self._game, call)
 
     @property
     def game(self) -> OctopusState:

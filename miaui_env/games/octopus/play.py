@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from miaui_env.core.cli import check_output_file, read_answer
 from miaui_env.games.octopus import rules
 from miaui_env.games.octopus.replay import MAX_SEED, OctopusReplayError, describe_event, record, save_replay
 from miaui_env.games.octopus.rules import OctopusState
@@ -124,11 +125,8 @@ def ask_decision(state: OctopusState, read: Callable[[str], str]) -> rules.Decis
     else:
         prompt = "Stop (s) or flip (f), or q to quit: "
     while True:
-        try:
-            answer = read(prompt).strip().lower()
-        except EOFError:
-            return None
-        if answer in ("q", "quit", "exit"):
+        answer = read_answer(read, prompt)
+        if answer is None:
             return None
         if state.phase is not rules.Phase.THEFT:
             if answer in ("s", "stop"):
@@ -168,8 +166,6 @@ def build_opponents(specs: Sequence[str], players: int, seat: int, seed: int) ->
 
 def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     """One octopus game against the chosen agents; returns the process exit status."""
-    from miaui_env.core.cli import check_output_file
-
     if args.replay is not None:
         check_output_file(args.replay)  # before the game, not after it (a game played for nothing)
         if args.seed > MAX_SEED:  # a replay keeps seeds up to 2**64 - 1: refused now, not once the game is played

@@ -1,6 +1,6 @@
 // What the browser app's pages share (index.html's app.js and octopus.html's octopus.js, each loaded
-// after this file): building elements, the error banner, talking to the server, and the replay shelf. Every text is
-// set as text, never as HTML: a replay's player names are anyone's to write.
+// after this file): building elements, the error banner, talking to the server, the replay shelf and the
+// watch stepper. Every text is set as text, never as HTML: a replay's player names are anyone's to write.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -118,7 +118,25 @@ async function loadShelf(route) {
     : [option("", `(none under ${data.roots.join("/, ")}/)`, true)]));
 }
 
-// -- the watch stepper's autoplay: `at()` the frame shown, `count()` the frames, `step(k)` shows frame k
+// -- the watch stepper ------------------------------------------------------------------------------
+// Built here, not written into each page, so both pages step through a replay with the same controls.
+// A page's .stepper says what one step is (data-step) and holds the page's own buttons, which follow these.
+function buildStepper(stepper) {
+  const unit = stepper.dataset.step;
+  stepper.prepend(
+    h("span", { id: "watch-title", class: "watch-title" }),
+    h("label", {}, "View as ", h("select", { id: "watch-seat" })),
+    h("button", { type: "button", id: "first", title: "the deal", text: "« deal" }),
+    h("button", { type: "button", id: "back", title: `back a ${unit} (left arrow key)`, text: "‹ back" }),
+    h("span", { id: "step", class: "step" }),
+    h("button", { type: "button", id: "forward", title: `forward a ${unit} (right arrow key)`, text: "forward ›" }),
+    h("button", { type: "button", id: "last", title: "the end", text: "end »" }),
+    h("button", { type: "button", id: "autoplay", text: "play" }));
+}
+
+buildStepper(document.querySelector(".stepper"));
+
+// The stepper's autoplay: `at()` the frame shown, `count()` the frames, `step(k)` shows frame k.
 let autoplay = null;
 
 function stopAutoplay() {

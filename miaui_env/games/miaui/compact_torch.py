@@ -1,12 +1,22 @@
-"""Compact observations expanded on the policy's side, in torch: `miaui_env.games.miaui.compact`'s codes to floats."""
+"""Compact observations expanded on the policy's side, in torch: `miaui_env.games.miaui.compact`'s codes to floats.
+
+`ExpandCompactObservations` is a features extractor that reads the codes; `CompactInputPolicy` is
+MaskablePPO's masked actor-critic that takes codes or floats (the trainers build it for Miaui's
+compact tables), optionally reading the card-counting odds (`miaui_env.games.miaui.card_odds`).
+"""
 
 from __future__ import annotations
 
 import functools
 from typing import Any, cast
 
+import gymnasium
+import numpy as np
 import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
+from miaui_env.core.errors import InvalidConfigError
 from miaui_env.games.miaui.compact import COMPACT_SCALE, COMPACT_ZERO, CompactError
 from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
 
@@ -74,3 +84,49 @@ class ExpandsCodes:
     def predict_values(self, obs: Any) -> Any:
         """As the policy's, on the rows' floats."""
         return cast(Any, super()).predict_values(self.floats(obs))
+
+
+class ExpandCompactObservations(BaseFeaturesExtractor):
+    """Features extractor for `observation_dtype="uint8"`: the codes back to the float32 layout, exactly.
+
+    SB3 hands a Box of uint8 to the policy as floats of the codes; this undoes the codes instead
+    (`policy_kwargs={"features_extractor_class": ExpandCompactObservations}`), so a policy trained
+    on compact observations is the same function of the same floats as one trained on float32.
+    """
+
+    def __init__(self, observation_space: gymnasium.spaces.Box):
+        if observation_space.dtype != np.uint8:  # floats cast to uint8 would be read as codes: wrong numbers, silently
+            raise InvalidConfigError(
+                f"ExpandCompactObservations reads uint8 codes, but the observation space is {observation_space}; "
+                "make the env with observation_dtype='uint8', or drop features_extractor_class for float32 observations"
+            )
+        super().__init__(observation_space, OBSERVATION_LAYOUT.size)
+
+    def forward(self, observations: Any) -> Any:
+        """Expand a batch of codes (SB3 has cast them to float32: whole numbers, exact)."""
+        return expand_observations_torch(observations.to(torch.uint8))
+
+
+class CompactInputPolicy(ExpandsCodes, MaskableActorCriticPolicy):
+    """sb3-contrib's masked actor-critic (MaskablePPO's "MlpPolicy") that also takes observations as
+    uint8 codes (`observation_dtype="uint8"`), expanded on its device; float32 rows go through as
+    they are, so agents and the arena play it from the float layout. The trainers build it for
+    compact tables; its weights are MlpPolicy's, key for key. `card_odds` reads Miaui's rows through
+    `miaui_env.games.miaui.card_odds.CardOddsFeatures` (card counting beside the observation)."""
+
+    def __init__(self, observation_space: gymnasium.spaces.Space[Any], *args: Any, card_odds: bool = False, **kwargs: Any):
+        if not isinstance(card_odds, bool):
+            raise InvalidConfigError(f"card_odds={card_odds!r} must be true or false (true: the policy reads the card-counting odds too)")
+        if card_odds:
+            from miaui_env.games.miaui.card_odds import CardOddsFeatures
+
+            if kwargs.get("features_extractor_class") not in (None, CardOddsFeatures):
+                raise InvalidConfigError("card_odds is a features extractor of its own: leave features_extractor_class out")
+            kwargs["features_extractor_class"] = CardOddsFeatures
+        self.card_odds = card_odds
+        super().__init__(observation_space, *args, **kwargs)
+        if observation_space.shape == (OBSERVATION_LAYOUT.size,):
+            self.register_code_tables(COMPACT_SCALE, COMPACT_ZERO)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        return {**super()._get_constructor_parameters(), "card_odds": self.card_odds}

@@ -28,7 +28,7 @@ nothing the actor computes reads.
 `seat_width` (a policy keyword, `ppo.policy_kwargs.seat_width` in a run config; 0, the default,
 leaves it out) puts a `SeatSummary` in front of the actor: one small network shared by every
 opponent's seat row, its mean and max over the opponents read beside the flat observation.
-`card_odds` (`ppo.policy_kwargs.card_odds: true`) puts `miaui_env.integrations.card_odds.CardOdds`
+`card_odds` (`ppo.policy_kwargs.card_odds: true`) puts `miaui_env.games.miaui.card_odds.CardOdds`
 there: the card-counting odds a careful player weighs, computed from the observation.
 """
 
@@ -42,6 +42,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import create_mlp
 from torch import nn
 
+from miaui_env.games.miaui.card_odds import CardOdds
 from miaui_env.games.miaui.compact import (
     CARD_CODE_SCALE,
     CARD_CODE_ZERO,
@@ -51,12 +52,11 @@ from miaui_env.games.miaui.compact import (
     CompactError,
     codes_of,
 )
+from miaui_env.games.miaui.compact_torch import ExpandsCodes
 from miaui_env.games.miaui.encoder import features
 from miaui_env.games.miaui.observation import CARD_DIM, OBSERVATION_LAYOUT, SEAT_DIM, SEAT_LAYOUT
 from miaui_env.games.miaui.rules import MAX_PLAYERS, NUM_DIVER_CARDS, NUM_SPACES
 from miaui_env.games.miaui.vector import VectorMiaui
-from miaui_env.integrations.card_odds import CardOdds
-from miaui_env.integrations.compact_torch import ExpandsCodes
 
 COUNT_SCALE = 4.0  # as the observation's pile summaries: four top fish sum to a value of 1
 PRIVILEGED_PIECES = (
