@@ -24,7 +24,6 @@ from web_helpers import posted, refused
 import miaui_env
 from miaui_env.apps.web import create_app, memory
 from miaui_env.apps.web import games as games_module
-from miaui_env.apps.web import routes as routes_module
 from miaui_env.apps.web.app import STATIC
 from miaui_env.apps.web.games import MAX_BODY, GameStore, ReplayShelf
 from miaui_env.games.miaui import rules
@@ -397,14 +396,14 @@ def test_games_of_agents_play_a_few_at_once_one_per_session(tmp_path, monkeypatc
     app = create_app(store, replays=None, library=[tmp_path])
     playing, finish = threading.Event(), threading.Event()
     trims = []
-    original = routes_module.agents_game
+    original = miaui_page.agents_game
 
     def slow_game(choice):
         playing.set()
         assert finish.wait(30)
         return original(choice)
 
-    monkeypatch.setattr(routes_module, "agents_game", slow_game)
+    monkeypatch.setattr(miaui_page, "agents_game", slow_game)
     monkeypatch.setattr(games_module, "release_memory", lambda: trims.append(1) or True)
     alice, bob = app.test_client(), app.test_client()
     new_game(alice)  # alice's session, so that her second watch is hers
@@ -429,7 +428,7 @@ def test_games_of_agents_play_a_few_at_once_one_per_session(tmp_path, monkeypatc
 
 def test_eight_search_games_asked_at_once_leave_the_server_answering(server):
     searching = {"players": 3, "agents": ["search"] * 3}
-    routes_module.agents_game(TableChoice.parse(searching, agent_menu(), person=False))  # compiled before the clock runs
+    miaui_page.agents_game(TableChoice.parse(searching, agent_menu(), person=False))  # compiled before the clock runs
     answers, started = [], threading.Barrier(9)
 
     def watch():
@@ -895,8 +894,8 @@ def test_a_new_game_over_the_limits_is_refused_before_it_is_dealt(tmp_path, monk
     store = GameStore(max_games=8, per_address=1)
     app = create_app(store, replays=None, library=[tmp_path])
     dealt = []
-    original = routes_module.start_game
-    monkeypatch.setattr(routes_module, "start_game", lambda choice: dealt.append(choice) or original(choice))
+    original = miaui_page.start_game
+    monkeypatch.setattr(miaui_page, "start_game", lambda choice: dealt.append(choice) or original(choice))
     new_game(app.test_client())
     second = app.test_client().post("/api/games", json={"players": 3, "seat": 0, "opponents": ["random", "random"]})
     refused(second, 429, "as many as one client")

@@ -6,6 +6,7 @@ say how to install them (they are never skipped).
 
 from __future__ import annotations
 
+import json
 import shutil
 import threading
 from collections.abc import Callable, Iterator
@@ -513,5 +514,68 @@ def test_an_octopus_replay_is_watched_step_by_step_on_a_phone_and_a_desktop(brow
         assert browser.execute_script("return document.documentElement.scrollWidth") <= width  # nothing wider than the screen
         for button in ("first", "back", "forward", "last", "autoplay"):
             assert box(browser, f"#{button}")["height"] >= 24, button  # touch-sized
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_sealed_bids_game_played_to_the_end_on_the_generic_page(browser, server, library, width):
+    # tests/games/sealed_bids.py gives no page of its own: the generic one puts it in its words.
+    height = 844 if width == 390 else 800
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width == 390}
+    )
+    try:
+        browser.get(server + "games")
+        browser.find_element(By.CSS_SELECTOR, "#game-sealed_bids a").click()
+        wait_for(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#opponent-1 option"))
+        assert text(browser, "title") == "Sealed bids" and browser.title == "Sealed bids"
+        Select(browser.find_element(By.ID, "seat")).select_by_value("1")
+        chosen = [Select(browser.find_element(By.ID, f"opponent-{k}")).first_selected_option.get_attribute("value") for k in (1, 2)]
+        assert chosen == ["match-the-prize", "match-the-prize"]  # the terminal's opponents, cycled
+        Select(browser.find_element(By.ID, "opponent-2")).select_by_value("random")
+        browser.find_element(By.ID, "seed").send_keys("11")
+        browser.find_element(By.ID, "start").click()
+        wait_for(browser, lambda: browser.find_elements(By.ID, "action-2"))
+        assert "your bids: [1, 2, 3]" in text(browser, "seat-view") and "player_0 (random) decides" in text(browser, "log")
+        buttons = [button.text for button in browser.find_elements(By.CSS_SELECTOR, "#actions button")]
+        assert buttons == ["bid 1 [1]", "bid 2 [2]", "bid 3 [3]"]  # each action in the game's words, with its key
+        browser.find_element(By.ID, "action-2").click()  # bid 3 by a click
+        wait_for(browser, lambda: "your bids: [1, 2]" in text(browser, "seat-view"))
+        assert "you: bid 3" in text(browser, "log")
+        browser.find_element(By.TAG_NAME, "body").send_keys("1")  # bid 1 by its key
+        wait_for(browser, lambda: "your bids: [2]" in text(browser, "seat-view"))
+        browser.find_element(By.ID, "action-1").click()  # the last bid, 2
+        wait_for(browser, lambda: browser.find_element(By.ID, "final").is_displayed())
+        final = text(browser, "final")
+        assert ("You win!" in final or "You share the win!" in final or "Game over" in final) and "Won by" in final
+        assert not browser.find_elements(By.CSS_SELECTOR, "#actions button") and "game over" in text(browser, "seat-view")
+        saved = final.split("saved as a replay: ")[1].splitlines()[0]
+        replay = json.loads(Path(saved).read_text())
+        assert Path(saved).parent == library / "replays" / "sealed_bids" and replay["decisions"][1::3] == [2, 0, 1]
+        for seat, score in enumerate(replay["scores"]):
+            row = browser.find_element(By.CSS_SELECTOR, f"#final tr[data-seat='{seat}']")
+            assert row.find_element(By.CSS_SELECTOR, "td.score").text == f"{score:g}"
+            assert (row.get_attribute("class") == "won") == replay["winners"][seat]
+        link = browser.find_element(By.CSS_SELECTOR, "#final a[download]").get_attribute("href")
+        assert link.endswith(f"/api/sealed_bids/games/{browser.execute_script('return game.id')}/replay")
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= width  # nothing wider than the screen
+
+        browser.find_element(By.ID, "watch-this").click()  # and watch it back, from the person's seat
+        wait_for(browser, lambda: text(browser, "step") == "decision 0 of 9")
+        assert "your game" in text(browser, "watch-title") and "player_1's view (human)" in text(browser, "watch-view")
+        browser.find_element(By.ID, "forward").click()
+        assert text(browser, "step") == "decision 1 of 9" and text(browser, "watch-log") == "player_0 (random) decides"
+        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+        assert text(browser, "step") == "decision 2 of 9" and "player_1 (human) decides: bid 3" in text(browser, "watch-log")
+        Select(browser.find_element(By.ID, "watch-seat")).select_by_value("")  # the spectator sees every decision in words
+        wait_for(browser, lambda: "The table (spectator)" in text(browser, "watch-view"))
+        assert text(browser, "step") == "decision 2 of 9" and "player_0 (random) decides: bid" in text(browser, "watch-log")
+        browser.find_element(By.ID, "last").click()
+        assert "Won by" in text(browser, "watch-final") and browser.find_element(By.ID, "watch-final").is_displayed()
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+        for button in ("first", "back", "forward", "last", "autoplay"):
+            assert box(browser, f"#{button}")["height"] >= 24, button  # touch-sized
+        assert not browser.find_element(By.ID, "error").is_displayed()
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -384,23 +384,29 @@ def _checked(game: Game, data: Any) -> dict[str, Any]:
     return data
 
 
+def replay_to_json(replay: dict[str, Any]) -> str:
+    """A replay as its file's text."""
+    return json.dumps(replay, indent=1) + "\n"
+
+
+def replay_from_json(game: Game, text: str) -> dict[str, Any]:
+    """A replay of `game` from its file's text, checked (its decisions played back); AnyGameReplayError if it is not one."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as bad:
+        raise AnyGameReplayError(f"not JSON: {bad}") from None
+    return _checked(game, data)
+
+
 def save_replay(replay: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     """Write the replay to `path` (folders made as needed), only if it reads back; returns the path."""
     _checked(get_game(replay.get("game", "")), replay)
-    return write_replay_file(json.dumps(replay, indent=1) + "\n", path, AnyGameReplayError)
+    return write_replay_file(replay_to_json(replay), path, AnyGameReplayError)
 
 
 def load_replay(game: Game, path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and check a replay of `game`; AnyGameReplayError naming the file if it is not one."""
-
-    def parse(text: str) -> dict[str, Any]:
-        try:
-            data = json.loads(text)
-        except (ValueError, RecursionError) as bad:
-            raise AnyGameReplayError(f"not JSON: {bad}") from None
-        return _checked(game, data)
-
-    return read_replay_file(path, AnyGameReplayError, parse)
+    return read_replay_file(path, AnyGameReplayError, lambda text: replay_from_json(game, text))
 
 
 def words_of(game: Game) -> GameWords | None:
@@ -516,7 +522,9 @@ __all__ = [
     "play_back",
     "play_games",
     "record",
+    "replay_from_json",
     "replay_main",
+    "replay_to_json",
     "run",
     "save_replay",
     "schedule",

@@ -69,11 +69,13 @@ GENERIC_PARTS: Mapping[str, str] = MappingProxyType(
         "arena": "miaui_env.apps.any_game:arena_main",
         "play": "miaui_env.apps.any_game:play",
         "replay": "miaui_env.apps.any_game:replay_main",
+        "web": "miaui_env.apps.web.any_game:any_game_web",
     }
 )
 """The parts a game may leave to the library: each plays the game through its AEC env alone
-(`miaui_env.apps.any_game`), handed the game as its first argument. Miaui and the octopus game give
-their own (stacked decks and dice, batched engines, richer replays)."""
+(`miaui_env.apps.any_game`; the browser app's page, `miaui_env.apps.web.any_game`, through its
+words too), handed the game as its first argument. Miaui and the octopus game give their own
+(stacked decks and dice, batched engines, richer replays and pages)."""
 
 OPTIONAL_PARTS: Mapping[str, str] = MappingProxyType(
     {
@@ -83,9 +85,10 @@ OPTIONAL_PARTS: Mapping[str, str] = MappingProxyType(
         "arena": "main(argv): the game's arena command, `python -m miaui_env.apps.arena --game NAME`",
         "play": "play(args): a person's game in the terminal, from `python -m miaui_env.apps.play`'s parsed arguments",
         "replay": "main(argv): the game's replay command, `python -m miaui_env.apps.replay` on its replays",
+        "web": "web(): its page in the browser app, a miaui_env.core.web.GameWeb (the generic one needs its words)",
     }
 )
-"""Parts only some games give (the generic ones of GENERIC_PARTS stand in for the last four)."""
+"""Parts only some games give (the generic ones of GENERIC_PARTS stand in for the last five)."""
 
 LEGACY_GAME = "miaui"
 """The game of a file that names none: run folders, arena results and replays written before the

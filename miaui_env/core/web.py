@@ -1,8 +1,12 @@
-"""What every game's page in the browser app shares: the app's refusal (`WebError`, an HTTP 4xx
-with its message), the opponents a page offers, and the checks of a request's numbers.
+"""What every game's page in the browser app shares: the protocol through which the app serves a
+game (`GameWeb`, a game's registry part `web`, and the person's game it starts, `WebGame`), the
+app's refusal (`WebError`, an HTTP 4xx with its message), the opponents a page offers, and the
+checks of a request's numbers.
 
-Miaui's page is `miaui_env.games.miaui.web`, the octopus game's `miaui_env.games.octopus.web`; the
-app (`miaui_env.apps.web`) serves both. Nothing here loads Flask.
+Miaui's `web` part is `miaui_env.games.miaui.web`, the octopus game's `miaui_env.games.octopus.web`;
+a game that gives none gets the generic page (`miaui_env.apps.web.any_game`), built from its AEC env
+and its `words`. The app (`miaui_env.apps.web`) serves every game through this protocol, finding
+the game by name in the registry. Nothing here loads Flask.
 """
 
 from __future__ import annotations
@@ -10,7 +14,8 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 HUMAN = "human"  # the person's seat in a saved replay's `players`
 MAX_INT_DIGITS = 20  # 2**64 has 20 digits: every integer the app reads fits
@@ -66,3 +71,91 @@ def checked_object(body: Any, fields: Sequence[str], what: str) -> Mapping[str, 
     if unknown:
         raise WebError(f"{what}: unknown field {unknown[0]!r:.40}; the fields are {', '.join(fields)}")
     return body
+
+
+# -- the protocol a game's page follows ------------------------------------------------------------
+class WebGame(Protocol):
+    """A person's game against agents in the browser app, of any game: what the app keeps (its id,
+    its agents, cleared when it ends) and what its routes ask of it."""
+
+    id: str
+    agents: dict[int, Any]
+    replay: Any
+    """The finished game's replay, in the game's own format (its `GameWeb` writes it as JSON); None before the end."""
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended."""
+        ...
+
+    def page(self) -> dict[str, Any]:
+        """What the person's page shows now, as JSON: only what their seat may see."""
+        ...
+
+    def decide(self, body: Any, replays: Path | None) -> None:
+        """The person's decision, as the request body gives it, then the agents' until the person
+        decides again; WebError naming what is wrong (409 for a decision no longer asked), nothing
+        changed. The finished game is saved as a replay in the folder `replays` (None: not saved)."""
+        ...
+
+
+class AgentsGame(Protocol):
+    """A game of agents alone, asked for and checked, not yet played."""
+
+    @property
+    def num_players(self) -> int:
+        """Its table size (the seats a watcher may view it from)."""
+        ...
+
+    def play(self) -> Any:
+        """Play it through (seconds, with a search agent); its replay."""
+        ...
+
+
+class GameWeb(Protocol):
+    """How the browser app serves one game (the registry's `web` part gives one): its page, its
+    opponents, its new games and decisions, its replays. Every request body a method reads is
+    refused with WebError (a 4xx) naming the bad value and what is allowed."""
+
+    page: str
+    """The page's HTML file, served at `/<game>`: in `static_folder`, else in the app's own `static/`."""
+    static_folder: Path | None
+    """A folder of the game's own page files (`/<game>/static/<file>`); None: the page is one of the app's."""
+    replays_folder: str
+    """The folder under the app's replays folder its finished games are saved in, which its replay
+    shelf lists too: its name, or "" for the replays folder itself (Miaui's, from before the second game)."""
+    plays_agents_alone: bool
+    """Whether it offers a game of agents alone to watch (`agents_game`)."""
+
+    def menu(self) -> tuple[AgentChoice, ...]:
+        """The opponents a page may choose (a request can name only these: never a path)."""
+        ...
+
+    def missing_opponents(self, menu: Sequence[AgentChoice]) -> list[str]:
+        """The opponents it would offer with the training extra installed, which `menu` lacks."""
+        ...
+
+    def new_game(self, body: Any, menu: Sequence[AgentChoice]) -> Any:
+        """The table a new game's request body asks for, checked (nothing dealt, no agent loaded)."""
+        ...
+
+    def start(self, choice: Any) -> WebGame:
+        """The person's game for a checked choice, dealt and played on to their first decision."""
+        ...
+
+    def agents_game(self, body: Any, menu: Sequence[AgentChoice]) -> AgentsGame:
+        """The game of agents alone a request body asks for, checked (only where `plays_agents_alone`)."""
+        ...
+
+    def replay_from_json(self, text: str) -> Any:
+        """A replay file's text, read and checked (a ReplayError naming what is wrong)."""
+        ...
+
+    def replay_to_json(self, replay: Any) -> str:
+        """A replay as its file's text."""
+        ...
+
+    def frames(self, replay: Any, seat: Any) -> dict[str, Any]:
+        """A replay as the page steps through it, seen from `seat` (None: the game's default), as
+        JSON: at least its `players` and its `frames`; WebError for a seat not at its table."""
+        ...

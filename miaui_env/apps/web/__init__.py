@@ -17,10 +17,15 @@ or from one seat's view; or let agents play a fresh game and step through that.
 `GameStore`'s (64 live games, 4 a session, 30 minutes untouched, 10 minutes after the last card).
 Bad input gets a 4xx with a JSON error the page shows; a request body over 1 MB is refused (413).
 
-Modules: `tables` (the tables and reveals as JSON; a seat's through `miaui_env.games.miaui.display.decode`),
-`games` (games, sessions, watching; no web framework), `octopus` (the octopus game's page at
-`/octopus`: its games, the table read from the seat's observation, O4), `routes` (the Flask blueprint), `app`
-(`create_app` and `main`), `static/` (the page: HTML, CSS and JavaScript, no build step).
+**Every game**: `/games` lists every registered game with a link to its page: Miaui's at `/` (and
+`/miaui`), the octopus game's at `/octopus`, and a plug-in game's at `/<its name>`, the generic page
+built from its env and its words (`any_game`), unless it gives a page of its own (its `web` part).
+
+Modules: `games` (the store of every game's live games, sessions, watching, the replay shelf; no
+web framework), `any_game` (the generic page's games, through a game's AEC env and words),
+`routes` (the Flask blueprint, written once for every game), `app` (`create_app` and `main`),
+`static/` (the pages: HTML, CSS and JavaScript, no build step). Each game's own page is its
+registry part `web` (`miaui_env.core.web.GameWeb`).
 """
 
 from miaui_env.apps.web.app import create_app, main

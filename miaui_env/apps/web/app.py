@@ -1,30 +1,50 @@
-"""The browser app's web side: a Flask app (its JSON API and the page), served by waitress.
+"""The browser app's web side: a Flask app (its JSON API and the pages), served by waitress.
 
-    GET    /                          the page (static/index.html, app.js, style.css)
-    GET    /api/agents                the opponents offered, and the server's limits
-    POST   /api/games                 a new game: {players, seat, opponents, open_baskets, no_fighting, view, seed}
-    GET    /api/games/<id>            the game as the person's seat sees it
-    POST   /api/games/<id>/play       {card, round}: play a diver card in that round (409 once past it); the agents' cards; the reveal
-    DELETE /api/games/<id>            leave the game (it is dropped at once)
-    GET    /api/games/<id>/replay     the finished game's replay file
-    GET    /api/replays               the replays saved on this machine (see `ReplayShelf`)
-    POST   /api/watch                 {replay: JSON text, or file: a listed name; seat}: the frames to step through
-    POST   /api/watch/agents          {players, agents, open_baskets, no_fighting, seed; seat}: agents play a fresh game
-    GET    /octopus                   the octopus game's page (static/octopus.html, octopus.js)
-    GET    /api/octopus/agents        the octopus opponents offered
-    POST   /api/octopus/games         a new octopus game: {num_players, seat, opponents, view, seed}, played on to the person's decision
-    GET    /api/octopus/games/<id>    the octopus game as the person's seat sees it (O4), its legal actions, its log
-    POST   /api/octopus/games/<id>/actions  {action, step}: the person's decision; the agents' until the next one
-    DELETE /api/octopus/games/<id>    leave the octopus game
-    GET    /api/octopus/games/<id>/replay   the finished octopus game's replay (miaui_env.games.octopus.replay)
+Every route is written once for every registered game: `<game>` is a registry name
+(`miaui_env.games.get_game`), and the game is served through its `web` part (a
+`miaui_env.core.web.GameWeb`): Miaui's and the octopus game's their own, any other game's the
+generic page (`miaui_env.apps.web.any_game`: its AEC env, put in words by its `words` part). An
+unknown name is a 404 naming the registered games; a game with neither a `web` part nor words is a
+404 saying so.
+
+    GET    /games                             every registered game, each with a link to its page
+    GET    /<game>                            the game's page (Miaui's static/index.html, the octopus game's
+                                              octopus.html, any other game's static/game.html)
+    GET    /<game>/static/<file>              a file of a page a game ships in a folder of its own
+    GET    /api/<game>/agents                 the opponents offered, what the training extra adds, the game's
+                                              tables (players, views, default opponents), the server's limits
+    POST   /api/<game>/games                  a new game, played on to the person's first decision (201); the
+                                              body is the game's: Miaui {players, seat, opponents, open_baskets,
+                                              no_fighting, view, seed}, octopus and any other game {num_players,
+                                              seat, opponents, view, seed}
+    GET    /api/<game>/games/<id>             the game as the person's seat sees it
+    POST   /api/<game>/games/<id>/actions     the person's decision, then the agents' until the next one: Miaui
+                                              {card, round} (409 once past it), octopus {action, step}, any
+                                              other game {action, step} (409 for a stale step)
+    DELETE /api/<game>/games/<id>             leave the game (it is dropped at once)
+    GET    /api/<game>/games/<id>/replay      the finished game's replay file, in the game's format (409 before)
+    GET    /api/<game>/replays                the game's replays saved on this machine (see `ReplayShelf`)
+    POST   /api/<game>/watch                  {replay: JSON text, or file: a listed name; seat}: the frames to step through
+    POST   /api/<game>/watch/agents           a game of agents alone, as frames: Miaui's {players, agents,
+                                              open_baskets, no_fighting, seed; seat}; 404 for a game without one
+
+Miaui's URLs from before the second game are the legacy game's aliases of the same routes
+(`routes.LEGACY_ROUTES`):
+
+    GET    /                                  Miaui's page
+    GET    /api/agents, POST /api/games, GET /api/games/<id>, DELETE /api/games/<id>,
+    POST   /api/games/<id>/play ({card, round}), GET /api/games/<id>/replay, GET /api/replays,
+    POST   /api/watch, POST /api/watch/agents
+
+The octopus game's URLs (`/octopus`, `/api/octopus/...`) are the generic ones.
 
 The routes are module-level view functions of one blueprint (`routes`); each app made here has
-its own games, opponents and replay shelf (`routes.Site`, in `app.extensions`). A browser
+its own games, opponents and replay shelves (`routes.Site`, in `app.extensions`). A browser
 session is a random token in an HttpOnly, SameSite=Strict cookie, opened only by a new game or a
-game of agents (never by reading); a session reaches only its own games. Games of agents play a
-few at once (429 or 503 with Retry-After beyond: see GameStore.watching). Errors are JSON
-`{"error": message}` with a 4xx status (5xx only for the server's own faults), and one
-request's failure never stops the others being served.
+game of agents (never by reading); a session reaches only its own games, every game's held in one
+store under its game's name. Games of agents play a few at once (429 or 503 with Retry-After
+beyond: see GameStore.watching). Errors are JSON `{"error": message}` with a 4xx status (5xx only
+for the server's own faults), and one request's failure never stops the others being served.
 """
 
 from __future__ import annotations
@@ -137,7 +157,7 @@ def main(argv: list[str] | None = None) -> None:
                 "(--host is an address of this machine: 127.0.0.1, ::1 or 0.0.0.0 for every interface)"
             ) from None
         host = f"[{args.host}]" if ":" in args.host else args.host
-        print(f"Miaui in the browser: http://{host}:{server.effective_port}/  (Ctrl-C stops it)", flush=True)
+        print(f"Miaui in the browser: http://{host}:{server.effective_port}/  (Ctrl-C stops it; every game: /games)", flush=True)
         if args.host not in LOOPBACK:
             print(f"  listening on {args.host}: anyone who can reach this machine can play here", file=sys.stderr, flush=True)
         server.run()

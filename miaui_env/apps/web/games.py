@@ -1,7 +1,8 @@
 """The browser app's games, without the web framework: what a request body may be, the live games
-of every browser session (either game's), and the replays saved on this machine. Each game's own
-page (what it may ask for, a person's game, replays as frames) is its package's `web` module:
-`miaui_env.games.miaui.web`, `miaui_env.games.octopus.web`.
+of every browser session (every game's, each held under its game's name), and the replays saved on
+this machine. Each game's own page (what it may ask for, a person's game, replays as frames) is its
+registry part `web` (`miaui_env.core.web.GameWeb`): Miaui's and the octopus game's are their
+packages' `web` modules, any other game's the generic `miaui_env.apps.web.any_game`.
 
 Everything a request names is checked here and refused with `WebError` (a ValueError carrying the
 HTTP status) naming the value and what is allowed; a refused request changes nothing.
@@ -18,14 +19,11 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, overload
 
 from miaui_env.apps.web.memory import release_memory
-from miaui_env.core.registry import game_of
+from miaui_env.core.registry import LEGACY_GAME, game_of
 from miaui_env.core.web import MAX_INT_DIGITS, WebError
-from miaui_env.games.miaui.web import HumanGame
-
-GAME = "miaui"  # the game of a replay shelf unless told otherwise (the app's first page)
 
 # The README's install line for the trained policies: torch first, pinned, then the extras.
 TRAINING_INSTALL = 'pip install torch --index-url https://download.pytorch.org/whl/cpu && pip install -e ".[web,train]"'
@@ -91,7 +89,7 @@ class BusyError(WebError):
 
 
 class LiveGame(Protocol):
-    """What the store keeps of a game, of either game: its id, whether it is over, its agents
+    """What the store keeps of a game, of any game: its id, whether it is over, its agents
     (cleared when it finishes: only its page and replay are kept)."""
 
     id: str
@@ -111,6 +109,7 @@ class _Held:
     session: str
     touched: float
     address: str = ""
+    name: str = LEGACY_GAME  # its game's registry name
 
 
 @dataclass
@@ -152,15 +151,15 @@ class GameStore:
             self._sweep()
             self._room_for_one_more(session, address)
 
-    def add(self, session: str, game: LiveGame, address: str = "") -> None:
-        """Keep a new game for `session`, asked from client `address`; BusyError (429) when that
-        address holds `per_address` games, WebError (503) when the server holds as many as it may;
-        nothing changes when refused."""
+    def add(self, session: str, game: LiveGame, address: str = "", name: str = LEGACY_GAME) -> None:
+        """Keep a new game of the game `name` (a registry name) for `session`, asked from client
+        `address`; BusyError (429) when that address holds `per_address` games, WebError (503) when
+        the server holds as many as it may; nothing changes when refused."""
         with self._lock:
             self._sweep()
             for game_id in self._room_for_one_more(session, address):
                 del self._held[game_id]
-            self._held[game.id] = _Held(game, session, self.clock(), address)
+            self._held[game.id] = _Held(game, session, self.clock(), address, name)
 
     def _room_for_one_more(self, session: str, address: str) -> list[str]:
         """The session's games a new one would end (its least recently used beyond `per_session`);
@@ -178,17 +177,19 @@ class GameStore:
             raise WebError(f"the server is playing {self.max_games} games, as many as it may; try again in a few minutes", 503)
         return ended
 
-    def get(self, session: str, game_id: str) -> HumanGame:
-        """The session's Miaui game `game_id`; WebError (404) if it has none of that id (never had, or dropped)."""
-        return self.find(session, game_id, HumanGame)
+    @overload
+    def find(self, session: str, game_id: str, kind: type[Game]) -> Game: ...
 
-    def find(self, session: str, game_id: str, kind: type[Game]) -> Game:
-        """The session's game `game_id` of the class `kind`; WebError (404) if it has none of that
-        id and kind (never had, dropped, or the other game's)."""
+    @overload
+    def find(self, session: str, game_id: str, kind: str) -> LiveGame: ...
+
+    def find(self, session: str, game_id: str, kind: type[Game] | str) -> Game | LiveGame:
+        """The session's game `game_id` of `kind`: a class, or the registry name of its game;
+        WebError (404) if it has none of that id and kind (never had, dropped, or another game's)."""
         with self._lock:
             self._sweep()
             held = self._held.get(game_id) or self._finished.get(game_id)
-            if held is None or held.session != session or not isinstance(held.game, kind):
+            if held is None or held.session != session or not _is_of(held, kind):
                 raise WebError(
                     f"no game {game_id!r:.40} in this browser session: it may have ended (games are kept "
                     f"{_duration(self.idle_ttl)} untouched, {_duration(self.finished_ttl)} after the last card)",
@@ -208,8 +209,9 @@ class GameStore:
         if game.over:
             release_memory()  # its search agents' worlds leave their threads' arenas holding free memory
 
-    def drop(self, session: str, game_id: str, kind: type[Any] = HumanGame) -> None:
-        """End the session's game `game_id` of the class `kind` now (the page left it); WebError (404) if there is none."""
+    def drop(self, session: str, game_id: str, kind: type[Any] | str) -> None:
+        """End the session's game `game_id` of `kind` (a class, or its game's name) now (the page
+        left it); WebError (404) if there is none."""
         self.find(session, game_id, kind)
         with self._lock:
             self._held.pop(game_id, None)
@@ -253,11 +255,15 @@ class GameStore:
             del self._finished[game_id]
 
 
+def _is_of(held: _Held, kind: type[Any] | str) -> bool:
+    return held.name == kind if isinstance(kind, str) else isinstance(held.game, kind)
+
+
 def _duration(seconds: float) -> str:
     return f"{seconds / 60:g} minutes" if seconds >= 60 else f"{seconds:g} seconds"
 
 
-def _shelf_summary(path: Path, game: str = GAME) -> dict[str, Any]:
+def _shelf_summary(path: Path, game: str = LEGACY_GAME) -> dict[str, Any]:
     """Who played the replay at `path` and who won, for `game`'s shelf; empty lists where the file
     cannot be read as a replay (opening it then says why), and the file's game where it is another's."""
     try:
@@ -272,6 +278,8 @@ def _shelf_summary(path: Path, game: str = GAME) -> dict[str, Any]:
     winners = data.get("winners") if isinstance(data, dict) else None
     if not (isinstance(players, list) and all(isinstance(name, str) for name in players)):
         return {"players": [], "winners": []}
+    if isinstance(winners, list) and len(winners) == len(players) and all(type(won) is bool for won in winners):
+        winners = [seat for seat, won in enumerate(winners) if won]  # a generic replay's winners: a bool per seat
     if not (isinstance(winners, list) and all(type(seat) is int and 0 <= seat < len(players) for seat in winners)):
         winners = []
     shelf_width = 60  # characters of a player's name on one line of the shelf; the file holds the rest
@@ -282,20 +290,28 @@ def _shelf_summary(path: Path, game: str = GAME) -> dict[str, Any]:
 class ReplayShelf:
     """One game's replays saved under the folders `roots`: every `*.json` in a folder named `replays`
     (human play's and this app's `results/replays/`, the arena's `<out>/replays/`, a self-play
-    run's `checkpoints/<run>/replays/`) or in its folder named after the game (where this app saves
-    octopus games: `replays/octopus/`) that is `game`'s, newest first, at most `limit`. A replay is named by its path as the
-    root spells it (`results/replays/web-....json`); only listed names can be opened."""
+    run's `checkpoints/<run>/replays/`) or in its game's own folder in it, `folder` (where this app
+    saves every game's but Miaui's: `replays/octopus/`) that is `game`'s, newest first, at most
+    `limit`. A replay is named by its path as the root spells it (`results/replays/web-....json`);
+    only listed names can be opened."""
 
     roots: tuple[Path, ...]
     limit: int = 500
-    game: str = GAME
+    game: str = LEGACY_GAME
     listing: str = "GET /api/replays"  # the route that lists this shelf, for the errors to name
+    folder: str | None = None  # the game's own folder in a replays folder; None: the game's name, "": none
+
+    @property
+    def own_folder(self) -> str:
+        """The game's own folder in a replays folder ("": none)."""
+        return self.game if self.folder is None else self.folder
 
     def list(self) -> list[dict[str, Any]]:
         """The replays' names, when they were written, their players and winners' seats, newest first."""
         found = []
         for root in self.roots:
-            for path in itertools.chain(root.glob("**/replays/*.json"), root.glob(f"**/replays/{self.game}/*.json")):
+            own = root.glob(f"**/replays/{self.own_folder}/*.json") if self.own_folder else ()
+            for path in itertools.chain(root.glob("**/replays/*.json"), own):
                 try:
                     found.append((path.stat().st_mtime, path))
                 except OSError:  # removed while we looked
@@ -321,7 +337,8 @@ class ReplayShelf:
         try:
             path = Path(name).resolve()
             listed = any(path.is_relative_to(root.resolve()) for root in self.roots)
-            in_replays = path.parent.name == "replays" or (path.parent.name == self.game and path.parent.parent.name == "replays")
+            own = bool(self.own_folder) and path.parent.name == self.own_folder and path.parent.parent.name == "replays"
+            in_replays = path.parent.name == "replays" or own
             if not (listed and path.suffix == ".json" and in_replays and path.is_file()):
                 raise missing
             if path.stat().st_size > MAX_BODY:

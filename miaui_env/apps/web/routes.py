@@ -1,6 +1,13 @@
 """The browser app's routes: one Flask blueprint of module-level view functions (see `app` for the
-API they serve). Each reaches the app's games, opponents and replays through `site()`, the `Site`
-that `create_app` installs, so one process can serve several apps (the tests make many).
+API they serve), written once for every registered game. A route finds its game by the name in its
+URL in the registry (`get_game`) and serves it through the game's `web` part (a
+`miaui_env.core.web.GameWeb`: Miaui's and the octopus game's their own, any other game's the
+generic page of `miaui_env.apps.web.any_game`); it never names a game. Miaui's URLs from before the
+second game (`/`, `/api/agents`, `/api/games/<id>/play`, ...) are the legacy game's aliases of the
+same view functions (`LEGACY_ROUTES`).
+
+Each view reaches the app's games, opponents and replays through `site()`, the `Site` that
+`create_app` installs, so one process can serve several apps (the tests make many).
 
 This module imports Flask; `create_app` imports it only when an app is made, so importing
 `miaui_env.apps.web` needs no Flask.
@@ -8,23 +15,24 @@ This module imports Flask; `create_app` imports it only when an app is made, so 
 
 from __future__ import annotations
 
+import html
 import re
 import secrets
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
+from urllib.parse import quote
 
 from flask import Blueprint, Flask, Response, current_app, g, jsonify, request, send_from_directory
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
 from miaui_env.apps.web.games import MAX_BODY, TRAINING_INSTALL, BusyError, GameStore, NotJSONError, ReplayShelf, parse_json
+from miaui_env.core.registry import LEGACY_GAME, Game, UnknownGameError, game_names, get_game
 from miaui_env.core.replays import ReplayError
-from miaui_env.core.web import AgentChoice, WebError, checked_seat
-from miaui_env.games.miaui.replay import Replay, replay_from_json, replay_to_json
-from miaui_env.games.miaui.web import TableChoice, agent_menu, agents_game, frames_of, policy_choices, start_game
-from miaui_env.games.octopus import replay as octopus_replay
-from miaui_env.games.octopus.web import ACTION_FIELDS, OctopusChoice, OctopusHumanGame, octopus_frames, octopus_menu, start_octopus_game
+from miaui_env.core.web import AgentChoice, GameWeb, WebError, WebGame, checked_seat
 
 SESSION_COOKIE = "miaui_session"
 _SESSION_TOKEN = re.compile(r"[A-Za-z0-9_-]{22}")  # secrets.token_urlsafe(16)
@@ -42,28 +50,54 @@ routes = Blueprint("miaui", __name__)
 
 
 @dataclass(frozen=True)
-class Site:
-    """What one app serves: the live games, the opponents a page may choose, the saved replays it
-    lists, and the folder finished games are saved in (None: not saved)."""
+class Served:
+    """One game as an app serves it: its registry entry, its page (`web` part), the opponents it
+    offers and its replay shelf."""
 
-    games: GameStore
+    game: Game
+    web: GameWeb
     menu: tuple[AgentChoice, ...]
     shelf: ReplayShelf
+
+
+@dataclass
+class Site:
+    """What one app serves: the live games, the folders its replay shelves look in, and the folder
+    finished games are saved in (None: not saved); each game's page, opponents and shelf, found
+    the first time the game is asked for (`served`)."""
+
+    games: GameStore
+    library: tuple[Path, ...]
     replays: Path | None
-    octopus_menu: tuple[AgentChoice, ...]
-    octopus_shelf: ReplayShelf
+    _served: dict[str, Served] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def served(self, name: str) -> Served:
+        """The registered game `name` as this app serves it; WebError (404) naming the registered
+        games if there is none, or saying what it lacks if it has no page (no `words`, no `web`)."""
+        try:
+            game = get_game(name)
+        except UnknownGameError as unknown:
+            raise WebError(str(unknown), 404) from None
+        with self._lock:
+            known = self._served.get(game.name)
+        if known is not None and known.game is game:  # a game registered again under its name is found again
+            return known
+        web = cast(GameWeb, game.part("web")())
+        listing = f"GET /api/{game.name}/replays"
+        served = Served(game, web, web.menu(), ReplayShelf(self.library, game=game.name, listing=listing, folder=web.replays_folder))
+        with self._lock:
+            self._served[game.name] = served
+        return served
+
+    def replays_of(self, served: Served) -> Path | None:
+        """The folder `served`'s finished games are saved in (None: not saved)."""
+        return None if self.replays is None else self.replays / served.web.replays_folder
 
 
 def install(app: Flask, games: GameStore, replays: Path | None, library: tuple[Path, ...]) -> None:
     """Serve the routes on `app`, with its own Site."""
-    site = Site(
-        games,
-        agent_menu(),
-        ReplayShelf(library),
-        replays,
-        octopus_menu(),
-        ReplayShelf(library, game=octopus_replay.GAME, listing="GET /api/octopus/replays"),
-    )
+    site = Site(games, library, replays)
     app.extensions[SITE] = site
     app.extensions[GAMES] = site.games
     app.register_blueprint(routes)
@@ -86,41 +120,37 @@ def json_body() -> Any:
     return parse_json(text)
 
 
-def watched_replay(text: str) -> Replay:
+def watched_replay(web: GameWeb, text: str) -> Any:
     """The replay in `text`, parsed at the edge first (a replay's depth and integers are bounded
-    like a request's); WebError or ReplayError (400) if it is not one the page can show."""
+    like a request's), then by the game's own reader; WebError or ReplayError (400) if it is not
+    one the page can show."""
     try:
         data = parse_json(text, "the replay")
-    except NotJSONError:  # the library's own message says what a replay file is
+    except NotJSONError:  # the game's own reader says what a replay file is
         data = None
     # The library writes any name as text; a page shows what the file says, so it must say text.
     names = data.get("players") if isinstance(data, dict) else None
     for name in names if isinstance(names, list) else ():
         if not isinstance(name, str):
             raise WebError(f"the replay's player name {name!r:.40} is not allowed: player names are strings")
-    return replay_from_json(text)
+    return web.replay_from_json(text)
 
 
-def frames_reply(replay: Replay, seat: Any) -> ResponseReturnValue:
-    """A replay as the watch page steps through it: the players, the frames, the replay file's text."""
-    return jsonify(players=list(replay.players), frames=frames_of(replay, seat), replay=replay_to_json(replay))
+def frames_reply(web: GameWeb, replay: Any, seat: Any) -> ResponseReturnValue:
+    """A replay as the watch page steps through it: the game's frames (its players, its frames,
+    whatever else its page reads), and the replay file's text."""
+    return jsonify({**web.frames(replay, seat), "replay": web.replay_to_json(replay)})
 
 
-def watch_request(shelf: ReplayShelf, what: str) -> tuple[str, Any]:
-    """The replay text a watch request sends, or names on `shelf`, and the seat it asks for; WebError
-    (400) naming `what` (the replay's kind, as in "a replay's JSON text") if the body is not one."""
+def watch_request(shelf: ReplayShelf) -> tuple[str, Any]:
+    """The replay text a watch request sends, or names on `shelf`, and the seat it asks for; WebError (400) if the body is not one."""
     data = json_body()
     if not isinstance(data, dict) or set(data) - {"replay", "file", "seat"} or ("replay" in data) == ("file" in data):
-        raise WebError(f"send {{'replay': {what} JSON text}} or {{'file': a saved replay's name}}, and 'seat': null or a seat")
+        raise WebError("send {'replay': a replay's JSON text} or {'file': a saved replay's name}, and 'seat': null or a seat")
     text = data["replay"] if "replay" in data else shelf.read(data["file"])
     if not isinstance(text, str):
         raise WebError(f"replay: the replay file's text, as a string; got {type(text).__name__}")
     return text, data.get("seat")
-
-
-def shelf_reply(shelf: ReplayShelf) -> ResponseReturnValue:
-    """The folders a replay shelf looks in, and the replays it lists."""
-    return jsonify(roots=[str(root) for root in shelf.roots], replays=shelf.list())
 
 
 def replay_download(text: str, filename: str) -> ResponseReturnValue:
@@ -130,10 +160,9 @@ def replay_download(text: str, filename: str) -> ResponseReturnValue:
     return response
 
 
-def agents_reply(menu: tuple[AgentChoice, ...], **more: Any) -> ResponseReturnValue:
-    """The opponents a page may choose from `menu`, with `more` fields beside them."""
-    agents = [{"name": c.name, "about": c.about, "needs_training_extra": c.needs_training_extra} for c in menu]
-    return jsonify(agents=agents, **more)
+def held(served: Served, game_id: str) -> WebGame:
+    """This session's game `game_id` of the served game; WebError (404) if it has none (or it is another game's)."""
+    return cast(WebGame, site().games.find(g.session, game_id, served.game.name))
 
 
 # -- every request: the host, the session cookie, the headers -------------------------------------
@@ -206,183 +235,201 @@ def fault(error: Exception) -> ResponseReturnValue:
     return jsonify(error=f"the server failed on this request ({type(error).__name__}: {error}); other games go on"), 500
 
 
-# -- the page and the API ----------------------------------------------------------------------
-@routes.get("/")
-def page() -> ResponseReturnValue:
-    """The page."""
-    return send_from_directory(cast(str, current_app.static_folder), "index.html")
-
-
-@routes.get("/octopus")
-def octopus_page() -> ResponseReturnValue:
-    """The octopus game's page."""
-    return send_from_directory(cast(str, current_app.static_folder), "octopus.html")
-
-
+# -- the pages ------------------------------------------------------------------------------------
 @routes.get("/favicon.ico")
 def favicon() -> ResponseReturnValue:
     """The icon, for browsers that ask for it before reading the page's link (the pages link /static/favicon.svg)."""
     return send_from_directory(cast(str, current_app.static_folder), "favicon.svg", mimetype="image/svg+xml")
 
 
-@routes.get("/api/agents")
-def agent_list() -> ResponseReturnValue:
-    """The opponents offered, and the server's limits."""
-    games = site().games
+@routes.get("/<game>")
+def game_page(game: str) -> ResponseReturnValue:
+    """The game's page: its own, or the generic one (`static/game.html`, which reads the game's name from the URL)."""
+    web = site().served(game).web
+    folder = web.static_folder if web.static_folder is not None else Path(cast(str, current_app.static_folder))
+    return send_from_directory(folder, web.page)
+
+
+@routes.get("/<game>/static/<path:filename>")
+def game_file(game: str, filename: str) -> ResponseReturnValue:
+    """A file of a game's own page (its script, its pictures), where its `web` part gives a folder of them."""
+    served = site().served(game)
+    if served.web.static_folder is None:
+        raise WebError(f"{served.game.title}'s page is one of the app's own: its files are under /static/", 404)
+    return send_from_directory(served.web.static_folder, filename)
+
+
+GAMES_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Games</title>
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/static/style.css">
+</head>
+<body>
+<header>
+  <h1>Games</h1>
+  <p class="tagline">Every game this server plays, each on its page.</p>
+</header>
+<main>
+<ul id="games" class="games-index">
+{items}
+</ul>
+</main>
+</body>
+</html>
+"""
+
+
+def index_line(game: Game) -> str:
+    """One game's line in the games index: a link to its page, or what it lacks for one."""
+    name, title = html.escape(game.name), html.escape(game.title)
+    players = f"{game.min_players}-{game.max_players} players"
+    if "web" not in game.parts and "words" not in game.parts:
+        lacking = "no page: it gives neither a web part nor words"
+        return f'<li id="game-{name}">{title} <span class="hint">({name}, {players}): {lacking}</span></li>'
+    page = "its own page" if "web" in game.parts else "the generic page, in its words"
+    link = f'<a href="/{quote(game.name)}">{title}</a>'
+    return f'<li id="game-{name}">{link} <span class="hint">({name}, {players}): {page}</span></li>'
+
+
+@routes.get("/games")
+def games_index() -> ResponseReturnValue:
+    """Every registered game, each with a link to its page (no script: it is read as it is sent)."""
+    lines = "\n".join(index_line(get_game(name)) for name in game_names())
+    return current_app.response_class(GAMES_PAGE.format(items=lines), mimetype="text/html")
+
+
+# -- the API: every game's, by its name -----------------------------------------------------------
+@routes.get("/api/<game>/agents")
+def agent_list(game: str) -> ResponseReturnValue:
+    """The opponents offered, what the training extra would add, the game's tables, and the server's limits."""
+    served, store = site().served(game), site().games
     limits = {
-        "max_games": games.max_games,
-        "per_session": games.per_session,
-        "idle_minutes": games.idle_ttl / 60,
-        "finished_minutes": games.finished_ttl / 60,
+        "max_games": store.max_games,
+        "per_session": store.per_session,
+        "idle_minutes": store.idle_ttl / 60,
+        "finished_minutes": store.finished_ttl / 60,
         "max_body_kb": MAX_BODY // 1024,
     }
-    menu = site().menu
-    offered = {choice.name for choice in menu}
+    agents = [{"name": c.name, "about": c.about, "needs_training_extra": c.needs_training_extra} for c in served.menu]
     # The shipped policies this server cannot load without torch and sb3-contrib, and how to get them.
-    missing = [choice.name for choice in policy_choices() if choice.name not in offered]
-    training = {"missing": missing, "install": TRAINING_INSTALL}
-    return agents_reply(menu, limits=limits, training_extra=training)
+    training = {"missing": served.web.missing_opponents(served.menu), "install": TRAINING_INSTALL}
+    about = served.game
+    tables = {
+        "name": about.name,
+        "title": about.title,
+        "min_players": about.min_players,
+        "max_players": about.max_players,
+        "default_players": about.default_players,
+        "views": list(about.views),
+        "default_opponents": list(about.play_opponents),
+        "plays_agents_alone": served.web.plays_agents_alone,
+    }
+    return jsonify(agents=agents, limits=limits, training_extra=training, game=tables)
 
 
-@routes.post("/api/games")
-def new_game() -> ResponseReturnValue:
-    """A new game for this session."""
-    choice, address = TableChoice.parse(json_body(), site().menu, person=True), request.remote_addr or ""
+@routes.post("/api/<game>/games")
+def new_game(game: str) -> ResponseReturnValue:
+    """A new game for this session, played on to the person's first decision."""
+    served = site().served(game)
+    choice, address = served.web.new_game(json_body(), served.menu), request.remote_addr or ""
     site().games.admit(g.session, address)  # before the deal and the agents' loading, which cost a refused client nothing
-    game = start_game(choice)
-    site().games.add(session(), game, address)
-    return jsonify(game.page()), 201
+    started = served.web.start(choice)
+    site().games.add(session(), started, address, served.game.name)
+    return jsonify(started.page()), 201
 
 
-@routes.get("/api/games/<game_id>")
-def show_game(game_id: str) -> ResponseReturnValue:
+@routes.get("/api/<game>/games/<game_id>")
+def show_game(game: str, game_id: str) -> ResponseReturnValue:
     """The game as the person's seat sees it."""
-    return jsonify(site().games.get(g.session, game_id).page())
+    return jsonify(held(site().served(game), game_id).page())
 
 
-@routes.post("/api/games/<game_id>/play")
-def play_card(game_id: str) -> ResponseReturnValue:
-    """The person's card, the agents' cards, the reveal."""
-    game = site().games.get(g.session, game_id)
-    data = json_body()
-    if not isinstance(data, dict) or set(data) != {"card", "round"}:
-        raise WebError(f"a play is a JSON object {{'card': a diver card 1-12, 'round': the round it is for}}; got {data!r:.60}")
-    game.play(data["card"], data["round"], site().replays)
-    site().games.touch(game)
-    return jsonify(game.page())
+@routes.post("/api/<game>/games/<game_id>/actions")
+def decide(game: str, game_id: str) -> ResponseReturnValue:
+    """The person's decision (the body the game reads), then the agents' until the person decides again."""
+    served = site().served(game)
+    person = held(served, game_id)
+    person.decide(json_body(), site().replays_of(served))
+    site().games.touch(person)
+    return jsonify(person.page())
 
 
-@routes.delete("/api/games/<game_id>")
-def leave_game(game_id: str) -> ResponseReturnValue:
+@routes.delete("/api/<game>/games/<game_id>")
+def leave_game(game: str, game_id: str) -> ResponseReturnValue:
     """Drop the game at once."""
-    site().games.drop(g.session, game_id)
+    site().games.drop(g.session, game_id, site().served(game).game.name)
     return "", 204
 
 
-@routes.get("/api/games/<game_id>/replay")
-def replay_file(game_id: str) -> ResponseReturnValue:
-    """The finished game's replay file."""
-    game = site().games.get(g.session, game_id)
-    if game.replay is None:
-        raise WebError("the game is not over yet: its replay is written after round 12", 409)
-    return replay_download(replay_to_json(game.replay), f"miaui-{game.id[:6]}.json")
+@routes.get("/api/<game>/games/<game_id>/replay")
+def replay_file(game: str, game_id: str) -> ResponseReturnValue:
+    """The finished game's replay file, in its game's own format."""
+    served = site().served(game)
+    person = held(served, game_id)
+    if person.replay is None:
+        raise WebError(f"this {served.game.title} game is not over yet: its replay is written when it ends", 409)
+    return replay_download(served.web.replay_to_json(person.replay), f"{served.game.name}-{person.id[:6]}.json")
 
 
-@routes.get("/api/replays")
-def replay_list() -> ResponseReturnValue:
-    """The replays saved on this machine."""
-    return shelf_reply(site().shelf)
+@routes.get("/api/<game>/replays")
+def replay_list(game: str) -> ResponseReturnValue:
+    """The game's replays saved on this machine (see `ReplayShelf`)."""
+    shelf = site().served(game).shelf
+    return jsonify(roots=[str(root) for root in shelf.roots], replays=shelf.list())
 
 
-@routes.post("/api/watch")
-def watch() -> ResponseReturnValue:
-    """A replay sent or named, as frames to step through."""
-    text, seat = watch_request(site().shelf, "a replay's")
-    return frames_reply(watched_replay(text), seat)
+@routes.post("/api/<game>/watch")
+def watch(game: str) -> ResponseReturnValue:
+    """A replay of the game sent or named, as frames to step through."""
+    served = site().served(game)
+    text, seat = watch_request(served.shelf)
+    return frames_reply(served.web, watched_replay(served.web, text), seat)
 
 
-@routes.post("/api/watch/agents")
-def watch_agents() -> ResponseReturnValue:
-    """A fresh game of agents alone, as frames to step through."""
+@routes.post("/api/<game>/watch/agents")
+def watch_agents(game: str) -> ResponseReturnValue:
+    """A fresh game of agents alone, as frames to step through (only a game that offers one)."""
+    served = site().served(game)
+    if not served.web.plays_agents_alone:
+        raise WebError(
+            f"{served.game.title} has no game of agents alone to watch here: watch a saved replay (POST /api/{served.game.name}/watch)", 404
+        )
     data = json_body()
     seat = data.pop("seat", None) if isinstance(data, dict) else None
-    choice = TableChoice.parse(data, site().menu, person=False)
-    checked_seat(seat, choice.spec.num_players)  # before the game is played
+    planned = served.web.agents_game(data, served.menu)
+    checked_seat(seat, planned.num_players)  # before the game is played
     # A whole game of agents takes seconds (search: ~13 s): a few at once, so that the server's
     # other threads stay free for everyone else's requests.
     with site().games.watching(session(), request.remote_addr or ""):
-        replay = agents_game(choice)
-    return frames_reply(replay, seat)
+        replay = planned.play()
+    return frames_reply(served.web, replay, seat)
+
+
+# -- Miaui's URLs from before the second game: the legacy game's aliases of the routes above ---------
+LEGACY_ROUTES: tuple[tuple[str, str, Callable[..., ResponseReturnValue]], ...] = (
+    ("/", "GET", game_page),
+    ("/api/agents", "GET", agent_list),
+    ("/api/games", "POST", new_game),
+    ("/api/games/<game_id>", "GET", show_game),
+    ("/api/games/<game_id>/play", "POST", decide),
+    ("/api/games/<game_id>", "DELETE", leave_game),
+    ("/api/games/<game_id>/replay", "GET", replay_file),
+    ("/api/replays", "GET", replay_list),
+    ("/api/watch", "POST", watch),
+    ("/api/watch/agents", "POST", watch_agents),
+)
+"""Each (rule, method, view): the view serves the rule as the legacy game's (`LEGACY_GAME`)."""
+
+for rule, method, view in LEGACY_ROUTES:
+    # An endpoint of its own: werkzeug would otherwise redirect /api/miaui/... to the alias with the same defaults.
+    routes.add_url_rule(rule, f"legacy_{view.__name__}", view, methods=[method], defaults={"game": LEGACY_GAME})
 
 
 @routes.app_errorhandler(BusyError)
 def busy(error: BusyError) -> ResponseReturnValue:
     """A request refused for now (429 or 503), with when to try again."""
     return jsonify(error=str(error)), error.status, {"Retry-After": str(error.retry_after)}
-
-
-# -- the octopus game (O1-O12) ---------------------------------------------------------------------
-@routes.get("/api/octopus/agents")
-def octopus_agent_list() -> ResponseReturnValue:
-    """The octopus opponents offered."""
-    return agents_reply(site().octopus_menu)
-
-
-@routes.post("/api/octopus/games")
-def new_octopus_game() -> ResponseReturnValue:
-    """A new octopus game for this session, played on to the person's first decision."""
-    choice, address = OctopusChoice.parse(json_body(), site().octopus_menu), request.remote_addr or ""
-    site().games.admit(g.session, address)  # before the deal and the agents' loading, as for Miaui
-    game = start_octopus_game(choice)
-    site().games.add(session(), game, address)
-    return jsonify(game.page()), 201
-
-
-@routes.get("/api/octopus/games/<game_id>")
-def show_octopus_game(game_id: str) -> ResponseReturnValue:
-    """The octopus game as the person's seat sees it."""
-    return jsonify(site().games.find(g.session, game_id, OctopusHumanGame).page())
-
-
-@routes.post("/api/octopus/games/<game_id>/actions")
-def octopus_action(game_id: str) -> ResponseReturnValue:
-    """The person's decision, then the agents' until the person decides again."""
-    game = site().games.find(g.session, game_id, OctopusHumanGame)
-    data = json_body()
-    if not isinstance(data, dict) or "action" not in data or set(data) - set(ACTION_FIELDS):
-        shape = "{'action': an action index 0-11, 'step': optional, the decisions made so far}"
-        raise WebError(f"a decision is a JSON object {shape}; got {data!r:.60}")
-    game.play(data["action"], data.get("step"), site().replays)
-    site().games.touch(game)
-    return jsonify(game.page())
-
-
-@routes.delete("/api/octopus/games/<game_id>")
-def leave_octopus_game(game_id: str) -> ResponseReturnValue:
-    """Drop the octopus game at once."""
-    site().games.drop(g.session, game_id, OctopusHumanGame)
-    return "", 204
-
-
-@routes.get("/api/octopus/replays")
-def octopus_replay_list() -> ResponseReturnValue:
-    """The octopus replays saved on this machine."""
-    return shelf_reply(site().octopus_shelf)
-
-
-@routes.post("/api/octopus/watch")
-def watch_octopus() -> ResponseReturnValue:
-    """An octopus replay sent or named, as frames to step through."""
-    text, seat = watch_request(site().octopus_shelf, "an octopus replay's")
-    parse_json(text, "the replay")  # bounded like a request (depth, integers) before the library reads it
-    replay = octopus_replay.replay_from_json(text)
-    return jsonify(**octopus_frames(replay, seat), replay=octopus_replay.replay_to_json(replay))
-
-
-@routes.get("/api/octopus/games/<game_id>/replay")
-def octopus_replay_file(game_id: str) -> ResponseReturnValue:
-    """The finished octopus game's replay file (miaui_env.games.octopus.replay)."""
-    game = site().games.find(g.session, game_id, OctopusHumanGame)
-    if game.replay is None:
-        raise WebError("the octopus game is not over yet: its replay is written when it ends", 409)
-    return replay_download(octopus_replay.replay_to_json(game.replay), f"octopus-{game.id[:6]}.json")

@@ -44,6 +44,7 @@ GAME = Game(
         "arena": "miaui_env.games.miaui.arena:miaui_main",
         "play": "miaui_env.games.miaui.play:play",
         "replay": "miaui_env.games.miaui.replay:miaui_main",
+        "web": "miaui_env.games.miaui.web:game_web",
     },
     policy_classes={
         "CompactInputPolicy": "miaui_env.games.miaui.compact_torch:CompactInputPolicy",  # the MlpPolicy taking uint8 codes too

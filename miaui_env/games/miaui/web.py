@@ -1,8 +1,9 @@
-"""Miaui's page in the browser app (`/`), without the web framework: the opponents a page may choose,
-a table a request asks for, a person's game against agents, a game of agents alone, and replays
-turned into the frames the watch page steps through. The tables the page is sent are read from a
-seat's observation (`miaui_env.games.miaui.display.page`). The octopus game's page is
-`miaui_env.games.octopus.web`; the app's routes, sessions and replay shelf are `miaui_env.apps.web`.
+"""Miaui's page in the browser app (`/miaui`, and `/` from before the second game), without the web
+framework: the opponents a page may choose, a table a request asks for, a person's game against
+agents, a game of agents alone, and replays turned into the frames the watch page steps through.
+`MiauiWeb` gathers them as the registry's `web` part (`miaui_env.core.web.GameWeb`). The tables the
+page is sent are read from a seat's observation (`miaui_env.games.miaui.display.page`). The app's
+routes, sessions and replay shelf are `miaui_env.apps.web`, written once for every game.
 
 Everything a request names is checked here and refused with `WebError` (a ValueError carrying the
 HTTP status) naming the value and what is allowed; a refused request changes nothing.
@@ -27,6 +28,7 @@ from miaui_env.core.web import (
     HUMAN,
     MAX_INT_DIGITS,
     AgentChoice,
+    GameWeb,
     WebError,
     checked_bool,
     checked_int,
@@ -40,7 +42,15 @@ from miaui_env.games.miaui.agents.styles import STYLE_AGENTS
 from miaui_env.games.miaui.display.page import reveal_steps, seat_table, spectator_table
 from miaui_env.games.miaui.encoder import Encoder
 from miaui_env.games.miaui.observation import VIEWS
-from miaui_env.games.miaui.replay import Replay, dealt_deck, record_replay, replay_states, save_replay
+from miaui_env.games.miaui.replay import (
+    Replay,
+    dealt_deck,
+    record_replay,
+    replay_from_json,
+    replay_states,
+    replay_to_json,
+    save_replay,
+)
 from miaui_env.games.miaui.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -176,6 +186,12 @@ class HumanGame:
         """`seat`'s observation, as a player of `view` sees it."""
         return np.asarray(as_seen(self.encoder.observe(seat)[None], view, self.dealt)[0])
 
+    def decide(self, body: Any, replays: Path | None = None) -> None:
+        """The person's play as a request body gives it, `{"card": 1-12, "round": the round it is for}` (`play`)."""
+        if not isinstance(body, dict) or set(body) != {"card", "round"}:
+            raise WebError(f"a play is a JSON object {{'card': a diver card 1-12, 'round': the round it is for}}; got {body!r:.60}")
+        self.play(body["card"], body["round"], replays)
+
     def play(self, card: Any, round_number: Any, replays: Path | None = None) -> None:
         """The person's diver card (1-12) for round `round_number` with the agents' cards; WebError,
         nothing changed, if it cannot be played (409 if the game is past that round). The finished
@@ -284,3 +300,66 @@ def agents_game(choice: TableChoice) -> Replay:
         play_round(state, cards)
         plays.append(cards)
     return record_replay(choice.spec, plays, seed=seed, players=[agent.name for agent in agents])
+
+
+@dataclass(frozen=True)
+class AgentsTable:
+    """A game of agents alone, asked for and checked, played by `play`."""
+
+    choice: TableChoice
+
+    @property
+    def num_players(self) -> int:
+        """Its table size."""
+        return self.choice.spec.num_players
+
+    def play(self) -> Replay:
+        """The whole game (`agents_game`), as a replay."""
+        return agents_game(self.choice)
+
+
+class MiauiWeb:
+    """Miaui in the browser app: the registry's `web` part (`miaui_env.core.web.GameWeb`)."""
+
+    page = "index.html"
+    static_folder: Path | None = None
+    replays_folder = ""  # web-<time>-<id>.json in the replays folder itself, as before the second game
+    plays_agents_alone = True
+
+    def menu(self) -> tuple[AgentChoice, ...]:
+        """The opponents offered (`agent_menu`)."""
+        return agent_menu()
+
+    def missing_opponents(self, menu: Sequence[AgentChoice]) -> list[str]:
+        """The shipped policies' opponents the training extra would bring."""
+        offered = {choice.name for choice in menu}
+        return [choice.name for choice in policy_choices() if choice.name not in offered]
+
+    def new_game(self, body: Any, menu: Sequence[AgentChoice]) -> TableChoice:
+        """A person's table (`TableChoice.parse`)."""
+        return TableChoice.parse(body, menu, person=True)
+
+    def start(self, choice: TableChoice) -> HumanGame:
+        """The person's game (`start_game`)."""
+        return start_game(choice)
+
+    def agents_game(self, body: Any, menu: Sequence[AgentChoice]) -> AgentsTable:
+        """A table of agents alone (`TableChoice.parse`)."""
+        return AgentsTable(TableChoice.parse(body, menu, person=False))
+
+    def replay_from_json(self, text: str) -> Replay:
+        """A Miaui replay (`miaui_env.games.miaui.replay`)."""
+        return replay_from_json(text)
+
+    def replay_to_json(self, replay: Replay) -> str:
+        """A Miaui replay's file text."""
+        return replay_to_json(replay)
+
+    def frames(self, replay: Replay, seat: Any) -> dict[str, Any]:
+        """The players, and the table after the deal and after each round (`frames_of`; None: the spectator's)."""
+        return {"players": list(replay.players), "frames": frames_of(replay, seat)}
+
+
+def game_web() -> GameWeb:
+    """Miaui's page in the browser app (the registry's `web` part)."""
+    return MiauiWeb()

@@ -35,6 +35,7 @@ GAME = Game(
         "arena": "miaui_env.games.octopus.arena:main",
         "play": "miaui_env.games.octopus.play:play",
         "replay": "miaui_env.games.octopus.replay:main",
+        "web": "miaui_env.games.octopus.web:game_web",
     },
     features_extractors={"OctopusOddsFeatures": "miaui_env.games.octopus.odds:OctopusOddsFeatures"},  # the heuristics' odds as inputs
 )

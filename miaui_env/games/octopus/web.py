@@ -1,5 +1,7 @@
 """The browser app's octopus games (rulings O1-O12, docs/rules/octopus.md), without the web framework:
-what a page may ask for, a person's game against octopus agents, and what their page shows.
+what a page may ask for, a person's game against octopus agents, and what their page shows;
+`OctopusWeb` gathers them as the registry's `web` part (`miaui_env.core.web.GameWeb`), served at
+`/octopus` and `/api/octopus/...` by the app's routes, written once for every game.
 
 The engine plays every forced move (O10); the server plays the agents' decisions on until the
 person must decide. The page shows what the person's observation holds in the view they chose
@@ -21,7 +23,17 @@ from typing import Any
 import numpy as np
 
 from miaui_env.core.agents import Agent
-from miaui_env.core.web import HUMAN, MAX_INT_DIGITS, AgentChoice, WebError, checked_object, checked_seat, training_extra_installed
+from miaui_env.core.web import (
+    HUMAN,
+    MAX_INT_DIGITS,
+    AgentChoice,
+    AgentsGame,
+    GameWeb,
+    WebError,
+    checked_object,
+    checked_seat,
+    training_extra_installed,
+)
 from miaui_env.games.octopus import rules
 from miaui_env.games.octopus.agents import load_octopus_agents, octopus_agents, shipped_octopus_policies
 from miaui_env.games.octopus.env import play_decision
@@ -39,7 +51,17 @@ from miaui_env.games.octopus.observation import (
     observe,
 )
 from miaui_env.games.octopus.play import steal_odds
-from miaui_env.games.octopus.replay import GAME, MAX_SEED, OctopusReplay, describe_event, record, replay_states, save_replay
+from miaui_env.games.octopus.replay import (
+    GAME,
+    MAX_SEED,
+    OctopusReplay,
+    describe_event,
+    record,
+    replay_from_json,
+    replay_states,
+    replay_to_json,
+    save_replay,
+)
 from miaui_env.games.octopus.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, NUM_OCTOPUSES, TARGET, OctopusState
 
 DEFAULT_OPPONENT = "risk-aware"
@@ -61,12 +83,19 @@ def octopus_menu() -> tuple[AgentChoice, ...]:
     A request can only name these: never a path."""
     menu = [AgentChoice(name, _OCTOPUS_ABOUT.get(name, name)) for name in octopus_agents()]
     if training_extra_installed():
-        for policy in shipped_octopus_policies():
-            menu += [
-                AgentChoice(policy, f"the shipped octopus policy {policy}: its most likely decision", True),
-                AgentChoice(f"{policy}@sample", f"the shipped octopus policy {policy}: a decision drawn from its mixed strategy", True),
-            ]
+        menu += octopus_policy_choices()
     return tuple(menu)
+
+
+def octopus_policy_choices() -> list[AgentChoice]:
+    """Every shipped octopus policy's two opponents (most likely decision, mixed strategy), installed or not."""
+    choices = []
+    for policy in shipped_octopus_policies():
+        choices += [
+            AgentChoice(policy, f"the shipped octopus policy {policy}: its most likely decision", True),
+            AgentChoice(f"{policy}@sample", f"the shipped octopus policy {policy}: a decision drawn from its mixed strategy", True),
+        ]
+    return choices
 
 
 def _checked_int(value: Any, name: str, low: int, high: int) -> int:
@@ -228,10 +257,18 @@ class OctopusHumanGame:
         while not state.is_over and state.active != self.seat:
             self.actions.append(play_decision(self.agents[state.active], state, self.agent_views[state.active]))
 
+    def decide(self, body: Any, replays: Path | None = None) -> None:
+        """The person's decision as a request body gives it, `{"action": an action index, "step": optional}` (`play`)."""
+        if not isinstance(body, dict) or "action" not in body or set(body) - set(ACTION_FIELDS):
+            shape = "{'action': an action index 0-11, 'step': optional, the decisions made so far}"
+            raise WebError(f"a decision is a JSON object {shape}; got {body!r:.60}")
+        self.play(body["action"], body.get("step"), replays)
+
     def play(self, action: Any, step: Any = None, replays: Path | None = None) -> None:
         """The person's decision (an action index, O10) and the agents' after it; WebError, nothing
         changed, if it is not a legal one (409 if the game is over or past `step`, the number of
-        decisions made when the page asked). The finished game is saved in `replays` (if given)."""
+        decisions made when the page asked). The finished game is saved in the folder `replays`
+        (if given; the app gives its replays folder's `octopus/`, which the octopus shelf lists)."""
         with self.lock:
             if self.over:
                 raise WebError("this octopus game is over: deal a new one", 409)
@@ -257,8 +294,7 @@ class OctopusHumanGame:
 
     def _save(self, replays: Path) -> None:
         assert self.replay is not None
-        # A folder of its own under the replays folder: the octopus page's shelf lists it.
-        path = replays / GAME / f"web-{time.strftime('%Y%m%d-%H%M%S')}-{self.id[:6]}.json"
+        path = replays / f"web-{time.strftime('%Y%m%d-%H%M%S')}-{self.id[:6]}.json"
         try:
             self.replay_path = save_replay(self.replay, path)
         except OSError as error:  # the game is over all the same: the page says why it was not saved
@@ -327,3 +363,50 @@ def states_final(state: OctopusState) -> dict[str, Any]:
         "session_scores": [list(scores) for scores in state.session_scores],
         "truncated": state.truncated,
     }
+
+
+class OctopusWeb:
+    """The octopus game in the browser app: the registry's `web` part (`miaui_env.core.web.GameWeb`)."""
+
+    page = "octopus.html"
+    static_folder: Path | None = None
+    replays_folder = GAME  # a folder of its own under the replays folder: its shelf lists it
+    plays_agents_alone = False
+
+    def menu(self) -> tuple[AgentChoice, ...]:
+        """The octopus opponents offered (`octopus_menu`)."""
+        return octopus_menu()
+
+    def missing_opponents(self, menu: Sequence[AgentChoice]) -> list[str]:
+        """The shipped octopus policies' opponents the training extra would bring."""
+        offered = {choice.name for choice in menu}
+        return [choice.name for choice in octopus_policy_choices() if choice.name not in offered]
+
+    def new_game(self, body: Any, menu: Sequence[AgentChoice]) -> OctopusChoice:
+        """A person's octopus table (`OctopusChoice.parse`)."""
+        return OctopusChoice.parse(body, menu)
+
+    def start(self, choice: OctopusChoice) -> OctopusHumanGame:
+        """The person's octopus game (`start_octopus_game`)."""
+        return start_octopus_game(choice)
+
+    def agents_game(self, body: Any, menu: Sequence[AgentChoice]) -> AgentsGame:
+        """None here: the octopus page watches replays, not fresh games of agents."""
+        raise WebError("the octopus game has no game of agents alone to watch: watch a saved replay (POST /api/octopus/watch)", 404)
+
+    def replay_from_json(self, text: str) -> OctopusReplay:
+        """An octopus replay (`miaui_env.games.octopus.replay`)."""
+        return replay_from_json(text)
+
+    def replay_to_json(self, replay: OctopusReplay) -> str:
+        """An octopus replay's file text."""
+        return replay_to_json(replay)
+
+    def frames(self, replay: OctopusReplay, seat: Any) -> dict[str, Any]:
+        """The table after the deal and after every decision (`octopus_frames`; None: the person's seat, else player_0)."""
+        return octopus_frames(replay, seat)
+
+
+def game_web() -> GameWeb:
+    """The octopus game's page in the browser app (the registry's `web` part)."""
+    return OctopusWeb()

@@ -1,0 +1,320 @@
+"""The browser app's page of any registered game that gives no `web` part of its own (the registry's
+generic `web` part): played through its PettingZoo AEC env, put in words by its `words` part (a
+`GameWords`), without the web framework.
+
+The page (`static/game.html`, `game.js`) is plain text: a person's seat view in the game's words
+(`GameWords.seat_view`, nothing hidden from the seat), their legal actions as buttons labelled with
+each action's words, and a log of the decisions. An agent's decision is logged as who decided and
+what the person's view showed change, never as the action itself: the generic page cannot know
+which actions the rules show (a sealed bid is face down until the round's bids are turned over).
+The person's own decisions, and every decision in a replay watched as the spectator, are told in
+words. A finished game is a generic replay (`miaui_env.apps.any_game`: the seed and every decision),
+saved under the app's replays folder in `<game>/`.
+
+A game without words gets a 404 saying so: `any_game_web` is where the app learns it.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from miaui_env.apps.any_game import (
+    Table,
+    load_agents,
+    play_back,
+    record,
+    replay_from_json,
+    replay_to_json,
+    save_replay,
+    table_view,
+)
+from miaui_env.apps.web.games import MAX_SEED
+from miaui_env.core.agents import Agent, agent_name, checked_actions
+from miaui_env.core.errors import InvalidConfigError
+from miaui_env.core.registry import Game, GameWords
+from miaui_env.core.web import (
+    HUMAN,
+    MAX_INT_DIGITS,
+    AgentChoice,
+    AgentsGame,
+    WebError,
+    checked_int,
+    checked_object,
+    checked_seat,
+    training_extra_installed,
+)
+
+NEW_GAME_FIELDS = ("num_players", "seat", "opponents", "view", "seed")
+DECISION_FIELDS = ("action", "step")
+
+
+def any_game_web(game: Game) -> AnyGameWeb:
+    """The generic page of `game` (the registry's generic `web` part); WebError (404) if the game
+    gives no `words` part, which the page needs to put its table and actions in words."""
+    if "words" not in game.parts:
+        raise WebError(
+            f"{game.title} has no page here: the generic page shows a game in the words of its `words` part "
+            "(a GameWords: its rules in short, a seat's view, an action), which it does not give; "
+            "give the game a `words` part, or a `web` part of its own (docs/guides/games.md)",
+            404,
+        )
+    return AnyGameWeb(game, game.part("words"))
+
+
+@dataclass(frozen=True)
+class AnyGameChoice:
+    """A table of a game from the page: its size, the agents by seat (None: the person's seat), the
+    view every seat is dealt (None: the one the agents play from, else the game's first) and the
+    deal's seed (None: a fresh one)."""
+
+    num_players: int
+    agents: tuple[str | None, ...]
+    view: str | None = None
+    seed: int | None = None
+
+
+class AnyGameWeb:
+    """A game in the browser app through its AEC env and its words (`miaui_env.core.web.GameWeb`)."""
+
+    page = "game.html"
+    static_folder: Path | None = None
+    plays_agents_alone = False
+
+    def __init__(self, game: Game, words: GameWords):
+        self.game, self.words = game, words
+        self.replays_folder = game.name  # a folder of its own under the replays folder: its shelf lists it
+
+    def menu(self) -> tuple[AgentChoice, ...]:
+        """Its built-in agents and, where the training extra is installed, its shipped policies."""
+        menu = [AgentChoice(name, f"a built-in agent of {self.game.title}") for name in self.game.agent_names()]
+        if training_extra_installed():
+            menu += self._policy_choices()
+        return tuple(menu)
+
+    def _policy_choices(self) -> list[AgentChoice]:
+        return [AgentChoice(policy, f"the shipped policy {policy}", True) for policy in self.game.shipped_policies()]
+
+    def missing_opponents(self, menu: Sequence[AgentChoice]) -> list[str]:
+        """Its shipped policies the training extra would bring."""
+        offered = {choice.name for choice in menu}
+        return [choice.name for choice in self._policy_choices() if choice.name not in offered]
+
+    def new_game(self, body: Any, menu: Sequence[AgentChoice]) -> AnyGameChoice:
+        """The table a request body asks for: `opponents` lists one agent for each other seat,
+        clockwise from the person's left (default: the game's terminal opponents, cycled)."""
+        game = self.game
+        body = checked_object(body, NEW_GAME_FIELDS, f"a new {game.title} game")
+        n = checked_int(body.get("num_players", game.default_players), "num_players", game.min_players, game.max_players)
+        seat = checked_int(body.get("seat", 0), "seat", 0, n - 1)
+        default = [game.play_opponents[k % len(game.play_opponents)] for k in range(n - 1)] if game.play_opponents else None
+        chosen = body.get("opponents", default)
+        if not isinstance(chosen, list) or len(chosen) != n - 1:
+            raise WebError(f"opponents={chosen!r:.60}: a list of {n - 1} agent names, one for each other seat")
+        names = [choice.name for choice in menu]
+        for name in chosen:
+            if not isinstance(name, str) or name not in names:
+                raise WebError(f"agent {name!r:.60} is not offered here; choose from {', '.join(names)}")
+        view = body.get("view")
+        if view is not None and view not in game.views:
+            raise WebError(f"view={view!r:.40} is not allowed: {' or '.join(game.views)}")
+        seed = body.get("seed")
+        # A seed may come as a string of digits: a page's JavaScript numbers round integers above 2**53.
+        if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= MAX_INT_DIGITS:
+            seed = int(seed)
+        agents = tuple(None if s == seat else chosen[(s - seat - 1) % n] for s in range(n))
+        return AnyGameChoice(n, agents, view, None if seed is None else checked_int(seed, "seed", 0, MAX_SEED - 1))
+
+    def start(self, choice: AnyGameChoice) -> AnyHumanGame:
+        """The person's game, dealt (a fresh seed when none was chosen) and played on to their first decision."""
+        seed = choice.seed if choice.seed is not None else secrets.randbelow(MAX_SEED)
+        seats = [s for s, name in enumerate(choice.agents) if name is not None]
+        loaded = load_agents(self.game, [name for name in choice.agents if name is not None], seed)
+        try:
+            view = table_view(self.game, loaded, choice.view)
+        except InvalidConfigError as refused:  # an agent that plays from another view than the one asked
+            raise WebError(str(refused)) from None
+        return AnyHumanGame(self.game, self.words, dict(zip(seats, loaded, strict=True)), view, seed)
+
+    def agents_game(self, body: Any, menu: Sequence[AgentChoice]) -> AgentsGame:
+        """None here: the generic page watches replays, not fresh games of agents."""
+        raise WebError(
+            f"{self.game.title} has no game of agents alone to watch: watch a saved replay (POST /api/{self.game.name}/watch)", 404
+        )
+
+    def replay_from_json(self, text: str) -> dict[str, Any]:
+        """A generic replay of the game (`miaui_env.apps.any_game`), its decisions played back."""
+        return replay_from_json(self.game, text)
+
+    def replay_to_json(self, replay: dict[str, Any]) -> str:
+        """A generic replay's file text."""
+        return replay_to_json(replay)
+
+    def frames(self, replay: dict[str, Any], seat: Any) -> dict[str, Any]:
+        """The replay as the page steps through it: after the deal and after every decision, the
+        spectator's table (`seat` None: the env's `ansi` render, every decision in words) or `seat`'s
+        view in words (its own decisions in words, the others' as who decided), and the result."""
+        n, players = replay["num_players"], replay["players"]
+        chosen = checked_seat(seat, n)
+        views: list[list[str]] = []
+        moves: list[str] = []
+
+        def seen(env: Any) -> list[str]:
+            if chosen is None:
+                return str(env.render()).splitlines()
+            return list(self.words.seat_view(env, env.possible_agents[chosen]))
+
+        def before(env: Any, agent: str, action: int) -> None:
+            views.append(seen(env))
+            mover = env.possible_agents.index(agent)
+            told = chosen is None or mover == chosen
+            moves.append(f"player_{mover} ({players[mover]}) {f'decides: {self.words.action(action)}' if told else 'decides'}")
+
+        views.append(seen(play_back(self.game, replay, before).env))
+        frames = [{"step": k, "lines": lines, "move": moves[k - 1] if k else None} for k, lines in enumerate(views)]
+        final = {"scores": replay["scores"], "winners": [s for s, won in enumerate(replay["winners"]) if won]}
+        return {"seat": chosen, "num_players": n, "players": list(players), "frames": frames, "final": final}
+
+
+# -- a person's game ------------------------------------------------------------------------------
+class AnyHumanGame:
+    """One person's game against agents through the game's AEC env: the agents decide on their own
+    observations, and the game waits at each of the person's decisions."""
+
+    def __init__(self, game: Game, words: GameWords, agents: Mapping[int, Agent], view: str, seed: int):
+        self.id = secrets.token_urlsafe(12)
+        self.game, self.words, self.view, self.seed = game, words, view, seed
+        self.agents = dict(agents)
+        self.table = Table(game, game.env(num_players=len(agents) + 1, view=view))
+        env = self.table.env
+        n = len(env.possible_agents)
+        if not all(0 <= s < n for s in self.agents):
+            raise ValueError(f"an AnyHumanGame has agents in all seats but one; got seats {sorted(self.agents)} at a table of {n}")
+        self.seat = next(s for s in range(n) if s not in self.agents)
+        self.players = tuple(HUMAN if s == self.seat else agent_name(self.agents[s]) for s in range(n))
+        env.reset(seed=seed)
+        self.decisions: list[int] = []
+        self.log: list[dict[str, Any]] = []
+        self.result: tuple[list[float], list[bool]] | None = None
+        self.replay: dict[str, Any] | None = None
+        self.replay_path: Path | None = None
+        self.replay_error: str | None = None
+        self.lock = threading.Lock()  # one decision at a time: a double click is refused as a stale step
+        self._play_agents(None)
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended."""
+        return self.result is not None
+
+    @property
+    def me(self) -> str:
+        """The person's agent id in the env."""
+        return str(self.table.env.possible_agents[self.seat])
+
+    def _view(self) -> list[str]:
+        return [str(line) for line in self.words.seat_view(self.table.env, self.me)]
+
+    def _decide(self, seat: int, action: int) -> None:
+        """Step the env with `seat`'s action, and log it as the person may know it."""
+        before = self._view()
+        self.decisions.append(action)
+        self.table.env.step(action)
+        after = self._view()
+        changed = [line for line in after if line not in before]
+        if seat == self.seat:
+            self.log.append({"text": f"you: {self.words.action(action)}", "seen": changed})
+        else:
+            self.log.append({"text": f"player_{seat} ({self.players[seat]}) decides", "seen": changed})
+
+    def _play_agents(self, replays: Path | None) -> None:
+        """The agents' decisions, until the person must decide or the game ends (then its replay)."""
+        env = self.table.env
+        while (agent := self.table.to_decide()) is not None:
+            seat = env.possible_agents.index(agent)
+            if seat == self.seat:
+                return
+            shown = env.observe(agent)
+            observation = np.asarray(shown["observation"], dtype=np.float32)[None]
+            mask = np.asarray(shown["action_mask"], dtype=np.int8)[None]
+            self._decide(seat, int(checked_actions(self.agents[seat], observation, mask)[0]))
+        self.result = self.table.results()
+        self.replay = record(self.game, len(self.players), self.view, self.seed, self.players, self.decisions)
+        if replays is not None:
+            self._save(replays)
+
+    def _save(self, replays: Path) -> None:
+        assert self.replay is not None
+        path = replays / f"web-{time.strftime('%Y%m%d-%H%M%S')}-{self.id[:6]}.json"
+        try:
+            self.replay_path = save_replay(self.replay, path)
+        except OSError as error:  # the game is over all the same: the page says why it was not saved
+            self.replay_error = f"the replay could not be saved to {path}: {error.strerror or error}"
+
+    def legal(self) -> list[int]:
+        """The person's legal actions now; none while the agents decide, or once the game is over."""
+        env = self.table.env
+        if self.over or env.agent_selection != self.me:
+            return []
+        return [int(action) for action in np.flatnonzero(np.asarray(env.observe(self.me)["action_mask"]))]
+
+    def decide(self, body: Any, replays: Path | None = None) -> None:
+        """The person's decision, `{"action": a legal action, "step": optional, the decisions made so
+        far}`, then the agents' until the person decides again; WebError, nothing changed, if it is
+        not a legal one (409 if the game is over or past `step`). The finished game is saved in the
+        folder `replays` (if given)."""
+        with self.lock:
+            if not isinstance(body, dict) or "action" not in body or set(body) - set(DECISION_FIELDS):
+                shape = "{'action': one of your legal actions, 'step': optional, the decisions made so far}"
+                raise WebError(f"a decision is a JSON object {shape}; got {body!r:.60}")
+            if self.over:
+                raise WebError(f"this {self.game.title} game is over: deal a new one", 409)
+            action, step = body["action"], body.get("step")
+            legal = self.legal()
+            allowed = "; ".join(f"{choice} ({self.words.action(choice)})" for choice in legal)
+            if isinstance(action, bool) or not isinstance(action, int):
+                raise WebError(f"action={action!r:.40} is not an action: the legal actions are {allowed}")
+            made = len(self.decisions)
+            if step is not None and (isinstance(step, bool) or not isinstance(step, int) or step < 0):
+                raise WebError(f"step={step!r:.40} is not allowed: the decisions made so far, an integer >= 0 (the game is at step {made})")
+            if step is not None and step != made:
+                raise WebError(f"step={step!r:.40} is not the decision being asked: the game is at step {made}", 409)
+            if action not in legal:
+                raise WebError(f"action {action} is not legal now: the legal actions are {allowed}")
+            self._decide(self.seat, action)
+            self._play_agents(replays)
+
+    def page(self) -> dict[str, Any]:
+        """What the person's page shows: the rules in short, their seat's view in words, their legal
+        actions, the decisions so far as they may know them, and at the end the scores and winners."""
+        with self.lock:
+            n = len(self.players)
+            final = None
+            if self.result is not None:
+                scores, won = self.result
+                final = {"scores": scores, "winners": [s for s, winner in enumerate(won) if winner]}
+            return {
+                "id": self.id,
+                "game": self.game.name,
+                "title": self.game.title,
+                "seat": self.seat,
+                "num_players": n,
+                "players": list(self.players),
+                "view": self.view,
+                "step": len(self.decisions),
+                "introduction": [str(line) for line in self.words.introduction(n, self.seat)],
+                "seat_view": self._view(),
+                "legal": [{"action": action, "label": self.words.action(action)} for action in self.legal()],
+                "log": list(self.log),
+                "over": self.over,
+                "final": final,
+                "replay": None if self.replay_path is None else str(self.replay_path),
+                "replay_error": self.replay_error,
+            }
