@@ -97,22 +97,33 @@ def load_game_agent(
     refuse_play_mode_on_builtin(spec, base, mode, built_ins)
     if base in built_ins:
         return built_ins[base](seed)
-    if names_a_file(Path(base) / "policy" / RLLIB_POLICY_FILE, Path.exists):  # an RLlib run (needs the [rllib] extra)
-        rllib = load_rllib_policy(Path(base) / "policy", seed=seed, game=game, observation_version=observation_version)
-        return with_play_mode(rllib, spec, base, mode)
-    path = policy_path(base)
-    if path is None:
+    agent = load_trained_policy(game, base, seed, observation_version, check)
+    if agent is None:
         shipped = ", ".join(shipped_policy_names(game)) or "none installed"
         raise AgentSpecError(
             f"unknown {game} agent {spec!r:.100}; {game} agents are {', '.join(built_ins)}, a shipped {game} policy ({shipped}) "
             f"or the folder of a {game} run (with model.zip, or an RLlib run's policy/)"
         )
+    return with_play_mode(agent, spec, base, mode)
+
+
+def load_trained_policy(
+    game: str, base: str, seed: int | None, observation_version: int, check: Callable[[Any, Path], None] | None = None
+) -> PolicyAgent | None:
+    """The policy trained on `game` that `base` names (an RLlib run's folder, a self-play run's folder
+    or model .zip, a shipped policy's name), checked to be `game`'s, of its `observation_version`,
+    and by `check(model, path)` if given; None if `base` names no trained policy."""
+    if names_a_file(Path(base) / "policy" / RLLIB_POLICY_FILE, Path.exists):  # an RLlib run (needs the [rllib] extra)
+        return load_rllib_policy(Path(base) / "policy", seed=seed, game=game, observation_version=observation_version)
+    path = policy_path(base)
+    if path is None:
+        return None
     agent = load_sb3_policy(
         path, seed=seed, metadata=read_metadata((path if path.is_dir() else path.parent) / "metadata.json", game, observation_version)
     )
     if check is not None:
         check(agent.policy, path)
-    return with_play_mode(agent, spec, base, mode)
+    return agent
 
 
 def refuse_play_mode_on_builtin(spec: str, base: str, mode: str | None, builtins: Collection[str]) -> None:

@@ -44,17 +44,16 @@ from miaui_env.core.checkpoint import CheckpointSpaceError, space_name
 from miaui_env.core.loading import (
     SHIPPED_POLICIES,
     AgentSpecError,
-    names_a_file,
-    policy_path,
+    load_trained_policy,
     refuse_play_mode_on_builtin,
     split_play_mode,
     with_play_mode,
 )
-from miaui_env.core.policy import RLLIB_POLICY_FILE, PolicyAgent, load_rllib_policy, load_sb3_policy
 from miaui_env.core.registry import game_of_agents_module
 from miaui_env.core.seeding import check_seed, seed_children, seed_int
+from miaui_env.games.miaui import GAME
 from miaui_env.games.miaui.agents import builtin_agents
-from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
+from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION
 from miaui_env.games.miaui.rules import NUM_DIVER_CARDS
 
 SEARCH_PREFIX = "search+"  # search+PRIOR: the search agent with PRIOR's play as its warm start
@@ -91,12 +90,9 @@ def _load(spec: str, seed: int | None) -> Agent:
     builtins = builtin_agents()
     if spec in builtins:
         return builtins[spec](seed)
-    path = Path(spec)
-    if names_a_file(path / "policy" / RLLIB_POLICY_FILE, Path.exists):  # an RLlib run (needs the [rllib] extra)
-        return load_rllib_policy(path / "policy", seed=seed)
-    policy = policy_path(spec)
-    if policy is not None:
-        return _checked_spaces(load_sb3_policy(policy, seed=seed), policy)
+    trained = load_trained_policy(GAME.name, spec, seed, OBSERVATION_VERSION, check=_check_spaces)
+    if trained is not None:
+        return trained
     module_name, sep, attribute = spec.partition(":")
     if not sep:
         raise AgentSpecError(
@@ -136,14 +132,12 @@ def _load(spec: str, seed: int | None) -> Agent:
     return as_agent(target, attribute)
 
 
-def _checked_spaces(agent: PolicyAgent, source: Path) -> PolicyAgent:
-    """`agent`, once its model is known to read this game's observations and play its cards (else CheckpointSpaceError)."""
-    model = agent.policy
+def _check_spaces(model: Any, source: Path) -> None:
+    """CheckpointSpaceError unless the model reads this game's observations and plays its cards."""
     network = getattr(model, "policy", model)
     check_policy_spaces(
         getattr(model, "observation_space", None), getattr(model, "action_space", None), getattr(network, "own_size", None), source
     )
-    return agent
 
 
 def load_agents(specs: Sequence[str], seed: int) -> list[Agent]:
