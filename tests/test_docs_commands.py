@@ -112,6 +112,7 @@ STAND_INS: dict[str, str] = {
     "checkpoints/octopus-ppo": _OCTOPUS_RUN,
     "results/study/base-seed0": _SMOKE_RUN,
     "results/study-mix/magnet-0.2-seed0": _SMOKE_RUN,
+    "results/study-magnet-more/magnet-0.5-seed0": _SMOKE_RUN,
     "results/exploit/counter/best-response-4p": "checkpoints/miaui-ppo-v1/exploit/best-response-4p",
     "results/tutorial/run": _SMOKE_RUN,
     "results/arena/search-replays": "-m miaui_env.apps.arena --candidate counter --field greedy --games 4 --replays 1 --out {out}",
