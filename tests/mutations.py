@@ -679,6 +679,7 @@ def seed_kernel_cache(checkout: Path, repo: Path, cache: Path) -> int:
     def cache_folder(source_folder: Path, root: Path) -> Path:
         return root / UserProvidedCacheLocator.get_suitable_cache_subpath(str(source_folder / "kernels.py"))
 
+    cache.mkdir(parents=True, exist_ok=True)  # a mutant's cache is copied from it, kernels or none
     copied = 0
     for folder in sorted({path.parent for path in (checkout / "miaui_env").rglob("*.py")}):
         origins = [folder / "__pycache__"] + ([cache_folder(folder, Path(config.CACHE_DIR))] if config.CACHE_DIR else [])

@@ -108,7 +108,7 @@ _OCTOPUS_RUN = (
 # a folder of the clone to copy, or python's arguments for a small run of the command that writes it ({out}: where).
 STAND_INS: dict[str, str] = {
     "checkpoints/miaui-ppo": _SMOKE_RUN,
-    "checkpoints/miaui-ppo-v2": "checkpoints/miaui-ppo-v1",
+    "checkpoints/default-20m": "checkpoints/miaui-ppo-v1",
     "checkpoints/octopus-ppo": _OCTOPUS_RUN,
     "results/study/base-seed0": _SMOKE_RUN,
     "results/study-mix/magnet-0.2-seed0": _SMOKE_RUN,

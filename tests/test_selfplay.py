@@ -124,7 +124,7 @@ def test_config_overrides():
         load_config(None, ["seed"])
 
 
-@pytest.mark.parametrize("name", ["miaui-ppo-v0", "miaui-ppo-v1"])
+@pytest.mark.parametrize("name", ["miaui-ppo-v0", "miaui-ppo-v1", "miaui-ppo-v2"])
 def test_the_shipped_policies_load_by_name_and_beat_random_clearly(name):
     agent = load_agent(name, seed=5)
     assert agent.name == name

@@ -107,7 +107,7 @@ def test_the_installed_package_is_the_wheel_with_its_files(installed):
     assert Path(package).is_relative_to(environment) and not Path(package).is_relative_to(ROOT)
     assert Path(policies) == Path(package).parent / "shipped" and Path(configs).name == "configs"
     assert Path(configs).is_relative_to(environment) and Path(root) == user  # new runs land where the user is
-    assert names == ["miaui-ppo-v0", "miaui-ppo-v1", "miaui-ppo-v1-league", "octopus-ppo-v1"]
+    assert names == ["miaui-ppo-v0", "miaui-ppo-v1", "miaui-ppo-v1-league", "miaui-ppo-v2", "octopus-ppo-v1"]
     assert sorted(path.name for path in Path(configs).glob("*.yaml")) == sorted(path.name for path in (ROOT / "configs").glob("*.yaml"))
 
 
