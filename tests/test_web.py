@@ -900,3 +900,17 @@ def test_a_new_game_over_the_limits_is_refused_before_it_is_dealt(tmp_path, monk
     second = app.test_client().post("/api/games", json={"players": 3, "seat": 0, "opponents": ["random", "random"]})
     refused(second, 429, "as many as one client")
     assert len(dealt) == 1  # the refused game's agents were never loaded nor its cards dealt
+
+
+def test_a_finished_games_replay_that_cannot_be_written_is_reported_and_the_game_stays_over(tmp_path):
+    from miaui_env.core.web import save_web_replay
+    from miaui_env.games.miaui.replay import load_replay, record_replay, save_replay
+
+    replay = record_replay(GameConfig(num_players=3), [[card, 12 - card, card] for card in range(1, 12)], seed=4)
+    path, error = save_web_replay(save_replay, replay, tmp_path / "replays", "abcdef123456")
+    assert error is None and path is not None and path.parent == tmp_path / "replays"
+    assert path.name.startswith("web-") and path.name.endswith("-abcdef.json") and load_replay(path).plays == replay.plays
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    path, error = save_web_replay(save_replay, replay, blocked, "abcdef123456")
+    assert path is None and error is not None and error.startswith(f"the replay could not be saved: cannot save a replay to {blocked}/web-")

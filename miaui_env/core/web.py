@@ -12,13 +12,29 @@ the game by name in the registry. Nothing here loads Flask.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from miaui_env.core.replays import ReplayError
+
 HUMAN = "human"  # the person's seat in a saved replay's `players`
 MAX_INT_DIGITS = 20  # 2**64 has 20 digits: every integer the app reads fits
+
+
+def save_web_replay(save: Callable[[Any, Path], Path], replay: Any, folder: Path, game_id: str) -> tuple[Path | None, str | None]:
+    """A finished page game's replay written by its game's `save` into `folder` as
+    web-<time>-<id>.json: (its path, None), or (None, why it was not saved); the game is over all
+    the same, and its page says why."""
+    path = folder / f"web-{time.strftime('%Y%m%d-%H%M%S')}-{game_id[:6]}.json"
+    try:
+        return save(replay, path), None
+    except ReplayError as error:  # every game's save_replay says so of a path it cannot write (core.replays)
+        return None, f"the replay could not be saved: {error}"
+    except OSError as error:
+        return None, f"the replay could not be saved to {path}: {error.strerror or error}"
 
 
 class WebError(ValueError):

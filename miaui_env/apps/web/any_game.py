@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import secrets
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +48,7 @@ from miaui_env.core.web import (
     checked_int,
     checked_object,
     checked_seat,
+    save_web_replay,
     training_extra_installed,
 )
 
@@ -252,11 +252,7 @@ class AnyHumanGame:
 
     def _save(self, replays: Path) -> None:
         assert self.replay is not None
-        path = replays / f"web-{time.strftime('%Y%m%d-%H%M%S')}-{self.id[:6]}.json"
-        try:
-            self.replay_path = save_replay(self.replay, path)
-        except OSError as error:  # the game is over all the same: the page says why it was not saved
-            self.replay_error = f"the replay could not be saved to {path}: {error.strerror or error}"
+        self.replay_path, self.replay_error = save_web_replay(save_replay, self.replay, replays, self.id)
 
     def legal(self) -> list[int]:
         """The person's legal actions now; none while the agents decide, or once the game is over."""

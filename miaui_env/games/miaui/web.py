@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import secrets
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +33,7 @@ from miaui_env.core.web import (
     checked_int,
     checked_object,
     checked_seat,
+    save_web_replay,
     training_extra_installed,
 )
 from miaui_env.games.miaui.agents import as_seen, views_at_table
@@ -223,11 +223,7 @@ class HumanGame:
 
     def _save(self, replays: Path) -> None:
         assert self.replay is not None
-        path = replays / f"web-{time.strftime('%Y%m%d-%H%M%S')}-{self.id[:6]}.json"
-        try:
-            self.replay_path = save_replay(self.replay, path)
-        except OSError as error:  # the game is over all the same: the page says why it was not saved
-            self.replay_error = f"the replay could not be saved to {path}: {error.strerror or error}"
+        self.replay_path, self.replay_error = save_web_replay(save_replay, self.replay, replays, self.id)
 
     def page(self) -> dict[str, Any]:
         """What the person's page shows: their seat's table from its observation, the last reveal,
