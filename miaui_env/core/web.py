@@ -67,6 +67,32 @@ def checked_int(value: Any, name: str, low: int, high: int) -> int:
     return value
 
 
+def checked_agents(chosen: Any, key: str, count: int, menu: Sequence[AgentChoice], each: str, kind: str = "agent") -> list[str]:
+    """`chosen`, the request's `key`: a list of `count` names of agents in `menu` (one for `each`
+    seat); WebError naming what is wrong otherwise."""
+    if not isinstance(chosen, list) or len(chosen) != count:
+        raise WebError(f"{key}={chosen!r:.60}: a list of {count} {kind} names, one for each {each}")
+    names = [choice.name for choice in menu]
+    for name in chosen:
+        if not isinstance(name, str) or name not in names:
+            raise WebError(f"{kind} {name!r:.60} is not offered here; choose from {', '.join(names)}")
+    return list(chosen)
+
+
+def agents_by_seat(opponents: Sequence[str], seat: int) -> tuple[str | None, ...]:
+    """Every seat's agent: None at the person's `seat`, the `opponents` clockwise from the person's left."""
+    n = len(opponents) + 1
+    return tuple(None if s == seat else opponents[(s - seat - 1) % n] for s in range(n))
+
+
+def checked_seed(seed: Any, highest: int) -> int | None:
+    """The deal's seed a request names: None (a fresh one), or an integer from 0 to `highest`, also
+    written as a string of digits (a page's JavaScript numbers round integers above 2**53)."""
+    if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= MAX_INT_DIGITS:
+        seed = int(seed)
+    return None if seed is None else checked_int(seed, "seed", 0, highest)
+
+
 def checked_seat(seat: Any, num_players: int) -> int | None:
     """A seat to watch from (None: the spectator); WebError naming the seats otherwise."""
     return None if seat is None else checked_int(seat, "seat", 0, num_players - 1)

@@ -41,13 +41,15 @@ from miaui_env.core.errors import InvalidConfigError
 from miaui_env.core.registry import Game, GameWords
 from miaui_env.core.web import (
     HUMAN,
-    MAX_INT_DIGITS,
     AgentChoice,
     AgentsGame,
     WebError,
+    agents_by_seat,
+    checked_agents,
     checked_int,
     checked_object,
     checked_seat,
+    checked_seed,
     save_web_replay,
     training_extra_installed,
 )
@@ -115,22 +117,12 @@ class AnyGameWeb:
         n = checked_int(body.get("num_players", game.default_players), "num_players", game.min_players, game.max_players)
         seat = checked_int(body.get("seat", 0), "seat", 0, n - 1)
         default = [game.play_opponents[k % len(game.play_opponents)] for k in range(n - 1)] if game.play_opponents else None
-        chosen = body.get("opponents", default)
-        if not isinstance(chosen, list) or len(chosen) != n - 1:
-            raise WebError(f"opponents={chosen!r:.60}: a list of {n - 1} agent names, one for each other seat")
-        names = [choice.name for choice in menu]
-        for name in chosen:
-            if not isinstance(name, str) or name not in names:
-                raise WebError(f"agent {name!r:.60} is not offered here; choose from {', '.join(names)}")
+        chosen = checked_agents(body.get("opponents", default), "opponents", n - 1, menu, "other seat")
         view = body.get("view")
         if view is not None and view not in game.views:
             raise WebError(f"view={view!r:.40} is not allowed: {' or '.join(game.views)}")
         seed = body.get("seed")
-        # A seed may come as a string of digits: a page's JavaScript numbers round integers above 2**53.
-        if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= MAX_INT_DIGITS:
-            seed = int(seed)
-        agents = tuple(None if s == seat else chosen[(s - seat - 1) % n] for s in range(n))
-        return AnyGameChoice(n, agents, view, None if seed is None else checked_int(seed, "seed", 0, MAX_SEED - 1))
+        return AnyGameChoice(n, agents_by_seat(chosen, seat), view, checked_seed(seed, MAX_SEED - 1))
 
     def start(self, choice: AnyGameChoice) -> AnyHumanGame:
         """The person's game, dealt (a fresh seed when none was chosen) and played on to their first decision."""

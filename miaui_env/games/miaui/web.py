@@ -25,14 +25,16 @@ from miaui_env.core.loading import SHIPPED_POLICIES, shipped_policy_names
 from miaui_env.core.seeding import seed_generator
 from miaui_env.core.web import (
     HUMAN,
-    MAX_INT_DIGITS,
     AgentChoice,
     GameWeb,
     WebError,
+    agents_by_seat,
+    checked_agents,
     checked_bool,
     checked_int,
     checked_object,
     checked_seat,
+    checked_seed,
     save_web_replay,
     training_extra_installed,
 )
@@ -118,18 +120,9 @@ class TableChoice:
         what, fields = ("a new game", cls.PERSON_FIELDS) if person else ("a game of agents", cls.AGENTS_FIELDS)
         body = checked_object(body, fields, what)
         n = checked_int(body.get("players", 4), "players", MIN_PLAYERS, MAX_PLAYERS)
-        key, count = ("opponents", n - 1) if person else ("agents", n)
-        chosen = body.get(key)
-        if not isinstance(chosen, list) or len(chosen) != count:
-            raise WebError(f"{key}={chosen!r:.60}: a list of {count} agent names, one for each {'other ' if person else ''}seat")
-        names = [choice.name for choice in menu]
-        for name in chosen:
-            if not isinstance(name, str) or name not in names:
-                raise WebError(f"agent {name!r:.60} is not offered here; choose from {', '.join(names)}")
-        agents: list[str | None] = list(chosen)
-        if person:
-            seat = checked_int(body.get("seat", 0), "seat", 0, n - 1)
-            agents = [None if s == seat else chosen[(s - seat - 1) % n] for s in range(n)]
+        key, count, each = ("opponents", n - 1, "other seat") if person else ("agents", n, "seat")
+        chosen = checked_agents(body.get(key), key, count, menu, each)
+        agents = agents_by_seat(chosen, checked_int(body.get("seat", 0), "seat", 0, n - 1)) if person else tuple(chosen)
         view = body.get("view", "table")
         if view not in VIEWS:
             raise WebError(f"view={view!r:.40} is not allowed: {' or '.join(VIEWS)}")
@@ -140,10 +133,7 @@ class TableChoice:
             no_fighting=checked_bool(body.get("no_fighting", False), "no_fighting"),
             view=view,
         )
-        # A seed may come as a string of digits: a page's JavaScript numbers round integers above 2**53.
-        if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= MAX_INT_DIGITS:
-            seed = int(seed)
-        return cls(spec, tuple(agents), None if seed is None else checked_int(seed, "seed", 0, MAX_SEED - 1))
+        return cls(spec, agents, checked_seed(seed, MAX_SEED - 1))
 
     def deal(self) -> tuple[GameState, int]:
         """A new game dealt as `reset(seed=...)` deals it (a fresh seed when none was chosen), and its seed."""

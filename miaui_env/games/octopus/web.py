@@ -24,13 +24,16 @@ import numpy as np
 from miaui_env.core.agents import Agent
 from miaui_env.core.web import (
     HUMAN,
-    MAX_INT_DIGITS,
     AgentChoice,
     AgentsGame,
     GameWeb,
     WebError,
+    agents_by_seat,
+    checked_agents,
+    checked_int,
     checked_object,
     checked_seat,
+    checked_seed,
     save_web_replay,
     training_extra_installed,
 )
@@ -98,12 +101,6 @@ def octopus_policy_choices() -> list[AgentChoice]:
     return choices
 
 
-def _checked_int(value: Any, name: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise WebError(f"{name}={value!r:.40} is not allowed: an integer from {low} to {high}")
-    return value
-
-
 @dataclass(frozen=True)
 class OctopusChoice:
     """An octopus table from the page: its size, the agents by seat (None: the person's seat), the
@@ -119,24 +116,16 @@ class OctopusChoice:
         """The table a request body asks for: `opponents` lists one agent for each other seat,
         clockwise from the person's left (default: risk-aware everywhere)."""
         body = checked_object(body, NEW_GAME_FIELDS, "a new octopus game")
-        n = _checked_int(body.get("num_players", 2), "num_players", MIN_PLAYERS, MAX_PLAYERS)
-        seat = _checked_int(body.get("seat", 0), "seat", 0, n - 1)
-        chosen = body.get("opponents", [DEFAULT_OPPONENT] * (n - 1))
-        if not isinstance(chosen, list) or len(chosen) != n - 1:
-            raise WebError(f"opponents={chosen!r:.60}: a list of {n - 1} octopus agent names, one for each other seat")
-        names = [choice.name for choice in menu]
-        for name in chosen:
-            if not isinstance(name, str) or name not in names:
-                raise WebError(f"octopus agent {name!r:.60} is not offered here; choose from {', '.join(names)}")
+        n = checked_int(body.get("num_players", 2), "num_players", MIN_PLAYERS, MAX_PLAYERS)
+        seat = checked_int(body.get("seat", 0), "seat", 0, n - 1)
+        chosen = checked_agents(
+            body.get("opponents", [DEFAULT_OPPONENT] * (n - 1)), "opponents", n - 1, menu, "other seat", "octopus agent"
+        )
         view = body.get("view", "table")
         if view not in VIEWS:
             raise WebError(f"view={view!r:.40} is not allowed: {' or '.join(VIEWS)} (O4)")
         seed = body.get("seed")
-        # A seed may come as a string of digits: a page's JavaScript numbers round integers above 2**53.
-        if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= MAX_INT_DIGITS:
-            seed = int(seed)
-        agents = tuple(None if s == seat else chosen[(s - seat - 1) % n] for s in range(n))
-        return cls(n, agents, view, None if seed is None else _checked_int(seed, "seed", 0, MAX_SEED))
+        return cls(n, agents_by_seat(chosen, seat), view, checked_seed(seed, MAX_SEED))
 
 
 # -- what the person's seat sees ------------------------------------------------------------------
