@@ -3,6 +3,7 @@
 // are anyone's to write.
 "use strict";
 
+const API = "/api"; // Miaui's routes, under the addresses they had before every game had its own
 const ROUNDS = 12;
 const DEPTH_RULES = { bottom: "the highest card", middle: "the next highest card", top: "the lowest card" };
 const KIND_NAMES = { kittenfish: "Kittenfish", tigerfish: "Tigerfish", emperor_tuna: "Emperor tuna", lantern: "Lantern", jellyfish: "Jellyfish", seagull: "Seagull" };
@@ -14,9 +15,6 @@ const CARD_KEYS = { 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 8, 9: 9, 0: 10,
 
 let agents = [];
 let limits = null;
-let game = null; // the person's game as the server last sent it
-let busy = false;
-let watching = null; // {replay, players, frames, frame, seat, title, result}
 
 // -- names ------------------------------------------------------------------------------------
 // ctx: {players: [name by seat], you: the person's seat or null}
@@ -222,8 +220,8 @@ function finalElement(final, ctx, actions) {
 
 // -- playing ------------------------------------------------------------------------------------
 function agentSelect(id, chosen) {
-  return h("select", { id }, agents.map((agent) => option(agent.name, agent.name, agent.name === chosen,
-    agent.needs_training_extra ? `${agent.about} (needs the training extra: torch and sb3-contrib)` : agent.about)));
+  return agentMenu(id, agents, chosen,
+    (agent) => (agent.needs_training_extra ? `${agent.about} (needs the training extra: torch and sb3-contrib)` : agent.about));
 }
 
 // The shipped policies this server cannot load, and the one command that brings them.
@@ -263,26 +261,16 @@ function showGame(view) {
     : h("div", { class: "log hint", text: "The table view shows the last reveal only (R11): deal with “the table + a perfect memory” for a log of every round." }));
   $("final").hidden = !view.final;
   if (view.final) {
-    const saved = view.replay ? h("div", { class: "saved", text: `saved as a replay: ${view.replay}` })
-      : h("div", { class: "saved", text: view.replay_error || "" });
-    const actions = h("div", { class: "actions" },
-      h("button", { type: "button", id: "watch-this", onclick: () => watchFinishedGame() }, "Watch this game"),
-      h("a", { href: `/api/games/${view.id}/replay`, download: `miaui-${view.id.slice(0, 6)}.json` },
-        h("button", { type: "button", tabindex: "-1" }, "Download replay")),
-      h("button", { type: "button", id: "deal-again", class: "primary", onclick: () => dealGame() }, "Deal again"));
-    $("final").replaceChildren(...finalElement(view.final, ctx, [saved, actions]));
+    const replay = { href: `${API}/games/${view.id}/replay`, file: `miaui-${view.id.slice(0, 6)}.json` };
+    $("final").replaceChildren(...finalElement(view.final, ctx, gameOverParts(view, () => watchFinishedGame(view.id, null), replay, dealGame)));
   }
 }
 
 async function playCard(card) {
   if (busy || !game) return;
-  busy = true;
-  document.querySelectorAll("#hand button").forEach((button) => { button.disabled = true; });
   // The play names the round the page shows: a second send (or a stale page) is refused, not played.
-  const view = await attempt(() => api("POST", `/api/games/${game.id}/play`, { card, round: game.table.round }));
-  busy = false;
+  const view = await send(`${API}/games/${game.id}/play`, { card, round: game.table.round }, "#hand button");
   if (view) showGame(view);
-  else document.querySelectorAll("#hand button").forEach((button) => { button.disabled = game.over; });
   focusHand(card);
 }
 
@@ -295,27 +283,11 @@ function focusHand(near) {
 }
 
 async function dealGame() {
-  const n = Number($("players").value);
-  const body = {
-    players: n, seat: Number($("seat").value), view: $("view").value,
-    opponents: [...Array(n - 1).keys()].map((k) => $(`opponent-${k + 1}`).value),
-    open_baskets: $("open_baskets").checked, no_fighting: $("no_fighting").checked,
-  };
-  const view = await startGame("/api/games", body, game);
+  const body = { ...tableChoice("players"), open_baskets: $("open_baskets").checked, no_fighting: $("no_fighting").checked };
+  const view = await startGame(`${API}/games`, body);
   if (!view) return;
   history.replaceState(null, "", `#game=${view.id}`);
   showGame(view);
-}
-
-async function resumeGame() {
-  const match = /^#game=([A-Za-z0-9_-]+)$/.exec(location.hash);
-  if (!match) return;
-  const view = await attempt(() => api("GET", `/api/games/${match[1]}`));
-  if (view) {
-    $("setup-box").open = false;
-    showGame(view);
-  }
-  else history.replaceState(null, "", location.pathname);
 }
 
 // -- watching -----------------------------------------------------------------------------------
@@ -327,70 +299,23 @@ function fillWatchAgents() {
   $("watch-agents").replaceChildren(...rows);
 }
 
-// One line of the shelf: when, who played, who won; the file's path shows on hover.
-function startWatching(data, heading) {
-  stopAutoplay();
-  const result = JSON.parse(data.replay);
-  watching = { replay: data.replay, players: data.players, frames: data.frames, frame: 0, seat: null, title: heading, result };
-  $("watch-seat").replaceChildren(option("", "spectator (every card)", true),
-    ...data.players.map((name, seat) => option(seat, `player_${seat} (${name})`, false)));
-  $("watch-board").hidden = false;
-  $("watch-box").open = false;
-  showFrame(false);
-}
-
-function showFrame(animate) {
-  const { frames, frame } = watching;
-  const last = frames.length - 1;
-  const ctx = { players: watching.players, you: null };
-  const current = frames[frame];
-  $("watch-title").textContent = watching.title;
-  const what = frame === 0 ? "the deal" : frame === last ? `rounds ${frame} and ${ROUNDS} revealed` : `round ${frame} revealed`;
-  $("step").textContent = `step ${frame} of ${last}: ${what}`;
-  const final = frame === last ? watching.result : null;
+// A frame is the table after the deal or after a round's reveal: the reveal itself shown beside it
+// (animated when stepped forward to), and the rounds before in the log.
+function drawWatched(watched, animate) {
+  const { data, frame } = watched;
+  const ctx = { players: data.players, you: null };
+  const current = data.frames[frame];
+  const final = frame === data.frames.length - 1 ? JSON.parse(watched.replay) : null;
   $("watch-table").replaceChildren(tableElement(current.table, ctx, final));
   $("watch-reveal").replaceChildren(...current.reveal.map((reveal) => revealElement(reveal, ctx, animate)));
   // The spectator sees every round; a seat's view keeps what that seat's observation holds (R11).
-  const earlier = frames.slice(1, frame).flatMap((shownFrame) => shownFrame.reveal);
-  $("watch-log").replaceChildren(watching.seat === null ? logElement(earlier, ctx) : []);
-  $("watch-final").hidden = frame !== last;
-  if (frame === last) $("watch-final").replaceChildren(...finalElement(watching.result, ctx, null));
-  $("first").disabled = $("back").disabled = frame === 0;
-  $("forward").disabled = $("last").disabled = frame === last;
+  const earlier = data.frames.slice(1, frame).flatMap((shownFrame) => shownFrame.reveal);
+  $("watch-log").replaceChildren(watched.seat === null ? logElement(earlier, ctx) : []);
 }
 
-function step(to) {
-  if (!watching) return;
-  const frame = Math.max(0, Math.min(watching.frames.length - 1, to));
-  if (frame === watching.frame) return;
-  const animate = frame === watching.frame + 1;
-  watching.frame = frame;
-  showFrame(animate);
-}
-
-async function watchText(text, heading) {
-  const data = await attempt(() => api("POST", "/api/watch", { replay: text, seat: null }));
-  if (data) startWatching(data, heading);
-}
-
-async function watchFinishedGame() {
-  const text = await attempt(async () => {
-    const response = await fetch(`/api/games/${game.id}/replay`);
-    if (!response.ok) throw new Error((await response.json()).error);
-    return response.text();
-  });
-  if (text === undefined) return;
-  showTab("watch");
-  await watchText(text, "your game");
-}
-
-async function changeSeat() {
-  const seat = $("watch-seat").value === "" ? null : Number($("watch-seat").value);
-  const data = await attempt(() => api("POST", "/api/watch", { replay: watching.replay, seat }));
-  if (!data) return;
-  watching.frames = data.frames;
-  watching.seat = seat;
-  showFrame(false);
+function stepText(frame, last) {
+  const what = frame === 0 ? "the deal" : frame === last ? `rounds ${frame} and ${ROUNDS} revealed` : `round ${frame} revealed`;
+  return `step ${frame} of ${last}: ${what}`;
 }
 
 function download() {
@@ -406,56 +331,34 @@ function showTab(name) {
   $("watch").hidden = name !== "watch";
   $("tab-play").classList.toggle("active", name === "play");
   $("tab-watch").classList.toggle("active", name === "watch");
-  if (name === "watch") loadShelf("/api/replays");
+  if (name === "watch") loadShelf();
   else stopAutoplay();
 }
 
 function wire() {
+  // Miaui's frames end at the last reveal: the scores and winners are read from the replay's text.
+  describePage({ api: API, show: showGame, autoplayMs: AUTOPLAY_MS, spectator: "spectator (every card)", draw: drawWatched, stepText,
+    final: (watched) => finalElement(JSON.parse(watched.replay), { players: watched.data.players, you: null }, null),
+    refuseFile: (file) => (limits && file.size > limits.max_body_kb * 1024 ? `${file.name} is larger than ${limits.max_body_kb} kB: not a replay` : ""),
+    showWatch: () => showTab("watch") });
   $("tab-play").onclick = () => showTab("play");
   $("tab-watch").onclick = () => showTab("watch");
-  $("players").onchange = () => fillSeats(opponentMenu);
-  $("seat").onchange = () => fillOpponents(opponentMenu);
-  $("setup").onsubmit = (event) => { event.preventDefault(); dealGame(); };
+  wireSetup(opponentMenu, dealGame);
   $("watch-players").onchange = fillWatchAgents;
-  $("open-saved").onclick = async () => {
-    const name = $("shelf").value;
-    if (!name) { showError("no saved replay is chosen: pick one from the list, or open a file"); return; }
-    const data = await attempt(() => api("POST", "/api/watch", { file: name, seat: null }));
-    if (data) startWatching(data, name);
-  };
-  $("replay-file").onchange = async (event) => {
-    const file = event.target.files[0];
-    if (!file) return;
-    if (limits && file.size > limits.max_body_kb * 1024) { showError(`${file.name} is larger than ${limits.max_body_kb} kB: not a replay`); return; }
-    await watchText(await file.text(), file.name);
-    event.target.value = "";
-  };
   $("watch-fresh").onclick = async () => {
     const n = Number($("watch-players").value);
     const body = { players: n, agents: [...Array(n).keys()].map((s) => $(`watch-agent-${s}`).value),
       open_baskets: $("watch-open_baskets").checked, no_fighting: $("watch-no_fighting").checked, seat: null };
     $("watch-fresh").disabled = true;
-    const data = await attempt(() => api("POST", "/api/watch/agents", body));
+    const data = await attempt(() => api("POST", `${API}/watch/agents`, body));
     $("watch-fresh").disabled = false;
     if (data) startWatching(data, "a fresh game of agents");
   };
-  $("watch-seat").onchange = changeSeat;
-  $("first").onclick = () => step(0);
-  $("back").onclick = () => step(watching.frame - 1);
-  $("forward").onclick = () => step(watching.frame + 1);
-  $("last").onclick = () => step(watching.frames.length - 1);
-  $("autoplay").onclick = () => toggleAutoplay(() => watching.frame, () => watching.frames.length, step, AUTOPLAY_MS);
   $("download").onclick = download;
   document.addEventListener("keydown", (event) => {
-    if ($("play").hidden || !game || game.over || busy || event.ctrlKey || event.metaKey || event.altKey) return;
-    if (["SELECT", "INPUT", "TEXTAREA"].includes(document.activeElement.tagName) || !(event.key in CARD_KEYS)) return;
+    if ($("play").hidden || !game || game.over || busy || !pageKey(event) || !(event.key in CARD_KEYS)) return;
     event.preventDefault();
     playCard(CARD_KEYS[event.key]);
-  });
-  document.addEventListener("keydown", (event) => {
-    if ($("watch").hidden || !watching || ["SELECT", "INPUT"].includes(document.activeElement.tagName)) return;
-    if (event.key === "ArrowRight") step(watching.frame + 1);
-    if (event.key === "ArrowLeft") step(watching.frame - 1);
   });
 }
 
@@ -464,7 +367,7 @@ async function init() {
   for (const select of [$("players"), $("watch-players")]) {
     select.replaceChildren(...[3, 4, 5, 6].map((n) => option(n, n, n === 4)));
   }
-  const data = await attempt(() => api("GET", "/api/agents"));
+  const data = await attempt(() => api("GET", `${API}/agents`));
   if (!data) return;
   agents = data.agents;
   limits = data.limits;
@@ -473,7 +376,8 @@ async function init() {
   $("training-note").hidden = !data.training_extra.missing.length;
   fillSeats(opponentMenu);
   fillWatchAgents();
-  await resumeGame();
+  const resumed = await resumedGame(`${API}/games`);
+  if (resumed) showGame(resumed);
 }
 
 init();

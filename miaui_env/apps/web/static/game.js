@@ -11,9 +11,6 @@ const AUTOPLAY_MS = 900;
 
 let about = null; // the game's tables, as GET /api/<game>/agents sends them
 let agents = [];
-let game = null; // the person's game as the server last sent it
-let busy = false;
-let watching = null; // {replay, data, frame, title}
 
 function who(seat, you) { return seat === you ? "you" : `player_${seat}`; }
 
@@ -47,138 +44,36 @@ function showGame(view) {
     title: k < 9 ? `key ${k + 1}` : null, onclick: () => act(choice.action) },
   choice.label, k < 9 ? h("span", { class: "key", text: ` [${k + 1}]` }) : null)));
   $("decision-hint").textContent = view.over ? "the game is over" : (view.legal.length ? "choose one" : "the others are deciding");
-  $("log").replaceChildren(...view.log.map((entry) => h("li", {}, entry.text,
+  showLog("log", view.log.map((entry) => h("li", {}, entry.text,
     entry.seen.length ? h("ul", { class: "seen", "aria-label": "what changed in your view" }, entry.seen.map((line) => h("li", { text: line }))) : null)));
-  $("log").lastElementChild?.scrollIntoView({ block: "nearest" });
   $("final").hidden = !view.final;
   if (view.final) {
-    const saved = h("div", { class: "saved", text: view.replay ? `saved as a replay: ${view.replay}` : (view.replay_error || "") });
-    const actions = h("div", { class: "actions" },
-      h("button", { type: "button", id: "watch-this", onclick: () => watchFinishedGame() }, "Watch this game"),
-      h("a", { href: `${API}/games/${view.id}/replay`, download: `${GAME}-${view.id.slice(0, 6)}.json` },
-        h("button", { type: "button", id: "download", tabindex: "-1" }, "Download replay")),
-      h("button", { type: "button", id: "deal-again", class: "primary", onclick: () => dealGame() }, "Deal again"));
-    $("final").replaceChildren(...finalElement(view.final, view.players, view.seat), saved, actions);
+    const replay = { href: `${API}/games/${view.id}/replay`, file: `${GAME}-${view.id.slice(0, 6)}.json`, buttonId: "download" };
+    $("final").replaceChildren(...finalElement(view.final, view.players, view.seat),
+      ...gameOverParts(view, () => watchFinishedGame(view.id, view.seat), replay, dealGame));
   }
-  const first = $("actions").querySelector("button");
-  if (first) first.focus(); else $("deal-again")?.focus();
-}
-
-async function act(action) {
-  if (busy || !game || game.over) return;
-  busy = true;
-  document.querySelectorAll("#actions button").forEach((button) => { button.disabled = true; });
-  // The decision names the step the page shows: a second send (or a stale page) is refused, not played.
-  const view = await attempt(() => api("POST", `${API}/games/${game.id}/actions`, { action, step: game.step }));
-  busy = false;
-  if (view) showGame(view);
-  else document.querySelectorAll("#actions button").forEach((button) => { button.disabled = false; });
+  focusChoice();
 }
 
 function opponentMenu(id, chosen) {
   const k = Number(id.split("-").pop()) - 1; // opponent-1 sits on the person's left
   const defaults = about.default_opponents.length ? about.default_opponents : [agents[0].name];
-  const name = chosen || defaults[k % defaults.length];
-  return h("select", { id }, agents.map((agent) => option(agent.name, agent.name, agent.name === name, agent.about)));
+  return agentMenu(id, agents, chosen || defaults[k % defaults.length]);
 }
 
 async function dealGame() {
-  const n = Number($("players").value);
-  const body = { num_players: n, seat: Number($("seat").value), view: $("view").value,
-    opponents: [...Array(n - 1).keys()].map((k) => $(`opponent-${k + 1}`).value) };
-  const view = await startGame(`${API}/games`, body, game);
+  const view = await startGame(`${API}/games`, tableChoice("num_players"));
   if (view) showGame(view);
-}
-
-async function resumeGame() {
-  const match = /^#game=([A-Za-z0-9_-]+)$/.exec(location.hash);
-  if (!match) return;
-  const view = await attempt(() => api("GET", `${API}/games/${match[1]}`));
-  if (view) {
-    $("setup-box").open = false;
-    showGame(view);
-  } else history.replaceState(null, "", location.pathname);
 }
 
 // -- watching a replay ---------------------------------------------------------------------------
 // Every frame is the table after a decision: the spectator's (every decision in words) or one
 // seat's view (its own decisions in words, the others' as who decided).
-function showFrame() {
-  const { data, frame } = watching;
-  const last = data.frames.length - 1;
-  $("watch-title").textContent = watching.title;
-  $("step").textContent = `decision ${frame} of ${last}`;
+function drawWatched(watched) {
+  const { data, frame } = watched;
   const heading = data.seat === null ? "The table (spectator)" : `player_${data.seat}'s view (${data.players[data.seat]})`;
   $("watch-view").replaceChildren(h("h2", { text: heading }), linesElement(data.frames[frame].lines));
-  $("watch-log").replaceChildren(...data.frames.slice(1, frame + 1).map((shown) => h("li", { text: shown.move })));
-  $("watch-log").lastElementChild?.scrollIntoView({ block: "nearest" });
-  $("watch-final").hidden = frame !== last;
-  if (frame === last) $("watch-final").replaceChildren(...finalElement(data.final, data.players, data.seat));
-  $("first").disabled = $("back").disabled = frame === 0;
-  $("forward").disabled = $("last").disabled = frame === last;
-}
-
-function startWatching(data, title) {
-  stopAutoplay();
-  watching = { replay: data.replay, data, frame: 0, title };
-  $("watch-seat").replaceChildren(option("", "spectator (every decision)", data.seat === null),
-    ...data.players.map((name, seat) => option(seat, `player_${seat} (${name})`, seat === data.seat)));
-  $("watch-board").hidden = false;
-  $("watch-box").open = false;
-  showFrame();
-}
-
-function step(to) {
-  if (!watching) return;
-  const frame = Math.max(0, Math.min(watching.data.frames.length - 1, to));
-  if (frame === watching.frame) return;
-  watching.frame = frame;
-  showFrame();
-}
-
-async function watchText(text, title, seat) {
-  const data = await attempt(() => api("POST", `${API}/watch`, { replay: text, seat: seat === undefined ? null : seat }));
-  if (data) startWatching(data, title);
-  return data;
-}
-
-async function watchFinishedGame() {
-  const text = await attempt(async () => {
-    const response = await fetch(`${API}/games/${game.id}/replay`);
-    if (!response.ok) throw new Error((await response.json()).error);
-    return response.text();
-  });
-  if (text !== undefined) await watchText(text, "your game", game.seat);
-}
-
-function wireWatching() {
-  $("watch-box").addEventListener("toggle", () => { if ($("watch-box").open) loadShelf(`${API}/replays`); });
-  $("open-saved").onclick = async () => {
-    const name = $("shelf").value;
-    if (!name) { showError("no saved replay is chosen: pick one from the list, or open a file"); return; }
-    const data = await attempt(() => api("POST", `${API}/watch`, { file: name, seat: null }));
-    if (data) startWatching(data, name);
-  };
-  $("replay-file").onchange = async (event) => {
-    const file = event.target.files[0];
-    if (!file) return;
-    await watchText(await file.text(), file.name);
-    event.target.value = "";
-  };
-  $("watch-seat").onchange = async () => {
-    const seat = $("watch-seat").value === "" ? null : Number($("watch-seat").value);
-    const data = await attempt(() => api("POST", `${API}/watch`, { replay: watching.replay, seat }));
-    if (!data) return;
-    watching.data = data;
-    watching.frame = Math.min(watching.frame, data.frames.length - 1);
-    showFrame();
-  };
-  $("first").onclick = () => step(0);
-  $("back").onclick = () => step(watching.frame - 1);
-  $("forward").onclick = () => step(watching.frame + 1);
-  $("last").onclick = () => step(watching.data.frames.length - 1);
-  $("autoplay").onclick = () => toggleAutoplay(() => watching.frame, () => watching.data.frames.length, step, AUTOPLAY_MS);
-  $("close-watch").onclick = () => { stopAutoplay(); watching = null; $("watch-board").hidden = true; };
+  showLog("watch-log", data.frames.slice(1, frame + 1).map((shown) => h("li", { text: shown.move })));
 }
 
 // -- the page ---------------------------------------------------------------------------------------
@@ -192,18 +87,13 @@ function fillTable() {
 }
 
 async function init() {
-  wireWatching();
-  $("players").onchange = () => fillSeats(opponentMenu);
-  $("seat").onchange = () => fillOpponents(opponentMenu);
-  $("setup").onsubmit = (event) => { event.preventDefault(); dealGame(); };
+  describePage({ api: API, show: showGame, autoplayMs: AUTOPLAY_MS, spectator: "spectator (every decision)", draw: drawWatched,
+    final: (watched) => finalElement(watched.data.final, watched.data.players, watched.data.seat) });
+  $("watch-box").addEventListener("toggle", () => { if ($("watch-box").open) loadShelf(); });
+  $("close-watch").onclick = closeWatching;
+  wireSetup(opponentMenu, dealGame);
   document.addEventListener("keydown", (event) => {
-    if (event.ctrlKey || event.metaKey || event.altKey || ["SELECT", "INPUT", "TEXTAREA"].includes(document.activeElement.tagName)) return;
-    if (watching && !$("watch-board").hidden && ["ArrowLeft", "ArrowRight"].includes(event.key)) {
-      event.preventDefault();
-      step(watching.frame + (event.key === "ArrowRight" ? 1 : -1));
-      return;
-    }
-    if (!game || game.over || busy || !/^[1-9]$/.test(event.key)) return;
+    if (!game || game.over || busy || !pageKey(event) || !/^[1-9]$/.test(event.key)) return;
     const choice = game.legal[Number(event.key) - 1];
     if (!choice) return;
     event.preventDefault();
@@ -216,7 +106,8 @@ async function init() {
   document.title = capitalized(about.title);
   $("title").textContent = capitalized(about.title);
   fillTable();
-  await resumeGame();
+  const resumed = await resumedGame(`${API}/games`);
+  if (resumed) showGame(resumed);
 }
 
 init();

@@ -2,11 +2,11 @@
 // describes the JSON) and sends back the person's decisions. Every text is set as text, never as HTML.
 "use strict";
 
+const API = "/api/octopus";
 const DEFAULT_OPPONENT = "risk-aware";
+const AUTOPLAY_MS = 700;
 
 let agents = [];
-let game = null; // the game as the server last sent it
-let busy = false;
 
 function who(view, seat) { return seat === view.seat ? "you" : `player_${seat}`; }
 
@@ -50,20 +50,20 @@ function tableElement(view) {
   return h("div", {}, parts);
 }
 
+// Each seat's total, with the sessions' scores that add up to it.
+function totalsList(view, final) {
+  return h("ul", {}, final.totals.map((total, seat) => h("li", {
+    text: `${who(view, seat)} (${view.players[seat]}): ${total} (sessions: ${final.session_scores.map((scores) => scores[seat]).join(" + ")})` })));
+}
+
 function finalElement(view) {
   const final = view.final;
   const winners = final.winners.map((seat) => who(view, seat));
   return [
     h("h2", { text: final.winners.includes(view.seat) ? "You win!" : "Game over" }),
     h("div", { id: "winners", text: `Winner${winners.length > 1 ? "s" : ""}: ${winners.join(", ")}` + (final.truncated ? " (the session cap ended the game)" : "") }),
-    h("ul", {}, final.totals.map((total, seat) => h("li", {
-      text: `${who(view, seat)} (${view.players[seat]}): ${total}` +
-        ` (sessions: ${final.session_scores.map((scores) => scores[seat]).join(" + ")})` }))),
-    view.replay ? h("div", { class: "saved", text: `saved as a replay: ${view.replay}` }) : h("div", { class: "saved", text: view.replay_error || "" }),
-    h("div", { class: "actions" },
-      h("a", { href: `/api/octopus/games/${view.id}/replay`, download: `octopus-${view.id.slice(0, 6)}.json` },
-        h("button", { type: "button", tabindex: "-1" }, "Download replay")),
-      h("button", { type: "button", id: "deal-again", class: "primary", onclick: () => dealGame() }, "Deal again")),
+    totalsList(view, final),
+    ...gameOverParts(view, null, { href: `${API}/games/${view.id}/replay`, file: `octopus-${view.id.slice(0, 6)}.json` }, dealGame),
   ];
 }
 
@@ -78,44 +78,24 @@ function showGame(view) {
     // the odds on the button itself: a touch screen shows no tooltip
     choice.odds ? h("span", { class: "odds", text: `succeeds with chance ${choice.odds}` }) : null)));
   $("decision-hint").textContent = view.over ? "the game is over" : (view.table.asked === "theft" ? "an octopus: try a theft?" : "stop or flip?");
-  $("log").replaceChildren(...view.log.map((line) => h("li", { text: line })));
-  $("log").lastElementChild?.scrollIntoView({ block: "nearest" });
+  showLog("log", view.log.map((line) => h("li", { text: line })));
   $("final").hidden = !view.final;
   if (view.final) $("final").replaceChildren(...finalElement(view));
-  const first = $("actions").querySelector("button");
-  if (first) first.focus(); else $("deal-again")?.focus();
-}
-
-async function act(action) {
-  if (busy || !game || game.over) return;
-  busy = true;
-  document.querySelectorAll("#actions button").forEach((button) => { button.disabled = true; });
-  // The decision names the step the page shows: a second send (or a stale page) is refused, not played.
-  const view = await attempt(() => api("POST", `/api/octopus/games/${game.id}/actions`, { action, step: game.step }));
-  busy = false;
-  if (view) showGame(view);
-  else document.querySelectorAll("#actions button").forEach((button) => { button.disabled = false; });
+  focusChoice();
 }
 
 function opponentMenu(id, chosen) {
-  const name = chosen || DEFAULT_OPPONENT;
-  return h("select", { id }, agents.map((agent) => option(agent.name, agent.name, agent.name === name, agent.about)));
+  return agentMenu(id, agents, chosen || DEFAULT_OPPONENT);
 }
 
 async function dealGame() {
-  const n = Number($("players").value);
-  const body = { num_players: n, seat: Number($("seat").value), view: $("view").value,
-    opponents: [...Array(n - 1).keys()].map((k) => $(`opponent-${k + 1}`).value) };
-  const view = await startGame("/api/octopus/games", body, game);
+  const view = await startGame(`${API}/games`, tableChoice("num_players"));
   if (view) showGame(view);
 }
 
 // -- watching a replay ---------------------------------------------------------------------------
 // Every frame is the table after a decision, from the recall view of the seat watched from: every
 // card that moved was shown to everyone (O4), so any seat's recall view shows the whole game.
-const AUTOPLAY_MS = 700;
-let watching = null; // {replay, data, frame, title}
-
 function watchFinal(data) {
   const view = { seat: data.seat, players: data.players };
   const final = data.final;
@@ -123,99 +103,30 @@ function watchFinal(data) {
     h("h2", { text: "Game over" }),
     h("div", { id: "watch-winners", text: `Winner${final.winners.length > 1 ? "s" : ""}: ${final.winners.map((seat) => `player_${seat} (${data.players[seat]})`).join(", ")}` +
       (final.truncated ? " (the session cap ended the game)" : "") }),
-    h("ul", {}, final.totals.map((total, seat) => h("li", {
-      text: `${who(view, seat)} (${data.players[seat]}): ${total} (sessions: ${final.session_scores.map((scores) => scores[seat]).join(" + ")})` }))),
+    totalsList(view, final),
   ];
 }
 
-function showFrame() {
-  const { data, frame } = watching;
-  const last = data.frames.length - 1;
-  const current = data.frames[frame];
-  $("watch-title").textContent = watching.title;
-  $("step").textContent = `decision ${frame} of ${last}`;
-  $("watch-table").replaceChildren(tableElement({ table: current.table, seat: data.seat, players: data.players, view: data.view }));
-  $("watch-log").replaceChildren(...data.frames.slice(0, frame + 1).flatMap((shown) => shown.log).map((line) => h("li", { text: line })));
-  $("watch-log").lastElementChild?.scrollIntoView({ block: "nearest" });
-  $("watch-final").hidden = frame !== last;
-  if (frame === last) $("watch-final").replaceChildren(...watchFinal(data));
-  $("first").disabled = $("back").disabled = frame === 0;
-  $("forward").disabled = $("last").disabled = frame === last;
-}
-
-function startWatching(text, data, title) {
-  stopAutoplay();
-  watching = { replay: text, data, frame: 0, title };
-  $("watch-seat").replaceChildren(...data.players.map((name, seat) => option(seat, `player_${seat} (${name})`, seat === data.seat)));
-  $("watch-board").hidden = false;
-  $("watch-box").open = false;
-  showFrame();
-}
-
-function step(to) {
-  if (!watching) return;
-  const frame = Math.max(0, Math.min(watching.data.frames.length - 1, to));
-  if (frame === watching.frame) return;
-  watching.frame = frame;
-  showFrame();
-}
-
-async function watchText(text, title, seat) {
-  const data = await attempt(() => api("POST", "/api/octopus/watch", { replay: text, seat: seat === undefined ? null : seat }));
-  if (data) startWatching(data.replay, data, title);
-  return data;
-}
-
-function wireWatching() {
-  $("watch-box").addEventListener("toggle", () => { if ($("watch-box").open) loadShelf("/api/octopus/replays"); });
-  $("open-saved").onclick = async () => {
-    const name = $("shelf").value;
-    if (!name) { showError("no saved replay is chosen: pick one from the list, or open a file"); return; }
-    const data = await attempt(() => api("POST", "/api/octopus/watch", { file: name, seat: null }));
-    if (data) startWatching(data.replay, data, name);
-  };
-  $("replay-file").onchange = async (event) => {
-    const file = event.target.files[0];
-    if (!file) return;
-    await watchText(await file.text(), file.name);
-    event.target.value = "";
-  };
-  $("watch-seat").onchange = async () => {
-    const frame = watching.frame;
-    const data = await attempt(() => api("POST", "/api/octopus/watch", { replay: watching.replay, seat: Number($("watch-seat").value) }));
-    if (!data) return;
-    watching.data = data;
-    watching.frame = Math.min(frame, data.frames.length - 1);
-    showFrame();
-  };
-  $("first").onclick = () => step(0);
-  $("back").onclick = () => step(watching.frame - 1);
-  $("forward").onclick = () => step(watching.frame + 1);
-  $("last").onclick = () => step(watching.data.frames.length - 1);
-  $("autoplay").onclick = () => toggleAutoplay(() => watching.frame, () => watching.data.frames.length, step, AUTOPLAY_MS);
-  $("close-watch").onclick = () => { stopAutoplay(); watching = null; $("watch-board").hidden = true; };
+function drawWatched(watched) {
+  const { data, frame } = watched;
+  $("watch-table").replaceChildren(tableElement({ table: data.frames[frame].table, seat: data.seat, players: data.players, view: data.view }));
+  showLog("watch-log", data.frames.slice(0, frame + 1).flatMap((shown) => shown.log).map((line) => h("li", { text: line })));
 }
 
 async function init() {
-  wireWatching();
-  $("players").onchange = () => fillSeats(opponentMenu);
-  $("seat").onchange = () => fillOpponents(opponentMenu);
-  $("setup").onsubmit = (event) => { event.preventDefault(); dealGame(); };
+  // No spectator in the seat menu: any seat's recall view shows the whole game.
+  describePage({ api: API, show: showGame, autoplayMs: AUTOPLAY_MS, draw: drawWatched, final: (watched) => watchFinal(watched.data) });
+  $("watch-box").addEventListener("toggle", () => { if ($("watch-box").open) loadShelf(); });
+  $("close-watch").onclick = closeWatching;
+  wireSetup(opponentMenu, dealGame);
   document.addEventListener("keydown", (event) => {
-    if (watching && !$("watch-board").hidden && ["ArrowLeft", "ArrowRight"].includes(event.key)
-      && !["SELECT", "INPUT", "TEXTAREA"].includes(document.activeElement.tagName)) {
-      event.preventDefault();
-      step(watching.frame + (event.key === "ArrowRight" ? 1 : -1));
-      return;
-    }
-    if (!game || game.over || busy || event.ctrlKey || event.metaKey || event.altKey) return;
-    if (["SELECT", "INPUT", "TEXTAREA"].includes(document.activeElement.tagName)) return;
+    if (!game || game.over || busy || !pageKey(event)) return;
     const choice = game.legal.find((legal) => legal.key === event.key.toLowerCase());
     if (!choice) return;
     event.preventDefault();
     act(choice.action);
   });
-  const data = await attempt(() => api("GET", "/api/octopus/agents"));
+  const data = await attempt(() => api("GET", `${API}/agents`));
   if (!data) return;
   agents = data.agents;
   fillSeats(opponentMenu);
