@@ -213,19 +213,23 @@ def test_a_plug_in_games_networks_load_by_the_names_it_registers():
         features_extractor("FlattenExtractor")
 
 
-def test_two_games_giving_one_name_two_classes_are_refused():
+def test_a_game_naming_another_games_network_class_is_refused_when_registered():
+    # One name, one class: otherwise every checkpoint naming it (the shipped policies too) would load
+    # whichever game registered last, or fail to load at all.
     import dataclasses
 
     from miaui_env.core.policy_spec import features_extractors
-    from miaui_env.games import register, unregister
+    from miaui_env.games import game_names, register
 
     clash = {"OctopusOddsFeatures": "stable_baselines3.common.torch_layers:OctopusOddsFeatures"}
-    register(dataclasses.replace(get_game("octopus"), name="clash", features_extractors=clash))
-    try:
-        with pytest.raises(PolicySpecError, match=r"'OctopusOddsFeatures' is miaui_env\.games\.octopus\.odds:OctopusOddsFeatures"):
-            features_extractors()
-    finally:
-        unregister("clash")
+    refused = r"game 'clash': features_extractors \['OctopusOddsFeatures'\] name other classes in the octopus game's"
+    with pytest.raises(ValueError, match=refused):
+        register(dataclasses.replace(get_game("octopus"), name="clash", features_extractors=clash))
+    assert "clash" not in game_names()
+    assert features_extractors()["OctopusOddsFeatures"] == "miaui_env.games.octopus.odds:OctopusOddsFeatures"
+    policy = {"PrivilegedCriticPolicy": "stable_baselines3.common.policies:PrivilegedCriticPolicy"}
+    with pytest.raises(ValueError, match=r"policy_classes \['PrivilegedCriticPolicy'\] name other classes in Miaui's"):
+        register(dataclasses.replace(get_game("octopus"), name="clash", policy_classes=policy))
 
 
 @pytest.mark.parametrize("table", ["policy_classes", "features_extractors"])

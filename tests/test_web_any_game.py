@@ -251,6 +251,18 @@ def test_a_game_without_words_has_no_page_and_says_what_it_lacks(client):
     assert 'href="/wordless"' not in index
 
 
+@pytest.mark.parametrize("name", ["games", "static", "watch"])
+def test_a_game_named_as_one_of_the_apps_own_paths_has_no_page_and_says_why(client, name):
+    # /games is the index, /static/... the files, /api/games/<id> and /api/watch/agents Miaui's old
+    # URLs: a game of such a name would be shadowed there, half reachable.
+    register(dataclasses.replace(get_game(GAME), name=name, title=f"bids called {name}"))
+    shadowed = rf"bids called {name} has no page here: its name '{name}' is one of the app's own paths"
+    refused(client.post(f"/api/{name}/games", json={}), 404, shadowed)
+    index = client.get("/games").get_data(as_text=True)
+    assert re.search(rf'<li id="game-{name}">bids called {name} <span class="hint">\({name}, 2-4 players\): bids called', index)
+    assert f'href="/{name}"' not in index
+
+
 def test_the_games_index_links_every_registered_games_page(client):
     index = client.get("/games")
     assert index.status_code == 200 and index.mimetype == "text/html" and "default-src 'self'" in index.headers["Content-Security-Policy"]

@@ -83,7 +83,7 @@ def check_ppo_section(section: Mapping[str, Any]) -> None:
 def ppo_kwargs(section: Mapping[str, Any]) -> dict[str, Any]:
     """The `ppo` section as MaskablePPO's keyword arguments (plain dicts and lists), checked: YAML cannot
     hold a class, so `policy_kwargs.activation_fn` is written as a torch.nn class name (`ReLU`, `Tanh`)
-    and `policy_kwargs.features_extractor_class` as a features extractor's name (SB3's or a game's own)."""
+    and `policy_kwargs.features_extractor_class` as the name of a features extractor a game gives (`Game.features_extractors`)."""
     from stable_baselines3.common.utils import LinearSchedule
 
     check_ppo_section(section)

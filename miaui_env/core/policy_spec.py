@@ -8,9 +8,9 @@ A checkpoint's metadata.json holds the same things by name instead:
 
 `policy_spec(model)` writes that description, and `policy_objects(spec)` turns it back into the
 class and arguments, which `load_sb3_policy` hands to SB3 (`custom_objects`) in place of the
-pickled ones. A name is a policy class or a features extractor that SB3 or a registered game
-gives (each game's `Game.policy_classes` and `Game.features_extractors`, so a game of one's own adds
-its networks where it registers), or a torch.nn activation. A description naming anything else is
+pickled ones. A name is MaskablePPO's own policy class, a policy class or features extractor that a
+registered game gives (each game's `Game.policy_classes` and `Game.features_extractors`, so a game
+of one's own adds its networks where it registers), or a torch.nn activation. A description naming anything else is
 refused (`PolicySpecError`).
 """
 
@@ -37,12 +37,10 @@ def features_extractors() -> dict[str, str]:
 
 
 def _with_games(tables: Mapping[str, str], table: str) -> dict[str, str]:
-    """`tables` and each registered game's `table`; PolicySpecError where two games give one name two classes."""
+    """`tables` and each registered game's `table` (`register` refuses a game that names a class another's names otherwise)."""
     named = dict(tables)
     for game in (get_game(name) for name in game_names()):
-        for name, target in getattr(game, table).items():
-            if named.setdefault(name, target) != target:
-                raise PolicySpecError(f"{table}: {name!r} is {named[name]} and, for {game.title}, {target}; a checkpoint names one class")
+        named.update(getattr(game, table))
     return named
 
 
@@ -62,7 +60,7 @@ def _named(tables: Mapping[str, str], name: object, what: str) -> type:
 
 
 def features_extractor(name: object) -> type:
-    """The features extractor class named `name` (SB3's or a registered game's); PolicySpecError for any other name."""
+    """The features extractor class named `name` (a registered game's own); PolicySpecError for any other name."""
     return _named(features_extractors(), name, "features_extractor_class")
 
 

@@ -269,6 +269,11 @@ def register(game: Game, *, replace: bool = False) -> Game:
     _discover()
     if game.name in _registry and not replace and _registry[game.name] is not game:
         raise ValueError(f"a game named {game.name!r} is registered already; pass replace=True to replace it")
+    for other in _registry.values():  # a checkpoint names a network class only: one name, one class, in every game
+        for table in ("policy_classes", "features_extractors"):
+            clashes = [n for n, target in getattr(game, table).items() if getattr(other, table).get(n, target) != target]
+            if other.name != game.name and clashes:
+                raise ValueError(f"game {game.name!r}: {table} {clashes} name other classes in {other.title}'s; choose other names")
     _registry[game.name] = game
     return game
 

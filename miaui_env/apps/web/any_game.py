@@ -161,7 +161,7 @@ class AnyGameWeb:
         def seen(env: Any) -> list[str]:
             if chosen is None:
                 return str(env.render()).splitlines()
-            return list(self.words.seat_view(env, env.possible_agents[chosen]))
+            return [str(line) for line in self.words.seat_view(env, env.possible_agents[chosen])]
 
         def before(env: Any, agent: str, action: int) -> None:
             views.append(seen(env))

@@ -43,6 +43,9 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
+# Names the app's own paths take (/games, /static/..., Miaui's /api/games/<id> and /api/watch/agents):
+# a game registered under one would be shadowed there, so it gets no page, and says why.
+RESERVED_NAMES = frozenset({"games", "static", "watch"})
 SITE = "miaui"  # the app.extensions key of the app's Site
 GAMES = "miaui_games"  # the app.extensions key of its GameStore alone (what tests and monitoring read)
 
@@ -79,6 +82,8 @@ class Site:
             game = get_game(name)
         except UnknownGameError as unknown:
             raise WebError(str(unknown), 404) from None
+        if game.name in RESERVED_NAMES:
+            raise WebError(reserved_name(game), 404)
         with self._lock:
             known = self._served.get(game.name)
         if known is not None and known.game is game:  # a game registered again under its name is found again
@@ -283,10 +288,17 @@ GAMES_PAGE = """<!doctype html>
 """
 
 
+def reserved_name(game: Game) -> str:
+    """Why a game named as one of the app's own paths has no page."""
+    return f"{game.title} has no page here: its name {game.name!r} is one of the app's own paths ({', '.join(sorted(RESERVED_NAMES))})"
+
+
 def index_line(game: Game) -> str:
     """One game's line in the games index: a link to its page, or what it lacks for one."""
     name, title = html.escape(game.name), html.escape(game.title)
     players = f"{game.min_players}-{game.max_players} players"
+    if game.name in RESERVED_NAMES:
+        return f'<li id="game-{name}">{title} <span class="hint">({name}, {players}): {html.escape(reserved_name(game))}</span></li>'
     if "web" not in game.parts and "words" not in game.parts:
         lacking = "no page: it gives neither a web part nor words"
         return f'<li id="game-{name}">{title} <span class="hint">({name}, {players}): {lacking}</span></li>'
