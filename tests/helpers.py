@@ -246,3 +246,38 @@ def run_module(module: str, *args: str, timeout: float = 120, **run: Any) -> sub
     """`python -m module args...` from the repository root as a user runs it, its output captured as
     text; `run` passes on to `subprocess.run` (input, env)."""
     return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout, **run)
+
+
+# -- the browser app's requests -----------------------------------------------------------------
+def bad_new_games(players: str, low: int, high: int, offered: str, kind: str = "agent") -> list[tuple[dict[str, Any], str]]:
+    """The changes to a new game's request body for a table of 3 that every game's page refuses alike
+    (`miaui_env.core.web`'s checks), each with its error: the table size `players` (from `low` to
+    `high`) out of range or not an integer, a seat past the table, too few opponents (`kind` names),
+    one not offered (the menu starts with `offered`), a negative seed."""
+    return [
+        ({players: high + 1}, rf"{players}={high + 1} is not allowed: an integer from {low} to {high}"),
+        ({players: "3"}, rf"{players}='3' is not allowed"),
+        ({"seat": 3}, r"seat=3 is not allowed: an integer from 0 to 2"),
+        ({"opponents": ["random"]}, rf"opponents=\['random'\]: a list of 2 {kind} names"),
+        ({"opponents": ["random", "nobody"]}, rf"agent 'nobody' is not offered here; choose from {offered}"),
+        ({"seed": -1}, r"seed=-1 is not allowed"),
+    ]
+
+
+def bad_decisions(step: int) -> list[tuple[Any, int, str]]:
+    """Decision request bodies that every page deciding by action refuses alike
+    (`miaui_env.core.web.decision_request` and `checked_decision`), in a game at `step` decisions
+    where action 1 is legal, each with its status and error."""
+    return [
+        ({"action": True}, 400, r"action=True is not an action"),
+        ({"action": 1.0}, 400, r"action=1.0 is not an action"),
+        ({"step": 0}, 400, r"a decision is a JSON object \{'action'"),
+        ({"action": 1, "card": 3}, 400, r"a decision is a JSON object"),
+        ([1], 400, r"a decision is a JSON object"),
+        ({"action": 1, "step": step + 1}, 409, rf"step={step + 1} is not the decision being asked: the game is at step {step}"),
+        ({"action": 1, "step": "0"}, 400, r"step='0' is not allowed: the decisions made so far, an integer >= 0 \(the game is at step"),
+        ({"action": 1, "step": float(step)}, 400, r"step=\d+\.0 is not allowed"),
+        ({"action": 1, "step": False}, 400, r"step=False is not allowed"),
+        ({"action": 1, "step": -1}, 400, r"step=-1 is not allowed"),
+        ({"action": 1, "step": [0]}, 400, r"step=\[0\] is not allowed"),
+    ]

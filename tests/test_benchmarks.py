@@ -6,6 +6,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import numpy as np
+
 import miaui_env
 
 BENCHMARKS = Path(__file__).parent.parent / "benchmarks"
@@ -74,3 +76,14 @@ def test_a_missing_speed_peer_stops_with_what_to_install():
     assert peer("json", "nothing").dumps([1]) == "[1]"
     with pytest.raises(SystemExit, match=r"the speed peer no_such_peer_module needs pygame: pip install 'miaui-rl\[bench\]'"):
         peer("no_such_peer_module", "pygame")
+
+
+def test_the_octopus_agents_benchmark_times_the_compiled_agents_and_their_reference_on_the_same_decisions():
+    agents_speed = benchmark("octopus_agents_speed")
+    rows, masks = agents_speed.record(2, seed=0)
+    assert len(rows) > 50 and set(np.unique(masks[:, 2])) == {0, 1}  # flips and thefts
+    for name in agents_speed.AGENTS:
+        found = agents_speed.compare(name, rows, masks, 16, 0.05)
+        assert found["same"] and found["speed"] > 0 and found["reference"] > 0
+        assert found["ratio"] == found["speed"] / found["reference"]
+    assert agents_speed.selfplay_speed(agents_speed.AGENTS["risk-aware"](0), 2, 0.05) > 0

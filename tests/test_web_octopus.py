@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import bad_decisions, bad_new_games
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -19,7 +20,6 @@ from waitress import create_server
 from web_helpers import posted, refused
 
 from miaui_env.apps.web import create_app
-from miaui_env.apps.web.app import STATIC
 from miaui_env.apps.web.games import GameStore
 from miaui_env.apps.web.routes import GAMES, SESSION_COOKIE
 from miaui_env.games.miaui.agents import RandomAgent
@@ -102,7 +102,7 @@ def test_the_octopus_page_is_served_and_linked_both_ways(client):
     assert 'href="/octopus"' in client.get("/").get_data(as_text=True)
     assert client.get("/static/octopus.js").status_code == 200
     assert {"random", "cautious", "risk-aware"} <= {agent["name"] for agent in client.get("/api/octopus/agents").get_json()["agents"]}
-    assert "aria-label" in (STATIC / "octopus.html").read_text()
+    assert "aria-label" in text
 
 
 def test_both_pages_have_an_icon_and_the_browsers_guess_finds_it_too(client):
@@ -175,16 +175,11 @@ def test_no_field_of_the_page_depends_on_the_deck_below_the_cards_flipped():
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ({"num_players": 5}, r"num_players=5 is not allowed: an integer from 2 to 4"),
+        *bad_new_games("num_players", 2, 4, "random, cautious, risk-aware", kind="octopus agent"),
         ({"num_players": 1}, r"num_players=1 is not allowed"),
-        ({"num_players": "3"}, r"num_players='3' is not allowed"),
         ({"num_players": True}, r"num_players=True is not allowed"),
-        ({"opponents": ["cautious", "alphazero"]}, r"agent 'alphazero' is not offered here; choose from random, cautious, risk-aware"),
-        ({"opponents": ["cautious"]}, r"a list of 2 octopus agent names"),
         ({"opponents": ["cautious", "/etc/passwd"]}, r"'/etc/passwd' is not offered"),
-        ({"seat": 3}, r"seat=3 is not allowed: an integer from 0 to 2"),
         ({"view": "god"}, r"view='god' is not allowed: table or recall"),
-        ({"seed": -1}, r"seed=-1 is not allowed"),
         ({"players": 3}, r"unknown field 'players'; the fields are num_players"),
     ],
 )
@@ -200,18 +195,9 @@ def test_bad_decisions_are_refused_and_change_nothing(client):
     for body, status, message in [
         ({"action": 5, "step": view["step"]}, 400, r"action 5 is not legal now: the legal actions are 0 \(stop\); 1 \(flip\)"),
         ({"action": "1"}, 400, r"action='1' is not an action: the legal actions are 0 \(stop\); 1 \(flip\)"),
-        ({"action": 1.0}, 400, r"action=1.0 is not an action"),
-        ({"action": True}, 400, r"action=True is not an action"),
         ({"action": 12}, 400, r"action=12 is not an action"),
-        ({"step": 0}, 400, r"a decision is a JSON object \{'action'"),
-        ({"action": 1, "card": 3}, 400, r"a decision is a JSON object"),
-        ([1], 400, r"a decision is a JSON object"),
-        ({"action": 1, "step": view["step"] + 1}, 409, r"step=\d+ is not the decision being asked"),
-        ({"action": 1, "step": "0"}, 400, r"step='0' is not allowed: the decisions made so far, an integer >= 0 \(the game is at step"),
-        ({"action": 1, "step": float(view["step"])}, 400, r"step=\d+\.0 is not allowed"),
-        ({"action": 1, "step": False}, 400, r"step=False is not allowed"),
-        ({"action": 1, "step": -1}, 400, r"step=-1 is not allowed"),
-        ({"action": 1, "step": [0]}, 400, r"step=\[0\] is not allowed"),
+        ({"card": 1}, 400, r"a decision is a JSON object \{'action': an action index 0-11"),
+        *bad_decisions(view["step"]),
     ]:
         refused(client.post(url, json=body), status, message)
         assert client.get(f"/api/octopus/games/{view['id']}").get_json() == view  # unchanged

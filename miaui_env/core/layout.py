@@ -17,6 +17,8 @@ from typing import NamedTuple, TypeVar
 
 import numpy as np
 
+from miaui_env.core.errors import InvalidConfigError
+
 VECTOR_BOUND = 64.0  # every entry of an observation or state vector lies in [-VECTOR_BOUND, VECTOR_BOUND]
 
 
@@ -228,6 +230,18 @@ def declared_index(
     return index
 
 
+def check_vector_space(
+    observation_space: object, layout: Layout, reader: str, observations: str, game: str, error: type[ValueError] = InvalidConfigError
+) -> None:
+    """`error` (a game's InvalidConfigError) unless `observation_space` holds flat vectors of `layout`, shape
+    (layout.size,): `reader` (a features extractor) reads `observations` ("Miaui observations") of `game` only."""
+    if getattr(observation_space, "shape", None) != (layout.size,):
+        raise error(
+            f"{reader} reads {observations} of shape ({layout.size},), "
+            f"but the observation space is {observation_space}; use it for {game} only"
+        )
+
+
 __all__ = [
     "VECTOR_BOUND",
     "Layout",
@@ -237,6 +251,7 @@ __all__ = [
     "Sight",
     "UndeclaredVisibilityError",
     "check_declared",
+    "check_vector_space",
     "declared",
     "declared_index",
     "layout_tables",

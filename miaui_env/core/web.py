@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -22,12 +22,15 @@ from miaui_env.core.replays import ReplayError
 
 HUMAN = "human"  # the person's seat in a saved replay's `players`
 MAX_INT_DIGITS = 20  # 2**64 has 20 digits: every integer the app reads fits
+DECISION_FIELDS = ("action", "step")  # a decision's request body, where a game's page decides by action (`decision_request`)
 
 
-def save_web_replay(save: Callable[[Any, Path], Path], replay: Any, folder: Path, game_id: str) -> tuple[Path | None, str | None]:
+def save_web_replay(save: Callable[[Any, Path], Path], replay: Any, folder: Path | None, game_id: str) -> tuple[Path | None, str | None]:
     """A finished page game's replay written by its game's `save` into `folder` as
-    web-<time>-<id>.json: (its path, None), or (None, why it was not saved); the game is over all
-    the same, and its page says why."""
+    web-<time>-<id>.json: (its path, None), or (None, why it was not saved); (None, None) where
+    `folder` is None (the app saves no replays). The game is over all the same, and its page says why."""
+    if folder is None:
+        return None, None
     path = folder / f"web-{time.strftime('%Y%m%d-%H%M%S')}-{game_id[:6]}.json"
     try:
         return save(replay, path), None
@@ -60,6 +63,23 @@ def training_extra_installed() -> bool:
     return all(importlib.util.find_spec(package) is not None for package in ("torch", "sb3_contrib"))
 
 
+def offered_agents(builtin: Iterable[AgentChoice], policies: Callable[[], Iterable[AgentChoice]]) -> tuple[AgentChoice, ...]:
+    """The opponents a page offers: its `builtin` agents and, where the training extra is installed,
+    its shipped policies' (`policies()` lists them, installed or not). A request can name only these."""
+    return (*builtin, *policies()) if training_extra_installed() else tuple(builtin)
+
+
+def missing_agents(menu: Sequence[AgentChoice], policies: Iterable[AgentChoice]) -> list[str]:
+    """The shipped policies' opponents (`policies`) that `menu` lacks: what the training extra would bring."""
+    offered = {choice.name for choice in menu}
+    return [choice.name for choice in policies if choice.name not in offered]
+
+
+def no_agents_game(title: str, name: str) -> WebError:
+    """The refusal (404) of a game of agents alone, of the game `name` whose page offers none."""
+    return WebError(f"{title} has no game of agents alone to watch here: watch a saved replay (POST /api/{name}/watch)", 404)
+
+
 def checked_int(value: Any, name: str, low: int, high: int) -> int:
     """`value` if it is an int from `low` to `high` (a bool is not); WebError naming `name` otherwise."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
@@ -83,6 +103,17 @@ def agents_by_seat(opponents: Sequence[str], seat: int) -> tuple[str | None, ...
     """Every seat's agent: None at the person's `seat`, the `opponents` clockwise from the person's left."""
     n = len(opponents) + 1
     return tuple(None if s == seat else opponents[(s - seat - 1) % n] for s in range(n))
+
+
+def seated_opponents(
+    body: Mapping[str, Any], num_players: int, default: list[str] | None, menu: Sequence[AgentChoice], kind: str = "agent"
+) -> tuple[str | None, ...]:
+    """Every seat's agent in a person's new game, as its request `body` asks (`agents_by_seat`): its
+    `opponents`, one agent of `menu` for each other seat clockwise from the person's `seat` (default:
+    `default`); WebError naming what is wrong otherwise."""
+    seat = checked_int(body.get("seat", 0), "seat", 0, num_players - 1)
+    chosen = checked_agents(body.get("opponents", default), "opponents", num_players - 1, menu, "other seat", kind)
+    return agents_by_seat(chosen, seat)
 
 
 def checked_seed(seed: Any, highest: int) -> int | None:
@@ -113,6 +144,31 @@ def checked_object(body: Any, fields: Sequence[str], what: str) -> Mapping[str, 
     if unknown:
         raise WebError(f"{what}: unknown field {unknown[0]!r:.40}; the fields are {', '.join(fields)}")
     return body
+
+
+def decision_request(body: Any, action: str) -> tuple[Any, Any]:
+    """The action and the step a decision's request body names, `{"action": ..., "step": optional,
+    the decisions made so far}` (`action` says what the action is); WebError otherwise."""
+    if not isinstance(body, dict) or "action" not in body or set(body) - set(DECISION_FIELDS):
+        shape = f"{{'action': {action}, 'step': optional, the decisions made so far}}"
+        raise WebError(f"a decision is a JSON object {shape}; got {body!r:.60}")
+    return body["action"], body.get("step")
+
+
+def checked_decision(action: Any, step: Any, made: int, legal: Mapping[int, str], actions: int | None = None) -> int:
+    """`action` if it is one of the `legal` actions (each with its words) and `step` is None or `made`,
+    the decisions made so far; WebError naming what is wrong otherwise (409 for a decision no longer
+    asked). With `actions` (how many there are), an integer outside them is no action at all."""
+    allowed = "; ".join(f"{choice} ({words})" for choice, words in legal.items())
+    if isinstance(action, bool) or not isinstance(action, int) or (actions is not None and not 0 <= action < actions):
+        raise WebError(f"action={action!r:.40} is not an action: the legal actions are {allowed}")
+    if step is not None and (isinstance(step, bool) or not isinstance(step, int) or step < 0):
+        raise WebError(f"step={step!r:.40} is not allowed: the decisions made so far, an integer >= 0 (the game is at step {made})")
+    if step is not None and step != made:
+        raise WebError(f"step={step!r:.40} is not the decision being asked: the game is at step {made}", 409)
+    if action not in legal:
+        raise WebError(f"action {action} is not legal now: the legal actions are {allowed}")
+    return action
 
 
 # -- the protocol a game's page follows ------------------------------------------------------------
@@ -160,7 +216,7 @@ class GameWeb(Protocol):
     refused with WebError (a 4xx) naming the bad value and what is allowed."""
 
     page: str
-    """The page's HTML file, served at `/<game>`: in `static_folder`, else in the app's own `static/`."""
+    """The page's HTML file, served at `/<game>`: in `static_folder`, else one of the app's own templates (`templates/`)."""
     static_folder: Path | None
     """A folder of the game's own page files (`/<game>/static/<file>`); None: the page is one of the app's."""
     replays_folder: str

@@ -24,8 +24,8 @@ built from its env and its words (`any_game`), unless it gives a page of its own
 Modules: `games` (the store of every game's live games, sessions, watching, the replay shelf; no
 web framework), `any_game` (the generic page's games, through a game's AEC env and words),
 `routes` (the Flask blueprint, written once for every game), `app` (`create_app` and `main`),
-`static/` (the pages: HTML, CSS and JavaScript, no build step). Each game's own page is its
-registry part `web` (`miaui_env.core.web.GameWeb`).
+`templates/` (the pages: Jinja templates of one layout) and `static/` (their CSS and JavaScript,
+no build step). Each game's own page is its registry part `web` (`miaui_env.core.web.GameWeb`).
 """
 
 from miaui_env.apps.web.app import create_app, main

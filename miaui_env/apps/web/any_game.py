@@ -2,7 +2,7 @@
 generic `web` part): played through its PettingZoo AEC env, put in words by its `words` part (a
 `GameWords`), without the web framework.
 
-The page (`static/game.html`, `game.js`) is plain text: a person's seat view in the game's words
+The page (`templates/game.html`, `static/game.js`) is plain text: a person's seat view in the game's words
 (`GameWords.seat_view`, nothing hidden from the seat), their legal actions as buttons labelled with
 each action's words, and a log of the decisions. An agent's decision is logged as who decided and
 what the person's view showed change, never as the action itself: the generic page cannot know
@@ -44,18 +44,20 @@ from miaui_env.core.web import (
     AgentChoice,
     AgentsGame,
     WebError,
-    agents_by_seat,
-    checked_agents,
+    checked_decision,
     checked_int,
     checked_object,
     checked_seat,
     checked_seed,
+    decision_request,
+    missing_agents,
+    no_agents_game,
+    offered_agents,
     save_web_replay,
-    training_extra_installed,
+    seated_opponents,
 )
 
 NEW_GAME_FIELDS = ("num_players", "seat", "opponents", "view", "seed")
-DECISION_FIELDS = ("action", "step")
 
 
 def any_game_web(game: Game) -> AnyGameWeb:
@@ -96,18 +98,15 @@ class AnyGameWeb:
 
     def menu(self) -> tuple[AgentChoice, ...]:
         """Its built-in agents and, where the training extra is installed, its shipped policies."""
-        menu = [AgentChoice(name, f"a built-in agent of {self.game.title}") for name in self.game.agent_names()]
-        if training_extra_installed():
-            menu += self._policy_choices()
-        return tuple(menu)
+        builtin = [AgentChoice(name, f"a built-in agent of {self.game.title}") for name in self.game.agent_names()]
+        return offered_agents(builtin, self._policy_choices)
 
     def _policy_choices(self) -> list[AgentChoice]:
         return [AgentChoice(policy, f"the shipped policy {policy}", True) for policy in self.game.shipped_policies()]
 
     def missing_opponents(self, menu: Sequence[AgentChoice]) -> list[str]:
         """Its shipped policies the training extra would bring."""
-        offered = {choice.name for choice in menu}
-        return [choice.name for choice in self._policy_choices() if choice.name not in offered]
+        return missing_agents(menu, self._policy_choices())
 
     def new_game(self, body: Any, menu: Sequence[AgentChoice]) -> AnyGameChoice:
         """The table a request body asks for: `opponents` lists one agent for each other seat,
@@ -115,14 +114,13 @@ class AnyGameWeb:
         game = self.game
         body = checked_object(body, NEW_GAME_FIELDS, f"a new {game.title} game")
         n = checked_int(body.get("num_players", game.default_players), "num_players", game.min_players, game.max_players)
-        seat = checked_int(body.get("seat", 0), "seat", 0, n - 1)
         default = [game.play_opponents[k % len(game.play_opponents)] for k in range(n - 1)] if game.play_opponents else None
-        chosen = checked_agents(body.get("opponents", default), "opponents", n - 1, menu, "other seat")
+        agents = seated_opponents(body, n, default, menu)
         view = body.get("view")
         if view is not None and view not in game.views:
             raise WebError(f"view={view!r:.40} is not allowed: {' or '.join(game.views)}")
         seed = body.get("seed")
-        return AnyGameChoice(n, agents_by_seat(chosen, seat), view, checked_seed(seed, MAX_SEED - 1))
+        return AnyGameChoice(n, agents, view, checked_seed(seed, MAX_SEED - 1))
 
     def start(self, choice: AnyGameChoice) -> AnyHumanGame:
         """The person's game, dealt (a fresh seed when none was chosen) and played on to their first decision."""
@@ -137,9 +135,7 @@ class AnyGameWeb:
 
     def agents_game(self, body: Any, menu: Sequence[AgentChoice]) -> AgentsGame:
         """None here: the generic page watches replays, not fresh games of agents."""
-        raise WebError(
-            f"{self.game.title} has no game of agents alone to watch: watch a saved replay (POST /api/{self.game.name}/watch)", 404
-        )
+        raise no_agents_game(self.game.title, self.game.name)
 
     def replay_from_json(self, text: str) -> dict[str, Any]:
         """A generic replay of the game (`miaui_env.apps.any_game`), its decisions played back."""
@@ -239,11 +235,6 @@ class AnyHumanGame:
             self._decide(seat, int(checked_actions(self.agents[seat], observation, mask)[0]))
         self.result = self.table.results()
         self.replay = record(self.game, len(self.players), self.view, self.seed, self.players, self.decisions)
-        if replays is not None:
-            self._save(replays)
-
-    def _save(self, replays: Path) -> None:
-        assert self.replay is not None
         self.replay_path, self.replay_error = save_web_replay(save_replay, self.replay, replays, self.id)
 
     def legal(self) -> list[int]:
@@ -259,24 +250,11 @@ class AnyHumanGame:
         not a legal one (409 if the game is over or past `step`). The finished game is saved in the
         folder `replays` (if given)."""
         with self.lock:
-            if not isinstance(body, dict) or "action" not in body or set(body) - set(DECISION_FIELDS):
-                shape = "{'action': one of your legal actions, 'step': optional, the decisions made so far}"
-                raise WebError(f"a decision is a JSON object {shape}; got {body!r:.60}")
+            action, step = decision_request(body, "one of your legal actions")
             if self.over:
                 raise WebError(f"this {self.game.title} game is over: deal a new one", 409)
-            action, step = body["action"], body.get("step")
-            legal = self.legal()
-            allowed = "; ".join(f"{choice} ({self.words.action(choice)})" for choice in legal)
-            if isinstance(action, bool) or not isinstance(action, int):
-                raise WebError(f"action={action!r:.40} is not an action: the legal actions are {allowed}")
-            made = len(self.decisions)
-            if step is not None and (isinstance(step, bool) or not isinstance(step, int) or step < 0):
-                raise WebError(f"step={step!r:.40} is not allowed: the decisions made so far, an integer >= 0 (the game is at step {made})")
-            if step is not None and step != made:
-                raise WebError(f"step={step!r:.40} is not the decision being asked: the game is at step {made}", 409)
-            if action not in legal:
-                raise WebError(f"action {action} is not legal now: the legal actions are {allowed}")
-            self._decide(self.seat, action)
+            legal = {choice: self.words.action(choice) for choice in self.legal()}
+            self._decide(self.seat, checked_decision(action, step, len(self.decisions), legal))
             self._play_agents(replays)
 
     def page(self) -> dict[str, Any]:

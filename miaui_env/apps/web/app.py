@@ -8,8 +8,8 @@ unknown name is a 404 naming the registered games; a game with neither a `web` p
 404 saying so.
 
     GET    /games                             every registered game, each with a link to its page
-    GET    /<game>                            the game's page (Miaui's static/index.html, the octopus game's
-                                              octopus.html, any other game's static/game.html)
+    GET    /<game>                            the game's page (Miaui's templates/index.html, the octopus game's
+                                              octopus.html, any other game's templates/game.html)
     GET    /<game>/static/<file>              a file of a page a game ships in a folder of its own
     GET    /api/<game>/agents                 the opponents offered, what the training extra adds, the game's
                                               tables (players, views, default opponents), the server's limits
@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from flask import Flask
 
 STATIC = Path(__file__).parent / "static"
+TEMPLATES = Path(__file__).parent / "templates"  # the pages: Jinja templates of one layout (base.html)
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 EXTRA = 'pip install "miaui-rl[web]"'
 
@@ -91,7 +92,7 @@ def create_app(
 
     from miaui_env.apps.web import routes
 
-    app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
+    app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static", template_folder=str(TEMPLATES))
     # The Host check is the app's own (routes.check_host): werkzeug's cannot match an IPv6 address.
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, MIAUI_TRUSTED_HOSTS=trusted_hosts)
     routes.install(app, store if store is not None else GameStore(), replays, tuple(library))

@@ -15,7 +15,6 @@ This module imports Flask; `create_app` imports it only when an app is made, so 
 
 from __future__ import annotations
 
-import html
 import re
 import secrets
 import threading
@@ -25,14 +24,14 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import quote
 
-from flask import Blueprint, Flask, Response, current_app, g, jsonify, request, send_from_directory
+from flask import Blueprint, Flask, Response, current_app, g, jsonify, render_template, request, send_from_directory
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
 from miaui_env.apps.web.games import MAX_BODY, TRAINING_INSTALL, BusyError, GameStore, NotJSONError, ReplayShelf, parse_json
 from miaui_env.core.registry import LEGACY_GAME, Game, UnknownGameError, game_names, get_game
 from miaui_env.core.replays import ReplayError
-from miaui_env.core.web import AgentChoice, GameWeb, WebError, WebGame, checked_seat
+from miaui_env.core.web import AgentChoice, GameWeb, WebError, WebGame, checked_seat, no_agents_game
 
 SESSION_COOKIE = "miaui_session"
 _SESSION_TOKEN = re.compile(r"[A-Za-z0-9_-]{22}")  # secrets.token_urlsafe(16)
@@ -249,10 +248,12 @@ def favicon() -> ResponseReturnValue:
 
 @routes.get("/<game>")
 def game_page(game: str) -> ResponseReturnValue:
-    """The game's page: its own, or the generic one (`static/game.html`, which reads the game's name from the URL)."""
+    """The game's page: its own file, or one of the app's templates (the generic one, `templates/game.html`,
+    reads the game's name from the URL)."""
     web = site().served(game).web
-    folder = web.static_folder if web.static_folder is not None else Path(cast(str, current_app.static_folder))
-    return send_from_directory(folder, web.page)
+    if web.static_folder is not None:
+        return send_from_directory(web.static_folder, web.page)
+    return render_template(web.page)
 
 
 @routes.get("/<game>/static/<path:filename>")
@@ -264,54 +265,30 @@ def game_file(game: str, filename: str) -> ResponseReturnValue:
     return send_from_directory(served.web.static_folder, filename)
 
 
-GAMES_PAGE = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Games</title>
-<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/static/style.css">
-</head>
-<body>
-<header>
-  <h1>Games</h1>
-  <p class="tagline">Every game this server plays, each on its page.</p>
-</header>
-<main>
-<ul id="games" class="games-index">
-{items}
-</ul>
-</main>
-</body>
-</html>
-"""
-
-
 def reserved_name(game: Game) -> str:
     """Why a game named as one of the app's own paths has no page."""
     return f"{game.title} has no page here: its name {game.name!r} is one of the app's own paths ({', '.join(sorted(RESERVED_NAMES))})"
 
 
-def index_line(game: Game) -> str:
-    """One game's line in the games index: a link to its page, or what it lacks for one."""
-    name, title = html.escape(game.name), html.escape(game.title)
-    players = f"{game.min_players}-{game.max_players} players"
+def index_entry(game: Game) -> dict[str, str | None]:
+    """One game's line in the games index (`templates/games.html`): a link to its page (None: it has
+    none), and what page it is, or what it lacks for one."""
+    link = None
     if game.name in RESERVED_NAMES:
-        return f'<li id="game-{name}">{title} <span class="hint">({name}, {players}): {html.escape(reserved_name(game))}</span></li>'
-    if "web" not in game.parts and "words" not in game.parts:
-        lacking = "no page: it gives neither a web part nor words"
-        return f'<li id="game-{name}">{title} <span class="hint">({name}, {players}): {lacking}</span></li>'
-    page = "its own page" if "web" in game.parts else "the generic page, in its words"
-    link = f'<a href="/{quote(game.name)}">{title}</a>'
-    return f'<li id="game-{name}">{link} <span class="hint">({name}, {players}): {page}</span></li>'
+        note = reserved_name(game)
+    elif "web" not in game.parts and "words" not in game.parts:
+        note = "no page: it gives neither a web part nor words"
+    else:
+        note = "its own page" if "web" in game.parts else "the generic page, in its words"
+        link = f"/{quote(game.name)}"
+    players = f"{game.min_players}-{game.max_players} players"
+    return {"name": game.name, "title": game.title, "players": players, "link": link, "note": note}
 
 
 @routes.get("/games")
 def games_index() -> ResponseReturnValue:
     """Every registered game, each with a link to its page (no script: it is read as it is sent)."""
-    lines = "\n".join(index_line(get_game(name)) for name in game_names())
-    return current_app.response_class(GAMES_PAGE.format(items=lines), mimetype="text/html")
+    return render_template("games.html", games=[index_entry(get_game(name)) for name in game_names()])
 
 
 # -- the API: every game's, by its name -----------------------------------------------------------
@@ -407,9 +384,7 @@ def watch_agents(game: str) -> ResponseReturnValue:
     """A fresh game of agents alone, as frames to step through (only a game that offers one)."""
     served = site().served(game)
     if not served.web.plays_agents_alone:
-        raise WebError(
-            f"{served.game.title} has no game of agents alone to watch here: watch a saved replay (POST /api/{served.game.name}/watch)", 404
-        )
+        raise no_agents_game(served.game.title, served.game.name)
     data = json_body()
     seat = data.pop("seat", None) if isinstance(data, dict) else None
     planned = served.web.agents_game(data, served.menu)

@@ -39,8 +39,7 @@ import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from miaui_env.core.errors import InvalidConfigError
-from miaui_env.core.layout import VECTOR_BOUND
+from miaui_env.core.layout import VECTOR_BOUND, check_vector_space
 from miaui_env.games.miaui.agents.heuristics import TYPICAL_JELLYFISH, UNKNOWN_FISH_VALUE
 from miaui_env.games.miaui.cards import FISH_KINDS, FishKind
 from miaui_env.games.miaui.compact import CompactError
@@ -186,11 +185,7 @@ class CardOddsFeatures(BaseFeaturesExtractor):
     would be other inputs entirely, so rows out of the layout's bounds are refused."""
 
     def __init__(self, observation_space: gymnasium.spaces.Box):
-        if getattr(observation_space, "shape", None) != (OBSERVATION_LAYOUT.size,):
-            raise InvalidConfigError(
-                f"CardOddsFeatures reads Miaui observations of shape ({OBSERVATION_LAYOUT.size},), "
-                f"but the observation space is {observation_space}; use it for Miaui only"
-            )
+        check_vector_space(observation_space, OBSERVATION_LAYOUT, "CardOddsFeatures", "Miaui observations", "Miaui")
         super().__init__(observation_space, OBSERVATION_LAYOUT.size + ODDS_SIZE)
         self.odds = CardOdds()
 

@@ -245,18 +245,11 @@ def state_index(num_players: int) -> np.ndarray:
     return index
 
 
-def shown_entries(
-    num_players: int,
-    view: str,
-    open_baskets: bool,
-    layout: Layout = OBSERVATION_LAYOUT,
-    visibility: Mapping[str, Sight] = VISIBILITY,
-    opponent_rows: Mapping[str, OpponentSight] = OPPONENT_ROW_VISIBILITY,
-) -> np.ndarray:
+def shown_entries(num_players: int, view: str, open_baskets: bool) -> np.ndarray:
     """Which entries of an observation the declared tables show (bool, layout size); the same for every seat.
 
     The compiled encoder takes its visibility from here, so both encoders show what the tables say."""
-    shown: np.ndarray = observation_index(num_players, 0, view, open_baskets, layout, visibility, opponent_rows) != 0
+    shown: np.ndarray = observation_index(num_players, 0, view, open_baskets) != 0
     return shown
 
 

@@ -28,15 +28,16 @@ from miaui_env.core.web import (
     AgentChoice,
     GameWeb,
     WebError,
-    agents_by_seat,
     checked_agents,
     checked_bool,
     checked_int,
     checked_object,
     checked_seat,
     checked_seed,
+    missing_agents,
+    offered_agents,
     save_web_replay,
-    training_extra_installed,
+    seated_opponents,
 )
 from miaui_env.games.miaui.agents import as_seen, views_at_table
 from miaui_env.games.miaui.agents.loading import SEARCH_PREFIX, load_agents
@@ -82,10 +83,8 @@ def agent_menu(policies: Path = SHIPPED_POLICIES) -> tuple[AgentChoice, ...]:
     """The opponents a page may choose: the built-in agents and, where torch and sb3-contrib are
     installed, every shipped policy (most likely card, mixed strategy, and as the search's prior).
     A request can only name these: never a path or a module:callable."""
-    menu = [AgentChoice(name, about) for name, about in _BUILTIN_ABOUT.items()]
-    if training_extra_installed():
-        menu += policy_choices(policies)
-    return tuple(menu)
+    builtin = [AgentChoice(name, about) for name, about in _BUILTIN_ABOUT.items()]
+    return offered_agents(builtin, lambda: policy_choices(policies))
 
 
 def policy_choices(policies: Path = SHIPPED_POLICIES) -> list[AgentChoice]:
@@ -120,9 +119,7 @@ class TableChoice:
         what, fields = ("a new game", cls.PERSON_FIELDS) if person else ("a game of agents", cls.AGENTS_FIELDS)
         body = checked_object(body, fields, what)
         n = checked_int(body.get("players", 4), "players", MIN_PLAYERS, MAX_PLAYERS)
-        key, count, each = ("opponents", n - 1, "other seat") if person else ("agents", n, "seat")
-        chosen = checked_agents(body.get(key), key, count, menu, each)
-        agents = agents_by_seat(chosen, checked_int(body.get("seat", 0), "seat", 0, n - 1)) if person else tuple(chosen)
+        agents = seated_opponents(body, n, None, menu) if person else tuple(checked_agents(body.get("agents"), "agents", n, menu, "seat"))
         view = body.get("view", "table")
         if view not in VIEWS:
             raise WebError(f"view={view!r:.40} is not allowed: {' or '.join(VIEWS)}")
@@ -208,12 +205,7 @@ class HumanGame:
             if self.over:
                 deal = {"seed": self.seed} if self.seed is not None else {"deck": self.deck}
                 self.replay = record_replay(self.state.config, self.plays, players=self.players, **deal)
-                if replays is not None:
-                    self._save(replays)
-
-    def _save(self, replays: Path) -> None:
-        assert self.replay is not None
-        self.replay_path, self.replay_error = save_web_replay(save_replay, self.replay, replays, self.id)
+                self.replay_path, self.replay_error = save_web_replay(save_replay, self.replay, replays, self.id)
 
     def page(self) -> dict[str, Any]:
         """What the person's page shows: their seat's table from its observation, the last reveal,
@@ -318,8 +310,7 @@ class MiauiWeb:
 
     def missing_opponents(self, menu: Sequence[AgentChoice]) -> list[str]:
         """The shipped policies' opponents the training extra would bring."""
-        offered = {choice.name for choice in menu}
-        return [choice.name for choice in policy_choices() if choice.name not in offered]
+        return missing_agents(menu, policy_choices())
 
     def new_game(self, body: Any, menu: Sequence[AgentChoice]) -> TableChoice:
         """A person's table (`TableChoice.parse`)."""

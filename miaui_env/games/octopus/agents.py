@@ -57,6 +57,11 @@ many subsets drawn by its own generator. Opponents' collections are read card by
 recall view; the table view would show it zeros, so it asks for the recall view (shown the
 table view anyway, it counts no swing from cards it cannot see, and so makes no theft).
 
+These players decide a batch in numba kernels (`miaui_env.games.octopus.agent_kernels`), which
+compute the very floats of the first, plain numpy version of this maths (kept as the reference in
+tests/octopus_reference_agents.py) and draw the same random subsets: the same decisions, so the
+figures below stand (`benchmarks/octopus_agents_speed.py` times both).
+
 **The theft-aware flip.** An octopus discards the row and leaves every collection as it is (O3),
 so the thefts it would allow are the ones above, computed on the collections of now (`theft_mask`
 gives their legality: an opponent holding k cards or more). The theft-aware player flips while
@@ -100,10 +105,9 @@ rival-aware player, the same way: 0.378 +- 0.018 at 3 players (z = 4.9), 0.285 +
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import gymnasium
@@ -116,22 +120,19 @@ from miaui_env.core.layout import VECTOR_BOUND
 from miaui_env.core.loading import load_game_agent, shipped_policy_names
 from miaui_env.core.policy import PolicyAgent
 from miaui_env.core.seeding import Seed, seed_children, seed_generator, seed_int
-from miaui_env.games.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, SCORE_SCALE, SIZE_SCALE, VALUES
+from miaui_env.games.octopus.observation import OBSERVATION_LAYOUT, OBSERVATION_VERSION, SCORE_SCALE, SIZE_SCALE
 from miaui_env.games.octopus.rules import (
     DIE_FACES,
     FISH_VALUES,
     MAX_PLAYERS,
     MAX_STEAL,
     NUM_ACTIONS,
-    NUM_OCTOPUSES,
     NUM_SPECIES,
     TARGET,
     InvalidConfigError,
 )
 
 STOP_ACTION, FLIP_ACTION, NO_THEFT_ACTION = 0, 1, 2
-VALUE_ARRAY = np.array(VALUES, dtype=np.float64)  # 1, 2, 3, 4: the columns of a per-species count block
-COPIES = np.array([FISH_VALUES.count(v) for v in VALUES], dtype=np.float64)  # O1: 2, 2, 1, 1 cards of each value
 RIVAL_WEIGHT = 0.0  # the rival-aware player: a trailing opponent's score counts this much against its own
 MAX_SUBSETS = 256  # a theft's expectation is exact up to this many k-subsets of the target's cards
 ROW_SCALE = float(NUM_SPECIES)  # row_length / row_order are stored / 10
@@ -157,19 +158,6 @@ def _check_whole(value: object, low: int, high: int, what: str) -> None:
 
 
 BACKFIRE_PROBABILITY = DIE_FACES.count(-1) / len(DIE_FACES)  # O5: the -1 face, 1/6
-
-
-def _card_slots(counts: np.ndarray) -> np.ndarray:
-    """Every card of a (10, 4) count block as its flat slot `species * 4 + value column`, one entry per card."""
-    flat = np.clip(np.rint(counts), 0, None).astype(np.int64).ravel()
-    return np.repeat(np.arange(flat.size), flat)
-
-
-def _removed(counts: np.ndarray, taken: np.ndarray) -> np.ndarray:
-    """(subsets, 10, 4): `counts` less the cards of each row of `taken` (flat slots, (subsets, k))."""
-    out = np.repeat(counts.reshape(1, -1), len(taken), axis=0)
-    np.add.at(out, (np.repeat(np.arange(len(taken)), taken.shape[1]), taken.ravel()), -1.0)
-    return out.reshape(len(taken), *counts.shape)
 
 
 def checked_batch(observations: object, masks: object, who: str) -> tuple[np.ndarray, np.ndarray]:
@@ -245,46 +233,49 @@ class CautiousAgent:
         """Nothing is remembered."""
 
 
-def best_values(counts: np.ndarray) -> np.ndarray:
-    """(..., 10): per species the highest value 1-4 with a card in a (..., 10, 4) count block, 0 if none."""
-    best: np.ndarray = np.where(counts > 0.5, VALUE_ARRAY, 0.0).max(axis=-1)
-    return best
+def _kernels() -> ModuleType:
+    """The compiled kernels (`miaui_env.games.octopus.agent_kernels`), imported on first use: importing the
+    agents loads no numba."""
+    from miaui_env.games.octopus import agent_kernels
+
+    return agent_kernels
+
+
+def _kernel_rows(observations: np.ndarray) -> np.ndarray:
+    """Observation rows as the kernels read them: float32 and float64 as they are (the kernels do numpy's
+    arithmetic in that dtype), anything else as float64 (integers are exact there, as in numpy's sums)."""
+    if observations.dtype.kind == "f" and observations.dtype.itemsize in (4, 8):
+        return np.ascontiguousarray(observations, dtype=f"f{observations.dtype.itemsize}")  # native byte order
+    return np.ascontiguousarray(observations, dtype=np.float64)
+
+
+def _scales(rows: np.ndarray) -> np.ndarray:
+    """The constants the kernels multiply raw observation entries by, in their dtype (`agent_kernels`' *_AT)."""
+    return np.array([VALUE_SCALE, ROW_SCALE, SIZE_SCALE, 1.0], dtype=rows.dtype)
+
+
+_DICE = np.array([*(success_probability(k) for k in range(1, MAX_STEAL + 1)), BACKFIRE_PROBABILITY])  # the kernels' `dice`
+_FLIP_MASK = np.array([[True, True] + [False] * (NUM_ACTIONS - 2)])  # a flip-or-stop decision, for one-row helpers
 
 
 def flip_odds(observation: np.ndarray) -> tuple[float, float, float, float]:
     """For one recall-view observation: (P_bust, P_octopus, E_flip, G_stop) of the next flip (module docstring)."""
     checked_row(observation, "flip_odds")
-    row_values = np.clip(np.rint(OBSERVATION_LAYOUT.view(observation, "row") * VALUE_SCALE), 0, VALUE_SCALE)  # (10,), 0 where none
-    row_order = np.rint(OBSERVATION_LAYOUT.view(observation, "row_order") * ROW_SCALE)
-    collections = OBSERVATION_LAYOUT.view(observation, "collection")  # (4, 10, 4), row 0 its own
-    seen = OBSERVATION_LAYOUT.view(observation, "discard") + collections.sum(axis=0)
-    in_row = row_values > 0
-    seen[in_row, (row_values[in_row] - 1).astype(np.int64)] += 1  # values 1-4 are columns 0-3
-    unseen = np.clip(COPIES - np.rint(seen), 0, None)
-    unseen_octopuses = NUM_OCTOPUSES - round(float(OBSERVATION_LAYOUT.view(observation, "discard_octopuses")[0]) * NUM_OCTOPUSES)
-    deck = float(unseen.sum()) + unseen_octopuses
-    if deck <= 0:
-        return 0.0, 0.0, 0.0, 0.0
-    own_best = best_values(collections[0])
-    row_gain = np.where(in_row, np.maximum(row_values - own_best, 0.0), 0.0)  # what each row card adds
-    stop_gain = float(row_gain.sum())
-    p_species = unseen.sum(axis=1) / deck
-    # A bust on species s keeps the row's cards flipped before s (O3).
-    before = (row_order[None, :] < row_order[:, None]) & in_row[None, :]
-    kept_gain = (before * row_gain[None, :]).sum(axis=1)
-    bust_value = float((np.where(in_row, p_species, 0.0) * kept_gain).sum())
-    # A new species s of value v joins the row: the row's gain plus the card's own.
-    new_gain = stop_gain + np.maximum(VALUE_ARRAY[None, :] - own_best[:, None], 0.0)
-    new_value = float((np.where(in_row[:, None], 0.0, unseen / deck) * new_gain).sum())
-    p_bust = float(p_species[in_row].sum())
-    return p_bust, unseen_octopuses / deck, bust_value + new_value, stop_gain
+    rows = _kernel_rows(observation[None])
+    kernels = _kernels()
+    odds = kernels.plan(rows, _FLIP_MASK, np.zeros(1, dtype=bool), _scales(rows), False, MAX_SUBSETS)[0][0]
+    return float(odds[0]), float(odds[1]), float(odds[2]), float(odds[3])
 
 
 class RiskAwareAgent:
-    """Flips while one more flip's expected score gain is positive; thefts by the die's odds (recall view)."""
+    """Flips while one more flip's expected score gain is positive; thefts by the die's odds (recall view).
+
+    `act` decides a whole batch in compiled kernels (`miaui_env.games.octopus.agent_kernels`); `flip_edge`,
+    `theft_values` and `choose_theft` give the same numbers for one observation."""
 
     name = "risk-aware"
     view = "recall"
+    theft_aware = False  # whether a flip's octopus is worth the theft it allows (`TheftAwareAgent`)
 
     def __init__(self, seed: Seed | None = None):
         self.rng = seed_generator(seed)
@@ -292,61 +283,75 @@ class RiskAwareAgent:
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Flip while `flip_edge` is positive; the theft of highest expected value, or none (module docstring)."""
         observations, masks = checked_batch(observations, masks, self.name)
-        actions = np.zeros(len(masks), dtype=np.int64)
-        for i, mask in enumerate(masks):
-            if mask[STOP_ACTION] or mask[FLIP_ACTION]:
-                actions[i] = FLIP_ACTION if mask[FLIP_ACTION] and self.flip_edge(observations[i]) > 0 else STOP_ACTION
-            else:
-                actions[i] = self.choose_theft(observations[i], mask)[0]
+        legal = masks != 0
+        theft_rows = ~(legal[:, STOP_ACTION] | legal[:, FLIP_ACTION])
+        actions: np.ndarray = self._decide(observations, legal, theft_rows)[0]
         return actions
 
+    def _decide(self, observations: np.ndarray, legal: np.ndarray, theft_rows: np.ndarray) -> tuple[np.ndarray, ...]:
+        """(actions (B,), flip edges (B,), theft values (B, 9) and whether each was valued (B, 9)) of the rows
+        `observations` with legal actions `legal` (B, 12), a theft where `theft_rows`, else flip or stop. The
+        sampled k-subsets draw from `self.rng` in the order one row at a time would: row, target, k."""
+        kernels = _kernels()
+        rows = _kernel_rows(observations)
+        odds, thefts, need, draws = kernels.plan(rows, legal, theft_rows, _scales(rows), self.theft_aware, MAX_SUBSETS)
+        cards = draws.ravel()
+        sampled = np.flatnonzero(cards)
+        draw_index = np.full(cards.size, -1, dtype=np.int64)
+        draw_index[sampled] = np.arange(sampled.size)
+        picks = np.zeros((0, MAX_STEAL), dtype=np.int64)
+        if sampled.size:
+            cards, ks = cards[sampled], sampled % MAX_STEAL + 1
+            uniforms = self.rng.random(MAX_SUBSETS * int(cards.sum()))  # one rng.random((MAX_SUBSETS, m)) per theft, in order
+            picks, tied = kernels.pick_subsets(uniforms, cards, ks, MAX_SUBSETS)
+            if tied.any():  # equal uniforms where a subset ends: numpy's argsort chooses, as it did
+                starts = np.concatenate([[0], np.cumsum(MAX_SUBSETS * cards)])
+                for d in np.unique(np.flatnonzero(tied) // MAX_SUBSETS):
+                    m, k, rows_of_d = int(cards[d]), int(ks[d]), slice(d * MAX_SUBSETS, (d + 1) * MAX_SUBSETS)
+                    order = np.argsort(uniforms[starts[d] : starts[d + 1]].reshape(MAX_SUBSETS, m), axis=1)[:, :k]
+                    picks[rows_of_d, :k] = np.where(tied[rows_of_d, None], order, picks[rows_of_d, :k])
+        weights = self._target_weight_rows(observations)
+        actions, edges, values, _ = kernels.decide(
+            rows,
+            legal,
+            theft_rows,
+            odds,
+            need,
+            thefts,
+            weights,
+            draw_index.reshape(draws.shape),
+            picks,
+            self.theft_aware,
+            _DICE,
+            MAX_SUBSETS,
+        )
+        return actions, edges, values, thefts & need[:, None]
+
     def flip_edge(self, observation: np.ndarray) -> float:
-        """`E_flip - G_stop` (`flip_odds`): what one more flip gains in expectation over stopping now."""
-        _, _, flip_value, stop_value = flip_odds(observation)
-        return flip_value - stop_value
+        """`E_flip - G_stop` (`flip_odds`): what one more flip gains in expectation over stopping now. The
+        theft-aware players add `P_oct * max(0, best theft EV)`, the theft weighed on the collections of now,
+        which an octopus leaves as they are (O3: it discards only the row; `theft_mask` gives its legality),
+        where the plain edge is not positive and an octopus is left (elsewhere the theft's value, never
+        negative, cannot change the decision)."""
+        checked_row(observation, "flip_odds")
+        return float(self._decide(observation[None], _FLIP_MASK, np.zeros(1, dtype=bool))[1][0])
 
     def theft_values(self, observation: np.ndarray, mask: np.ndarray) -> dict[int, float]:
         """EV of every legal theft action (module docstring), by action index."""
         checked_row(observation, f"{self.name} theft_values")
         if np.shape(mask) != (NUM_ACTIONS,):
             raise AgentError(f"{self.name} theft_values: a mask is one row of {NUM_ACTIONS} actions; got shape {np.shape(mask)}")
-        collections = np.rint(OBSERVATION_LAYOUT.view(observation, "collection"))  # (4, 10, 4) counts
-        own = collections[0]
-        own_best = best_values(own)
-        own_cards = _card_slots(own)
-        weights = self.target_weights(observation)
-        values: dict[int, float] = {}
-        for offset in range(1, MAX_PLAYERS):
-            legal = [k for k in range(1, MAX_STEAL + 1) if mask[theft_action(offset, k)]]
-            if not legal:
-                continue
-            target = collections[offset]
-            target_best = best_values(target)
-            backfire = 0.0
-            if own_cards.size:  # the -1 face: the target takes one random card of ours
-                lost = own_best.sum() - best_values(_removed(own, own_cards[:, None])).sum(axis=1)
-                given = np.maximum(VALUE_ARRAY[own_cards % len(VALUES)] - target_best[own_cards // len(VALUES)], 0.0)
-                backfire = float((lost + weights[offset] * given).mean())
-            target_cards = _card_slots(target)
-            for k in legal:
-                taken = target_cards[self._subsets(len(target_cards), k)]  # (subsets, k) card slots
-                moved = -_removed(np.zeros_like(target), taken)
-                gained = best_values(own[None] + moved).sum(axis=1) - own_best.sum()
-                lost_by_target = target_best.sum() - best_values(_removed(target, taken)).sum(axis=1)
-                # a target's cards the view hides: nothing known
-                swing = float((gained + weights[offset] * lost_by_target).mean()) if len(taken) else 0.0
-                values[theft_action(offset, k)] = success_probability(k) * swing - BACKFIRE_PROBABILITY * backfire
-        return values
+        legal = (np.asarray(mask) != 0).reshape(1, NUM_ACTIONS)
+        _, _, values, valued = self._decide(observation[None], legal, np.ones(1, dtype=bool))
+        return {NO_THEFT_ACTION + 1 + int(a): float(values[0, a]) for a in np.flatnonzero(valued[0])}
 
     def target_weights(self, observation: np.ndarray) -> np.ndarray:
         """(4,) by clockwise offset: how much an opponent's score counts against its own (every one fully)."""
         return np.ones(MAX_PLAYERS)
 
-    def _subsets(self, m: int, k: int) -> np.ndarray:
-        """(count, k) indices: every k-subset of m cards, or MAX_SUBSETS drawn at random when there are more."""
-        if math.comb(m, k) <= MAX_SUBSETS:
-            return np.array(list(itertools.combinations(range(m), k)), dtype=np.int64).reshape(-1, k)
-        return np.argsort(self.rng.random((MAX_SUBSETS, m)), axis=1)[:, :k]
+    def _target_weight_rows(self, observations: np.ndarray) -> np.ndarray:
+        """(B, 4): `target_weights` of every row of a batch."""
+        return np.ones((len(observations), MAX_PLAYERS))
 
     def choose_theft(self, observation: np.ndarray, mask: np.ndarray) -> tuple[int, float]:
         """The theft action of highest EV and its EV, or (no theft, 0.0) when none is positive."""
@@ -364,15 +369,7 @@ class TheftAwareAgent(RiskAwareAgent):
     """Risk-aware, but a flip's octopus is worth the best theft it allows (module docstring)."""
 
     name = "theft-aware"
-
-    def flip_edge(self, observation: np.ndarray) -> float:
-        """`E_flip - G_stop + P_oct * max(0, best theft EV)`: the theft weighed on the collections of now,
-        which an octopus leaves as they are (O3: it discards only the row)."""
-        _, p_octopus, flip_value, stop_value = flip_odds(observation)
-        edge = flip_value - stop_value
-        if edge > 0 or p_octopus == 0:  # the theft's value is never negative: it cannot change these
-            return edge
-        return edge + p_octopus * self.choose_theft(observation, theft_mask(observation))[1]
+    theft_aware = True
 
 
 class RivalAwareAgent(TheftAwareAgent):
@@ -394,17 +391,26 @@ class RivalAwareAgent(TheftAwareAgent):
         """1 for the leading opponents (highest total plus session score, O7), `rival_weight` for the others."""
         return np.where(leading_opponents(observation), 1.0, self.rival_weight)
 
+    def _target_weight_rows(self, observations: np.ndarray) -> np.ndarray:
+        return np.where(_leaders(observations), 1.0, self.rival_weight)
+
 
 def leading_opponents(observation: np.ndarray) -> np.ndarray:
     """(4,) by clockwise offset: True for the opponents at the table with the highest total plus session
     score (O7; the session score is 0 where the view hides it); offset 0, the seat itself, is False."""
     checked_row(observation, "leading_opponents")
-    present = OBSERVATION_LAYOUT.view(observation, "present")[:, 0] > 0.5
-    points = np.rint(OBSERVATION_LAYOUT.view(observation, "total")[:, 0] * TARGET) + np.rint(
-        OBSERVATION_LAYOUT.view(observation, "session_score")[:, 0] * SCORE_SCALE
+    leaders: np.ndarray = _leaders(observation[None])[0]
+    return leaders
+
+
+def _leaders(observations: np.ndarray) -> np.ndarray:
+    """(B, 4): `leading_opponents` of every row of a batch."""
+    present = OBSERVATION_LAYOUT.view(observations, "present")[..., 0] > 0.5
+    points = np.rint(OBSERVATION_LAYOUT.view(observations, "total")[..., 0] * TARGET) + np.rint(
+        OBSERVATION_LAYOUT.view(observations, "session_score")[..., 0] * SCORE_SCALE
     )
-    present[0] = False
-    leaders: np.ndarray = present & (points == points[present].max(initial=-np.inf))
+    present[:, 0] = False
+    leaders: np.ndarray = present & (points == np.where(present, points, -np.inf).max(axis=1, keepdims=True))
     return leaders
 
 

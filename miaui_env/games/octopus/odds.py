@@ -39,6 +39,7 @@ import gymnasium
 import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
+from miaui_env.core.layout import check_vector_space
 from miaui_env.games.octopus.agents import RIVAL_WEIGHT
 from miaui_env.games.octopus.observation import OBSERVATION_LAYOUT, SCORE_SCALE, VALUES
 from miaui_env.games.octopus.rules import (
@@ -223,11 +224,9 @@ class OctopusOddsFeatures(BaseFeaturesExtractor):
     """Features extractor: the octopus observation followed by its `ODDS_SIZE` odds (module docstring)."""
 
     def __init__(self, observation_space: gymnasium.spaces.Box):
-        if getattr(observation_space, "shape", None) != (OBSERVATION_LAYOUT.size,):
-            raise InvalidConfigError(
-                f"OctopusOddsFeatures reads octopus observations of shape ({OBSERVATION_LAYOUT.size},), "
-                f"but the observation space is {observation_space}; use it for the octopus game only"
-            )
+        check_vector_space(
+            observation_space, OBSERVATION_LAYOUT, "OctopusOddsFeatures", "octopus observations", "the octopus game", InvalidConfigError
+        )
         super().__init__(observation_space, OBSERVATION_LAYOUT.size + ODDS_SIZE)
         self.tables = OddsTables()
 

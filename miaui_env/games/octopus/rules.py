@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -396,22 +396,15 @@ class OctopusState:
         """An independent copy (its generator too: the copy draws what the original would)."""
         rng = np.random.Generator(type(self.rng.bit_generator)())
         rng.bit_generator.state = self.rng.bit_generator.state
-        return OctopusState(
-            num_players=self.num_players,
+        return replace(
+            self,
             rng=rng,
-            max_sessions=self.max_sessions,
-            variant=self.variant,
-            session=self.session,
-            active=self.active,
-            phase=self.phase,
             deck=self.deck.copy(),
             row=self.row.copy(),
             discard=self.discard.copy(),
             collections=[c.copy() for c in self.collections],
             totals=self.totals.copy(),
             session_scores=self.session_scores.copy(),
-            truncated=self.truncated,
-            turns=self.turns,
             events=self.events.copy(),
             stacked_decks=self.stacked_decks.copy(),
             stacked_dice=self.stacked_dice.copy(),

@@ -28,14 +28,17 @@ from miaui_env.core.web import (
     AgentsGame,
     GameWeb,
     WebError,
-    agents_by_seat,
-    checked_agents,
+    checked_decision,
     checked_int,
     checked_object,
     checked_seat,
     checked_seed,
+    decision_request,
+    missing_agents,
+    no_agents_game,
+    offered_agents,
     save_web_replay,
-    training_extra_installed,
+    seated_opponents,
 )
 from miaui_env.games.octopus import rules
 from miaui_env.games.octopus.agents import load_octopus_agents, octopus_agents, shipped_octopus_policies
@@ -69,7 +72,6 @@ from miaui_env.games.octopus.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS,
 
 DEFAULT_OPPONENT = "risk-aware"
 NEW_GAME_FIELDS = ("num_players", "seat", "opponents", "view", "seed")
-ACTION_FIELDS = ("action", "step")
 
 _OCTOPUS_ABOUT = {
     "random": "a random legal decision",
@@ -84,10 +86,8 @@ def octopus_menu() -> tuple[AgentChoice, ...]:
     """The octopus opponents a page may choose: the baselines and, where torch and sb3-contrib are
     installed, every shipped octopus policy (most likely decision, or drawn from its mixed strategy).
     A request can only name these: never a path."""
-    menu = [AgentChoice(name, _OCTOPUS_ABOUT.get(name, name)) for name in octopus_agents()]
-    if training_extra_installed():
-        menu += octopus_policy_choices()
-    return tuple(menu)
+    builtin = [AgentChoice(name, _OCTOPUS_ABOUT.get(name, name)) for name in octopus_agents()]
+    return offered_agents(builtin, octopus_policy_choices)
 
 
 def octopus_policy_choices() -> list[AgentChoice]:
@@ -117,15 +117,12 @@ class OctopusChoice:
         clockwise from the person's left (default: risk-aware everywhere)."""
         body = checked_object(body, NEW_GAME_FIELDS, "a new octopus game")
         n = checked_int(body.get("num_players", 2), "num_players", MIN_PLAYERS, MAX_PLAYERS)
-        seat = checked_int(body.get("seat", 0), "seat", 0, n - 1)
-        chosen = checked_agents(
-            body.get("opponents", [DEFAULT_OPPONENT] * (n - 1)), "opponents", n - 1, menu, "other seat", "octopus agent"
-        )
+        agents = seated_opponents(body, n, [DEFAULT_OPPONENT] * (n - 1), menu, "octopus agent")
         view = body.get("view", "table")
         if view not in VIEWS:
             raise WebError(f"view={view!r:.40} is not allowed: {' or '.join(VIEWS)} (O4)")
         seed = body.get("seed")
-        return cls(n, agents_by_seat(chosen, seat), view, checked_seed(seed, MAX_SEED))
+        return cls(n, agents, view, checked_seed(seed, MAX_SEED))
 
 
 # -- what the person's seat sees ------------------------------------------------------------------
@@ -248,10 +245,8 @@ class OctopusHumanGame:
 
     def decide(self, body: Any, replays: Path | None = None) -> None:
         """The person's decision as a request body gives it, `{"action": an action index, "step": optional}` (`play`)."""
-        if not isinstance(body, dict) or "action" not in body or set(body) - set(ACTION_FIELDS):
-            shape = "{'action': an action index 0-11, 'step': optional, the decisions made so far}"
-            raise WebError(f"a decision is a JSON object {shape}; got {body!r:.60}")
-        self.play(body["action"], body.get("step"), replays)
+        action, step = decision_request(body, f"an action index 0-{NUM_ACTIONS - 1}")
+        self.play(action, step, replays)
 
     def play(self, action: Any, step: Any = None, replays: Path | None = None) -> None:
         """The person's decision (an action index, O10) and the agents' after it; WebError, nothing
@@ -261,29 +256,15 @@ class OctopusHumanGame:
         with self.lock:
             if self.over:
                 raise WebError("this octopus game is over: deal a new one", 409)
-            legal = legal_actions(self.state)
-            allowed = "; ".join(f"{choice['action']} ({choice['label']})" for choice in legal)
-            if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
-                raise WebError(f"action={action!r:.40} is not an action: the legal actions are {allowed}")
-            if step is not None and (isinstance(step, bool) or not isinstance(step, int) or step < 0):
-                made = len(self.actions)
-                raise WebError(f"step={step!r:.40} is not allowed: the decisions made so far, an integer >= 0 (the game is at step {made})")
-            if step is not None and step != len(self.actions):
-                raise WebError(f"step={step!r:.40} is not the decision being asked: the game is at step {len(self.actions)}", 409)
-            if action not in [choice["action"] for choice in legal]:
-                raise WebError(f"action {action} is not legal now: the legal actions are {allowed}")
+            legal = {choice["action"]: choice["label"] for choice in legal_actions(self.state)}
+            action = checked_decision(action, step, len(self.actions), legal, NUM_ACTIONS)
             self.actions.append(action)
             rules.step(self.state, rules.decision_of(self.state, action))
             self._play_agents()
             if self.over:
                 players = list(self.players)
                 self.replay = record(self.state, self.actions, seed=self.seed, view=self.view, players=players)
-                if replays is not None:
-                    self._save(replays)
-
-    def _save(self, replays: Path) -> None:
-        assert self.replay is not None
-        self.replay_path, self.replay_error = save_web_replay(save_replay, self.replay, replays, self.id)
+                self.replay_path, self.replay_error = save_web_replay(save_replay, self.replay, replays, self.id)
 
     def page(self) -> dict[str, Any]:
         """What the person's page shows: their seat's table from its observation, their legal
@@ -364,8 +345,7 @@ class OctopusWeb:
 
     def missing_opponents(self, menu: Sequence[AgentChoice]) -> list[str]:
         """The shipped octopus policies' opponents the training extra would bring."""
-        offered = {choice.name for choice in menu}
-        return [choice.name for choice in octopus_policy_choices() if choice.name not in offered]
+        return missing_agents(menu, octopus_policy_choices())
 
     def new_game(self, body: Any, menu: Sequence[AgentChoice]) -> OctopusChoice:
         """A person's octopus table (`OctopusChoice.parse`)."""
@@ -377,7 +357,7 @@ class OctopusWeb:
 
     def agents_game(self, body: Any, menu: Sequence[AgentChoice]) -> AgentsGame:
         """None here: the octopus page watches replays, not fresh games of agents."""
-        raise WebError("the octopus game has no game of agents alone to watch: watch a saved replay (POST /api/octopus/watch)", 404)
+        raise no_agents_game("the octopus game", GAME)
 
     def replay_from_json(self, text: str) -> OctopusReplay:
         """An octopus replay (`miaui_env.games.octopus.replay`)."""
