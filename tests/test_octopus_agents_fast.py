@@ -213,3 +213,29 @@ def test_an_empty_batch_draws_nothing():
         before = agent.rng.bit_generator.state
         assert agent.act(np.zeros((0, OBSERVATION_LAYOUT.size), np.float32), np.zeros((0, 12), np.int8)).shape == (0,)
         assert agent.rng.bit_generator.state == before
+
+
+class LastSeatOnly(TheftAwareAgent):
+    """A user's subclass: only the seat just before its own (the last offset) counts against its score."""
+
+    name = "last-seat-only"
+
+    def target_weights(self, observation):
+        return np.array([0.0, 0.0, 0.0, 1.0])
+
+
+class ReferenceLastSeatOnly(REFERENCE_AGENTS["theft-aware"]):
+    name = "last-seat-only"
+
+    def target_weights(self, observation):
+        return np.array([0.0, 0.0, 0.0, 1.0])
+
+
+@pytest.mark.parametrize("base", [TheftAwareAgent, RivalAwareAgent])
+def test_a_subclass_target_weights_steer_act_as_in_the_reference(base):
+    # `act` decides in the kernels; a subclass's own `target_weights` must still reach them.
+    subclass = type("Mine", (base,), {"name": "mine", "target_weights": LastSeatOnly.target_weights})
+    rows, masks = games(range(300, 303), 4)
+    assert_same_play(subclass(1), ReferenceLastSeatOnly(1), rows, masks, 16)
+    plain = base(1).act(rows, masks)
+    assert (subclass(1).act(rows, masks) != plain).any()  # the weights changed some decision

@@ -350,8 +350,10 @@ class RiskAwareAgent:
         return np.ones(MAX_PLAYERS)
 
     def _target_weight_rows(self, observations: np.ndarray) -> np.ndarray:
-        """(B, 4): `target_weights` of every row of a batch."""
-        return np.ones((len(observations), MAX_PLAYERS))
+        """(B, 4): `target_weights` of every row of a batch (a subclass's own, asked row by row)."""
+        if type(self).target_weights is RiskAwareAgent.target_weights:
+            return np.ones((len(observations), MAX_PLAYERS))
+        return np.array([self.target_weights(row) for row in observations], dtype=np.float64).reshape(len(observations), MAX_PLAYERS)
 
     def choose_theft(self, observation: np.ndarray, mask: np.ndarray) -> tuple[int, float]:
         """The theft action of highest EV and its EV, or (no theft, 0.0) when none is positive."""
@@ -392,6 +394,9 @@ class RivalAwareAgent(TheftAwareAgent):
         return np.where(leading_opponents(observation), 1.0, self.rival_weight)
 
     def _target_weight_rows(self, observations: np.ndarray) -> np.ndarray:
+        """(B, 4): `target_weights` of every row, at once (a subclass's own `target_weights`, row by row)."""
+        if type(self).target_weights is not RivalAwareAgent.target_weights:
+            return super()._target_weight_rows(observations)
         return np.where(_leaders(observations), 1.0, self.rival_weight)
 
 
