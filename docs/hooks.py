@@ -6,8 +6,8 @@ hook puts the text in its place before the page is rendered. Generators (`GENERA
 - `docstring MODULE`: a module's docstring, as the env cards are (PettingZoo's docs do the same;
   the Miaui and octopus env docstrings hold their observation layout tables, which tests check
   against the layouts themselves);
-- `config-keys selfplay|rllib`: every key of a run config, its default (configs/default.yaml,
-  rllib.yaml), what it allows and its docstring, read off the typed config's JSON schema;
+- `config-keys selfplay|rllib|octopus`: every key of a run config, its default (configs/default.yaml,
+  rllib.yaml, octopus.yaml), what it allows and its docstring, read off the typed config's JSON schema;
 - `policy-evaluations NAME`: a shipped policy's last arena evaluation and its exploitability, read
   off `checkpoints/NAME/metadata.json`.
 
@@ -80,14 +80,14 @@ def _default(config: Any, key: str) -> str:
 
 def config_keys(kind: str | None) -> str:
     """Every key of a run config (`selfplay` or `rllib`): key, default, allowed, meaning."""
-    from training.config import MiauiRLlibConfig, MiauiSelfPlayConfig, json_schema
+    from training.config import MiauiRLlibConfig, MiauiSelfPlayConfig, OctopusSelfPlayConfig, json_schema
 
-    classes = {"selfplay": MiauiSelfPlayConfig, "rllib": MiauiRLlibConfig}
+    classes = {"selfplay": (MiauiSelfPlayConfig, None), "rllib": (MiauiRLlibConfig, None), "octopus": (OctopusSelfPlayConfig, "octopus")}
     if kind not in classes:
-        raise GenerateError(f"config-keys takes selfplay or rllib, got {kind!r}")
-    config_class = classes[kind]
+        raise GenerateError(f"config-keys takes selfplay, rllib or octopus, got {kind!r}")
+    config_class, game = classes[kind]
     schema = json_schema(config_class)
-    defaults = config_class.load()
+    defaults = config_class.load(game=game)  # None: the class's own game (Miaui)
     rows = ["| key | default | allowed | meaning |", "|---|---|---|---|"]
     for key, field in _keys(schema, schema, ""):
         meaning = " ".join(field.get("description", "").split()).replace("|", "\\|")

@@ -18,8 +18,8 @@ import numpy as np
 
 from miaui_env.core.agents import AgentError
 from miaui_env.core.seeding import Seed, seed_generator
-from miaui_env.games.octopus.agents import checked_batch, checked_row, theft_action
-from miaui_env.games.octopus.observation import OBSERVATION_LAYOUT, SCORE_SCALE, SIZE_SCALE, VALUES
+from miaui_env.games.octopus.agents import RiskAwareAgent, checked_batch, checked_row, theft_action, theft_mask
+from miaui_env.games.octopus.observation import OBSERVATION_LAYOUT, SCORE_SCALE, VALUES
 from miaui_env.games.octopus.rules import DIE_FACES, FISH_VALUES, MAX_PLAYERS, MAX_STEAL, NUM_ACTIONS, NUM_OCTOPUSES, NUM_SPECIES, TARGET
 
 STOP_ACTION, FLIP_ACTION, NO_THEFT_ACTION = 0, 1, 2
@@ -152,16 +152,9 @@ class ReferenceRiskAwareAgent:
             return np.array(list(itertools.combinations(range(m), k)), dtype=np.int64).reshape(-1, k)
         return np.argsort(self.rng.random((MAX_SUBSETS, m)), axis=1)[:, :k]
 
-    def choose_theft(self, observation: np.ndarray, mask: np.ndarray) -> tuple[int, float]:
-        """The theft action of highest EV and its EV, or (no theft, 0.0) when none is positive."""
-        values = self.theft_values(observation, mask)
-        best = max(values, key=lambda a: values[a], default=NO_THEFT_ACTION)
-        if best == NO_THEFT_ACTION or values[best] <= 0:
-            return NO_THEFT_ACTION, 0.0
-        return best, values[best]
-
-    def reset(self) -> None:
-        """Nothing is remembered."""
+    # The library's choice among the values, unchanged by the kernels: here it reads the reference's values.
+    choose_theft = RiskAwareAgent.choose_theft
+    reset = RiskAwareAgent.reset
 
 
 class ReferenceTheftAwareAgent(ReferenceRiskAwareAgent):
@@ -199,18 +192,6 @@ def leading_opponents(observation: np.ndarray) -> np.ndarray:
     present[0] = False
     leaders: np.ndarray = present & (points == points[present].max(initial=-np.inf))
     return leaders
-
-
-def theft_mask(observation: np.ndarray) -> np.ndarray:
-    checked_row(observation, "theft_mask")
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    mask[NO_THEFT_ACTION] = 1
-    sizes = np.rint(OBSERVATION_LAYOUT.view(observation, "collection_size")[:, 0] * SIZE_SCALE)
-    present = OBSERVATION_LAYOUT.view(observation, "present")[:, 0] > 0.5
-    for offset in range(1, MAX_PLAYERS):
-        for k in range(1, MAX_STEAL + 1):
-            mask[theft_action(offset, k)] = int(present[offset] and sizes[offset] >= k)
-    return mask
 
 
 REFERENCE_AGENTS = {

@@ -12,7 +12,7 @@ from miaui_env.games.miaui.agents import AgentError
 from miaui_env.games.octopus import rules
 from miaui_env.games.octopus.env import raw_env
 from miaui_env.games.octopus.observation import OBSERVATION_LAYOUT, observe
-from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv
+from miaui_env.games.octopus.selfplay import OctopusSelfPlayVecEnv, lead_potential
 
 SEEN = OBSERVATION_LAYOUT.size
 
@@ -385,3 +385,73 @@ def test_a_small_variant_s_game_that_ends_before_the_learner_decides_is_dealt_ag
 def test_a_vecenv_variant_that_is_no_variant_is_refused():
     with pytest.raises(InvalidConfigError, match=r"variant='tiny' is not allowed; it is an octopus rules\.Variant"):
         OctopusSelfPlayVecEnv(2, variant="tiny")  # type: ignore[arg-type]
+
+
+def test_the_lead_potential_is_points_less_the_best_opponents_over_the_target():
+    # O7: points are the running total plus the best card of each species held; O9: the target is 77.
+    game = rules.new_game(3, seed=0)
+    game.totals[:] = [30, 41, 12]
+    game.collections[0][:] = [rules.fish("cod", 4), rules.fish("cod", 1), rules.fish("eel", 2)]  # 4 + 2
+    game.collections[1][:] = [rules.fish("dory", 3)]  # 3
+    game.collections[2][:] = []
+    assert lead_potential(game, 0) == pytest.approx((36 - 44) / 77)
+    assert lead_potential(game, 1) == pytest.approx((44 - 36) / 77)
+    assert lead_potential(game, 2) == pytest.approx((12 - 44) / 77)
+
+
+@pytest.mark.parametrize("discount", [1.0, 0.99])
+def test_shaping_adds_discounted_potential_steps_and_nothing_else(discount):
+    # The same seed with and without shaping: the same games; each row's reward differs by exactly
+    # c * (discount * phi(next decision) - phi(this decision)), with phi = 0 once its game ended.
+    coef = 2.5
+    plain = OctopusSelfPlayVecEnv(3, num_players=3, seed=9, view="recall")
+    shaped = OctopusSelfPlayVecEnv(3, num_players=3, seed=9, view="recall", shaping=coef, discount=discount)
+    np.testing.assert_array_equal(plain.reset(), shaped.reset())
+    seats = shaped.row_seats
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(300):
+        before = [lead_potential(game, seat) for game, seat in zip(shaped.games, seats, strict=True)]
+        actions = random_actions(plain, rng)
+        obs, rewards, dones, _ = plain.step(actions)
+        shaped_obs, shaped_rewards, shaped_dones, _ = shaped.step(actions)
+        np.testing.assert_array_equal(obs, shaped_obs)
+        np.testing.assert_array_equal(dones, shaped_dones)
+        after = [0.0 if done else lead_potential(game, seat) for game, seat, done in zip(shaped.games, seats, dones, strict=True)]
+        expected = rewards + coef * (discount * np.array(after) - np.array(before))
+        np.testing.assert_allclose(shaped_rewards, expected.astype(np.float32), rtol=0, atol=1e-6)
+        ended += int(dones.sum())
+    assert ended > 0
+
+
+def test_undiscounted_shaping_adds_up_to_minus_the_first_potential_over_an_episode():
+    # Ng, Harada & Russell (1999): the shaping terms telescope, so no action changes what they add up to.
+    coef = 1.0
+    venv = OctopusSelfPlayVecEnv(2, num_players=4, seed=3, view="recall", shaping=coef)
+    venv.reset()
+    seats = venv.row_seats
+    first = [lead_potential(game, seat) for game, seat in zip(venv.games, seats, strict=True)]
+    returns = np.zeros(venv.num_envs)
+    checked = 0
+    for _, (_, rewards, dones, infos) in play(venv, 600, seed=5):
+        returns += rewards
+        for row in np.flatnonzero(dones):
+            assert returns[row] == pytest.approx(infos[row]["episode"]["r"] - coef * first[row], abs=1e-4)
+            returns[row] = 0.0
+            first[row] = lead_potential(venv.games[row], seats[row])
+            checked += 1
+    assert checked >= 4
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"shaping": -0.5}, "shaping=-0.5"),
+        ({"shaping": float("nan")}, "shaping=nan"),
+        ({"discount": 1.5}, "discount=1.5"),
+        ({"shaping": "1"}, "shaping='1'"),
+    ],
+)
+def test_bad_shaping_is_refused(kwargs, match):
+    with pytest.raises(InvalidConfigError, match=match):
+        OctopusSelfPlayVecEnv(2, num_players=2, **kwargs)

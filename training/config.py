@@ -467,6 +467,11 @@ class _KeyedOnItsGame:
         """Whether the value network also reads the global state: a key of Miaui's runs only, off elsewhere."""
         return False
 
+    @property
+    def reward_shaping(self) -> float:
+        """The weight of potential-based reward shaping: a key of the octopus game's self-play runs only, none elsewhere."""
+        return 0.0
+
 
 @dataclass(frozen=True, config=SECTION_CONFIG)
 class SelfPlayConfig(_KeyedOnItsGame, RunConfig, _PlaysTables):
@@ -491,7 +496,8 @@ class SelfPlayConfig(_KeyedOnItsGame, RunConfig, _PlaysTables):
     evaluation: EvaluationConfig
     """Arena evaluations (and checkpoints) during training."""
     ppo: FreeSection
-    """sb3-contrib MaskablePPO keyword arguments, spelled as MaskablePPO takes them (any key)."""
+    """sb3-contrib MaskablePPO keyword arguments, spelled as MaskablePPO takes them (any key); `policy`, the network's
+    class, by a name SB3 or a game gives (the octopus game's OctopusActionOddsPolicy; left out, the trainer's own)."""
     kickstart: KickstartConfig
     """Kickstarting from a teacher agent."""
     probe: ProbeConfig
@@ -566,6 +572,16 @@ class MiauiSelfPlayConfig(SelfPlayConfig):
                 "config key 'exploiters.every' is set but opponents.weights.pool is 0: exploiters join the pool's "
                 "share, so give the pool a weight > 0"
             )
+
+
+@dataclass(frozen=True, config=SECTION_CONFIG)
+class OctopusSelfPlayConfig(SelfPlayConfig):
+    """A self-play PPO run of the octopus game (training/selfplay.py); configs/octopus.yaml documents each key.
+    Its learner may be paid for the points it gains as they come (`reward_shaping`)."""
+
+    reward_shaping: Rate = 0.0  # a key here; none (a property) in other games' runs
+    """Potential-based shaping's weight (miaui_env.games.octopus.selfplay): each learner step adds it times the
+    change in (own points - best opponent's) / 77, discounted by ppo.gamma; 0: the end-of-game reward alone."""
 
 
 def _check_net_arch(ppo: Mapping[str, Any]) -> None:
@@ -784,7 +800,7 @@ def defaults_made_of(name: str) -> dict[str, Any]:
 
 
 register_run_schema(LEGACY_GAME, MiauiSelfPlayConfig, DEFAULT_CONFIG)  # its tables name a variant; a privileged critic, exploiters
-register_run_schema("octopus", SelfPlayConfig, CONFIG_DIR / "octopus.yaml")  # the octopus game's documented defaults
+register_run_schema("octopus", OctopusSelfPlayConfig, CONFIG_DIR / "octopus.yaml")  # the octopus game's documented defaults
 register_rllib_schema(LEGACY_GAME, MiauiRLlibConfig, RLLIB_CONFIG)  # its tables name a variant; a privileged critic
 
 

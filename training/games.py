@@ -297,11 +297,15 @@ class GamePerRow(RegisteredGame):
         if observation_dtype != "float32":
             raise ConfigError(f"{self.game.title}'s rows are float32, not {observation_dtype}")
         children = config.seeds.sequence("tables").spawn(len(config.tables))
-        settings = {"view": config.view, "reward": config.reward}
+        settings = self.row_settings(config)
         return [
             self.per_row_table(table.num_games, num_players=table.num_players, learner_seats=table.learner_seats, seed=child, **settings)
             for table, child in zip(config.tables, children, strict=True)
         ]
+
+    def row_settings(self, config: TablesConfig) -> dict[str, Any]:
+        """What every row of the config's tables is dealt with, besides its table: the run's view and reward."""
+        return {"view": config.view, "reward": config.reward}
 
     def best_response_table(
         self, games: int, players: int, target: Agent, view: str, threads: int, variant: tuple[bool, bool], privileged: bool
@@ -333,6 +337,13 @@ class OctopusGame(GamePerRow):
     def per_row_table(self, num_games: int, **settings: Any) -> SelfPlayTable:
         """An `OctopusSelfPlayVecEnv` on the rules engine."""
         return OctopusSelfPlayVecEnv(num_games, **settings)
+
+    def row_settings(self, config: TablesConfig) -> dict[str, Any]:
+        """The run's view and reward, and its reward shaping, discounted as PPO discounts (SB3's default gamma 0.99)."""
+        settings = super().row_settings(config)
+        if isinstance(config, SelfPlayConfig) and config.reward_shaping:  # RLlib's runs have no shaping
+            settings |= {"shaping": config.reward_shaping, "discount": config.ppo.get("gamma", 0.99)}
+        return settings
 
     def arena_table(self, players: int, view: str | None = None) -> EvaluationTable:
         """The octopus arena (duplicate decks and dice) at `players` seats."""

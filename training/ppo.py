@@ -19,7 +19,7 @@ import numpy as np
 
 from miaui_env.core.agents import Agent
 from miaui_env.core.policy import PolicyAgent
-from miaui_env.core.policy_spec import PolicySpecError, activation, features_extractor
+from miaui_env.core.policy_spec import PolicySpecError, activation, features_extractor, policy_class
 from miaui_env.games.miaui.agents.loading import load_agent
 from miaui_env.games.miaui.observation import OBSERVATION_LAYOUT
 from training.config import ConfigError, SelfPlayConfig
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from training.magnet import MagnetPPO
 
 # The trainers set these MaskablePPO arguments themselves; the rest of its signature is the `ppo` section's.
-RUN_SETS = ("self", "policy", "env", "seed", "device", "verbose", "tensorboard_log", "_init_setup_model")
+RUN_SETS = ("self", "env", "seed", "device", "verbose", "tensorboard_log", "_init_setup_model")
 # The numeric arguments' bounds, refused here with their key rather than deep inside SB3 or torch.
 PPO_BOUNDS: dict[str, tuple[type, Callable[[float], bool], str]] = {
     "learning_rate": (float, lambda v: v > 0, "a number > 0"),
@@ -82,8 +82,9 @@ def check_ppo_section(section: Mapping[str, Any]) -> None:
 
 def ppo_kwargs(section: Mapping[str, Any]) -> dict[str, Any]:
     """The `ppo` section as MaskablePPO's keyword arguments (plain dicts and lists), checked: YAML cannot
-    hold a class, so `policy_kwargs.activation_fn` is written as a torch.nn class name (`ReLU`, `Tanh`)
-    and `policy_kwargs.features_extractor_class` as the name of a features extractor a game gives (`Game.features_extractors`)."""
+    hold a class, so `policy_kwargs.activation_fn` is written as a torch.nn class name (`ReLU`, `Tanh`),
+    `policy_kwargs.features_extractor_class` as the name of a features extractor a game gives (`Game.features_extractors`)
+    and `policy` (the network's class; the trainer's own by default) as the name of a policy class a game gives."""
     from stable_baselines3.common.utils import LinearSchedule
 
     check_ppo_section(section)
@@ -100,6 +101,11 @@ def ppo_kwargs(section: Mapping[str, Any]) -> dict[str, Any]:
             policy_kwargs["activation_fn"] = activation(named_activation)
         except PolicySpecError as error:
             raise ConfigError(f"ppo.policy_kwargs.{error}") from None
+    if "policy" in kwargs:
+        try:  # a network class a game gives (`Game.policy_classes`) or SB3's, by the name its checkpoints keep
+            kwargs["policy"] = policy_class(kwargs["policy"])
+        except PolicySpecError as error:
+            raise ConfigError(f"ppo.{error}") from None
     extractor = policy_kwargs.get("features_extractor_class")
     if isinstance(extractor, str):
         try:  # a game's own extractor, by the name its checkpoints keep (miaui_env/core/policy_spec.py)
@@ -207,7 +213,15 @@ def new_learner(
     from training.magnet import MagnetPPO
 
     arguments = dict(kwargs)
-    policy: type = CompactInputPolicy  # MaskablePPO's MlpPolicy, taking codes too
+    named: type | None = arguments.pop("policy", None)  # the ppo section's `policy`
+    policy: type = named or CompactInputPolicy  # MaskablePPO's MlpPolicy, taking codes too
+    if named is not None and (start is not None or privileged_critic):
+        chosen_by = "the starting policy (init)" if start is not None else "privileged_critic"
+        raise ConfigError(f"ppo.policy={named.__name__} is not allowed here: {chosen_by} sets the network's class; leave ppo.policy out")
+    if named is not None and venv.observation_space.dtype == np.uint8 and not issubclass(named, ExpandsCodes):
+        raise ConfigError(
+            f"ppo.policy={named.__name__} reads no uint8 rows, which this game's trainer gives: name one that does (CompactInputPolicy)"
+        )
     if start is not None:
         policy, arguments["policy_kwargs"] = start.policy_class, start.policy_kwargs
         if policy is MaskableActorCriticPolicy:  # the same network, key for key

@@ -59,6 +59,11 @@ def _named(tables: Mapping[str, str], name: object, what: str) -> type:
     return found
 
 
+def policy_class(name: object) -> type:
+    """The policy class named `name` (SB3's or a registered game's own); PolicySpecError for any other name."""
+    return _named(policy_classes(), name, "policy")
+
+
 def features_extractor(name: object) -> type:
     """The features extractor class named `name` (a registered game's own); PolicySpecError for any other name."""
     return _named(features_extractors(), name, "features_extractor_class")

@@ -37,5 +37,7 @@ GAME = Game(
         "replay": "miaui_env.games.octopus.replay:main",
         "web": "miaui_env.games.octopus.web:game_web",
     },
+    # Each action reads its own odds (the flip its edge, each theft its expected swing).
+    policy_classes={"OctopusActionOddsPolicy": "miaui_env.games.octopus.action_odds:OctopusActionOddsPolicy"},
     features_extractors={"OctopusOddsFeatures": "miaui_env.games.octopus.odds:OctopusOddsFeatures"},  # the heuristics' odds as inputs
 )

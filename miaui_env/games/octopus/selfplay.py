@@ -44,6 +44,17 @@ A game cut by O12's session cap is a truncation: `info["TimeLimit.truncated"]` i
 bootstraps from the terminal observation instead of treating it as the game's true end.
 Seats never mix: a row only ever sees and is paid for its own seat.
 
+## Reward shaping
+`shaping=c` (0 by default: none) adds potential-based shaping (Ng, Harada & Russell 1999) to every
+learner step: `c * (discount * phi(next) - phi(now))`, where `phi` of a row's seat is its points
+less the best opponent's, over the target (77), points being the running total plus the session's
+score so far (O7), taken at the seat's decision, and `phi = 0` once the game is over. Over an
+episode the terms add up to `-c * phi(first decision)`, which no action changes, so with `discount`
+equal to the learner's own (PPO's `gamma`) the best policy for the end-of-game reward is the best
+policy still; what changes is when the learner hears of a point: a bust, a theft or a stop is paid
+at the learner's next decision instead of at the game's end, sessions later. `info["episode"]["r"]`
+stays the end-of-game reward. A game cut by O12's cap ends with `phi = 0` too.
+
 ## Seeding
 A seed (int or `SeedSequence`) is the root of a seed tree, as for `MiauiSelfPlayVecEnv`: game `i`'s
 generator is seeded by `slot_seeds(seed, num_envs)[i]` (tree child 0) and carries on game after
@@ -66,7 +77,7 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
 from miaui_env.core.agents import Agent, Policy, RandomAgent, agent_name, check_agent
-from miaui_env.core.errors import IllegalActionError, InvalidConfigError, final_rewards, is_integer
+from miaui_env.core.errors import IllegalActionError, InvalidConfigError, final_rewards, finite_real, is_integer
 from miaui_env.core.layout import VECTOR_BOUND
 from miaui_env.core.seeding import Seed
 from miaui_env.core.selfplay import DRAWS, GamePerRowVecEnv, OpponentSeating
@@ -92,6 +103,8 @@ class OctopusSelfPlayVecEnv(GamePerRowVecEnv):
         seed: Seed | None = None,
         max_sessions: int | None = DEFAULT_MAX_SESSIONS,
         variant: rules.Variant = rules.FULL_GAME,
+        shaping: float = 0.0,
+        discount: float = 1.0,
     ):
         if not is_integer(num_games) or num_games < 1:
             raise InvalidConfigError(f"num_games={num_games!r} is not allowed; it must be an integer >= 1")
@@ -105,6 +118,7 @@ class OctopusSelfPlayVecEnv(GamePerRowVecEnv):
         if not isinstance(variant, rules.Variant):
             raise InvalidConfigError(f"variant={variant!r:.60} is not allowed; it is an octopus rules.Variant (the full game by default)")
         self.variant = variant
+        self.shaping, self.discount = _checked_number(shaping, "shaping", None), _checked_number(discount, "discount", 1.0)
         self.observation_version = OBSERVATION_VERSION
         self.learner_seats = np.array(seats)
         rows = self.num_games * len(seats)
@@ -124,6 +138,7 @@ class OctopusSelfPlayVecEnv(GamePerRowVecEnv):
         self._painters = [Painter() for _ in range(rows)]
         self._obs = np.zeros((rows, OBSERVATION_LAYOUT.size), dtype=np.float32)
         self._masks = np.zeros((rows, NUM_ACTIONS), dtype=np.int8)
+        self._potentials = np.zeros(rows)  # each row's phi at its seat's decision (module docstring: reward shaping)
         self._actions = np.zeros(rows, dtype=np.int64)
         self._actions_pending = False
         self._stopped: str | None = None  # why the games stopped between two moves (an opponent failed): reset() goes on
@@ -166,6 +181,8 @@ class OctopusSelfPlayVecEnv(GamePerRowVecEnv):
         game = self._games[row]
         self._obs[row] = observe_canvas(self._painters[row].canvas(game), self.num_players, self.row_seats[row], self.view)
         self._masks[row] = decision_mask(game)
+        if self.shaping:
+            self._potentials[row] = lead_potential(game, self.row_seats[row])
 
     def _play_opponents(self, rows: list[int]) -> None:
         """Play the opponents' decisions of the games of `rows`, batched across games, until each
@@ -240,8 +257,12 @@ class OctopusSelfPlayVecEnv(GamePerRowVecEnv):
             dones[r] = True
             self._games[r] = self._new_game(r)
         self._start_games(ended)
+        before = self._potentials[rows]
         for r in rows:
             self._present(r)
+        if self.shaping:
+            after = np.where(dones[rows], 0.0, self._potentials[rows])  # an ended game's next decision is a new game's
+            rewards[rows] += self.shaping * (self.discount * after - before)
         return self._obs.copy(), rewards, dones, infos
 
     def _finish(self, row: int) -> dict[str, Any]:
@@ -266,4 +287,20 @@ class OctopusSelfPlayVecEnv(GamePerRowVecEnv):
         return list(self._games)
 
 
-__all__ = ["DRAWS", "OctopusSelfPlayVecEnv", "OpponentSeating"]
+def lead_potential(game: OctopusState, seat: int) -> float:
+    """`seat`'s points less the best opponent's, over the target (O7, O9): the shaping potential phi."""
+    points = [total + rules.session_score(cards) for total, cards in zip(game.totals, game.collections, strict=True)]
+    best_other = max(p for other, p in enumerate(points) if other != seat)
+    return (points[seat] - best_other) / rules.TARGET
+
+
+def _checked_number(value: object, name: str, high: float | None) -> float:
+    """`value` as a float from 0 to `high` (None: no bound); InvalidConfigError naming `name` otherwise."""
+    number = finite_real(value)
+    if number is None or number < 0 or (high is not None and number > high):
+        allowed = "a number >= 0" if high is None else f"a number from 0 to {high:g}"
+        raise InvalidConfigError(f"{name}={value!r:.60} is not allowed; it is {allowed}")
+    return number
+
+
+__all__ = ["DRAWS", "OctopusSelfPlayVecEnv", "OpponentSeating", "lead_potential"]
