@@ -39,7 +39,7 @@ observation and action (Monte Carlo control with epsilon-greedy exploration, Sut
 which only a small variant allows, and measures it the same way: what a learner that does not
 generalise finds there tells the view and the env apart from PPO as the reason for a shortfall;
 `--selfplay-steps` trains teacher-free self-play on the variant (the game's recipe's learner,
-configs/octopus-v2.yaml or configs/default.yaml without its privileged critic, against a pool of its
+configs/octopus-v2.yaml with the trainer's own MLP policy, or configs/default.yaml without its privileged critic, against a pool of its
 past selves), measures it exactly as it plays (its action chances) and by its most likely action,
 then runs MCCFR for the same CPU time. Both train on the game's SB3 VecEnv (the octopus game's, or
 the batched Miaui engine's, which plays short games).
@@ -94,7 +94,9 @@ class OctopusVariant:
     agents = ("random", "cautious", "risk-aware", "theft-aware", "rival-aware")
     refused: ClassVar[Mapping[str, str]] = MappingProxyType({})
     selfplay_recipe = "octopus-v2"  # configs/octopus-v2.yaml: the octopus game's teacher-free recipe
-    selfplay_overrides: tuple[str, ...] = ()
+    # Its learner before the action-odds head (the trainer's own MLP on the odds), which docs/guides/openspiel.md measured;
+    # a run on a small variant is paid its end-of-game reward alone (reward_shaping is the self-play trainer's).
+    selfplay_overrides: tuple[str, ...] = ("ppo.policy=CompactInputPolicy",)
     length = ", one session"
 
     def spiel_game(self, variant: Any, players: int, view: str) -> Any:

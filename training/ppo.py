@@ -215,9 +215,13 @@ def new_learner(
     arguments = dict(kwargs)
     named: type | None = arguments.pop("policy", None)  # the ppo section's `policy`
     policy: type = named or CompactInputPolicy  # MaskablePPO's MlpPolicy, taking codes too
-    if named is not None and (start is not None or privileged_critic):
-        chosen_by = "the starting policy (init)" if start is not None else "privileged_critic"
-        raise ConfigError(f"ppo.policy={named.__name__} is not allowed here: {chosen_by} sets the network's class; leave ppo.policy out")
+    if named is not None and privileged_critic:
+        raise ConfigError(f"ppo.policy={named.__name__} is not allowed here: privileged_critic sets the network's class; leave it out")
+    if named is not None and start is not None and named is not start.policy_class:
+        raise ConfigError(
+            f"ppo.policy={named.__name__} is not allowed here: the starting policy (init) is a {start.policy_class.__name__}, "
+            "whose class the network keeps; leave ppo.policy out"
+        )
     if named is not None and venv.observation_space.dtype == np.uint8 and not issubclass(named, ExpandsCodes):
         raise ConfigError(
             f"ppo.policy={named.__name__} reads no uint8 rows, which this game's trainer gives: name one that does (CompactInputPolicy)"

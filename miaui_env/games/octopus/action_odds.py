@@ -15,7 +15,11 @@ times that action's own odds, one weight shared by the nine thefts:
     logit(theft a) = MLP(x)_a    + w_theft . (theft_ev_a, rival_theft_ev_a)
     logit(stop), logit(no theft) = MLP(x)_a
 
-The weights start at 0 (the policy starts as the flat one), and the MLP keeps every other input:
+The head reads the odds with a gain of `ODDS_GAIN` (100: points times 10, where the features hold
+points / 10). Adam moves a weight by about the learning rate each step, whatever its gradient, so
+what one step can change in a logit is the learning rate times the feature: at points / 10 and a
+learning rate of 3e-4 the weights were still at 0.2-0.5 after 2M steps, a flip of a quarter point's
+edge worth 0.02 of a logit. The weights start at 0 (the policy starts as the flat one), and the MLP keeps every other input:
 what the weights say is a preference the policy learns, never a target. This is the action-side
 counterpart of sharing weights across permuted inputs (a pointer-style head, as in Vinyals et al.
 2015's pointer networks, scoring each choice from its own features).
@@ -36,6 +40,7 @@ from miaui_env.games.octopus.odds import ODDS_NAMES, OctopusOddsFeatures
 from miaui_env.games.octopus.rules import NUM_ACTIONS, InvalidConfigError
 
 FLIP_ACTION, FIRST_THEFT = 1, 3
+ODDS_GAIN = 100.0  # the head's odds in points * 10 (the features hold points / 10): see the module docstring
 EDGE_NAMES = ("flip_edge", "octopus_edge", "rival_octopus_edge")  # what the flip reads
 THEFT_NAMES = ("theft_ev", "rival_theft_ev")  # per theft action a, `{name}_{a}`
 _THEFTS = range(FIRST_THEFT, NUM_ACTIONS)
@@ -88,7 +93,7 @@ class ActionOddsHead(nn.Module):
     def forward(self, latent_and_odds: torch.Tensor) -> torch.Tensor:
         """Logits (batch, 12) from `CarryActionOdds.forward_actor`'s output."""
         latent_size = self.linear.in_features
-        latent, odds = latent_and_odds[:, :latent_size], latent_and_odds[:, latent_size:]
+        latent, odds = latent_and_odds[:, :latent_size], latent_and_odds[:, latent_size:] * ODDS_GAIN
         edges, thefts = odds[:, : len(EDGE_NAMES)], odds[:, len(EDGE_NAMES) :].reshape(-1, len(THEFT_NAMES), len(_THEFTS))
         bonus = torch.zeros(latent.shape[0], NUM_ACTIONS, dtype=latent.dtype, device=latent.device)
         bonus[:, FLIP_ACTION] = edges @ self.edge_weights
