@@ -110,6 +110,8 @@ STAND_INS: dict[str, str] = {
     "checkpoints/miaui-ppo": _SMOKE_RUN,
     "checkpoints/default-20m": "checkpoints/miaui-ppo-v1",
     "checkpoints/octopus-ppo": _OCTOPUS_RUN,
+    "checkpoints/oct-levers": _OCTOPUS_RUN,  # the octopus study's runs (docs/guides/selfplay-study.md)
+    "checkpoints/oct-base": _OCTOPUS_RUN,
     "results/study/base-seed0": _SMOKE_RUN,
     "results/study-mix/magnet-0.2-seed0": _SMOKE_RUN,
     "results/study-magnet-more/magnet-0.5-seed0": _SMOKE_RUN,

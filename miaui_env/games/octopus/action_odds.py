@@ -1,15 +1,16 @@
 """A policy whose every action reads its own odds: the octopus game's action-aligned policy head.
 
-    ppo: {policy_kwargs: {features_extractor_class: OctopusOddsFeatures}}   # in a run's config, with
-    policy: OctopusActionOddsPolicy                                          # (training.config: `ppo.policy`)
+    ppo:                                   # in a run's config (configs/octopus-v2.yaml)
+      policy: OctopusActionOddsPolicy
+      policy_kwargs: {features_extractor_class: OctopusOddsFeatures}
 
 `OctopusOddsFeatures` (`miaui_env.games.octopus.odds`) puts beside the observation what each decision
 is worth in expectation: the flip's edge over stopping and each of the nine thefts' expected swing
 (O3, O5). A flat MLP has to learn, separately for each of the nine theft outputs, that a larger
 number in *its* input column means a better theft; a theft is one decision in ten, so that comes
-slowly (a run from new weights chose a theft unlike every heuristic's in 8 of 10 thefts after 1.5M
-steps, mostly the first opponent's three cards). Here the logit of an action adds a learned weight
-times that action's own odds, one weight shared by the nine thefts:
+slowly (runs from new weights mostly chose thefts unlike the heuristics', which weigh those
+numbers). Here the logit of an action adds a learned weight times that action's own odds, one
+weight shared by the nine thefts:
 
     logit(flip)    = MLP(x)_flip + w_edge . (flip_edge, octopus_edge, rival_octopus_edge)
     logit(theft a) = MLP(x)_a    + w_theft . (theft_ev_a, rival_theft_ev_a)
@@ -18,11 +19,12 @@ times that action's own odds, one weight shared by the nine thefts:
 The head reads the odds with a gain of `ODDS_GAIN` (100: points times 10, where the features hold
 points / 10). Adam moves a weight by about the learning rate each step, whatever its gradient, so
 what one step can change in a logit is the learning rate times the feature: at points / 10 and a
-learning rate of 3e-4 the weights were still at 0.2-0.5 after 2M steps, a flip of a quarter point's
-edge worth 0.02 of a logit. The weights start at 0 (the policy starts as the flat one), and the MLP keeps every other input:
-what the weights say is a preference the policy learns, never a target. This is the action-side
-counterpart of sharing weights across permuted inputs (a pointer-style head, as in Vinyals et al.
-2015's pointer networks, scoring each choice from its own features).
+learning rate of 3e-4 the weights stayed far below 1 for millions of steps, a quarter point's edge
+worth hundredths of a logit. The weights start at 0 (the policy starts as the flat one), and the
+MLP keeps every other input: what the weights say is a preference the policy learns, never a
+target. This is the action-side counterpart of sharing weights across permuted inputs (a
+pointer-style head, as in Vinyals et al. 2015's pointer networks, scoring each choice from its own
+features).
 """
 
 from __future__ import annotations
