@@ -287,12 +287,12 @@ def test_set_game_starts_from_that_game_s_defaults():
 def test_the_last_set_game_decides_the_game_whatever_came_before(tmp_path):
     """The game is read first, then the file and the other overrides in that game's schema: an earlier
     `--set game=` or the file's own `game` is not checked against another game's tables first."""
-    from training.config import MiauiSelfPlayConfig, SelfPlayConfig
+    from training.config import MiauiSelfPlayConfig, OctopusSelfPlayConfig
 
     assert type(load_config(None, ["game=octopus", "game=miaui"])) is MiauiSelfPlayConfig
     (tmp_path / "named.yaml").write_text("game: miaui\nrun_name: renamed\n")
     config = load_config(tmp_path / "named.yaml", ["game=octopus"])
-    assert type(config) is SelfPlayConfig and config.game == "octopus" and config.run_name == "renamed"
+    assert type(config) is OctopusSelfPlayConfig and config.game == "octopus" and config.run_name == "renamed"
 
 
 @pytest.mark.parametrize(
