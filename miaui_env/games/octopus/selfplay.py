@@ -257,10 +257,10 @@ class OctopusSelfPlayVecEnv(GamePerRowVecEnv):
             dones[r] = True
             self._games[r] = self._new_game(r)
         self._start_games(ended)
-        before = self._potentials[rows]
+        before = self._potentials[rows] if self.shaping else None  # each row's phi at the decision just played
         for r in rows:
             self._present(r)
-        if self.shaping:
+        if before is not None:
             after = np.where(dones[rows], 0.0, self._potentials[rows])  # an ended game's next decision is a new game's
             rewards[rows] += self.shaping * (self.discount * after - before)
         return self._obs.copy(), rewards, dones, infos
